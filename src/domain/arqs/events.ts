@@ -1,0 +1,64 @@
+/** Events of stream `arq-<uuid>`: one accelerator request's state machine (cyborg-reference 2.2). */
+import type { AttachHandleType, JsonObject } from "../shared/types.js";
+import type { ProfileGroup } from "../device-profiles/events.js";
+
+export interface ArqCreated {
+  type: "ArqCreated";
+  data: {
+    arqUuid: string;
+    deviceProfileName: string;
+    deviceProfileUuid: string;
+    deviceProfileGroupId: number;
+    /** A copy of the profile group, so the ARQ outlives changes to the profile's stream. */
+    group: ProfileGroup;
+    projectId: string | null;
+    at: string;
+  };
+}
+export interface ArqBindStarted {
+  type: "ArqBindStarted";
+  data: { arqUuid: string; hostname: string; deviceRpUuid: string; instanceUuid: string; projectId: string | null; at: string };
+}
+export interface ArqBound {
+  type: "ArqBound";
+  data: {
+    arqUuid: string;
+    hostname: string;
+    instanceUuid: string;
+    deviceRpUuid: string;
+    deployableUuid: string;
+    attachHandleUuid: string;
+    attachHandleType: AttachHandleType;
+    attachHandleInfo: JsonObject;
+    at: string;
+  };
+}
+export interface ArqBindFailed {
+  type: "ArqBindFailed";
+  data: { arqUuid: string; instanceUuid: string | null; reason: string; at: string };
+}
+export interface ArqUnbound {
+  type: "ArqUnbound";
+  data: {
+    arqUuid: string;
+    /** What the ARQ held when it was unbound, so the binder can release it. */
+    previousHostname: string | null;
+    previousInstanceUuid: string | null;
+    releasedHandleUuid: string | null;
+    at: string;
+  };
+}
+export interface ArqDeleted {
+  type: "ArqDeleted";
+  data: {
+    arqUuid: string;
+    deviceProfileName: string;
+    deviceProfileUuid: string;
+    previousHostname: string | null;
+    previousInstanceUuid: string | null;
+    releasedHandleUuid: string | null;
+    at: string;
+  };
+}
+
+export type ArqEvent = ArqCreated | ArqBindStarted | ArqBound | ArqBindFailed | ArqUnbound | ArqDeleted;

@@ -1,0 +1,124 @@
+/**
+ * The EventStore port. Every adapter (memory, lmdb, esdb) passes test/eventstore/contract.ts.
+ *
+ * Revisions are 0-based per stream (the revision of a stream is the revision of its last event).
+ * Positions are global, strictly increasing in commit order, and opaque beyond ordering: adapters
+ * may leave gaps. Inside the process they are bigint; at every boundary (GraphQL, Redis, logs)
+ * they travel as decimal strings (see positionToString / positionFromString).
+ */
+export type ExpectedRevision = "no_stream" | "stream_exists" | "any" | number;
+
+export interface EventMetadata {
+  /** Who acted: a token's subject, "agent:<host>", or "system:<component>". */
+  principal: string;
+  /** One id for everything that one request caused. */
+  correlationId: string;
+  /** The id of the event or request that directly caused this one. */
+  causationId: string;
+  /** ISO-8601 time the command was issued. */
+  at: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent<T extends string = string, D = unknown> {
+  id: string;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent<T extends string = string, D = unknown> {
+  id: string;
+  stream: string;
+  revision: number;
+  position: bigint;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+  recordedAt: Date;
+}
+
+export interface AppendResult {
+  /** The stream's revision after the append. */
+  revision: number;
+  /** Position of the last event written. */
+  position: bigint;
+}
+
+export interface ReadStreamOptions {
+  direction?: "forwards" | "backwards";
+  /** Inclusive. Defaults to the start (forwards) or the end (backwards). */
+  fromRevision?: number;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. Omit to start at the beginning. */
+  after?: bigint;
+  maxCount?: number;
+  filter?: EventFilter;
+}
+
+export interface EventFilter {
+  eventTypes?: readonly string[];
+  streamPrefixes?: readonly string[];
+}
+
+export interface SubscribeOptions {
+  /** Exclusive: deliver events strictly after this position. Omit to start at the beginning. */
+  after?: bigint;
+  filter?: EventFilter;
+}
+
+/** Catch up from a position, then go live: no gap, no duplicate, in position order. */
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: "memory" | "lmdb" | "esdb";
+  append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream; an empty array when the stream does not exist. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the newest event in the log, or undefined when the log is empty. */
+  headPosition(): Promise<bigint | undefined>;
+  subscribeToAll(options?: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}
+
+/** Thrown when the expected revision does not match; maps to the GraphQL CONFLICT code. */
+export class WrongExpectedRevisionError extends Error {
+  readonly code = "CONFLICT";
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | "no_stream",
+  ) {
+    super(`stream ${stream}: expected revision ${String(expected)} but the stream is at ${String(actual)}`);
+    this.name = "WrongExpectedRevisionError";
+  }
+}
+
+/** Thrown when event ids that already exist are appended in a way that is not an exact retry. */
+export class DuplicateEventIdError extends Error {
+  readonly code = "CONFLICT";
+  constructor(readonly eventId: string, readonly stream: string) {
+    super(`event ${eventId} already exists and the append to ${stream} is not an identical retry`);
+    this.name = "DuplicateEventIdError";
+  }
+}
+
+export const positionToString = (p: bigint): string => p.toString(10);
+
+export function positionFromString(s: string): bigint {
+  if (!/^\d{1,20}$/.test(s)) throw new RangeError(`not a log position: ${JSON.stringify(s)}`);
+  return BigInt(s);
+}
+
+export function matchesFilter(e: { type: string; stream: string }, filter?: EventFilter): boolean {
+  if (!filter) return true;
+  if (filter.eventTypes && !filter.eventTypes.includes(e.type)) return false;
+  if (filter.streamPrefixes && !filter.streamPrefixes.some((p) => e.stream.startsWith(p))) return false;
+  return true;
+}
