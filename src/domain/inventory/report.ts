@@ -1,0 +1,47 @@
+/**
+ * What a host agent reports: the driver objects of cyborg-reference 5.1, in the shape of the
+ * GraphQL inputs DriverDeviceInput & co. (docs/graphql-api.md). Drivers produce these; the
+ * inventory decider diffs them against the host stream's tree.
+ */
+import type { AttachHandleType, DeviceType, JsonObject } from "../shared/types.js";
+
+export interface DriverAttribute {
+  /** "rc", "trait0", "trait1", ... as Cyborg. */
+  key: string;
+  value: string;
+}
+
+export interface DriverAttachHandle {
+  type: AttachHandleType;
+  /** PCI: {domain,bus,device,function[,physical_network]}; MDEV adds asked_type and vgpu_mark. */
+  info: JsonObject;
+}
+
+export interface DriverDeployable {
+  /** Unique per host: `<host>_<BDF>` by convention; the RP uuid is uuid3(DNS, name). */
+  name: string;
+  numAccelerators: number;
+  driverName?: string | null;
+  /** Name of the parent deployable on the same device (nested regions/functions), if any. */
+  parentName?: string | null;
+  attributes: DriverAttribute[];
+  attachHandles: DriverAttachHandle[];
+}
+
+export interface DriverControlPath {
+  /** "PCI" */
+  type: string;
+  info: JsonObject;
+}
+
+export interface DriverDevice {
+  type: DeviceType;
+  vendor: string;
+  model: string;
+  stdBoardInfo?: JsonObject | null;
+  vendorBoardInfo?: JsonObject | null;
+  controlPath: DriverControlPath;
+  /** A known device that is not ready: neither added nor removed by this report. */
+  stub?: boolean;
+  deployables: DriverDeployable[];
+}

@@ -1,0 +1,83 @@
+import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
+import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
+import {
+  matchesFilter,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from "./port.js";
+import { sliceStream } from "./read-stream.js";
+
+/** In-memory event store for tests. Positions are 1, 2, 3, ... */
+export class MemoryEventStore implements EventStore {
+  readonly kind = "memory" as const;
+  private readonly log: RecordedEvent[] = [];
+  private readonly streams = new Map<string, RecordedEvent[]>();
+  private readonly ids = new Map<string, StoredIdRef>();
+  private readonly notifier = new AppendNotifier();
+
+  async append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    const existing = this.streams.get(stream);
+    const retry = checkRetry(stream, events, (id) => this.ids.get(id));
+    if (retry) return retry;
+    checkExpectedRevision(stream, expectedRevision, existing ? existing.length - 1 : undefined);
+    if (events.length === 0) {
+      const last = existing?.at(-1);
+      return { revision: last?.revision ?? -1, position: last?.position ?? 0n };
+    }
+    const list = existing ?? [];
+    const recordedAt = new Date();
+    for (const e of events) {
+      const recorded: RecordedEvent = {
+        id: e.id,
+        stream,
+        revision: list.length,
+        position: BigInt(this.log.length + 1),
+        type: e.type,
+        data: structuredClone(e.data),
+        metadata: structuredClone(e.metadata),
+        recordedAt,
+      };
+      list.push(recorded);
+      this.log.push(recorded);
+      this.ids.set(e.id, { stream, revision: recorded.revision, position: recorded.position });
+    }
+    this.streams.set(stream, list);
+    this.notifier.fire();
+    const last = list.at(-1)!;
+    return { revision: last.revision, position: last.position };
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    return sliceStream(this.streams.get(stream) ?? [], options);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const start = options.after === undefined ? 0 : Number(options.after);
+    const max = options.maxCount ?? Number.POSITIVE_INFINITY;
+    const out: RecordedEvent[] = [];
+    for (let i = start; i < this.log.length && out.length < max; i++) {
+      const e = this.log[i]!;
+      if (matchesFilter(e, options.filter)) out.push(e);
+    }
+    return out;
+  }
+
+  async headPosition(): Promise<bigint | undefined> {
+    return this.log.at(-1)?.position;
+  }
+
+  subscribeToAll(options: SubscribeOptions = {}): Subscription {
+    return catchUpSubscription((o) => this.readAll(o), this.notifier, options);
+  }
+
+  async close(): Promise<void> {
+    this.notifier.fire();
+  }
+}
