@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+/** Environment variables of docs/graphql-api.md, validated once at start. */
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATA_DIR: z.string().min(1).default("./data"),
+  EVENTSTORE_URL: z
+    .string()
+    .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//, "must be a connection string such as esdb://localhost:2113?tls=false")
+    .optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a URL such as redis://localhost:6379").optional(),
+  AUTH_TOKENS_FILE: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  BIND_TIMEOUT_S: z.coerce.number().positive().max(3600).default(60),
+  MAX_BINDINGS_PER_MUTATION: z.coerce.number().int().positive().max(10_000).default(100),
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  ROLES: z
+    .string()
+    .regex(/^(api|projector|binder)(,(api|projector|binder))*$/, "a comma list of api, projector, binder")
+    .default("api,projector,binder"),
+});
+
+export type Config = z.infer<typeof schema> & { mode: "embedded" | "production"; roles: Set<"api" | "projector" | "binder"> };
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Parse the environment; the error names every bad variable and what it should be. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const name = String(i.path[0] ?? "environment");
+      return `  ${name}=${JSON.stringify(env[name] ?? "")}: ${i.message}`;
+    });
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  const c = parsed.data;
+  if (Boolean(c.EVENTSTORE_URL) !== Boolean(c.REDIS_URL)) {
+    throw new ConfigError(
+      "invalid configuration:\n  EVENTSTORE_URL and REDIS_URL go together: set both for production mode, or neither for the embedded mode",
+    );
+  }
+  return {
+    ...c,
+    mode: c.EVENTSTORE_URL ? "production" : "embedded",
+    roles: new Set(c.ROLES.split(",") as Array<"api" | "projector" | "binder">),
+  };
+}

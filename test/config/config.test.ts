@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+
+describe("configuration", () => {
+  it("defaults to the embedded mode on 127.0.0.1:4000 with ./data", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ PORT: 4000, HOST: "127.0.0.1", DATA_DIR: "./data", mode: "embedded", BIND_TIMEOUT_S: 60 });
+    expect([...c.roles].sort()).toEqual(["api", "binder", "projector"]);
+  });
+
+  it("switches to production when both EVENTSTORE_URL and REDIS_URL are set", () => {
+    const c = loadConfig({ EVENTSTORE_URL: "esdb://localhost:2113?tls=false", REDIS_URL: "redis://localhost:6379" });
+    expect(c.mode).toBe("production");
+  });
+
+  it("names the bad variable and the value it got", () => {
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT="eighty"/);
+    expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL="loud"/);
+    expect(() => loadConfig({ REDIS_URL: "localhost:6379", EVENTSTORE_URL: "esdb://x" })).toThrow(/REDIS_URL/);
+  });
+
+  it("refuses half a production configuration", () => {
+    expect(() => loadConfig({ REDIS_URL: "redis://localhost:6379" })).toThrow(/go together/);
+  });
+});
