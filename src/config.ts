@@ -21,7 +21,16 @@ const schema = z.object({
     .default("api,projector,binder"),
 });
 
-export type Config = z.infer<typeof schema> & { mode: "embedded" | "production"; roles: Set<"api" | "projector" | "binder"> };
+/**
+ * Each store is picked by its own variable: EVENTSTORE_URL selects EventStoreDB over the embedded
+ * LMDB log, REDIS_URL selects Redis over in-memory read models and in-process pub/sub.
+ */
+export type Config = z.infer<typeof schema> & {
+  mode: "embedded" | "production";
+  eventLog: "lmdb" | "esdb";
+  readModels: "memory" | "redis";
+  roles: Set<"api" | "projector" | "binder">;
+};
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -39,14 +48,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
   }
   const c = parsed.data;
-  if (Boolean(c.EVENTSTORE_URL) !== Boolean(c.REDIS_URL)) {
-    throw new ConfigError(
-      "invalid configuration:\n  EVENTSTORE_URL and REDIS_URL go together: set both for production mode, or neither for the embedded mode",
-    );
-  }
   return {
     ...c,
-    mode: c.EVENTSTORE_URL ? "production" : "embedded",
+    mode: c.EVENTSTORE_URL || c.REDIS_URL ? "production" : "embedded",
+    eventLog: c.EVENTSTORE_URL ? "esdb" : "lmdb",
+    readModels: c.REDIS_URL ? "redis" : "memory",
     roles: new Set(c.ROLES.split(",") as Array<"api" | "projector" | "binder">),
   };
 }

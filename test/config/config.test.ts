@@ -10,7 +10,7 @@ describe("configuration", () => {
 
   it("switches to production when both EVENTSTORE_URL and REDIS_URL are set", () => {
     const c = loadConfig({ EVENTSTORE_URL: "esdb://localhost:2113?tls=false", REDIS_URL: "redis://localhost:6379" });
-    expect(c.mode).toBe("production");
+    expect(c).toMatchObject({ mode: "production", eventLog: "esdb", readModels: "redis" });
   });
 
   it("names the bad variable and the value it got", () => {
@@ -20,7 +20,9 @@ describe("configuration", () => {
     expect(() => loadConfig({ REDIS_URL: "localhost:6379", EVENTSTORE_URL: "esdb://x" })).toThrow(/REDIS_URL/);
   });
 
-  it("refuses half a production configuration", () => {
-    expect(() => loadConfig({ REDIS_URL: "redis://localhost:6379" })).toThrow(/go together/);
+  it("picks each store by its own variable", () => {
+    expect(loadConfig({ REDIS_URL: "redis://localhost:6379" })).toMatchObject({ eventLog: "lmdb", readModels: "redis" });
+    expect(loadConfig({ EVENTSTORE_URL: "esdb://localhost:2113" })).toMatchObject({ eventLog: "esdb", readModels: "memory" });
+    expect(loadConfig({})).toMatchObject({ eventLog: "lmdb", readModels: "memory" });
   });
 });

@@ -1,0 +1,99 @@
+import pRetry from "p-retry";
+import type { DriverDevice } from "../domain/inventory/report.js";
+import type { Logger } from "../logger.js";
+import { discoverAll } from "./drivers/index.js";
+import type { DriverEnv } from "./drivers/driver.js";
+import { postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";
+
+export interface AgentOptions {
+  client: GraphQLClientOptions;
+  hostname: string;
+  drivers: string[];
+  env: DriverEnv;
+  intervalMs: number;
+  log: Logger;
+  /** Retries per report while the server is unreachable (then the next interval tries again). */
+  retries?: number;
+  minRetryMs?: number;
+}
+
+export interface ReportSummary {
+  hostname: string;
+  devices: number;
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  revision: number;
+  driverErrors: Array<{ driver: string; message: string }>;
+}
+
+const REPORT = `mutation Report($hostname: String!, $devices: [DriverDeviceInput!]!) {
+  reportHostInventory(hostname: $hostname, devices: $devices) { hostname added updated removed unchanged revision }
+}`;
+
+/** Discover with every enabled driver (a failing driver is logged, the others still report) and report. */
+export async function reportOnce(opts: AgentOptions): Promise<ReportSummary> {
+  const { devices, errors } = await discoverAll(opts.drivers, opts.env, opts.log);
+  for (const e of errors) opts.log.warn({ driver: e.driver, error: e.message }, "driver failed; the other drivers still report");
+  const result = await pRetry(
+    () =>
+      postGraphQL<{ reportHostInventory: Omit<ReportSummary, "devices" | "driverErrors"> }>(opts.client, REPORT, {
+        hostname: opts.hostname,
+        devices: devices.map(toInput),
+      }),
+    {
+      retries: opts.retries ?? 6,
+      minTimeout: opts.minRetryMs ?? 1000,
+      maxTimeout: 30_000,
+      randomize: true,
+      onFailedAttempt: ({ error, attemptNumber, retriesLeft }) =>
+        opts.log.warn({ attempt: attemptNumber, retriesLeft, error: error.message }, "report failed; retrying with backoff"),
+    },
+  );
+  const r = result.reportHostInventory;
+  const summary = { ...r, devices: devices.length, driverErrors: errors };
+  if (r.added || r.updated || r.removed) opts.log.info(summary, "inventory changed");
+  else opts.log.debug(summary, "inventory unchanged");
+  return summary;
+}
+
+/** Report at once, then every interval, until the signal aborts. A failed cycle never stops the loop. */
+export async function runAgent(opts: AgentOptions, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      await reportOnce(opts);
+    } catch (err) {
+      opts.log.error({ error: (err as Error).message }, "report cycle failed; trying again at the next interval");
+    }
+    await sleep(opts.intervalMs, signal);
+  }
+}
+
+/** GraphQL input objects accept exactly the input fields: drop anything else a driver carries. */
+function toInput(d: DriverDevice) {
+  return {
+    type: d.type,
+    vendor: d.vendor,
+    model: d.model,
+    stdBoardInfo: d.stdBoardInfo ?? null,
+    vendorBoardInfo: d.vendorBoardInfo ?? null,
+    controlPath: { type: d.controlPath.type, info: d.controlPath.info },
+    stub: d.stub ?? false,
+    deployables: d.deployables.map((dep) => ({
+      name: dep.name,
+      numAccelerators: dep.numAccelerators,
+      driverName: dep.driverName ?? null,
+      parentName: dep.parentName ?? null,
+      attributes: dep.attributes.map((a) => ({ key: a.key, value: a.value })),
+      attachHandles: dep.attachHandles.map((h) => ({ type: h.type, info: h.info })),
+    })),
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+  });
+}

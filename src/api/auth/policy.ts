@@ -1,0 +1,33 @@
+import type { Principal, Role } from "./tokens.js";
+
+/**
+ * Who may do what: Cyborg's current policy (cyborg-reference section 6) including its 2026
+ * security fixes. Resolvers name a rule; the auth checker and resolvers consult this one table.
+ */
+export const POLICY = {
+  "device_profile:read": ["admin", "manager", "member", "reader", "service"],
+  "device_profile:write": ["admin"],
+  // Hardware is readable by admins and managers; the scheduler (service) reads resource providers
+  // as it would read them from Placement.
+  "hardware:read": ["admin", "manager"],
+  "resource_provider:read": ["admin", "manager", "service"],
+  "device:status": ["admin"],
+  "inventory:report": ["admin", "agent"],
+  "arq:read": ["admin", "manager", "member", "reader", "service"],
+  "arq:create": ["admin", "manager", "member", "service"],
+  "arq:delete": ["admin", "manager", "member", "service"],
+  // Binding, unbinding and deleting by instance are Nova's alone (CVE-2026-40214).
+  "arq:bind": ["service"],
+  "audit:read": ["admin"],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Rule = keyof typeof POLICY;
+
+export function allows(p: Principal, rule: Rule): boolean {
+  return (POLICY[rule] as readonly Role[]).some((r) => p.roles.has(r));
+}
+
+/** Admins and the compute service act across projects; everyone else sees their own project's ARQs. */
+export function seesAllProjects(p: Principal): boolean {
+  return p.roles.has("admin") || p.roles.has("service");
+}

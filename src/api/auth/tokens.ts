@@ -1,0 +1,87 @@
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+
+export const ROLES = ["admin", "manager", "member", "reader", "service", "agent"] as const;
+export type Role = (typeof ROLES)[number];
+
+const tokenFile = z.object({
+  tokens: z.array(
+    z
+      .object({
+        token: z.string().min(16, "tokens must be at least 16 characters"),
+        roles: z.array(z.enum(ROLES)).min(1),
+        projectId: z.string().min(1).nullable().optional(),
+        hostname: z.string().min(1).nullable().optional(),
+        name: z.string().min(1).optional(),
+      })
+      .refine((t) => !t.roles.includes("agent") || Boolean(t.hostname), "an agent token must name its hostname"),
+  ),
+});
+
+/** Who is calling. `principal` is what the event metadata records. */
+export interface Principal {
+  principal: string;
+  roles: ReadonlySet<Role>;
+  projectId: string | null;
+  hostname: string | null;
+}
+
+export class TokenRegistry {
+  private readonly byHash = new Map<string, Principal>();
+
+  constructor(entries: z.infer<typeof tokenFile>["tokens"]) {
+    for (const t of entries) {
+      const hash = sha256(t.token);
+      this.byHash.set(hash, {
+        principal: t.name ?? `${t.roles.join("+")}:${hash.slice(0, 8)}`,
+        roles: new Set(t.roles),
+        projectId: t.projectId ?? null,
+        hostname: t.hostname ?? null,
+      });
+    }
+  }
+
+  static fromFile(path: string): TokenRegistry {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(path, "utf8"));
+    } catch (err) {
+      throw new Error(`AUTH_TOKENS_FILE ${path}: ${(err as Error).message}`);
+    }
+    const parsed = tokenFile.safeParse(raw);
+    if (!parsed.success) {
+      const why = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      throw new Error(`AUTH_TOKENS_FILE ${path} is not a valid token file: ${why}`);
+    }
+    return new TokenRegistry(parsed.data.tokens);
+  }
+
+  /** The principal for an `Authorization` header value, or undefined when it is absent or unknown. */
+  authenticate(authorization: string | undefined | null): Principal | undefined {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+    return m ? this.byHash.get(sha256(m[1]!)) : undefined;
+  }
+}
+
+/**
+ * The embedded mode's first start: a token file with an admin and a service token in DATA_DIR.
+ * Returns its path and whether it was just created.
+ */
+export function ensureEmbeddedTokenFile(dataDir: string): { path: string; created: boolean } {
+  const path = join(dataDir, "tokens.json");
+  if (existsSync(path)) return { path, created: false };
+  mkdirSync(dataDir, { recursive: true });
+  const token = () => randomBytes(24).toString("base64url");
+  const file = {
+    tokens: [
+      { name: "admin", token: token(), roles: ["admin"], projectId: "admin", hostname: null },
+      { name: "nova", token: token(), roles: ["service"], projectId: "service", hostname: null },
+    ],
+  };
+  writeFileSync(path, JSON.stringify(file, null, 2) + "\n", { mode: 0o600 });
+  return { path, created: true };
+}
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");

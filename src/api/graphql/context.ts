@@ -1,0 +1,63 @@
+import { randomUUID } from "node:crypto";
+import type { Application } from "../../app/application.js";
+import type { CommandContext } from "../../domain/shared/types.js";
+import type { EventStore } from "../../eventstore/port.js";
+import type { Principal } from "../auth/tokens.js";
+import { seesAllProjects } from "../auth/policy.js";
+import { createLoaders, type Loaders } from "./loaders.js";
+import type { ReadSide } from "./read-side.js";
+
+/** Everything resolvers reach; built once by the composition root. */
+export interface ApiServices {
+  app: Application;
+  read: ReadSide;
+  store: EventStore;
+  notifications: NotificationFeed;
+  /** Resolves once the read models reflect the log up to its current head (read-your-writes). */
+  catchUp(): Promise<void>;
+  limits: { maxBindings: number; maxListSize: number };
+}
+
+/** accelerator-request-bound, published by the projection runner after the read models show it. */
+export interface BindNotification {
+  arqUuid: string;
+  instanceUuid: string;
+  status: "COMPLETED" | "FAILED";
+  reason: string | null;
+  /** Log position of the event that resolved the bind (a decimal string). */
+  position: string;
+}
+
+export interface NotificationFeed {
+  /** Starts listening at once; `ready` resolves when no notification published later can be missed. */
+  listen(): { ready: Promise<void>; events: AsyncIterable<BindNotification>; close(): void };
+}
+
+export interface ApiContext {
+  principal: Principal | undefined;
+  correlationId: string;
+  services: ApiServices;
+  loaders: Loaders;
+}
+
+export function createContext(services: ApiServices, principal: Principal | undefined, correlationId?: string): ApiContext {
+  return {
+    principal,
+    correlationId: correlationId && /^[\w.:-]{1,128}$/.test(correlationId) ? correlationId : randomUUID(),
+    services,
+    loaders: createLoaders(services.read),
+  };
+}
+
+/** The command context a mutation hands to the application: who, when, why. */
+export function commandContext(ctx: ApiContext): CommandContext & { isAdmin: boolean } {
+  const p = ctx.principal!;
+  return {
+    principal: p.principal,
+    correlationId: ctx.correlationId,
+    causationId: ctx.correlationId,
+    at: new Date().toISOString(),
+    projectId: p.projectId,
+    isAdmin: seesAllProjects(p),
+  };
+}

@@ -1,0 +1,60 @@
+import { GraphQLError, type GraphQLFormattedError } from "graphql";
+import { DomainError } from "../../domain/shared/types.js";
+import { DuplicateEventIdError, WrongExpectedRevisionError } from "../../eventstore/port.js";
+
+export type ErrorCode = "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT" | "UNAUTHENTICATED" | "FORBIDDEN" | "INTERNAL_SERVER_ERROR";
+
+export function apiError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...extra } });
+}
+
+export const unauthenticated = () =>
+  apiError("UNAUTHENTICATED", "missing or unknown bearer token: send `Authorization: Bearer <token>`");
+export const forbidden = (what: string) => apiError("FORBIDDEN", `your token's roles do not allow ${what}`);
+export const badInput = (field: string, message: string) => apiError("BAD_USER_INPUT", message, { field });
+
+/** Codes GraphQL itself or our layers set that may reach a client as they are. */
+const CLIENT_CODES = new Set([
+  "BAD_USER_INPUT",
+  "NOT_FOUND",
+  "CONFLICT",
+  "UNAUTHENTICATED",
+  "FORBIDDEN",
+  "GRAPHQL_PARSE_FAILED",
+  "GRAPHQL_VALIDATION_FAILED",
+  "BAD_REQUEST",
+  "PERSISTED_QUERY_NOT_FOUND",
+  "OPERATION_RESOLUTION_FAILURE",
+  "QUERY_TOO_COMPLEX",
+]);
+
+/**
+ * Apollo's formatError: domain errors keep their code and field, store conflicts become CONFLICT,
+ * anything unexpected becomes a generic INTERNAL_SERVER_ERROR (logged, never a stack trace).
+ */
+export function formatError(onInternal: (err: unknown) => void) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+    const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
+    if (original instanceof DomainError) {
+      const extensions: Record<string, unknown> = { code: original.code };
+      if (original.field) extensions.field = original.field;
+      if (original.details) extensions.details = original.details;
+      return { ...base, message: original.message, extensions };
+    }
+    if (original instanceof WrongExpectedRevisionError || original instanceof DuplicateEventIdError) {
+      return { ...base, message: original.message, extensions: { code: "CONFLICT" } };
+    }
+    const code = formatted.extensions?.code;
+    if (typeof code === "string" && CLIENT_CODES.has(code)) {
+      const { stacktrace: _drop, ...rest } = formatted.extensions ?? {};
+      return { ...base, extensions: rest };
+    }
+    // Variable coercion errors ("Variable $x got invalid value") carry no code from graphql-js.
+    if (error instanceof GraphQLError && !error.originalError && !error.path) {
+      return { ...base, extensions: { code: "BAD_USER_INPUT" } };
+    }
+    onInternal(original);
+    return { ...base, message: "internal error; the server log has the details", extensions: { code: "INTERNAL_SERVER_ERROR" } };
+  };
+}

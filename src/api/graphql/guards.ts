@@ -1,0 +1,75 @@
+import type { ApolloServerPlugin } from "@apollo/server";
+import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from "graphql";
+import { getComplexity, simpleEstimator, type ComplexityEstimator } from "graphql-query-complexity";
+
+export interface GuardLimits {
+  maxDepth: number;
+  maxComplexity: number;
+}
+
+export const DEFAULT_GUARDS: GuardLimits = { maxDepth: 12, maxComplexity: 200_000 };
+
+/** A list field costs its children times the page it asks for (`first`, default 100), or 10 for plain lists. */
+const pageEstimator: ComplexityEstimator = ({ args, field, childComplexity }) => {
+  const first = typeof args.first === "number" ? Math.min(Math.max(args.first, 0), 1000) : undefined;
+  const isConnection = field.type.toString().endsWith("Connection!");
+  if (isConnection) return 1 + childComplexity * (first ?? 100);
+  const isList = field.type.toString().includes("[");
+  return isList ? 1 + childComplexity * 10 : undefined;
+};
+
+function depth(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): number {
+  if (!set) return 0;
+  let max = 0;
+  for (const s of set.selections) {
+    if (s.kind === Kind.FIELD) max = Math.max(max, s.selectionSet ? 1 + depth(s.selectionSet, fragments, seen) : 1);
+    else if (s.kind === Kind.INLINE_FRAGMENT) max = Math.max(max, depth(s.selectionSet, fragments, seen));
+    else if (!seen.has(s.name.value)) {
+      const f = fragments.get(s.name.value);
+      max = Math.max(max, depth(f?.selectionSet, fragments, new Set([...seen, s.name.value])));
+    }
+  }
+  return max;
+}
+
+export function queryDepth(doc: DocumentNode, operationName?: string | null): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  let max = 0;
+  for (const d of doc.definitions) {
+    if (d.kind !== Kind.OPERATION_DEFINITION) continue;
+    if (operationName && d.name?.value !== operationName) continue;
+    max = Math.max(max, depth(d.selectionSet, fragments, new Set()));
+  }
+  return max;
+}
+
+/** Refuses over-deep and over-costly operations before any resolver runs. */
+export function guardPlugin(schema: GraphQLSchema, limits: GuardLimits = DEFAULT_GUARDS): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ document, request }) {
+          const d = queryDepth(document, request.operationName);
+          if (d > limits.maxDepth) {
+            throw new GraphQLError(`query depth ${d} exceeds the limit of ${limits.maxDepth}`, {
+              extensions: { code: "QUERY_TOO_COMPLEX", depth: d, limit: limits.maxDepth },
+            });
+          }
+          const cost = getComplexity({
+            schema,
+            query: document,
+            operationName: request.operationName ?? undefined,
+            variables: request.variables ?? {},
+            estimators: [pageEstimator, simpleEstimator({ defaultComplexity: 1 })],
+          });
+          if (cost > limits.maxComplexity) {
+            throw new GraphQLError(`query complexity ${cost} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages`, {
+              extensions: { code: "QUERY_TOO_COMPLEX", complexity: cost, limit: limits.maxComplexity },
+            });
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { Field, InputType, Int } from "type-graphql";
+import { AttachHandleType, DeviceType, JSONScalar } from "../types/scalars.js";
+
+@InputType({ description: "A PCI control path: type \"PCI\", info {domain,bus,device,function}" })
+export class ControlPathInput {
+  @Field(() => String) type!: string;
+  @Field(() => JSONScalar) info!: Record<string, unknown>;
+}
+
+@InputType()
+export class AttributeInput {
+  @Field(() => String, { description: "rc, trait0, trait1, ... as Cyborg" }) key!: string;
+  @Field(() => String) value!: string;
+}
+
+@InputType()
+export class AttachHandleInput {
+  @Field(() => AttachHandleType) type!: "PCI" | "MDEV" | "TEST_PCI";
+  @Field(() => JSONScalar) info!: Record<string, unknown>;
+}
+
+@InputType()
+export class DriverDeployableInput {
+  @Field(() => String) name!: string;
+  @Field(() => Int) numAccelerators!: number;
+  @Field(() => String, { nullable: true }) driverName?: string | null;
+  @Field(() => String, { nullable: true }) parentName?: string | null;
+  @Field(() => [AttributeInput]) attributes!: AttributeInput[];
+  @Field(() => [AttachHandleInput]) attachHandles!: AttachHandleInput[];
+}
+
+@InputType({ description: "A device as a driver reports it (cyborg-reference 5.1)" })
+export class DriverDeviceInput {
+  @Field(() => DeviceType) type!: "GPU" | "FPGA" | "AICHIP" | "QAT" | "NIC" | "SSD";
+  @Field(() => String) vendor!: string;
+  @Field(() => String) model!: string;
+  @Field(() => JSONScalar, { nullable: true }) stdBoardInfo?: Record<string, unknown> | null;
+  @Field(() => JSONScalar, { nullable: true }) vendorBoardInfo?: Record<string, unknown> | null;
+  @Field(() => ControlPathInput) controlPath!: ControlPathInput;
+  @Field(() => Boolean, { defaultValue: false }) stub!: boolean;
+  @Field(() => [DriverDeployableInput]) deployables!: DriverDeployableInput[];
+}

@@ -1,0 +1,130 @@
+import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from "type-graphql";
+import { seesAllProjects } from "../../auth/policy.js";
+import { commandContext, type ApiContext } from "../context.js";
+import { apiError, badInput, forbidden } from "../errors.js";
+import { ArqBindingInput } from "../inputs/arq.input.js";
+import { ArqFilter } from "../inputs/filters.input.js";
+import type { Doc } from "../read-side.js";
+import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent } from "../types/accelerator-request.type.js";
+import { toConnection } from "../types/connection.js";
+import { boundEvents, type BoundEventPayload } from "./bound-events.js";
+import { pageSize } from "./paging.js";
+
+const MAX_ARQ_LIST = 1000;
+
+@Resolver(() => AcceleratorRequest)
+export class AcceleratorRequestResolver {
+  @Authorized("arq:read")
+  @Query(() => AcceleratorRequestConnection, { description: "Your project's ARQs (all projects for admin and service)" })
+  async acceleratorRequests(
+    @Ctx() ctx: ApiContext,
+    @Arg("filter", () => ArqFilter, { nullable: true }) filter?: ArqFilter,
+    @Arg("first", () => Int, { nullable: true }) first?: number,
+    @Arg("after", () => String, { nullable: true }) after?: string,
+  ) {
+    const p = ctx.principal!;
+    const scoped = { ...filter, projectId: seesAllProjects(p) ? undefined : (p.projectId ?? "\u0000none") };
+    return toConnection(await ctx.services.read.listArqs(scoped, pageSize(first), after ?? undefined));
+  }
+
+  @Authorized("arq:read")
+  @Query(() => AcceleratorRequest, { nullable: true })
+  async acceleratorRequest(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string) {
+    return visible(ctx, await ctx.loaders.arq.load(uuid));
+  }
+
+  @Authorized("arq:create")
+  @Mutation(() => [AcceleratorRequest], { description: "One ARQ per accelerator the profile's groups ask for" })
+  async createAcceleratorRequests(
+    @Ctx() ctx: ApiContext,
+    @Arg("deviceProfileName", () => String) deviceProfileName: string,
+    @Arg("groupIndex", () => Int, { nullable: true }) groupIndex?: number,
+    @Arg("projectId", () => String, { nullable: true, description: "Admin and service only: the project to create for" })
+    projectId?: string,
+  ) {
+    const cmd = commandContext(ctx);
+    if (projectId) {
+      if (!seesAllProjects(ctx.principal!)) throw forbidden("setting projectId (admin or service only)");
+      cmd.projectId = projectId;
+    }
+    const arqs = await ctx.services.app.createArqs(cmd, { deviceProfileName, groupIndex: groupIndex ?? null });
+    await ctx.services.catchUp();
+    return arqs;
+  }
+
+  @Authorized("arq:bind")
+  @Mutation(() => [AcceleratorRequest], {
+    description: "Starts the binds and returns at once; one acceleratorRequestBound event per ARQ follows",
+  })
+  async bindAcceleratorRequests(
+    @Ctx() ctx: ApiContext,
+    @Arg("bindings", () => [ArqBindingInput]) bindings: ArqBindingInput[],
+  ) {
+    const max = ctx.services.limits.maxBindings;
+    if (bindings.length === 0) throw badInput("bindings", "give at least one binding");
+    if (bindings.length > max) throw badInput("bindings", `at most ${max} bindings per mutation`);
+    const arqs = await ctx.services.app.startBinds(commandContext(ctx), bindings.map((b) => ({ ...b })));
+    await ctx.services.catchUp();
+    return arqs;
+  }
+
+  @Authorized("arq:bind")
+  @Mutation(() => [AcceleratorRequest], { description: "Unbinds from any state and releases the attach handles" })
+  async unbindAcceleratorRequests(@Ctx() ctx: ApiContext, @Arg("arqUuids", () => [ID]) arqUuids: string[]) {
+    checkList("arqUuids", arqUuids);
+    const arqs = await ctx.services.app.unbindArqs(commandContext(ctx), arqUuids);
+    await ctx.services.catchUp();
+    return arqs;
+  }
+
+  @Authorized("arq:delete")
+  @Mutation(() => [ID], { description: "By uuids (all or nothing) or by instance (service only, idempotent)" })
+  async deleteAcceleratorRequests(
+    @Ctx() ctx: ApiContext,
+    @Arg("arqUuids", () => [ID], { nullable: true }) arqUuids?: string[],
+    @Arg("instanceUuid", () => ID, { nullable: true }) instanceUuid?: string,
+  ) {
+    const p = ctx.principal!;
+    if (Boolean(arqUuids) === Boolean(instanceUuid)) throw badInput("arqUuids", "give exactly one of arqUuids and instanceUuid");
+    if (instanceUuid && !p.roles.has("service")) throw forbidden("deleting by instance (requires the service role)");
+    if (arqUuids) {
+      checkList("arqUuids", arqUuids);
+      // Deleting an ARQ that is bound to an instance is Nova's alone, as in Cyborg.
+      if (!p.roles.has("service")) {
+        for (const uuid of arqUuids) {
+          const arq = await ctx.services.app.getArq(uuid);
+          if (arq?.instanceUuid) throw forbidden(`deleting ARQ ${uuid}, which is bound to instance ${arq.instanceUuid} (requires the service role)`);
+        }
+      }
+    }
+    const deleted = await ctx.services.app.deleteArqs(commandContext(ctx), { arqUuids, instanceUuid });
+    await ctx.services.catchUp();
+    return deleted;
+  }
+
+  @Subscription(() => ArqBindEvent, {
+    description:
+      "accelerator-request-bound: one event per ARQ per bind, after the read models show it; " +
+      "ARQs already resolved when you subscribe (named by instanceUuid or arqUuids) are sent at once",
+    subscribe: ({ args, context }) => boundEvents(context as ApiContext, args as { instanceUuid?: string; arqUuids?: string[] }),
+  })
+  acceleratorRequestBound(
+    @Root() payload: BoundEventPayload,
+    @Arg("instanceUuid", () => ID, { nullable: true }) _instanceUuid?: string,
+    @Arg("arqUuids", () => [ID], { nullable: true }) _arqUuids?: string[],
+  ): ArqBindEvent {
+    return payload as unknown as ArqBindEvent;
+  }
+}
+
+function visible(ctx: ApiContext, arq: Doc | null) {
+  const p = ctx.principal!;
+  if (!arq) return null;
+  return seesAllProjects(p) || arq.projectId === p.projectId ? arq : null;
+}
+
+function checkList(field: string, list: string[]) {
+  if (list.length === 0) throw badInput(field, `${field} is empty`);
+  if (list.length > MAX_ARQ_LIST) throw badInput(field, `at most ${MAX_ARQ_LIST} ARQs per mutation`);
+  if (new Set(list).size !== list.length) throw apiError("BAD_USER_INPUT", `${field} names an ARQ twice`, { field });
+}

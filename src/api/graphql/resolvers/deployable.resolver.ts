@@ -1,0 +1,53 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from "type-graphql";
+import type { ApiContext } from "../context.js";
+import { DeployableFilter } from "../inputs/filters.input.js";
+import type { Doc } from "../read-side.js";
+import { toConnection } from "../types/connection.js";
+import { AttachHandle, Deployable, DeployableConnection } from "../types/deployable.type.js";
+import { Device } from "../types/device.type.js";
+import { pageSize } from "./paging.js";
+
+@Resolver(() => Deployable)
+export class DeployableResolver {
+  @Authorized("hardware:read")
+  @Query(() => DeployableConnection)
+  async deployables(
+    @Ctx() ctx: ApiContext,
+    @Arg("filter", () => DeployableFilter, { nullable: true }) filter?: DeployableFilter,
+    @Arg("first", () => Int, { nullable: true }) first?: number,
+    @Arg("after", () => String, { nullable: true }) after?: string,
+  ) {
+    return toConnection(await ctx.services.read.listDeployables({ ...filter }, pageSize(first), after ?? undefined));
+  }
+
+  @Authorized("hardware:read")
+  @Query(() => Deployable, { nullable: true })
+  deployable(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string) {
+    return ctx.loaders.deployable.load(uuid);
+  }
+
+  @FieldResolver(() => Deployable, { nullable: true })
+  parent(@Root() d: Doc, @Ctx() ctx: ApiContext) {
+    return d.parentUuid ? ctx.loaders.deployable.load(String(d.parentUuid)) : null;
+  }
+
+  @FieldResolver(() => Deployable, { nullable: true })
+  root(@Root() d: Doc, @Ctx() ctx: ApiContext) {
+    return d.rootUuid ? ctx.loaders.deployable.load(String(d.rootUuid)) : null;
+  }
+
+  @FieldResolver(() => [Deployable])
+  children(@Root() d: Doc, @Ctx() ctx: ApiContext) {
+    return ctx.loaders.childrenOfDeployable.load(d.uuid);
+  }
+
+  @FieldResolver(() => Device)
+  device(@Root() d: Doc, @Ctx() ctx: ApiContext) {
+    return ctx.loaders.device.load(String(d.deviceUuid));
+  }
+
+  @FieldResolver(() => [AttachHandle])
+  attachHandles(@Root() d: Doc, @Ctx() ctx: ApiContext) {
+    return ctx.loaders.handlesOfDeployable.load(d.uuid);
+  }
+}

@@ -1,0 +1,49 @@
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
+import { commandContext, type ApiContext } from "../context.js";
+import { badInput } from "../errors.js";
+import { DeviceProfileInput } from "../inputs/arq.input.js";
+import { DeviceProfile } from "../types/device-profile.type.js";
+
+@Resolver(() => DeviceProfile)
+export class DeviceProfileResolver {
+  @Authorized("device_profile:read")
+  @Query(() => [DeviceProfile], { description: "In creation order" })
+  deviceProfiles(@Ctx() ctx: ApiContext, @Arg("names", () => [String], { nullable: true }) names?: string[]) {
+    return ctx.services.read.listProfiles(names ?? undefined);
+  }
+
+  @Authorized("device_profile:read")
+  @Query(() => DeviceProfile, { nullable: true, description: "By uuid or by name (exactly one)" })
+  deviceProfile(
+    @Ctx() ctx: ApiContext,
+    @Arg("uuid", () => ID, { nullable: true }) uuid?: string,
+    @Arg("name", () => String, { nullable: true }) name?: string,
+  ) {
+    if (Boolean(uuid) === Boolean(name)) throw badInput("uuid", "give exactly one of uuid and name");
+    return uuid ? ctx.services.read.getProfileByUuid(uuid) : ctx.services.read.getProfileByName(name!);
+  }
+
+  @Authorized("device_profile:write")
+  @Mutation(() => DeviceProfile)
+  async createDeviceProfile(@Ctx() ctx: ApiContext, @Arg("input", () => DeviceProfileInput) input: DeviceProfileInput) {
+    const profile = await ctx.services.app.createDeviceProfile(commandContext(ctx), { ...input });
+    await ctx.services.catchUp();
+    return profile;
+  }
+
+  @Authorized("device_profile:write")
+  @Mutation(() => [ID], { description: "The uuids deleted; nothing is deleted when any is missing or in use" })
+  async deleteDeviceProfiles(
+    @Ctx() ctx: ApiContext,
+    @Arg("names", () => [String], { nullable: true }) names?: string[],
+    @Arg("uuids", () => [ID], { nullable: true }) uuids?: string[],
+  ) {
+    if (!names?.length && !uuids?.length) throw badInput("names", "give the names or the uuids of the profiles to delete");
+    const deleted = await ctx.services.app.deleteDeviceProfiles(commandContext(ctx), {
+      names: names ?? undefined,
+      uuids: uuids ?? undefined,
+    });
+    await ctx.services.catchUp();
+    return deleted;
+  }
+}

@@ -1,0 +1,50 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from "type-graphql";
+import { commandContext, type ApiContext } from "../context.js";
+import { apiError } from "../errors.js";
+import { DeviceFilter } from "../inputs/filters.input.js";
+import { toConnection } from "../types/connection.js";
+import { Deployable } from "../types/deployable.type.js";
+import { Device, DeviceConnection } from "../types/device.type.js";
+import { DeviceStatus } from "../types/scalars.js";
+import type { Doc } from "../read-side.js";
+import { pageSize } from "./paging.js";
+
+@Resolver(() => Device)
+export class DeviceResolver {
+  @Authorized("hardware:read")
+  @Query(() => DeviceConnection)
+  async devices(
+    @Ctx() ctx: ApiContext,
+    @Arg("filter", () => DeviceFilter, { nullable: true }) filter?: DeviceFilter,
+    @Arg("first", () => Int, { nullable: true }) first?: number,
+    @Arg("after", () => String, { nullable: true }) after?: string,
+  ) {
+    return toConnection(await ctx.services.read.listDevices({ ...filter }, pageSize(first), after ?? undefined));
+  }
+
+  @Authorized("hardware:read")
+  @Query(() => Device, { nullable: true })
+  device(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string) {
+    return ctx.loaders.device.load(uuid);
+  }
+
+  @Authorized("device:status")
+  @Mutation(() => Device, { description: "MAINTAINING reserves the device's capacity; ENABLED frees it" })
+  async setDeviceStatus(
+    @Ctx() ctx: ApiContext,
+    @Arg("uuid", () => ID) uuid: string,
+    @Arg("status", () => DeviceStatus) status: "ENABLED" | "MAINTAINING",
+  ) {
+    const device = await ctx.loaders.device.load(uuid);
+    if (!device) throw apiError("NOT_FOUND", `no device with uuid ${uuid}`);
+    await ctx.services.app.setDeviceStatus(commandContext(ctx), String(device.hostname), uuid, status);
+    await ctx.services.catchUp();
+    ctx.loaders.device.clear(uuid);
+    return ctx.loaders.device.load(uuid);
+  }
+
+  @FieldResolver(() => [Deployable])
+  deployables(@Root() device: Doc, @Ctx() ctx: ApiContext) {
+    return ctx.loaders.deployablesOfDevice.load(device.uuid);
+  }
+}

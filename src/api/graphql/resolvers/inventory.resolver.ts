@@ -1,0 +1,29 @@
+import { Arg, Authorized, Ctx, Mutation, Resolver } from "type-graphql";
+import { commandContext, type ApiContext } from "../context.js";
+import { badInput, forbidden } from "../errors.js";
+import { DriverDeviceInput } from "../inputs/driver-device.input.js";
+import { InventoryReport } from "../types/recorded-event.type.js";
+
+const HOSTNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
+const MAX_DEVICES = 1024;
+
+@Resolver()
+export class InventoryResolver {
+  @Authorized("inventory:report")
+  @Mutation(() => InventoryReport, { description: "A host agent's whole report; the server diffs it against the known tree" })
+  async reportHostInventory(
+    @Ctx() ctx: ApiContext,
+    @Arg("hostname", () => String) hostname: string,
+    @Arg("devices", () => [DriverDeviceInput]) devices: DriverDeviceInput[],
+  ) {
+    const p = ctx.principal!;
+    if (!HOSTNAME.test(hostname)) throw badInput("hostname", `hostname ${JSON.stringify(hostname)} is not a valid host name`);
+    if (p.roles.has("agent") && !p.roles.has("admin") && p.hostname !== hostname) {
+      throw forbidden(`reporting host ${hostname}: this agent token is for ${p.hostname}`);
+    }
+    if (devices.length > MAX_DEVICES) throw badInput("devices", `at most ${MAX_DEVICES} devices per report`);
+    const report = await ctx.services.app.reportHostInventory(commandContext(ctx), hostname, devices);
+    await ctx.services.catchUp();
+    return report;
+  }
+}

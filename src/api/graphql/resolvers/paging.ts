@@ -1,0 +1,16 @@
+import { badInput } from "../errors.js";
+
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+/** `first` defaults to 100 and is capped at 1000 (the contract); negative is bad input. */
+export function pageSize(first: number | null | undefined): number {
+  if (first === null || first === undefined) return DEFAULT_PAGE;
+  if (first < 0) throw badInput("first", "first must be zero or positive");
+  return Math.min(first, MAX_PAGE);
+}
+
+export function need<T>(value: T | null | undefined, field: string, message: string): T {
+  if (value === null || value === undefined || value === "") throw badInput(field, message);
+  return value;
+}

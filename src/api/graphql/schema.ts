@@ -1,0 +1,37 @@
+import "reflect-metadata";
+import { printSchema, type GraphQLSchema } from "graphql";
+import { buildSchema } from "type-graphql";
+import { authChecker } from "./auth-checker.js";
+import { AcceleratorRequestResolver } from "./resolvers/accelerator-request.resolver.js";
+import { AttachHandleResolver } from "./resolvers/attach-handle.resolver.js";
+import { DeployableResolver } from "./resolvers/deployable.resolver.js";
+import { DeviceProfileResolver } from "./resolvers/device-profile.resolver.js";
+import { DeviceResolver } from "./resolvers/device.resolver.js";
+import { EventsResolver } from "./resolvers/events.resolver.js";
+import { InventoryResolver } from "./resolvers/inventory.resolver.js";
+import { ResourceProviderResolver } from "./resolvers/resource-provider.resolver.js";
+
+let cached: Promise<GraphQLSchema> | undefined;
+
+/** The schema is built once per process; `schema/schema.graphql` is its printed form. */
+export function getSchema(): Promise<GraphQLSchema> {
+  cached ??= buildSchema({
+    resolvers: [
+      DeviceResolver,
+      DeployableResolver,
+      AttachHandleResolver,
+      DeviceProfileResolver,
+      AcceleratorRequestResolver,
+      InventoryResolver,
+      ResourceProviderResolver,
+      EventsResolver,
+    ],
+    authChecker,
+    validate: false,
+  });
+  return cached;
+}
+
+export async function printedSchema(): Promise<string> {
+  return printSchema(await getSchema()) + "\n";
+}

@@ -1,0 +1,34 @@
+import { Field, ID, Int, ObjectType } from "type-graphql";
+import { ArqState, AttachHandleType, BindStatus, DateTimeScalar, JSONScalar } from "./scalars.js";
+import { Connection } from "./connection.js";
+
+@ObjectType({ description: "An accelerator request (ARQ): one accelerator for one instance" })
+export class AcceleratorRequest {
+  @Field(() => ID) uuid!: string;
+  @Field(() => ArqState) state!: string;
+  @Field(() => String) deviceProfileName!: string;
+  @Field(() => Int) deviceProfileGroupId!: number;
+  @Field(() => String, { nullable: true }) hostname!: string | null;
+  @Field(() => ID, { nullable: true }) deviceRpUuid!: string | null;
+  @Field(() => ID, { nullable: true }) instanceUuid!: string | null;
+  @Field(() => String, { nullable: true }) projectId!: string | null;
+  @Field(() => AttachHandleType, { nullable: true, description: "Only when BOUND" }) attachHandleType!: string | null;
+  @Field(() => ID, { nullable: true, description: "Only when BOUND" }) attachHandleUuid!: string | null;
+  @Field(() => JSONScalar, { nullable: true, description: "Only when BOUND" }) attachHandleInfo!: unknown;
+  @Field(() => Int, { description: "Revision of the arq-<uuid> stream this view reflects" }) revision!: number;
+  @Field(() => DateTimeScalar) createdAt!: Date;
+  @Field(() => DateTimeScalar, { nullable: true }) updatedAt!: Date | null;
+}
+
+@ObjectType()
+export class AcceleratorRequestConnection extends Connection("AcceleratorRequest", AcceleratorRequest) {}
+
+@ObjectType({ description: "Nova's accelerator-request-bound external event, one per ARQ per bind" })
+export class ArqBindEvent {
+  @Field(() => String, { description: 'Always "accelerator-request-bound"' }) name!: string;
+  @Field(() => ID, { description: "The instance" }) serverUuid!: string;
+  @Field(() => ID, { description: "The ARQ uuid" }) tag!: string;
+  @Field(() => BindStatus) status!: string;
+  @Field(() => String, { nullable: true }) reason!: string | null;
+  @Field(() => AcceleratorRequest) arq!: AcceleratorRequest;
+}

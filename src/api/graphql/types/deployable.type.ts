@@ -1,0 +1,42 @@
+import { Field, ID, Int, ObjectType } from "type-graphql";
+import { AttachHandleType, JSONScalar } from "./scalars.js";
+import { Connection } from "./connection.js";
+
+@ObjectType()
+export class Attribute {
+  @Field(() => ID) uuid!: string;
+  @Field(() => String) key!: string;
+  @Field(() => String) value!: string;
+}
+
+@ObjectType({ description: "What a VM attaches: a PCI function, an mdev, or a fake-driver handle" })
+export class AttachHandle {
+  @Field(() => ID) uuid!: string;
+  @Field(() => AttachHandleType) type!: string;
+  @Field(() => JSONScalar) info!: Record<string, unknown>;
+  @Field(() => Boolean) inUse!: boolean;
+  @Field(() => Boolean, { description: "Gone from the host's report while allocated; removed once released" })
+  lost!: boolean;
+  arqUuid!: string | null;
+  deployableUuid!: string;
+}
+
+@ObjectType({ description: "A schedulable unit of a device: one Placement resource provider" })
+export class Deployable {
+  @Field(() => ID) uuid!: string;
+  @Field(() => String) name!: string;
+  @Field(() => Int) numAccelerators!: number;
+  @Field(() => String, { nullable: true }) driverName!: string | null;
+  @Field(() => ID) rpUuid!: string;
+  @Field(() => ID, { nullable: true }) bitstreamId!: string | null;
+  @Field(() => String, { nullable: true }) resourceClass!: string | null;
+  @Field(() => [String]) traits!: string[];
+  @Field(() => [Attribute]) attributes!: Attribute[];
+  @Field(() => String) hostname!: string;
+  parentUuid!: string | null;
+  rootUuid!: string | null;
+  deviceUuid!: string;
+}
+
+@ObjectType()
+export class DeployableConnection extends Connection("Deployable", Deployable) {}

@@ -1,0 +1,30 @@
+import { Field, ID, ObjectType } from "type-graphql";
+import { DateTimeScalar, DeviceStatus, DeviceType, JSONScalar } from "./scalars.js";
+import { Connection } from "./connection.js";
+
+@ObjectType()
+export class ControlPathId {
+  @Field(() => ID) uuid!: string;
+  @Field(() => String, { description: 'e.g. "PCI"' }) type!: string;
+  @Field(() => JSONScalar, { description: "PCI: {domain,bus,device,function}" }) info!: Record<string, unknown>;
+}
+
+@ObjectType({ description: "A physical accelerator on a host, as its driver reported it" })
+export class Device {
+  @Field(() => ID) uuid!: string;
+  @Field(() => DeviceType) type!: string;
+  @Field(() => String) vendor!: string;
+  @Field(() => String) model!: string;
+  @Field(() => String) hostname!: string;
+  @Field(() => DeviceStatus) status!: string;
+  @Field(() => JSONScalar, { nullable: true }) stdBoardInfo!: unknown;
+  @Field(() => JSONScalar, { nullable: true }) vendorBoardInfo!: unknown;
+  @Field(() => ControlPathId) controlPath!: ControlPathId;
+  @Field(() => Boolean, { description: "Gone from the host's report while an attach handle on it is allocated" })
+  lost!: boolean;
+  @Field(() => DateTimeScalar) createdAt!: Date;
+  @Field(() => DateTimeScalar, { nullable: true }) updatedAt!: Date | null;
+}
+
+@ObjectType()
+export class DeviceConnection extends Connection("Device", Device) {}

@@ -1,0 +1,27 @@
+import { Field, Int, ObjectType } from "type-graphql";
+import { DateTimeScalar, JSONScalar } from "./scalars.js";
+import { Connection } from "./connection.js";
+
+@ObjectType({ description: "An event as stored in the log, with who/when/why in its metadata" })
+export class RecordedEvent {
+  @Field(() => String) stream!: string;
+  @Field(() => Int) revision!: number;
+  @Field(() => String, { description: "Global log position, a decimal string" }) position!: string;
+  @Field(() => String) type!: string;
+  @Field(() => JSONScalar) data!: unknown;
+  @Field(() => JSONScalar) metadata!: unknown;
+  @Field(() => DateTimeScalar) recordedAt!: Date;
+}
+
+@ObjectType()
+export class RecordedEventConnection extends Connection("RecordedEvent", RecordedEvent) {}
+
+@ObjectType({ description: "What a host report changed, counted in devices" })
+export class InventoryReport {
+  @Field(() => String) hostname!: string;
+  @Field(() => Int) added!: number;
+  @Field(() => Int) updated!: number;
+  @Field(() => Int) removed!: number;
+  @Field(() => Int) unchanged!: number;
+  @Field(() => Int, { description: "The host stream's revision after the report" }) revision!: number;
+}

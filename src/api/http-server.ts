@@ -1,0 +1,147 @@
+import { ApolloServer, HeaderMap } from "@apollo/server";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { useServer } from "graphql-ws/use/ws";
+import { WebSocketServer } from "ws";
+import type { Logger } from "../logger.js";
+import type { TokenRegistry } from "./auth/tokens.js";
+import { createContext, type ApiContext, type ApiServices } from "./graphql/context.js";
+import { formatError } from "./graphql/errors.js";
+import { guardPlugin } from "./graphql/guards.js";
+import { getSchema } from "./graphql/schema.js";
+
+export interface HttpServerOptions {
+  services: ApiServices;
+  tokens: TokenRegistry;
+  log: Logger;
+  maxBodyBytes: number;
+  /** GET /readyz: the event store answers and the projections have caught up. */
+  ready(): Promise<{ ok: boolean; detail: Record<string, unknown> }>;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * One node:http server: GraphQL over HTTP at POST /graphql (Apollo's executeHTTPGraphQLRequest,
+ * no framework: it halves the cost per request here), graphql-ws on the same path, /healthz, /readyz.
+ */
+export async function startHttpServer(opts: HttpServerOptions, port: number, host: string): Promise<RunningServer> {
+  const schema = await getSchema();
+  const apollo = new ApolloServer<ApiContext>({
+    schema,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatError((err) => opts.log.error({ err }, "internal error in a GraphQL operation")),
+    plugins: [guardPlugin(schema)],
+  });
+  await apollo.start();
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      opts.log.error({ err }, "request failed");
+      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: "internal error", extensions: { code: "INTERNAL_SERVER_ERROR" } }] });
+      else res.end();
+    });
+  });
+  http.keepAliveTimeout = 65_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (url.pathname === "/healthz") return sendJson(res, 200, { status: "ok" });
+    if (url.pathname === "/readyz") {
+      const r = await opts.ready().catch((err: Error) => ({ ok: false, detail: { error: err.message } }));
+      return sendJson(res, r.ok ? 200 : 503, { status: r.ok ? "ready" : "not ready", ...r.detail });
+    }
+    if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql` });
+
+    let body: unknown;
+    if (req.method === "POST") {
+      const raw = await readBody(req, opts.maxBodyBytes);
+      if (raw === undefined) {
+        return sendJson(res, 413, graphqlError(`request body exceeds ${opts.maxBodyBytes} bytes`, "BAD_REQUEST"));
+      }
+      try {
+        body = raw.length ? JSON.parse(raw) : undefined;
+      } catch {
+        return sendJson(res, 400, graphqlError("request body is not valid JSON", "BAD_REQUEST"));
+      }
+    }
+    const headers = new HeaderMap();
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+    const principal = opts.tokens.authenticate(req.headers.authorization);
+    const correlationId = headerValue(req.headers["x-correlation-id"]);
+    const result = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: (req.method ?? "GET").toUpperCase(), headers, search: url.search, body },
+      context: async () => createContext(opts.services, principal, correlationId),
+    });
+    for (const [k, v] of result.headers) res.setHeader(k, v);
+    res.statusCode = result.status ?? 200;
+    if (result.body.kind === "complete") return void res.end(result.body.string);
+    for await (const chunk of result.body.asyncIterator) res.write(chunk);
+    res.end();
+  }
+
+  const wss = new WebSocketServer({ server: http, path: "/graphql", maxPayload: opts.maxBodyBytes });
+  const ws = useServer<Record<string, unknown> | undefined, { principal?: ReturnType<TokenRegistry["authenticate"]> }>(
+    {
+      schema,
+      // Authenticated once, at connection init, from connectionParams.authorization.
+      onConnect: (ctx) => {
+        const auth = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+        const principal = opts.tokens.authenticate(typeof auth === "string" ? auth : undefined);
+        if (!principal) return false;
+        ctx.extra.principal = principal;
+        return true;
+      },
+      context: (ctx) => createContext(opts.services, ctx.extra.principal),
+    },
+    wss,
+  );
+
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(port, host, () => resolve());
+  });
+  const addr = http.address() as AddressInfo;
+  const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${shownHost}:${addr.port}/graphql`,
+    port: addr.port,
+    async close() {
+      await ws.dispose();
+      await new Promise<void>((r) => wss.close(() => r()));
+      const closed = new Promise<void>((r) => http.close(() => r()));
+      http.closeIdleConnections();
+      const force = setTimeout(() => http.closeAllConnections(), 5_000);
+      await closed;
+      clearTimeout(force);
+      await apollo.stop();
+    },
+  };
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  const s = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(s) });
+  res.end(s);
+}
+
+const graphqlError = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
+const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+export type { Server };

@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import type { Application } from "../app/application.js";
+import type { CommandContext } from "../domain/shared/types.js";
+import type { EventStore, Subscription } from "../eventstore/port.js";
+import type { Logger } from "../logger.js";
+import { PendingBinds, type PendingBind } from "./pending-binds.js";
+
+export interface BinderOptions {
+  store: EventStore;
+  app: Pick<Application, "allocateForArq" | "failBind">;
+  log: Logger;
+  /** A bind not finished this long after it started (or after the binder started) fails with a reason. */
+  bindTimeoutMs: number;
+  /** How many allocations run at once. */
+  concurrency?: number;
+  now?: () => number;
+  /** Runs before each allocation; tests use it to hold a bind up (a host that does not answer). */
+  beforeAllocate?: (arqUuid: string) => Promise<void>;
+}
+
+/**
+ * The binder, a process manager: it reacts to ArqBindStarted by allocating an attach handle on the
+ * host stream and recording BOUND or BIND_FAILED (Application.allocateForArq), and fails binds that
+ * outlive BIND_TIMEOUT_S. It keeps no state of its own: on start it folds the log into the binds
+ * in flight, so an ARQ left in BIND_STARTED by a crash is finished after the restart. Every step is
+ * idempotent (allocation per ARQ, transitions with expected revisions), so repeating one is safe.
+ */
+export class Binder {
+  private readonly pending = new PendingBinds();
+  private readonly queue: PendingBind[] = [];
+  private readonly inFlight = new Set<string>();
+  private subscription?: Subscription;
+  private timer?: NodeJS.Timeout;
+  private live = false;
+  private startedAt = 0;
+  private loop?: Promise<void>;
+  private idleWaiters: Array<() => void> = [];
+  private readonly now: () => number;
+  private readonly concurrency: number;
+
+  constructor(private readonly opts: BinderOptions) {
+    this.now = opts.now ?? Date.now;
+    this.concurrency = opts.concurrency ?? 32;
+  }
+
+  /** Folds the log up to its current head, then goes live; resolves once live. */
+  async start(): Promise<void> {
+    this.startedAt = this.now();
+    const head = await this.opts.store.headPosition();
+    // Unfiltered so that reaching the head is observable even when the newest event is not an ARQ's.
+    this.subscription = this.opts.store.subscribeToAll();
+    let resolveLive!: () => void;
+    const live = new Promise<void>((r) => (resolveLive = r));
+    if (head === undefined) this.goLive(resolveLive);
+    this.loop = (async () => {
+      for await (const e of this.subscription!) {
+        const started = e.stream.startsWith("arq-") ? this.pending.apply(e) : undefined;
+        if (started && this.live) this.enqueue(started);
+        if (!this.live && e.position >= head!) this.goLive(resolveLive);
+      }
+    })().catch((err) => this.opts.log.error({ err }, "binder subscription failed"));
+    const tick = Math.max(50, Math.min(1000, this.opts.bindTimeoutMs / 4));
+    this.timer = setInterval(() => this.expire(), tick);
+    this.timer.unref();
+    await live;
+  }
+
+  /** Resolves when no bind is queued or running (tests and graceful shutdown). */
+  idle(): Promise<void> {
+    if (this.queue.length === 0 && this.inFlight.size === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.subscription?.close();
+    await this.loop;
+    await this.idle();
+  }
+
+  private goLive(resolve: () => void) {
+    if (this.live) return;
+    this.live = true;
+    for (const b of this.pending.all()) this.enqueue(b);
+    this.opts.log.info({ pending: this.pending.size }, "binder is live");
+    resolve();
+  }
+
+  private enqueue(bind: PendingBind) {
+    this.queue.push(bind);
+    this.pump();
+  }
+
+  private pump() {
+    while (this.inFlight.size < this.concurrency && this.queue.length > 0) {
+      const bind = this.queue.shift()!;
+      if (this.inFlight.has(bind.arqUuid) || !this.pending.has(bind.arqUuid)) continue;
+      this.inFlight.add(bind.arqUuid);
+      void this.run(bind).finally(() => {
+        this.inFlight.delete(bind.arqUuid);
+        this.pump();
+        if (this.queue.length === 0 && this.inFlight.size === 0) {
+          const w = this.idleWaiters;
+          this.idleWaiters = [];
+          for (const r of w) r();
+        }
+      });
+    }
+  }
+
+  private async run(bind: PendingBind) {
+    try {
+      await this.opts.beforeAllocate?.(bind.arqUuid);
+      if (!this.pending.has(bind.arqUuid)) return;
+      const result = await this.opts.app.allocateForArq(this.ctx(bind, "allocate"), bind.arqUuid);
+      if (!result.ok) this.opts.log.info({ arq: bind.arqUuid, reason: result.reason }, "bind failed");
+    } catch (err) {
+      this.opts.log.error({ err, arq: bind.arqUuid }, "bind step failed; it will be retried or time out");
+      setTimeout(() => this.pending.has(bind.arqUuid) && this.live && this.enqueue(bind), 500).unref();
+    }
+  }
+
+  private expire() {
+    if (!this.live) return;
+    const now = this.now();
+    for (const b of this.pending.all()) {
+      const deadline = Math.max(b.startedAt, this.startedAt) + this.opts.bindTimeoutMs;
+      if (now < deadline) continue;
+      const reason = `bind did not complete within ${Math.round(this.opts.bindTimeoutMs / 1000)} s (BIND_TIMEOUT_S)`;
+      void this.opts.app
+        .failBind(this.ctx(b, "timeout"), b.arqUuid, reason)
+        .catch((err) => this.opts.log.error({ err, arq: b.arqUuid }, "could not fail a timed-out bind"));
+    }
+  }
+
+  private ctx(bind: PendingBind, step: string): CommandContext {
+    const id = randomUUID();
+    return { principal: "system:binder", correlationId: `binder:${bind.arqUuid}`, causationId: `${step}:${id}`, at: new Date(this.now()).toISOString() };
+  }
+}

@@ -1,0 +1,88 @@
+import { hostname as osHostname } from "node:os";
+import { Command, Option } from "commander";
+import { reportOnce, runAgent, type AgentOptions } from "../agent/agent.js";
+import { discoverAll } from "../agent/drivers/index.js";
+import { driverEnv, type DriverCliOptions } from "../agent/driver-env.js";
+import { createLogger } from "../logger.js";
+
+const DEFAULT_DRIVERS = "nvidia-gpu,intel-fpga,xilinx-fpga,intel-qat";
+
+function driverOptions(cmd: Command): Command {
+  return cmd
+    .option("--hostname <name>", "this host's name as the compute node knows it", osHostname())
+    .option("--drivers <list>", "enabled drivers: fake, nvidia-gpu, intel-fpga, xilinx-fpga, intel-qat, pci", DEFAULT_DRIVERS)
+    .option("--sysfs-root <dir>", "where sysfs is mounted", "/sys")
+    .option("--lspci <command>", "the lspci command to run", "lspci -nnn -D")
+    .option("--pci-whitelist <json>", 'pci driver devices, e.g. [{"vendorId":"10ee","productId":"5005"}]', "[]")
+    .option("--nvidia-skip-vfs", "do not report NVIDIA SR-IOV virtual functions", false)
+    .option("--vgpu-types <list>", "NVIDIA vGPU types to report, e.g. nvidia-222,nvidia-223", "");
+}
+
+export function agentCommand(): Command {
+  const agent = driverOptions(new Command("agent"))
+    .description("discover this host's accelerators and report them to the service, now and every interval")
+    .addOption(new Option("--url <url>", "the service's GraphQL endpoint").env("CYBORG_URL").default("http://127.0.0.1:4000/graphql"))
+    .addOption(new Option("--token <token>", "an agent token for this host").env("CYBORG_TOKEN"))
+    .option("--interval <seconds>", "seconds between reports", "60")
+    .option("--once", "discover, report, print a summary and exit", false)
+    .option("--log-level <level>", "log level", process.env.LOG_LEVEL ?? "info")
+    .action(async (o: DriverCliOptions & { url: string; token?: string; interval: string; once: boolean; logLevel: string }) => {
+      if (!o.token) throw new Error("no token: pass --token or set CYBORG_TOKEN (an agent token bound to this host)");
+      const interval = Number(o.interval);
+      if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval must be a number of seconds >= 1, got ${o.interval}`);
+      const log = createLogger(o.logLevel, "cyborg-es-agent");
+      const opts: AgentOptions = {
+        client: { url: o.url, token: o.token },
+        hostname: o.hostname,
+        drivers: splitList(o.drivers),
+        env: driverEnv(o),
+        intervalMs: interval * 1000,
+        log,
+      };
+      if (o.once) {
+        const s = await reportOnce(opts);
+        console.log(
+          `${s.hostname}: ${s.devices} devices reported; added ${s.added}, updated ${s.updated}, removed ${s.removed}, ` +
+            `unchanged ${s.unchanged}; host stream at revision ${s.revision}` +
+            (s.driverErrors.length ? `; ${s.driverErrors.length} driver(s) failed: ${s.driverErrors.map((e) => e.driver).join(", ")}` : ""),
+        );
+        return;
+      }
+      const ac = new AbortController();
+      process.once("SIGTERM", () => ac.abort());
+      process.once("SIGINT", () => ac.abort());
+      log.info({ url: o.url, hostname: o.hostname, drivers: opts.drivers, intervalS: interval }, "agent started");
+      await runAgent(opts, ac.signal);
+    });
+
+  agent.addCommand(
+    driverOptions(new Command("discover"))
+      .description("print what the drivers see, without reporting anything")
+      .option("--json", "print JSON instead of a table", false)
+      .action(async (o: DriverCliOptions & { json: boolean }) => {
+        const log = createLogger("warn", "cyborg-es-agent");
+        const { devices, errors } = await discoverAll(splitList(o.drivers), driverEnv(o), log);
+        if (o.json) return console.log(JSON.stringify({ devices, errors }, null, 2));
+        const rows = devices.flatMap((d) =>
+          d.deployables.map((dep) => ({
+            type: d.type,
+            vendor: d.vendor,
+            model: d.model,
+            address: pciText(d.controlPath.info),
+            deployable: dep.name,
+            accelerators: dep.numAccelerators,
+            handles: dep.attachHandles.length,
+            rc: dep.attributes.find((a) => a.key === "rc")?.value ?? "",
+            traits: dep.attributes.filter((a) => a.key.startsWith("trait")).map((a) => a.value).join(" "),
+          })),
+        );
+        if (rows.length) console.table(rows);
+        else console.log("no accelerators found");
+        for (const e of errors) console.error(`driver ${e.driver} failed: ${e.message}`);
+      }),
+  );
+  return agent;
+}
+
+const splitList = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean);
+const pciText = (i: Record<string, unknown>) => `${i.domain}:${i.bus}:${i.device}.${i.function}`;

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+import "reflect-metadata";
+import { Command } from "commander";
+import { agentCommand } from "./agent.command.js";
+import { projectionsCommand } from "./projections.command.js";
+import { schemaCommand } from "./schema.command.js";
+import { serveCommand } from "./serve.command.js";
+
+const program = new Command("cyborg-es")
+  .description("Accelerator lifecycle service: OpenStack Cyborg as a GraphQL API over an event-sourced backend")
+  .showHelpAfterError();
+
+program.addCommand(serveCommand(), { isDefault: true });
+program.addCommand(agentCommand());
+program.addCommand(projectionsCommand());
+program.addCommand(schemaCommand());
+
+program.parseAsync(process.argv).catch((err: Error) => {
+  console.error(`cyborg-es: ${err.message}`);
+  process.exit(1);
+});

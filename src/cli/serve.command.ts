@@ -1,0 +1,36 @@
+import { Command } from "commander";
+import { ConfigError, loadConfig } from "../config.js";
+import { createLogger } from "../logger.js";
+import { startService } from "../main.js";
+
+export function serveCommand(): Command {
+  return new Command("serve")
+    .description("run the service (embedded by default; EventStoreDB + Redis when EVENTSTORE_URL and REDIS_URL are set)")
+    .action(async () => {
+      let config;
+      try {
+        config = loadConfig();
+      } catch (err) {
+        if (err instanceof ConfigError) {
+          console.error(err.message);
+          process.exit(2);
+        }
+        throw err;
+      }
+      const log = createLogger(config.LOG_LEVEL);
+      const service = await startService(config, log);
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        log.info({ signal }, "shutting down: draining HTTP and WebSocket, stopping runners, closing stores");
+        const force = setTimeout(() => process.exit(1), 15_000);
+        force.unref();
+        await service.close();
+        log.info("stopped");
+        process.exit(0);
+      };
+      process.once("SIGTERM", () => void stop("SIGTERM"));
+      process.once("SIGINT", () => void stop("SIGINT"));
+    });
+}
