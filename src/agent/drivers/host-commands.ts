@@ -1,0 +1,66 @@
+/**
+ * The real host commands behind DriverEnv: `lspci -nnn -D` and `lspci -k -s <bdf>` (pciutils).
+ * Commands run without a shell; lspci reads sysfs and needs no root for these listings.
+ */
+import { execFile } from "node:child_process";
+import { basename } from "node:path";
+import { promisify } from "node:util";
+import { DEFAULT_SYSFS_ROOT, type DriverConfig, type DriverEnv, type DriverLog } from "./driver.js";
+import { isBdf } from "./naming.js";
+
+const exec = promisify(execFile);
+
+export const LSPCI_COMMAND = "lspci -nnn -D";
+
+export interface HostCommandOptions {
+  timeoutMs?: number;
+}
+
+/** Runs argv[0] with the rest as arguments and returns stdout; errors say what to install or fix. */
+export async function runCommand(argv: readonly string[], opts: HostCommandOptions = {}): Promise<string> {
+  const [bin, ...args] = argv;
+  if (!bin) throw new Error("empty command");
+  const shown = argv.join(" ");
+  try {
+    const { stdout } = await exec(bin, args, {
+      timeout: opts.timeoutMs ?? 30_000,
+      maxBuffer: 16 * 1024 * 1024,
+      env: { ...process.env, LC_ALL: "C" },
+    });
+    return stdout;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: string; killed?: boolean; code?: string | number };
+    if (e.code === "ENOENT") {
+      const hint = basename(bin) === "lspci" ? ": install pciutils (apt-get install pciutils / dnf install pciutils)" : "";
+      throw new Error(`${bin} not found${hint}`);
+    }
+    if (e.killed) throw new Error(`${shown} timed out`);
+    throw new Error(`${shown} failed (exit ${String(e.code)}): ${(e.stderr || e.message).trim()}`);
+  }
+}
+
+/** DriverEnv.lspci running `command` (default "lspci -nnn -D"; split on spaces, no shell). */
+export function lspciRunner(command: string = LSPCI_COMMAND, opts: HostCommandOptions = {}): () => Promise<string> {
+  const argv = command.trim().split(/\s+/).filter(Boolean);
+  return () => runCommand(argv, opts);
+}
+
+/** DriverEnv.lspciK: `lspci -k -s <bdf>`. */
+export function lspciKRunner(lspciBin = "lspci", opts: HostCommandOptions = {}): (bdf: string) => Promise<string> {
+  return async (bdf) => {
+    if (!isBdf(bdf)) throw new Error(`not a PCI address: ${JSON.stringify(bdf)}`);
+    return runCommand([lspciBin, "-k", "-s", bdf], opts);
+  };
+}
+
+/** A DriverEnv on the real host. */
+export function hostDriverEnv(args: { hostname: string; config: DriverConfig; sysfsRoot?: string; log?: DriverLog }): DriverEnv {
+  return {
+    hostname: args.hostname,
+    sysfsRoot: args.sysfsRoot ?? DEFAULT_SYSFS_ROOT,
+    lspci: lspciRunner(),
+    lspciK: lspciKRunner(),
+    config: args.config,
+    ...(args.log ? { log: args.log } : {}),
+  };
+}
