@@ -76,7 +76,8 @@ export interface DeployableChanged {
   data: {
     hostname: string;
     deployableUuid: string;
-    changes: Partial<{ numAccelerators: number; driverName: string | null }>;
+    /** parentUuid and rootUuid (added): a reported deployable moved under another parent. */
+    changes: Partial<{ numAccelerators: number; driverName: string | null; parentUuid: string | null; rootUuid: string }>;
     at: string;
   };
 }

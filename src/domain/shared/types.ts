@@ -31,6 +31,8 @@ export interface CommandContext {
   at: string;
   /** The caller's project (ARQs belong to it). */
   projectId?: string | null;
+  /** Sees and acts on every project's ARQs (admin and service principals). */
+  isAdmin?: boolean;
 }
 
 /** A business rule refused the command. `code` maps 1:1 onto GraphQL `extensions.code`. */

@@ -1,0 +1,43 @@
+/**
+ * In-process cache of folded aggregates: stream -> {state, revision}. A handler starts from the
+ * cached state and reads only the events after the cached revision, so long streams (a profile's,
+ * a host's) are not refolded on every command. Only states that match the store are cached (folded
+ * from read events, or the result of an append that passed its expected-revision check), and an
+ * entry never goes back to an older revision, so concurrent handlers and conflicts keep it correct.
+ * States are immutable and may be shared. Least recently used entries are dropped beyond `max`.
+ */
+export interface CachedAggregate {
+  state: unknown;
+  revision: number;
+}
+
+export class AggregateCache {
+  private readonly entries = new Map<string, CachedAggregate>();
+
+  constructor(private readonly max = 10_000) {}
+
+  get(stream: string): CachedAggregate | undefined {
+    const hit = this.entries.get(stream);
+    if (hit) {
+      this.entries.delete(stream);
+      this.entries.set(stream, hit);
+    }
+    return hit;
+  }
+
+  set(stream: string, entry: CachedAggregate): void {
+    const current = this.entries.get(stream);
+    if (current && current.revision >= entry.revision) return;
+    this.entries.delete(stream);
+    this.entries.set(stream, entry);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  delete(stream: string): void {
+    this.entries.delete(stream);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

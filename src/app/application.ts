@@ -1,0 +1,89 @@
+/**
+ * The application: command handlers over the EventStore port, used by the GraphQL layer and the
+ * binder. Every method reads the streams it needs, decides with the pure deciders of src/domain,
+ * and appends with expected revisions (see handle.ts). Use cases live in one file per context.
+ */
+import { randomUUID } from "node:crypto";
+import type { DeviceProfileInput } from "../domain/device-profiles/validation.js";
+import type { DriverDevice } from "../domain/inventory/report.js";
+import type { CommandContext, DeviceStatus } from "../domain/shared/types.js";
+import type { EventStore } from "../eventstore/port.js";
+import { AggregateCache } from "./aggregate-cache.js";
+import * as arqs from "./arqs/index.js";
+import * as profiles from "./device-profiles.js";
+import * as inventory from "./inventory.js";
+import { Streams } from "./streams.js";
+import type { ArqView, DeviceProfileView, InventoryReportView } from "./views.js";
+
+export interface ApplicationOptions {
+  store: EventStore;
+  /** Ids of new profiles and ARQs (events get crypto.randomUUID ids regardless). */
+  newId?: () => string;
+  /** Entries of the in-process aggregate cache (default 10 000). */
+  cacheSize?: number;
+}
+
+export type { ArqBinding, AllocateResult } from "./arqs/index.js";
+
+export class Application {
+  private readonly streams: Streams;
+  private readonly newId: () => string;
+
+  constructor(opts: ApplicationOptions) {
+    this.streams = new Streams(opts.store, new AggregateCache(opts.cacheSize));
+    this.newId = opts.newId ?? randomUUID;
+  }
+
+  createDeviceProfile(ctx: CommandContext, input: DeviceProfileInput): Promise<DeviceProfileView> {
+    return profiles.createDeviceProfile(this.streams, this.newId, ctx, input);
+  }
+
+  /** The uuids deleted; nothing is deleted when any profile is missing (NOT_FOUND) or in use (CONFLICT). */
+  deleteDeviceProfiles(ctx: CommandContext, sel: { names?: string[]; uuids?: string[] }): Promise<string[]> {
+    return profiles.deleteDeviceProfiles(this.streams, ctx, sel);
+  }
+
+  getDeviceProfileFromLog(name: string): Promise<DeviceProfileView | null> {
+    return profiles.getDeviceProfileFromLog(this.streams, name);
+  }
+
+  reportHostInventory(ctx: CommandContext, hostname: string, devices: DriverDevice[]): Promise<InventoryReportView> {
+    return inventory.reportHostInventory(this.streams, ctx, hostname, devices);
+  }
+
+  setDeviceStatus(ctx: CommandContext, hostname: string, deviceUuid: string, status: DeviceStatus): Promise<void> {
+    return inventory.setDeviceStatus(this.streams, ctx, hostname, deviceUuid, status);
+  }
+
+  createArqs(ctx: CommandContext, input: { deviceProfileName: string; groupIndex?: number | null }): Promise<ArqView[]> {
+    return arqs.createArqs(this.streams, this.newId, ctx, input);
+  }
+
+  startBinds(ctx: CommandContext, bindings: arqs.ArqBinding[]): Promise<ArqView[]> {
+    return arqs.startBinds(this.streams, ctx, bindings);
+  }
+
+  allocateForArq(ctx: CommandContext, arqUuid: string): Promise<arqs.AllocateResult> {
+    return arqs.allocateForArq(this.streams, ctx, arqUuid);
+  }
+
+  failBind(ctx: CommandContext, arqUuid: string, reason: string, opts?: { fromBound?: boolean }): Promise<boolean> {
+    return arqs.failBind(this.streams, ctx, arqUuid, reason, opts);
+  }
+
+  unbindArqs(ctx: CommandContext, arqUuids: string[]): Promise<ArqView[]> {
+    return arqs.unbindArqs(this.streams, ctx, arqUuids);
+  }
+
+  deleteArqs(ctx: CommandContext, sel: { arqUuids?: string[]; instanceUuid?: string }): Promise<string[]> {
+    return arqs.deleteArqs(this.streams, ctx, sel);
+  }
+
+  releaseHandleForArq(ctx: CommandContext, hostname: string, arqUuid: string): Promise<void> {
+    return inventory.releaseHandleForArq(this.streams, ctx, hostname, arqUuid);
+  }
+
+  getArq(arqUuid: string): Promise<ArqView | null> {
+    return arqs.getArq(this.streams, arqUuid);
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * Binding: startBinds records the instance's ARQs and starts each ARQ's bind; the binder then calls
+ * allocateForArq (or failBind on a timeout). Each step is one append with an expected revision,
+ * and a refused step undoes what the call did (Cyborg leaves partial binds dirty, reference 8.5).
+ */
+import { DomainError, type ArqState, type CommandContext } from "../../domain/shared/types.js";
+import { releaseHandleForArq } from "../inventory.js";
+import { aggregates, type Streams } from "../streams.js";
+import { toArqView, type ArqView } from "../views.js";
+import { liveArq, loadVisible } from "./shared.js";
+
+export interface ArqBinding {
+  arqUuid: string;
+  hostname: string;
+  deviceRpUuid: string;
+  instanceUuid: string;
+}
+
+export type AllocateResult = { ok: true; arq: ArqView } | { ok: false; reason: string };
+
+const BINDABLE: readonly ArqState[] = ["INITIAL", "UNBOUND"];
+const BINDING: readonly ArqState[] = ["BIND_STARTED", "BOUND"];
+
+/**
+ * Validates every binding, records each instance's ARQs on its instance stream (an instance is
+ * bound once), then starts each ARQ's bind. A refusal undoes what this call did.
+ */
+export async function startBinds(s: Streams, ctx: CommandContext, bindings: ArqBinding[]): Promise<ArqView[]> {
+  if (!Array.isArray(bindings)) throw new DomainError("BAD_USER_INPUT", "bindings must be a list", "bindings");
+  const seen = new Set<string>();
+  bindings.forEach((b, i) => {
+    for (const f of ["arqUuid", "hostname", "deviceRpUuid", "instanceUuid"] as const) {
+      const v: unknown = b?.[f];
+      if (typeof v !== "string" || v.trim().length === 0 || v.length > 255) {
+        throw new DomainError("BAD_USER_INPUT", `Fields absent in patch: ${f} is required to bind`, `bindings[${i}].${f}`);
+      }
+    }
+    if (seen.has(b.arqUuid)) throw new DomainError("BAD_USER_INPUT", `ARQ ${b.arqUuid} appears twice`, `bindings[${i}].arqUuid`);
+    seen.add(b.arqUuid);
+  });
+  const loaded = await loadVisible(s, ctx, bindings.map((b) => b.arqUuid), (i) => `bindings[${i}].arqUuid`);
+  const views = new Map<string, ArqView>();
+  const toStart: ArqBinding[] = [];
+  loaded.forEach(({ arq, revision }, i) => {
+    const b = bindings[i]!;
+    const retry = BINDING.includes(arq.state) && arq.hostname === b.hostname && arq.deviceRpUuid === b.deviceRpUuid && arq.instanceUuid === b.instanceUuid;
+    if (retry) views.set(arq.uuid, toArqView(arq, revision));
+    else if (BINDABLE.includes(arq.state)) toStart.push(b);
+    else {
+      throw new DomainError("CONFLICT", `Bad state: ${arq.state} for ARQ: ${arq.uuid}. Expected state(s): ${BINDABLE.join(", ")}`, `bindings[${i}].arqUuid`);
+    }
+  });
+
+  const byInstance = new Map<string, string[]>();
+  for (const b of bindings) byInstance.set(b.instanceUuid, [...(byInstance.get(b.instanceUuid) ?? []), b.arqUuid]);
+  const recorded: Array<{ instanceUuid: string; arqUuids: string[] }> = [];
+  const started: ArqBinding[] = [];
+  try {
+    for (const [instanceUuid, arqUuids] of byInstance) {
+      if (await bindInstance(s, ctx, instanceUuid, arqUuids)) recorded.push({ instanceUuid, arqUuids });
+    }
+    for (const b of toStart) {
+      const r = await s.handle(aggregates.arq, b.arqUuid, { type: "StartArqBind", data: { ...b, projectId: ctx.projectId ?? null, at: ctx.at } }, ctx);
+      started.push(b);
+      views.set(b.arqUuid, toArqView(liveArq(r.state)!, r.revision));
+    }
+  } catch (err) {
+    for (const b of started) {
+      await s.handle(aggregates.arq, b.arqUuid, { type: "UnbindArq", data: { arqUuid: b.arqUuid, at: ctx.at } }, ctx).catch(() => undefined);
+      await releaseHandleForArq(s, ctx, b.hostname, b.arqUuid).catch(() => undefined);
+    }
+    for (const r of recorded) {
+      await s.handle(aggregates.instance, r.instanceUuid, { type: "ReleaseInstanceArqs", data: { ...r, at: ctx.at } }, ctx).catch(() => undefined);
+    }
+    throw err;
+  }
+  return bindings.map((b) => views.get(b.arqUuid)!);
+}
+
+/**
+ * Records the instance's ARQs; true when this call recorded them (false for a retry). On a
+ * refusal, listed ARQs that are deleted or now bound to another instance are released (what a
+ * crashed unbind or delete left behind) and the bind is tried once more.
+ */
+async function bindInstance(s: Streams, ctx: CommandContext, instanceUuid: string, arqUuids: string[]): Promise<boolean> {
+  const bind = () => s.handle(aggregates.instance, instanceUuid, { type: "BindInstanceArqs", data: { instanceUuid, arqUuids, at: ctx.at } }, ctx);
+  try {
+    return (await bind()).events.length > 0;
+  } catch (err) {
+    if (!(err instanceof DomainError) || err.code !== "CONFLICT") throw err;
+    const { state } = await s.load(aggregates.instance, instanceUuid);
+    const listed = state.arqUuids.filter((id) => !arqUuids.includes(id));
+    const arqs = await Promise.all(listed.map((id) => s.load(aggregates.arq, id)));
+    const stale = listed.filter((_, i) => {
+      const arq = liveArq(arqs[i]!.state);
+      return !arq || (arq.instanceUuid !== null && arq.instanceUuid !== instanceUuid);
+    });
+    if (stale.length === 0) throw err;
+    await s.handle(aggregates.instance, instanceUuid, { type: "ReleaseInstanceArqs", data: { instanceUuid, arqUuids: stale, at: ctx.at } }, ctx);
+    return (await bind()).events.length > 0;
+  }
+}
+
+/**
+ * The binder's step for one ARQ in BIND_STARTED: allocate a handle on the host stream, then record
+ * ArqBound. A refused allocation records ArqBindFailed with the reason. If the ARQ stopped binding
+ * meanwhile (unbound, deleted, failed), the handle is released again.
+ */
+export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: string): Promise<AllocateResult> {
+  const { state } = await s.load(aggregates.arq, arqUuid);
+  const arq = liveArq(state);
+  if (!arq || arq.state !== "BIND_STARTED") return { ok: false, reason: `not binding (${arq ? `state ${arq.state}` : "no such ARQ"})` };
+  const hostname = arq.hostname!;
+  const target = { hostname, deviceRpUuid: arq.deviceRpUuid!, instanceUuid: arq.instanceUuid! };
+  let allocation;
+  try {
+    const r = await s.handle(aggregates.host, hostname, {
+      type: "AllocateAttachHandle",
+      data: { hostname, rpUuid: target.deviceRpUuid, arqUuid, instanceUuid: target.instanceUuid, at: ctx.at },
+    }, ctx);
+    allocation = r.state.allocations.get(arqUuid)!;
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    await s.handle(aggregates.arq, arqUuid, { type: "FailArqBind", data: { arqUuid, reason: err.message, onlyFrom: ["BIND_STARTED"], at: ctx.at } }, ctx);
+    return { ok: false, reason: err.message };
+  }
+  try {
+    const r = await s.handle(aggregates.arq, arqUuid, {
+      type: "CompleteArqBind",
+      data: {
+        arqUuid,
+        ...target,
+        deployableUuid: allocation.deployableUuid,
+        handleUuid: allocation.handleUuid,
+        handleType: allocation.handleType,
+        handleInfo: allocation.info,
+        at: ctx.at,
+      },
+    }, ctx);
+    return { ok: true, arq: toArqView(liveArq(r.state)!, r.revision) };
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    await releaseHandleForArq(s, ctx, hostname, arqUuid);
+    return { ok: false, reason: err.message };
+  }
+}
+
+/**
+ * BIND_STARTED to BIND_FAILED (a timeout, an agent error); false when the ARQ is not binding.
+ * `fromBound` also fails a BOUND ARQ (its device or handle was lost); its handle stays allocated
+ * until it is unbound or deleted. A BIND_STARTED ARQ's handle, if the allocation got that far, is
+ * released.
+ */
+export async function failBind(s: Streams, ctx: CommandContext, arqUuid: string, reason: string, opts: { fromBound?: boolean } = {}): Promise<boolean> {
+  const onlyFrom: ArqState[] = opts.fromBound ? ["BIND_STARTED", "BOUND"] : ["BIND_STARTED"];
+  const { state } = await s.load(aggregates.arq, arqUuid);
+  if (!liveArq(state)) return false;
+  const r = await s.handle(aggregates.arq, arqUuid, { type: "FailArqBind", data: { arqUuid, reason, onlyFrom, at: ctx.at } }, ctx);
+  if (r.events.length === 0) return false;
+  const before = liveArq(r.previousState)!;
+  if (before.state === "BIND_STARTED" && before.hostname) await releaseHandleForArq(s, ctx, before.hostname, arqUuid);
+  return true;
+}

@@ -1,0 +1,93 @@
+/**
+ * The generic command handler: read the stream, fold it with evolve, decide, append with the
+ * expected revision, and retry on a revision conflict (bounded, with small jittered backoff).
+ */
+import { randomUUID } from "node:crypto";
+import type { Decider } from "../domain/shared/decider.js";
+import { DomainError, type CommandContext } from "../domain/shared/types.js";
+import { WrongExpectedRevisionError, type EventStore, type NewEvent } from "../eventstore/port.js";
+import type { AggregateCache } from "./aggregate-cache.js";
+
+export interface DomainEventShape {
+  type: string;
+  data: unknown;
+}
+
+export interface Loaded<S> {
+  state: S;
+  /** The stream's revision, -1 when it does not exist. */
+  revision: number;
+}
+
+export interface HandleResult<S, E> extends Loaded<S> {
+  /** The events appended (none when the decision was a no-op). */
+  events: E[];
+  /** The state decide saw. */
+  previousState: S;
+}
+
+export interface HandleOptions {
+  cache?: AggregateCache;
+  maxAttempts?: number;
+}
+
+/** A command, or a function of the current state giving one (recomputed on every attempt). */
+export type CommandSource<C, S> = C | ((state: S) => C | Promise<C>);
+
+export async function loadAggregate<C, S, E extends DomainEventShape>(
+  store: EventStore,
+  streamName: string,
+  decider: Decider<C, S, E>,
+  cache?: AggregateCache,
+): Promise<Loaded<S>> {
+  const cached = cache?.get(streamName);
+  let state = cached ? (cached.state as S) : decider.initialState();
+  let revision = cached ? cached.revision : -1;
+  const events = await store.readStream(streamName, { fromRevision: revision + 1 });
+  for (const e of events) {
+    state = decider.evolve(state, { type: e.type, data: e.data } as E);
+    revision = e.revision;
+  }
+  if (events.length > 0) cache?.set(streamName, { state, revision });
+  return { state, revision };
+}
+
+export async function handleCommand<C, S, E extends DomainEventShape>(
+  store: EventStore,
+  streamName: string,
+  decider: Decider<C, S, E>,
+  command: CommandSource<C, S>,
+  ctx: CommandContext,
+  options: HandleOptions = {},
+): Promise<HandleResult<S, E>> {
+  const maxAttempts = options.maxAttempts ?? 10;
+  for (let attempt = 1; ; attempt++) {
+    const { state, revision } = await loadAggregate(store, streamName, decider, options.cache);
+    const cmd = typeof command === "function" ? await (command as (s: S) => C | Promise<C>)(state) : command;
+    const events = decider.decide(cmd, state);
+    if (events.length === 0) return { events, state, revision, previousState: state };
+    try {
+      const result = await store.append(streamName, events.map((e) => toNewEvent(e, ctx)), revision < 0 ? "no_stream" : revision);
+      const next = events.reduce((s, e) => decider.evolve(s, e), state);
+      options.cache?.set(streamName, { state: next, revision: result.revision });
+      return { events, state: next, revision: result.revision, previousState: state };
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevisionError)) throw err;
+      if (attempt >= maxAttempts) {
+        throw new DomainError("CONFLICT", `stream ${streamName} is too busy: gave up after ${attempt} concurrent updates; try again`);
+      }
+      await sleep(Math.random() * Math.min(50, 2 * attempt));
+    }
+  }
+}
+
+export function toNewEvent(e: DomainEventShape, ctx: CommandContext): NewEvent {
+  return {
+    id: randomUUID(),
+    type: e.type,
+    data: e.data,
+    metadata: { principal: ctx.principal, correlationId: ctx.correlationId, causationId: ctx.causationId, at: ctx.at },
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,45 @@
+/** The store and the aggregate cache, with the deciders bound to their streams. */
+import { arqDecider } from "../domain/arqs/decider.js";
+import { deviceProfileDecider } from "../domain/device-profiles/decider.js";
+import { uuidClaimDecider } from "../domain/device-profiles/uuid-claim.js";
+import { instanceDecider } from "../domain/instances/decider.js";
+import { hostDecider } from "../domain/inventory/decider.js";
+import type { Decider } from "../domain/shared/decider.js";
+import { stream, type CommandContext } from "../domain/shared/types.js";
+import type { EventStore } from "../eventstore/port.js";
+import { AggregateCache } from "./aggregate-cache.js";
+import { handleCommand, loadAggregate, type CommandSource, type DomainEventShape } from "./handle.js";
+
+/** One aggregate type: how its stream is named, and its decider. */
+export interface AggregateKind<C, S, E extends DomainEventShape> {
+  streamName(id: string): string;
+  decider: Decider<C, S, E>;
+}
+
+const kind = <C, S, E extends DomainEventShape>(streamName: (id: string) => string, decider: Decider<C, S, E>): AggregateKind<C, S, E> => ({
+  streamName,
+  decider,
+});
+
+export const aggregates = {
+  profile: kind(stream.deviceProfile, deviceProfileDecider),
+  profileUuid: kind(stream.deviceProfileUuid, uuidClaimDecider),
+  host: kind(stream.host, hostDecider),
+  arq: kind(stream.arq, arqDecider),
+  instance: kind(stream.instance, instanceDecider),
+};
+
+export class Streams {
+  constructor(
+    readonly store: EventStore,
+    readonly cache = new AggregateCache(),
+  ) {}
+
+  load<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string) {
+    return loadAggregate(this.store, kind.streamName(id), kind.decider, this.cache);
+  }
+
+  handle<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, command: CommandSource<C, S>, ctx: CommandContext) {
+    return handleCommand(this.store, kind.streamName(id), kind.decider, command, ctx, { cache: this.cache });
+  }
+}

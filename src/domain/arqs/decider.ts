@@ -1,0 +1,241 @@
+/**
+ * Stream `arq-<uuid>`: one accelerator request's state machine (cyborg-reference 2.2).
+ *
+ * Choices where Cyborg is loose:
+ * - A command whose target equals the current state is a no-op when it asks for the same thing
+ *   (a retried bind with the same host/RP/instance, a second failure, a second unbind): no event.
+ * - Unbind is allowed from every state, as in Cyborg, but unbinding an INITIAL or UNBOUND ARQ emits
+ *   nothing: it holds nothing, and INITIAL and UNBOUND allow the same next steps.
+ * - Delete is allowed from every state and records what the ARQ held; deleting a deleted ARQ is a no-op.
+ */
+import type { ProfileGroup } from "../device-profiles/events.js";
+import { assertNever, type Decider } from "../shared/decider.js";
+import { DomainError, type ArqState, type AttachHandleType, type JsonObject } from "../shared/types.js";
+import type { ArqEvent } from "./events.js";
+import { ARQ_TRANSITIONS, canTransition, type ArqTarget } from "./transitions.js";
+
+export interface ArqAttachment {
+  deployableUuid: string;
+  handleUuid: string;
+  handleType: AttachHandleType;
+  handleInfo: JsonObject;
+}
+
+export interface Arq {
+  uuid: string;
+  state: ArqState;
+  deviceProfileName: string;
+  deviceProfileUuid: string;
+  deviceProfileGroupId: number;
+  group: ProfileGroup;
+  projectId: string | null;
+  hostname: string | null;
+  deviceRpUuid: string | null;
+  instanceUuid: string | null;
+  /** The handle recorded by ArqBound; kept after a failure from BOUND until unbind or delete. */
+  attachment: ArqAttachment | null;
+  bindFailureReason: string | null;
+  createdAt: string;
+  updatedAt: string | null;
+}
+
+export type ArqStreamState =
+  | { status: "absent" }
+  | { status: "live"; arq: Arq }
+  | { status: "deleted"; arq: Arq; deletedAt: string };
+
+export interface BindTarget {
+  hostname: string;
+  deviceRpUuid: string;
+  instanceUuid: string;
+}
+
+export type ArqCommand =
+  | {
+      type: "CreateArq";
+      data: {
+        arqUuid: string;
+        deviceProfileName: string;
+        deviceProfileUuid: string;
+        deviceProfileGroupId: number;
+        group: ProfileGroup;
+        projectId: string | null;
+        at: string;
+      };
+    }
+  | { type: "StartArqBind"; data: BindTarget & { arqUuid: string; projectId?: string | null; at: string } }
+  | {
+      type: "CompleteArqBind";
+      data: BindTarget & { arqUuid: string; at: string } & ArqAttachment;
+    }
+  | {
+      type: "FailArqBind";
+      /** onlyFrom: fail only from these states and emit nothing from any other (a conditional failure). */
+      data: { arqUuid: string; reason: string; onlyFrom?: readonly ArqState[]; at: string };
+    }
+  | { type: "UnbindArq"; data: { arqUuid: string; at: string } }
+  | { type: "DeleteArq"; data: { arqUuid: string; at: string } };
+
+export const initialArqState = (): ArqStreamState => ({ status: "absent" });
+
+export function evolveArq(state: ArqStreamState, event: ArqEvent): ArqStreamState {
+  if (event.type === "ArqCreated") {
+    const d = event.data;
+    return {
+      status: "live",
+      arq: {
+        uuid: d.arqUuid,
+        state: "INITIAL",
+        deviceProfileName: d.deviceProfileName,
+        deviceProfileUuid: d.deviceProfileUuid,
+        deviceProfileGroupId: d.deviceProfileGroupId,
+        group: d.group,
+        projectId: d.projectId,
+        hostname: null,
+        deviceRpUuid: null,
+        instanceUuid: null,
+        attachment: null,
+        bindFailureReason: null,
+        createdAt: d.at,
+        updatedAt: null,
+      },
+    };
+  }
+  if (state.status !== "live") return state;
+  const arq = state.arq;
+  switch (event.type) {
+    case "ArqBindStarted": {
+      const { hostname, deviceRpUuid, instanceUuid, projectId, at } = event.data;
+      return live({ ...arq, state: "BIND_STARTED", hostname, deviceRpUuid, instanceUuid, projectId, attachment: null, bindFailureReason: null, updatedAt: at });
+    }
+    case "ArqBound": {
+      const d = event.data;
+      const attachment = { deployableUuid: d.deployableUuid, handleUuid: d.attachHandleUuid, handleType: d.attachHandleType, handleInfo: d.attachHandleInfo };
+      return live({ ...arq, state: "BOUND", hostname: d.hostname, deviceRpUuid: d.deviceRpUuid, instanceUuid: d.instanceUuid, attachment, updatedAt: d.at });
+    }
+    case "ArqBindFailed":
+      return live({ ...arq, state: "BIND_FAILED", bindFailureReason: event.data.reason, updatedAt: event.data.at });
+    case "ArqUnbound":
+      return live({ ...arq, state: "UNBOUND", hostname: null, deviceRpUuid: null, instanceUuid: null, attachment: null, updatedAt: event.data.at });
+    case "ArqDeleted":
+      return { status: "deleted", arq: { ...arq, updatedAt: event.data.at }, deletedAt: event.data.at };
+    default:
+      return assertNever(event);
+  }
+}
+
+const live = (arq: Arq): ArqStreamState => ({ status: "live", arq });
+
+export function decideArq(command: ArqCommand, state: ArqStreamState): ArqEvent[] {
+  if (command.type === "CreateArq") {
+    if (state.status !== "absent") throw new DomainError("CONFLICT", `ARQ ${command.data.arqUuid} already exists`, "arqUuid");
+    return [{ type: "ArqCreated", data: { ...command.data, group: { ...command.data.group } } }];
+  }
+  if (state.status === "deleted" && command.type === "DeleteArq") return [];
+  if (state.status !== "live") throw new DomainError("NOT_FOUND", `Accelerator request ${command.data.arqUuid} not found`, "arqUuid");
+  const arq = state.arq;
+  const at = command.data.at;
+  switch (command.type) {
+    case "StartArqBind": {
+      const target = validateBindTarget(command.data);
+      if (sameTarget(arq, target) && (arq.state === "BIND_STARTED" || arq.state === "BOUND")) return [];
+      ensureTransition(arq, "BIND_STARTED");
+      const projectId = arq.projectId ?? command.data.projectId ?? null;
+      return [{ type: "ArqBindStarted", data: { arqUuid: arq.uuid, ...target, projectId, at } }];
+    }
+    case "CompleteArqBind": {
+      const d = command.data;
+      if (arq.state === "BOUND" && arq.attachment?.handleUuid === d.handleUuid && sameTarget(arq, d)) return [];
+      ensureTransition(arq, "BOUND");
+      if (!sameTarget(arq, d)) {
+        throw new DomainError("CONFLICT", `ARQ ${arq.uuid} is now binding to another host, RP or instance`, "arqUuid");
+      }
+      return [
+        {
+          type: "ArqBound",
+          data: {
+            arqUuid: arq.uuid,
+            hostname: d.hostname,
+            instanceUuid: d.instanceUuid,
+            deviceRpUuid: d.deviceRpUuid,
+            deployableUuid: d.deployableUuid,
+            attachHandleUuid: d.handleUuid,
+            attachHandleType: d.handleType,
+            attachHandleInfo: d.handleInfo,
+            at,
+          },
+        },
+      ];
+    }
+    case "FailArqBind": {
+      const { onlyFrom, reason } = command.data;
+      if (arq.state === "BIND_FAILED") return [];
+      if (onlyFrom && !onlyFrom.includes(arq.state)) return [];
+      ensureTransition(arq, "BIND_FAILED");
+      return [{ type: "ArqBindFailed", data: { arqUuid: arq.uuid, instanceUuid: arq.instanceUuid, reason, at } }];
+    }
+    case "UnbindArq":
+      if (arq.state === "INITIAL" || arq.state === "UNBOUND") return [];
+      return [
+        {
+          type: "ArqUnbound",
+          data: {
+            arqUuid: arq.uuid,
+            previousHostname: arq.hostname,
+            previousInstanceUuid: arq.instanceUuid,
+            releasedHandleUuid: arq.attachment?.handleUuid ?? null,
+            at,
+          },
+        },
+      ];
+    case "DeleteArq":
+      ensureTransition(arq, "DELETING");
+      return [
+        {
+          type: "ArqDeleted",
+          data: {
+            arqUuid: arq.uuid,
+            deviceProfileName: arq.deviceProfileName,
+            deviceProfileUuid: arq.deviceProfileUuid,
+            previousHostname: arq.hostname,
+            previousInstanceUuid: arq.instanceUuid,
+            releasedHandleUuid: arq.attachment?.handleUuid ?? null,
+            at,
+          },
+        },
+      ];
+    default:
+      return assertNever(command);
+  }
+}
+
+function validateBindTarget(d: BindTarget): BindTarget {
+  for (const field of ["hostname", "deviceRpUuid", "instanceUuid"] as const) {
+    const v: unknown = d[field];
+    if (typeof v !== "string" || v.trim().length === 0 || v.length > 255) {
+      throw new DomainError("BAD_USER_INPUT", `Fields absent in patch: ${field} is required to bind`, field);
+    }
+  }
+  return { hostname: d.hostname, deviceRpUuid: d.deviceRpUuid, instanceUuid: d.instanceUuid };
+}
+
+function sameTarget(arq: Arq, t: BindTarget): boolean {
+  return arq.hostname === t.hostname && arq.deviceRpUuid === t.deviceRpUuid && arq.instanceUuid === t.instanceUuid;
+}
+
+function ensureTransition(arq: Arq, to: ArqTarget): void {
+  if (!canTransition(arq.state, to)) {
+    throw new DomainError(
+      "CONFLICT",
+      `Bad state: ${arq.state} for ARQ: ${arq.uuid}. Expected state(s): ${ARQ_TRANSITIONS[to].join(", ")}`,
+      "arqUuid",
+      { arqUuid: arq.uuid, state: arq.state, target: to },
+    );
+  }
+}
+
+export const arqDecider: Decider<ArqCommand, ArqStreamState, ArqEvent> = {
+  initialState: initialArqState,
+  evolve: evolveArq,
+  decide: decideArq,
+};

@@ -1,0 +1,134 @@
+/**
+ * Stream `deviceProfile-<name>`: one profile name's life (created, deleted, re-created) and the
+ * ARQs created from the current incarnation, so that a profile in use cannot be deleted.
+ */
+import { arqCountFor } from "../arqs/plan.js";
+import { assertNever, type Decider } from "../shared/decider.js";
+import { DomainError } from "../shared/types.js";
+import type { DeviceProfileEvent, ProfileGroup } from "./events.js";
+import { validateDeviceProfile } from "./validation.js";
+
+export interface DeviceProfile {
+  uuid: string;
+  name: string;
+  description: string | null;
+  groups: ProfileGroup[];
+  createdAt: string;
+}
+
+export type DeviceProfileState =
+  | { status: "absent" }
+  | { status: "active"; profile: DeviceProfile; liveArqs: ReadonlySet<string> }
+  | { status: "deleted"; profile: DeviceProfile; deletedAt: string };
+
+export type DeviceProfileCommand =
+  | {
+      type: "CreateDeviceProfile";
+      /** name, description and groups as the caller sent them: decide validates them. */
+      data: { uuid: string; name: unknown; description?: unknown; groups: unknown; at: string };
+    }
+  | { type: "DeleteDeviceProfile"; data: { name: string; /** Refuse unless the live profile has this uuid. */ uuid?: string; at: string } }
+  | {
+      type: "CreateArqs";
+      /** arqUuids: pre-generated, exactly as many as the profile (or its group) asks for. */
+      data: { name: string; profileUuid?: string; groupIndex?: number | null; arqUuids: string[]; at: string };
+    }
+  | { type: "RecordArqsDeleted"; data: { name: string; profileUuid: string; arqUuids: string[]; at: string } };
+
+export const initialState = (): DeviceProfileState => ({ status: "absent" });
+
+export function evolve(state: DeviceProfileState, event: DeviceProfileEvent): DeviceProfileState {
+  switch (event.type) {
+    case "DeviceProfileCreated": {
+      const { uuid, name, description, groups, createdAt } = event.data;
+      return { status: "active", profile: { uuid, name, description, groups, createdAt }, liveArqs: new Set() };
+    }
+    case "DeviceProfileDeleted":
+      return state.status === "active" ? { status: "deleted", profile: state.profile, deletedAt: event.data.deletedAt } : state;
+    case "DeviceProfileArqsCreated": {
+      if (state.status !== "active" || state.profile.uuid !== event.data.profileUuid) return state;
+      const liveArqs = new Set(state.liveArqs);
+      for (const id of event.data.arqUuids) liveArqs.add(id);
+      return { ...state, liveArqs };
+    }
+    case "DeviceProfileArqsDeleted": {
+      if (state.status !== "active" || state.profile.uuid !== event.data.profileUuid) return state;
+      const liveArqs = new Set(state.liveArqs);
+      for (const id of event.data.arqUuids) liveArqs.delete(id);
+      return { ...state, liveArqs };
+    }
+    default:
+      return assertNever(event);
+  }
+}
+
+export function decide(command: DeviceProfileCommand, state: DeviceProfileState): DeviceProfileEvent[] {
+  switch (command.type) {
+    case "CreateDeviceProfile":
+      return create(command.data, state);
+    case "DeleteDeviceProfile": {
+      const { profile, liveArqs } = requireActive(state, command.data.name, command.data.uuid);
+      const live = liveArqs.size;
+      if (live > 0) {
+        throw new DomainError(
+          "CONFLICT",
+          `Device profile ${profile.name} is used by ${live} accelerator request${live === 1 ? "" : "s"}; delete them first.`,
+          "names",
+          { name: profile.name, arqCount: live },
+        );
+      }
+      return [{ type: "DeviceProfileDeleted", data: { uuid: profile.uuid, name: profile.name, deletedAt: command.data.at } }];
+    }
+    case "CreateArqs": {
+      const { arqUuids, groupIndex, profileUuid } = command.data;
+      const { profile } = requireActive(state, command.data.name, undefined);
+      if (profileUuid !== undefined && profile.uuid !== profileUuid) {
+        throw new DomainError("CONFLICT", `Device profile ${profile.name} was deleted and re-created meanwhile.`, "deviceProfileName");
+      }
+      const expected = arqCountFor(profile.groups, groupIndex);
+      if (arqUuids.length !== expected || new Set(arqUuids).size !== expected) {
+        throw new DomainError("BAD_USER_INPUT", `expected ${expected} distinct new ARQ uuids, got ${arqUuids.length}`, "arqUuids");
+      }
+      return expected === 0 ? [] : [{ type: "DeviceProfileArqsCreated", data: { profileUuid: profile.uuid, arqUuids } }];
+    }
+    case "RecordArqsDeleted": {
+      // Idempotent: only ARQs this incarnation still counts as live are recorded.
+      if (state.status !== "active" || state.profile.uuid !== command.data.profileUuid) return [];
+      const arqUuids = [...new Set(command.data.arqUuids)].filter((id) => state.liveArqs.has(id));
+      return arqUuids.length === 0 ? [] : [{ type: "DeviceProfileArqsDeleted", data: { profileUuid: state.profile.uuid, arqUuids } }];
+    }
+    default:
+      return assertNever(command);
+  }
+}
+
+function create(data: Extract<DeviceProfileCommand, { type: "CreateDeviceProfile" }>["data"], state: DeviceProfileState) {
+  const valid = validateDeviceProfile(data);
+  if (state.status === "active") {
+    throw new DomainError("CONFLICT", `A device_profile with name ${valid.name} already exists.`, "name");
+  }
+  if (valid.uuid !== null && valid.uuid !== data.uuid.toLowerCase()) {
+    throw new DomainError("BAD_USER_INPUT", "the command's uuid and the input's uuid differ", "uuid");
+  }
+  const event: DeviceProfileEvent = {
+    type: "DeviceProfileCreated",
+    data: { uuid: data.uuid.toLowerCase(), name: valid.name, description: valid.description, groups: valid.groups, createdAt: data.at },
+  };
+  return [event];
+}
+
+type ActiveProfile = Extract<DeviceProfileState, { status: "active" }>;
+
+function requireActive(state: DeviceProfileState, name: string, uuid: string | undefined): ActiveProfile {
+  if (state.status !== "active" || (uuid !== undefined && state.profile.uuid !== uuid.toLowerCase())) {
+    const what = uuid === undefined ? `name=${name}` : `uuid=${uuid}`;
+    throw new DomainError("NOT_FOUND", `Device Profile not found with ${what}`, uuid === undefined ? "name" : "uuid");
+  }
+  return state;
+}
+
+export const deviceProfileDecider: Decider<DeviceProfileCommand, DeviceProfileState, DeviceProfileEvent> = {
+  initialState,
+  evolve,
+  decide,
+};

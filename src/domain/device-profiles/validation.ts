@@ -1,0 +1,181 @@
+/**
+ * Device-profile validation: every rule of cyborg-reference section 3 plus the spec's
+ * (seeds/device-profiles.txt). Where Cyborg answers 500 to bad input, we answer BAD_USER_INPUT
+ * with the offending field. The result is the profile as stored: groups in the operator's order,
+ * keys in their order, trait and resource-class names normalised, values as strings.
+ */
+import { isUuid } from "../shared/json.js";
+import { isJsonObject } from "../shared/json.js";
+import { DomainError } from "../shared/types.js";
+import { isCustomTrait, isValidResourceClass, normalizeTraitName } from "../inventory/traits.js";
+import type { ProfileGroup } from "./events.js";
+
+export const PROFILE_NAME_RE = /^[a-zA-Z0-9-_]+$/;
+export const MAX_PROFILE_NAME_LENGTH = 255;
+export const MAX_DESCRIPTION_LENGTH = 65_535;
+/** Upper bound of one `resources:` amount: each unit becomes one ARQ. */
+export const MAX_RESOURCE_AMOUNT = 1000;
+export const GROUP_KEY_PREFIXES = ["resources:", "trait:", "accel:"] as const;
+export const TRAIT_VALUES = ["required", "forbidden"] as const;
+export const ATTACH_TARGETS = ["VM", "host", "none"] as const;
+/** The spec's field alphabet: letters, digits, "-", "_", ":" and "=". */
+export const FIELD_VALUE_RE = /^[A-Za-z0-9_:=-]+$/;
+
+type AccelRule = { kind: "uuid" } | { kind: "name" } | { kind: "enum"; values: readonly string[] };
+/** Valid `accel:` keys (spec, "Valid accel keys"). */
+export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
+  attach_target: { kind: "enum", values: ATTACH_TARGETS },
+  bitstream_id: { kind: "uuid" },
+  bitstream_name: { kind: "name" },
+  function_id: { kind: "uuid" },
+  function_name: { kind: "name" },
+};
+
+export interface DeviceProfileInput {
+  name: unknown;
+  description?: unknown;
+  groups: unknown;
+  uuid?: unknown;
+}
+
+export interface ValidDeviceProfile {
+  name: string;
+  description: string | null;
+  groups: ProfileGroup[];
+  /** Lower-cased; null when the caller gave none. */
+  uuid: string | null;
+}
+
+const bad = (field: string, message: string) => new DomainError("BAD_USER_INPUT", message, field);
+
+export function validateDeviceProfile(input: DeviceProfileInput): ValidDeviceProfile {
+  const name = validateProfileName(input.name);
+  return {
+    name,
+    description: validateDescription(input.description),
+    groups: validateGroups(input.groups),
+    uuid: validateProfileUuid(input.uuid),
+  };
+}
+
+export function validateProfileName(name: unknown): string {
+  if (typeof name !== "string" || name.length === 0) throw bad("name", "DeviceProfile name needed.");
+  if (name.length > MAX_PROFILE_NAME_LENGTH) {
+    throw bad("name", `Device profile name is longer than ${MAX_PROFILE_NAME_LENGTH} characters.`);
+  }
+  if (!PROFILE_NAME_RE.test(name)) throw bad("name", `Device profile name must be of the form ${PROFILE_NAME_RE.source}`);
+  return name;
+}
+
+function validateDescription(description: unknown): string | null {
+  if (description === undefined || description === null) return null;
+  if (typeof description !== "string") throw bad("description", "Device profile description must be a string.");
+  if (description.length > MAX_DESCRIPTION_LENGTH) {
+    throw bad("description", `Device profile description is longer than ${MAX_DESCRIPTION_LENGTH} characters.`);
+  }
+  return description;
+}
+
+function validateProfileUuid(uuid: unknown): string | null {
+  if (uuid === undefined || uuid === null) return null;
+  if (!isUuid(uuid)) throw bad("uuid", `Expected a UUID but received ${JSON.stringify(uuid)}.`);
+  return uuid.toLowerCase();
+}
+
+export function validateGroups(groups: unknown): ProfileGroup[] {
+  if (!Array.isArray(groups) || groups.length === 0) {
+    throw bad("groups", "DeviceProfile needs a non-empty list of groups.");
+  }
+  return groups.map((group, i) => validateGroup(group, `groups[${i}]`));
+}
+
+function validateGroup(group: unknown, field: string): ProfileGroup {
+  if (!isJsonObject(group)) throw bad(field, "Each device profile group must be an object of key/value strings.");
+  const entries = Object.entries(group);
+  if (entries.length === 0) throw bad(field, "Each device profile group must have at least one key.");
+  const out: ProfileGroup = {};
+  for (const [rawKey, rawValue] of entries) {
+    const keyField = `${field}.${rawKey}`;
+    const [key, value] = validateEntry(rawKey, rawValue, keyField);
+    if (Object.hasOwn(out, key)) throw bad(keyField, `Duplicate key ${key} in the group (after normalisation).`);
+    out[key] = value;
+  }
+  checkAccelExclusions(out, field);
+  return out;
+}
+
+function validateEntry(key: string, rawValue: unknown, field: string): [string, string] {
+  if (typeof rawValue !== "string" && !(typeof rawValue === "number" && Number.isFinite(rawValue))) {
+    throw bad(field, "Device profile group values must be strings.");
+  }
+  const value = String(rawValue);
+  const prefix = GROUP_KEY_PREFIXES.find((p) => key.startsWith(p));
+  if (!prefix) throw bad(field, "Device profile group keys must be of the form ^(resources:|trait:|accel:)");
+  const rest = key.slice(prefix.length);
+  switch (prefix) {
+    case "trait:":
+      return [`trait:${validateTraitName(rest, field)}`, validateTraitValue(value, field)];
+    case "resources:":
+      return [`resources:${validateResourceClass(rest, field)}`, validateAmount(value, field)];
+    case "accel:":
+      return [`accel:${rest}`, validateAccel(rest, value, field)];
+  }
+}
+
+function validateTraitName(raw: string, field: string): string {
+  const trait = normalizeTraitName(raw);
+  if (!trait.startsWith("CUSTOM_")) throw bad(field, `Unsupported trait name format ${raw.trim()}, should start with CUSTOM_`);
+  if (!isCustomTrait(trait)) {
+    throw bad(field, `Unsupported trait name format ${raw.trim()}: a custom trait is CUSTOM_[A-Z0-9_]+ (at most 255 characters)`);
+  }
+  return trait;
+}
+
+function validateTraitValue(value: string, field: string): string {
+  if (!(TRAIT_VALUES as readonly string[]).includes(value)) {
+    throw bad(field, `Unsupported trait value ${value}, expected one of ${TRAIT_VALUES.join(", ")}`);
+  }
+  return value;
+}
+
+function validateResourceClass(raw: string, field: string): string {
+  const rc = normalizeTraitName(raw);
+  if (!isValidResourceClass(rc)) throw bad(field, `Unsupported resource class ${raw.trim()}`);
+  return rc;
+}
+
+function validateAmount(value: string, field: string): string {
+  const trimmed = value.trim();
+  const n = /^\+?\d{1,9}$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isInteger(n)) throw bad(field, `Resources number ${value} is invalid`);
+  if (n < 1 || n > MAX_RESOURCE_AMOUNT) {
+    throw bad(field, `Resources number ${value} is invalid: it must be an integer from 1 to ${MAX_RESOURCE_AMOUNT}`);
+  }
+  return String(n);
+}
+
+function validateAccel(key: string, value: string, field: string): string {
+  const rule = ACCEL_KEYS[key];
+  if (!rule || !Object.hasOwn(ACCEL_KEYS, key)) {
+    throw bad(field, `Unknown accel key ${key}; valid keys are ${Object.keys(ACCEL_KEYS).map((k) => `accel:${k}`).join(", ")}`);
+  }
+  switch (rule.kind) {
+    case "uuid":
+      if (!isUuid(value)) throw bad(field, `accel:${key} must be a UUID, got ${JSON.stringify(value)}`);
+      return value.toLowerCase();
+    case "name":
+      if (!FIELD_VALUE_RE.test(value)) {
+        throw bad(field, `accel:${key} may only hold letters, digits, "-", "_", ":" and "=", got ${JSON.stringify(value)}`);
+      }
+      return value;
+    case "enum":
+      if (!rule.values.includes(value)) throw bad(field, `accel:${key} must be one of ${rule.values.join(", ")}, got ${JSON.stringify(value)}`);
+      return value;
+  }
+}
+
+function checkAccelExclusions(group: ProfileGroup, field: string): void {
+  if (group["accel:bitstream_id"] !== undefined && group["accel:function_id"] !== undefined) {
+    throw bad(`${field}.accel:function_id`, "accel:bitstream_id and accel:function_id exclude each other; give one of them");
+  }
+}

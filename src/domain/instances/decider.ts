@@ -1,0 +1,67 @@
+/**
+ * Stream `instance-<uuid>`: the ARQs bound to an instance. An instance is bound once: all its ARQs
+ * in one bind, as Nova does (cyborg-reference 1.4). ARQs stay listed until they are unbound or
+ * deleted, so delete-by-instance sees every one of them without waiting for a read model.
+ */
+import { assertNever, type Decider } from "../shared/decider.js";
+import { DomainError } from "../shared/types.js";
+import type { InstanceEvent } from "./events.js";
+
+export interface InstanceState {
+  /** The instance's ARQs, in bind order. */
+  arqUuids: readonly string[];
+}
+
+export type InstanceCommand =
+  | { type: "BindInstanceArqs"; data: { instanceUuid: string; arqUuids: string[]; at: string } }
+  | { type: "ReleaseInstanceArqs"; data: { instanceUuid: string; arqUuids: string[]; at: string } };
+
+export const initialInstanceState = (): InstanceState => ({ arqUuids: [] });
+
+export function evolveInstance(state: InstanceState, event: InstanceEvent): InstanceState {
+  switch (event.type) {
+    case "InstanceArqsBound": {
+      const known = new Set(state.arqUuids);
+      return { arqUuids: [...state.arqUuids, ...event.data.arqUuids.filter((id) => !known.has(id))] };
+    }
+    case "InstanceArqsReleased": {
+      const gone = new Set(event.data.arqUuids);
+      return { arqUuids: state.arqUuids.filter((id) => !gone.has(id)) };
+    }
+    default:
+      return assertNever(event);
+  }
+}
+
+export function decideInstance(command: InstanceCommand, state: InstanceState): InstanceEvent[] {
+  const { instanceUuid, at } = command.data;
+  const arqUuids = [...new Set(command.data.arqUuids)];
+  switch (command.type) {
+    case "BindInstanceArqs": {
+      if (arqUuids.length === 0) throw new DomainError("BAD_USER_INPUT", "a bind names at least one ARQ", "bindings");
+      if (state.arqUuids.length === 0) return [{ type: "InstanceArqsBound", data: { instanceUuid, arqUuids, at } }];
+      // A retry of the bind that is already recorded changes nothing.
+      const bound = new Set(state.arqUuids);
+      if (arqUuids.every((id) => bound.has(id))) return [];
+      throw new DomainError(
+        "CONFLICT",
+        `Instance ${instanceUuid} already has accelerator requests. Cannot bind additional ARQs.`,
+        "instanceUuid",
+        { instanceUuid, arqUuids: [...state.arqUuids] },
+      );
+    }
+    case "ReleaseInstanceArqs": {
+      const bound = new Set(state.arqUuids);
+      const released = arqUuids.filter((id) => bound.has(id));
+      return released.length === 0 ? [] : [{ type: "InstanceArqsReleased", data: { instanceUuid, arqUuids: released, at } }];
+    }
+    default:
+      return assertNever(command);
+  }
+}
+
+export const instanceDecider: Decider<InstanceCommand, InstanceState, InstanceEvent> = {
+  initialState: initialInstanceState,
+  evolve: evolveInstance,
+  decide: decideInstance,
+};

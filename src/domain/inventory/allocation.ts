@@ -1,0 +1,89 @@
+/**
+ * Attach-handle allocation on the host stream: the stream's revision serialises allocations, so
+ * two ARQs never hold one handle. Allocation is idempotent per ARQ, release too.
+ */
+import { DomainError } from "../shared/types.js";
+import { fold } from "../shared/decider.js";
+import { removeDevice } from "./diff.js";
+import type { InventoryEvent } from "./events.js";
+import { evolveHost, findDeployable, type DeployableNode, type DeviceNode, type HostState } from "./state.js";
+
+export interface AllocateRequest {
+  hostname: string;
+  rpUuid: string;
+  arqUuid: string;
+  instanceUuid: string;
+  at: string;
+}
+
+/** The first free handle (in the order first reported) of the deployable whose RP is rpUuid. */
+export function decideAllocate(state: HostState, req: AllocateRequest): InventoryEvent[] {
+  const { hostname, rpUuid, arqUuid, instanceUuid, at } = req;
+  const held = state.allocations.get(arqUuid);
+  if (held) {
+    if (held.rpUuid === rpUuid && held.instanceUuid === instanceUuid) return [];
+    throw new DomainError(
+      "CONFLICT",
+      `ARQ ${arqUuid} still holds attach handle ${held.handleUuid} (RP ${held.rpUuid}, instance ${held.instanceUuid}) on host ${hostname}`,
+      "arqUuid",
+    );
+  }
+  const found = findByRp(state, rpUuid);
+  if (!found) throw new DomainError("NOT_FOUND", `No deployable with resource provider ${rpUuid} on host ${hostname}`, "deviceRpUuid");
+  const { device, deployable } = found;
+  if (device.lostArqs) throw new DomainError("CONFLICT", `Device ${device.uuid} on host ${hostname} is lost (no longer reported)`, "deviceRpUuid");
+  if (device.status === "MAINTAINING") {
+    throw new DomainError("CONFLICT", `Device ${device.uuid} on host ${hostname} is in maintenance (MAINTAINING)`, "deviceRpUuid");
+  }
+  const handle = [...deployable.handles.values()].find((h) => !h.lost && !h.allocatedTo);
+  if (!handle) {
+    throw new DomainError("CONFLICT", `No free attach handle on deployable ${deployable.name} (RP ${rpUuid}) on host ${hostname}`, "deviceRpUuid");
+  }
+  return [
+    {
+      type: "AttachHandleAllocated",
+      data: {
+        hostname,
+        deviceUuid: device.uuid,
+        deployableUuid: deployable.uuid,
+        rpUuid,
+        handleUuid: handle.uuid,
+        handleType: handle.type,
+        info: handle.info,
+        arqUuid,
+        instanceUuid,
+        at,
+      },
+    },
+  ];
+}
+
+/**
+ * Frees the ARQ's handle, if it holds one. A lost handle is removed with it; a lost device is
+ * removed (children first) when its last allocated handle is released.
+ */
+export function decideRelease(state: HostState, req: { hostname: string; arqUuid: string; at: string }): InventoryEvent[] {
+  const { hostname, arqUuid, at } = req;
+  const held = state.allocations.get(arqUuid);
+  if (!held) return [];
+  const events: InventoryEvent[] = [
+    { type: "AttachHandleReleased", data: { hostname, deployableUuid: held.deployableUuid, handleUuid: held.handleUuid, arqUuid, at } },
+  ];
+  const handle = findDeployable(state, held.deployableUuid)?.deployable.handles.get(held.handleUuid);
+  if (handle?.lost) {
+    events.push({ type: "AttachHandleRemoved", data: { hostname, deployableUuid: held.deployableUuid, handleUuid: held.handleUuid, at } });
+  }
+  const after = fold({ evolve: evolveHost }, state, events);
+  const device = after.devices.get(held.deviceUuid);
+  if (device?.lostArqs && ![...after.allocations.values()].some((a) => a.deviceUuid === device.uuid)) {
+    events.push(...removeDevice(hostname, device, at));
+  }
+  return events;
+}
+
+function findByRp(state: HostState, rpUuid: string): { device: DeviceNode; deployable: DeployableNode } | undefined {
+  for (const device of state.devices.values()) {
+    for (const deployable of device.deployables.values()) if (deployable.rpUuid === rpUuid) return { device, deployable };
+  }
+  return undefined;
+}

@@ -1,0 +1,62 @@
+/**
+ * Stream `host-<hostname>`: the host's inventory tree (reports diffed as in cyborg-reference 5.3),
+ * device status, and attach-handle allocation.
+ */
+import { assertNever, type Decider } from "../shared/decider.js";
+import { DEVICE_STATUSES, DomainError, type DeviceStatus } from "../shared/types.js";
+import { decideAllocate, decideRelease, type AllocateRequest } from "./allocation.js";
+import { diffHostReport, type ReportDiff } from "./diff.js";
+import type { InventoryEvent } from "./events.js";
+import { validateHostname } from "./report-validation.js";
+import { evolveHost, initialHostState, type HostState } from "./state.js";
+
+export type HostCommand =
+  /** devices: the host's whole report (DriverDevice[]), validated by decide. */
+  | { type: "ReportHostInventory"; data: { hostname: string; devices: unknown; at: string } }
+  | { type: "SetDeviceStatus"; data: { hostname: string; deviceUuid: string; status: DeviceStatus; at: string } }
+  | { type: "AllocateAttachHandle"; data: AllocateRequest }
+  | { type: "ReleaseAttachHandle"; data: { hostname: string; arqUuid: string; at: string } };
+
+export function decideHost(command: HostCommand, state: HostState): InventoryEvent[] {
+  const hostname = checkHostname(state, command.data.hostname);
+  switch (command.type) {
+    case "ReportHostInventory":
+      return diffHostReport(state, hostname, command.data.devices, command.data.at).events;
+    case "SetDeviceStatus": {
+      const { deviceUuid, status, at } = command.data;
+      if (!(DEVICE_STATUSES as readonly string[]).includes(status)) {
+        throw new DomainError("BAD_USER_INPUT", `status must be one of ${DEVICE_STATUSES.join(", ")}`, "status");
+      }
+      const device = state.devices.get(deviceUuid);
+      if (!device) throw new DomainError("NOT_FOUND", `Device ${deviceUuid} not found on host ${hostname}`, "uuid");
+      return device.status === status ? [] : [{ type: "DeviceStatusChanged", data: { hostname, deviceUuid, status, at } }];
+    }
+    case "AllocateAttachHandle":
+      return decideAllocate(state, command.data);
+    case "ReleaseAttachHandle":
+      return decideRelease(state, command.data);
+    default:
+      return assertNever(command);
+  }
+}
+
+/** ReportHostInventory with its device-level counts (decideHost keeps only the events). */
+export function decideReport(command: Extract<HostCommand, { type: "ReportHostInventory" }>, state: HostState): ReportDiff {
+  return diffHostReport(state, checkHostname(state, command.data.hostname), command.data.devices, command.data.at);
+}
+
+function checkHostname(state: HostState, raw: string): string {
+  const hostname = validateHostname(raw);
+  if (state.hostname !== null && state.hostname !== hostname) {
+    throw new DomainError("BAD_USER_INPUT", `this stream holds host ${state.hostname}, not ${hostname}`, "hostname");
+  }
+  return hostname;
+}
+
+export const hostDecider: Decider<HostCommand, HostState, InventoryEvent> = {
+  initialState: initialHostState,
+  evolve: evolveHost,
+  decide: decideHost,
+};
+
+export { initialHostState, evolveHost, type HostState };

@@ -1,0 +1,201 @@
+/**
+ * Validation of one host's report (DriverDevice[]): bad input is BAD_USER_INPUT with a field path
+ * such as `devices[2].deployables[0].name`. The result is normalised: PCI addresses in canonical
+ * form, trait and resource-class attribute values normalised, deployables ordered parents first.
+ */
+import { canonicalJson, isJsonObject, isJsonValue, sortKeys } from "../shared/json.js";
+import { ATTACH_HANDLE_TYPES, DEVICE_TYPES, DomainError, type AttachHandleType, type DeviceType, type JsonObject } from "../shared/types.js";
+import { normalizePciInfo } from "./pci.js";
+import { isValidResourceClass, isValidTrait, normalizeTraitName } from "./traits.js";
+
+export const MAX_NAME_LENGTH = 255;
+export const MAX_DRIVER_NAME_LENGTH = 100;
+export const HOSTNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export interface ReportedAttribute {
+  key: string;
+  value: string;
+}
+export interface ReportedHandle {
+  type: AttachHandleType;
+  info: JsonObject;
+  /** Canonical JSON of info: the handle's identity (Cyborg matches handles by attach_info). */
+  infoKey: string;
+}
+export interface ReportedDeployable {
+  /** Position in the report, for error paths. */
+  index: number;
+  name: string;
+  numAccelerators: number;
+  driverName: string | null;
+  parentName: string | null;
+  attributes: ReportedAttribute[];
+  handles: ReportedHandle[];
+}
+export interface ReportedDevice {
+  type: DeviceType;
+  vendor: string;
+  model: string;
+  stdBoardInfo: JsonObject | null;
+  vendorBoardInfo: JsonObject | null;
+  controlPath: { type: "PCI"; info: JsonObject };
+  /** Canonical JSON of the control path's PCI address: the device's identity. */
+  cpidKey: string;
+  stub: boolean;
+  /** Parents before children; otherwise in report order. */
+  deployables: ReportedDeployable[];
+}
+
+const bad = (field: string, message: string) => new DomainError("BAD_USER_INPUT", message, field);
+
+export function validateHostname(hostname: unknown): string {
+  if (typeof hostname !== "string" || hostname.length === 0 || hostname.length > MAX_NAME_LENGTH || !HOSTNAME_RE.test(hostname)) {
+    throw bad("hostname", `hostname must be 1 to ${MAX_NAME_LENGTH} characters of letters, digits, ".", "-" and "_"`);
+  }
+  return hostname;
+}
+
+export function validateReport(devices: unknown): ReportedDevice[] {
+  if (!Array.isArray(devices)) throw bad("devices", "devices must be a list");
+  const cpids = new Map<string, number>();
+  const deployableNames = new Map<string, string>();
+  const handleKeys = new Map<string, string>();
+  return devices.map((raw, i) => {
+    const field = `devices[${i}]`;
+    const device = validateDevice(raw, field);
+    const first = cpids.get(device.cpidKey);
+    if (first !== undefined) throw bad(`${field}.controlPath.info`, `devices[${first}] has the same control path ${device.cpidKey}`);
+    cpids.set(device.cpidKey, i);
+    for (const dep of device.deployables) {
+      const depField = `${field}.deployables[${dep.index}]`;
+      const other = deployableNames.get(dep.name);
+      if (other !== undefined) throw bad(`${depField}.name`, `deployable name ${dep.name} is already used by ${other}`);
+      deployableNames.set(dep.name, depField);
+      dep.handles.forEach((h, j) => {
+        const prev = handleKeys.get(h.infoKey);
+        if (prev !== undefined) throw bad(`${depField}.attachHandles[${j}].info`, `attach handle ${h.infoKey} is already reported at ${prev}`);
+        handleKeys.set(h.infoKey, `${depField}.attachHandles[${j}]`);
+      });
+    }
+    return device;
+  });
+}
+
+function validateDevice(raw: unknown, field: string): ReportedDevice {
+  if (!isJsonObject(raw)) throw bad(field, "each device must be an object");
+  const type = raw.type;
+  if (typeof type !== "string" || !(DEVICE_TYPES as readonly string[]).includes(type)) {
+    throw bad(`${field}.type`, `unknown device type ${JSON.stringify(type)}; expected one of ${DEVICE_TYPES.join(", ")}`);
+  }
+  const cp = raw.controlPath;
+  if (!isJsonObject(cp)) throw bad(`${field}.controlPath`, "controlPath must be an object {type, info}");
+  if (cp.type !== "PCI") throw bad(`${field}.controlPath.type`, `unsupported control path type ${JSON.stringify(cp.type)}; expected PCI`);
+  const info = normalizePciInfo(cp.info, `${field}.controlPath.info`);
+  if (!isJsonValue(info)) throw bad(`${field}.controlPath.info`, "control path info must be plain JSON");
+  if (raw.stub !== undefined && raw.stub !== null && typeof raw.stub !== "boolean") throw bad(`${field}.stub`, "stub must be a boolean");
+  if (!Array.isArray(raw.deployables)) throw bad(`${field}.deployables`, "deployables must be a list");
+  const deployables = raw.deployables.map((d, k) => validateDeployable(d, k, `${field}.deployables[${k}]`));
+  return {
+    type: type as DeviceType,
+    vendor: boundedString(raw.vendor, `${field}.vendor`, MAX_NAME_LENGTH, true),
+    model: boundedString(raw.model, `${field}.model`, MAX_NAME_LENGTH, true),
+    stdBoardInfo: optionalObject(raw.stdBoardInfo, `${field}.stdBoardInfo`),
+    vendorBoardInfo: optionalObject(raw.vendorBoardInfo, `${field}.vendorBoardInfo`),
+    controlPath: { type: "PCI", info },
+    cpidKey: canonicalJson(info),
+    stub: raw.stub === true,
+    deployables: parentsFirst(deployables, field),
+  };
+}
+
+function validateDeployable(raw: unknown, index: number, field: string): ReportedDeployable {
+  if (!isJsonObject(raw)) throw bad(field, "each deployable must be an object");
+  const name = boundedString(raw.name, `${field}.name`, MAX_NAME_LENGTH, false);
+  const n = raw.numAccelerators;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
+    throw bad(`${field}.numAccelerators`, `numAccelerators must be an integer >= 0, got ${JSON.stringify(n)}`);
+  }
+  const driverName = raw.driverName === undefined || raw.driverName === null ? null : boundedString(raw.driverName, `${field}.driverName`, MAX_DRIVER_NAME_LENGTH, false);
+  const parentName = raw.parentName === undefined || raw.parentName === null ? null : boundedString(raw.parentName, `${field}.parentName`, MAX_NAME_LENGTH, false);
+  if (!Array.isArray(raw.attributes)) throw bad(`${field}.attributes`, "attributes must be a list");
+  if (!Array.isArray(raw.attachHandles)) throw bad(`${field}.attachHandles`, "attachHandles must be a list");
+  const keys = new Set<string>();
+  const attributes = raw.attributes.map((a, j) => {
+    const attr = validateAttribute(a, `${field}.attributes[${j}]`);
+    if (keys.has(attr.key)) throw bad(`${field}.attributes[${j}].key`, `duplicate attribute key ${attr.key}`);
+    keys.add(attr.key);
+    return attr;
+  });
+  const handles = raw.attachHandles.map((h, j) => validateHandle(h, `${field}.attachHandles[${j}]`));
+  return { index, name, numAccelerators: n, driverName, parentName, attributes, handles };
+}
+
+function validateAttribute(raw: unknown, field: string): ReportedAttribute {
+  if (!isJsonObject(raw)) throw bad(field, "each attribute must be an object {key, value}");
+  const key = boundedString(raw.key, `${field}.key`, MAX_NAME_LENGTH, false);
+  const value = boundedString(raw.value, `${field}.value`, MAX_NAME_LENGTH, false);
+  if (key === "rc") {
+    const rc = normalizeTraitName(value);
+    if (!isValidResourceClass(rc)) throw bad(`${field}.value`, `unsupported resource class ${value}`);
+    return { key, value: rc };
+  }
+  if (key.startsWith("trait")) {
+    const trait = normalizeTraitName(value);
+    if (!isValidTrait(trait)) {
+      throw bad(`${field}.value`, `${value} is not a trait: expected CUSTOM_[A-Z0-9_]+ or a standard trait such as OWNER_CYBORG`);
+    }
+    return { key, value: trait };
+  }
+  return { key, value };
+}
+
+function validateHandle(raw: unknown, field: string): ReportedHandle {
+  if (!isJsonObject(raw)) throw bad(field, "each attach handle must be an object {type, info}");
+  const type = raw.type;
+  if (typeof type !== "string" || !(ATTACH_HANDLE_TYPES as readonly string[]).includes(type)) {
+    throw bad(`${field}.type`, `unknown attach handle type ${JSON.stringify(type)}; expected one of ${ATTACH_HANDLE_TYPES.join(", ")}`);
+  }
+  if (!isJsonObject(raw.info) || !isJsonValue(raw.info)) throw bad(`${field}.info`, "attach handle info must be a JSON object");
+  const info = type === "TEST_PCI" ? sortKeys(raw.info) : normalizePciInfo(raw.info, `${field}.info`);
+  return { type: type as AttachHandleType, info, infoKey: canonicalJson(info) };
+}
+
+function boundedString(value: unknown, field: string, max: number, allowEmpty: boolean): string {
+  if (typeof value !== "string" || (!allowEmpty && value.length === 0) || value.length > max) {
+    throw bad(field, `expected a ${allowEmpty ? "" : "non-empty "}string of at most ${max} characters`);
+  }
+  return value;
+}
+
+function optionalObject(value: unknown, field: string): JsonObject | null {
+  if (value === undefined || value === null) return null;
+  if (!isJsonObject(value) || !isJsonValue(value)) throw bad(field, "expected a JSON object");
+  return sortKeys(value);
+}
+
+/** Orders deployables so that a parent precedes its children; refuses unknown parents and cycles. */
+function parentsFirst(deployables: ReportedDeployable[], field: string): ReportedDeployable[] {
+  const byName = new Map<string, number>();
+  deployables.forEach((d, k) => {
+    // Duplicate names are reported host-wide by validateReport; within a device, catch them here first.
+    if (byName.has(d.name)) throw bad(`${field}.deployables[${k}].name`, `deployable name ${d.name} is already used by ${field}.deployables[${byName.get(d.name)}]`);
+    byName.set(d.name, k);
+  });
+  const out: ReportedDeployable[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (d: ReportedDeployable) => {
+    const k = d.index;
+    if (state.get(d.name) === "done") return;
+    if (state.get(d.name) === "visiting") throw bad(`${field}.deployables[${k}].parentName`, `deployable ${d.name} is its own ancestor`);
+    state.set(d.name, "visiting");
+    if (d.parentName !== null) {
+      const pk = byName.get(d.parentName);
+      if (pk === undefined) throw bad(`${field}.deployables[${k}].parentName`, `no deployable named ${d.parentName} on this device`);
+      visit(deployables[pk]!);
+    }
+    state.set(d.name, "done");
+    out.push(d);
+  };
+  for (const d of deployables) visit(d);
+  return out;
+}

@@ -1,0 +1,247 @@
+/**
+ * The host's inventory tree as folded from stream `host-<hostname>`, plus which attach handle is
+ * allocated to which ARQ. Immutable: evolve copies the path from the root to the changed node.
+ * Maps keep insertion order, so handles are offered in the order they were first reported.
+ */
+import { assertNever } from "../shared/decider.js";
+import type { AttachHandleType, DeviceStatus, DeviceType, JsonObject } from "../shared/types.js";
+import type { ControlPath, InventoryEvent } from "./events.js";
+
+export interface HandleNode {
+  uuid: string;
+  type: AttachHandleType;
+  info: JsonObject;
+  /** Left the report while allocated: not offered again, removed when released. */
+  lost: boolean;
+  allocatedTo: { arqUuid: string; instanceUuid: string } | null;
+}
+
+export interface AttributeNode {
+  uuid: string;
+  value: string;
+}
+
+export interface DeployableNode {
+  uuid: string;
+  name: string;
+  numAccelerators: number;
+  driverName: string | null;
+  parentUuid: string | null;
+  rootUuid: string;
+  rpUuid: string;
+  bitstreamId: string | null;
+  /** By key. */
+  attributes: ReadonlyMap<string, AttributeNode>;
+  /** By handle uuid, in the order first reported. */
+  handles: ReadonlyMap<string, HandleNode>;
+}
+
+export interface DeviceNode {
+  uuid: string;
+  type: DeviceType;
+  vendor: string;
+  model: string;
+  stdBoardInfo: JsonObject | null;
+  vendorBoardInfo: JsonObject | null;
+  controlPath: ControlPath;
+  status: DeviceStatus;
+  /** Left the report while some handle was allocated (the ARQs it named); removed once all are released. */
+  lostArqs: readonly string[] | null;
+  /** By deployable uuid. */
+  deployables: ReadonlyMap<string, DeployableNode>;
+}
+
+export interface Allocation {
+  arqUuid: string;
+  instanceUuid: string;
+  deviceUuid: string;
+  deployableUuid: string;
+  rpUuid: string;
+  handleUuid: string;
+  handleType: AttachHandleType;
+  info: JsonObject;
+}
+
+export interface HostState {
+  hostname: string | null;
+  /** By device uuid. */
+  devices: ReadonlyMap<string, DeviceNode>;
+  /** Deployable uuid to device uuid. */
+  deviceOfDeployable: ReadonlyMap<string, string>;
+  /** By ARQ uuid. */
+  allocations: ReadonlyMap<string, Allocation>;
+}
+
+export const initialHostState = (): HostState => ({
+  hostname: null,
+  devices: new Map(),
+  deviceOfDeployable: new Map(),
+  allocations: new Map(),
+});
+
+export function evolveHost(state: HostState, event: InventoryEvent): HostState {
+  switch (event.type) {
+    case "DeviceDiscovered": {
+      const d = event.data;
+      const node: DeviceNode = {
+        uuid: d.deviceUuid,
+        type: d.type,
+        vendor: d.vendor,
+        model: d.model,
+        stdBoardInfo: d.stdBoardInfo,
+        vendorBoardInfo: d.vendorBoardInfo,
+        controlPath: d.controlPath,
+        status: d.status,
+        lostArqs: null,
+        deployables: new Map(),
+      };
+      return { ...state, hostname: d.hostname, devices: withEntry(state.devices, d.deviceUuid, node) };
+    }
+    case "DeviceChanged":
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, ...event.data.changes }));
+    case "DeviceStatusChanged":
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, status: event.data.status }));
+    case "DeviceLost":
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, lostArqs: event.data.arqUuids }));
+    case "DeviceRemoved": {
+      const device = state.devices.get(event.data.deviceUuid);
+      if (!device) return state;
+      const index = new Map(state.deviceOfDeployable);
+      for (const id of device.deployables.keys()) index.delete(id);
+      return {
+        ...state,
+        devices: withoutEntry(state.devices, device.uuid),
+        deviceOfDeployable: index,
+        allocations: withoutAllocations(state.allocations, (a) => a.deviceUuid === device.uuid),
+      };
+    }
+    case "DeployableAdded": {
+      const d = event.data;
+      const node: DeployableNode = {
+        uuid: d.deployableUuid,
+        name: d.name,
+        numAccelerators: d.numAccelerators,
+        driverName: d.driverName,
+        parentUuid: d.parentUuid,
+        rootUuid: d.rootUuid,
+        rpUuid: d.rpUuid,
+        bitstreamId: d.bitstreamId,
+        attributes: new Map(),
+        handles: new Map(),
+      };
+      const next = updateDevice(state, d.deviceUuid, (dev) => ({ ...dev, deployables: withEntry(dev.deployables, node.uuid, node) }));
+      return next === state ? state : { ...next, deviceOfDeployable: withEntry(state.deviceOfDeployable, node.uuid, d.deviceUuid) };
+    }
+    case "DeployableChanged":
+      return updateDeployable(state, event.data.deployableUuid, (d) => ({ ...d, ...event.data.changes }));
+    case "DeployableRemoved": {
+      const { deviceUuid, deployableUuid } = event.data;
+      const next = updateDevice(state, deviceUuid, (dev) => ({ ...dev, deployables: withoutEntry(dev.deployables, deployableUuid) }));
+      return {
+        ...next,
+        deviceOfDeployable: withoutEntry(state.deviceOfDeployable, deployableUuid),
+        allocations: withoutAllocations(state.allocations, (a) => a.deployableUuid === deployableUuid),
+      };
+    }
+    case "AttributeSet": {
+      const { deployableUuid, attributeUuid, key, value } = event.data;
+      return updateDeployable(state, deployableUuid, (d) => ({ ...d, attributes: withEntry(d.attributes, key, { uuid: attributeUuid, value }) }));
+    }
+    case "AttributeRemoved":
+      return updateDeployable(state, event.data.deployableUuid, (d) => ({ ...d, attributes: withoutEntry(d.attributes, event.data.key) }));
+    case "AttachHandleAdded": {
+      const { deployableUuid, handleUuid, handleType, info } = event.data;
+      const node: HandleNode = { uuid: handleUuid, type: handleType, info, lost: false, allocatedTo: null };
+      return updateDeployable(state, deployableUuid, (d) => ({ ...d, handles: withEntry(d.handles, handleUuid, node) }));
+    }
+    case "AttachHandleChanged":
+      return updateHandle(state, event.data.deployableUuid, event.data.handleUuid, (h) => ({ ...h, type: event.data.handleType }));
+    case "AttachHandleLost":
+      return updateHandle(state, event.data.deployableUuid, event.data.handleUuid, (h) => ({ ...h, lost: true }));
+    case "AttachHandleRemoved": {
+      const { deployableUuid, handleUuid } = event.data;
+      const next = updateDeployable(state, deployableUuid, (d) => ({ ...d, handles: withoutEntry(d.handles, handleUuid) }));
+      return { ...next, allocations: withoutAllocations(next.allocations, (a) => a.handleUuid === handleUuid) };
+    }
+    case "AttachHandleAllocated": {
+      const d = event.data;
+      const next = updateHandle(state, d.deployableUuid, d.handleUuid, (h) => ({ ...h, allocatedTo: { arqUuid: d.arqUuid, instanceUuid: d.instanceUuid } }));
+      const allocation: Allocation = {
+        arqUuid: d.arqUuid,
+        instanceUuid: d.instanceUuid,
+        deviceUuid: d.deviceUuid,
+        deployableUuid: d.deployableUuid,
+        rpUuid: d.rpUuid,
+        handleUuid: d.handleUuid,
+        handleType: d.handleType,
+        info: d.info,
+      };
+      return { ...next, allocations: withEntry(next.allocations, d.arqUuid, allocation) };
+    }
+    case "AttachHandleReleased": {
+      const d = event.data;
+      const next = updateHandle(state, d.deployableUuid, d.handleUuid, (h) => ({ ...h, allocatedTo: null }));
+      return { ...next, allocations: withoutEntry(next.allocations, d.arqUuid) };
+    }
+    default:
+      return assertNever(event);
+  }
+}
+
+/** Every handle of a device that is allocated, with its deployable. */
+export function allocatedHandles(device: DeviceNode): Array<{ deployable: DeployableNode; handle: HandleNode }> {
+  const out: Array<{ deployable: DeployableNode; handle: HandleNode }> = [];
+  for (const deployable of device.deployables.values()) {
+    for (const handle of deployable.handles.values()) if (handle.allocatedTo) out.push({ deployable, handle });
+  }
+  return out;
+}
+
+export function findDeployable(state: HostState, deployableUuid: string): { device: DeviceNode; deployable: DeployableNode } | undefined {
+  const device = state.devices.get(state.deviceOfDeployable.get(deployableUuid) ?? "");
+  const deployable = device?.deployables.get(deployableUuid);
+  return device && deployable ? { device, deployable } : undefined;
+}
+
+function updateDevice(state: HostState, deviceUuid: string, fn: (d: DeviceNode) => DeviceNode): HostState {
+  const device = state.devices.get(deviceUuid);
+  return device ? { ...state, devices: withEntry(state.devices, deviceUuid, fn(device)) } : state;
+}
+
+function updateDeployable(state: HostState, deployableUuid: string, fn: (d: DeployableNode) => DeployableNode): HostState {
+  const found = findDeployable(state, deployableUuid);
+  if (!found) return state;
+  const { device, deployable } = found;
+  return updateDevice(state, device.uuid, (d) => ({ ...d, deployables: withEntry(d.deployables, deployableUuid, fn(deployable)) }));
+}
+
+function updateHandle(state: HostState, deployableUuid: string, handleUuid: string, fn: (h: HandleNode) => HandleNode): HostState {
+  return updateDeployable(state, deployableUuid, (d) => {
+    const handle = d.handles.get(handleUuid);
+    return handle ? { ...d, handles: withEntry(d.handles, handleUuid, fn(handle)) } : d;
+  });
+}
+
+function withEntry<K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> {
+  const next = new Map(map);
+  next.set(key, value);
+  return next;
+}
+
+function withoutEntry<K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> {
+  if (!map.has(key)) return map;
+  const next = new Map(map);
+  next.delete(key);
+  return next;
+}
+
+function withoutAllocations(map: ReadonlyMap<string, Allocation>, drop: (a: Allocation) => boolean): ReadonlyMap<string, Allocation> {
+  let next: Map<string, Allocation> | undefined;
+  for (const [k, a] of map) {
+    if (!drop(a)) continue;
+    next ??= new Map(map);
+    next.delete(k);
+  }
+  return next ?? map;
+}
+
