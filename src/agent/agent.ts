@@ -15,6 +15,8 @@ export interface AgentOptions {
   /** Retries per report while the server is unreachable (then the next interval tries again). */
   retries?: number;
   minRetryMs?: number;
+  /** Each driver's devices from its last successful discovery (kept across cycles by runAgent). */
+  lastGood?: Map<string, DriverDevice[]>;
 }
 
 export interface ReportSummary {
@@ -34,8 +36,17 @@ const REPORT = `mutation Report($hostname: String!, $devices: [DriverDeviceInput
 
 /** Discover with every enabled driver (a failing driver is logged, the others still report) and report. */
 export async function reportOnce(opts: AgentOptions): Promise<ReportSummary> {
-  const { devices, errors } = await discoverAll(opts.drivers, opts.env, opts.log);
-  for (const e of errors) opts.log.warn({ driver: e.driver, error: e.message }, "driver failed; the other drivers still report");
+  const { devices, errors, byDriver } = await discoverAll(opts.drivers, opts.env, opts.log);
+  const lastGood = opts.lastGood ?? new Map<string, DriverDevice[]>();
+  for (const [driver, found] of Object.entries(byDriver)) lastGood.set(driver, found);
+  for (const e of errors) {
+    // A failed driver's devices would look removed: send the last good ones as stubs, which the
+    // server neither adds nor removes (cyborg-reference 5.3).
+    const failedOutright = !(e.driver in byDriver);
+    const kept = failedOutright ? (lastGood.get(e.driver) ?? []) : [];
+    for (const d of kept) devices.push({ ...d, stub: true });
+    opts.log.warn({ driver: e.driver, error: e.message, keptAsStubs: kept.length }, "driver failed; the other drivers still report");
+  }
   const result = await pRetry(
     () =>
       postGraphQL<{ reportHostInventory: Omit<ReportSummary, "devices" | "driverErrors"> }>(opts.client, REPORT, {
@@ -60,9 +71,10 @@ export async function reportOnce(opts: AgentOptions): Promise<ReportSummary> {
 
 /** Report at once, then every interval, until the signal aborts. A failed cycle never stops the loop. */
 export async function runAgent(opts: AgentOptions, signal: AbortSignal): Promise<void> {
+  const withMemory = { ...opts, lastGood: opts.lastGood ?? new Map<string, DriverDevice[]>() };
   while (!signal.aborted) {
     try {
-      await reportOnce(opts);
+      await reportOnce(withMemory);
     } catch (err) {
       opts.log.error({ error: (err as Error).message }, "report cycle failed; trying again at the next interval");
     }

@@ -36,6 +36,7 @@ export async function startRedis(): Promise<TestRedis> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on("error", () => undefined); // refused until the server listens: expected while polling
     try {
       await probe.connect();
       await probe.ping();

@@ -35,6 +35,8 @@ export interface Discovery {
   /** In the order of `names`, then in each driver's order. */
   devices: DriverDevice[];
   errors: DriverError[];
+  /** The devices each driver that ran contributed (absent for a driver that failed). */
+  byDriver: Record<string, DriverDevice[]>;
 }
 
 /** One `lspci` run shared by every driver of a pass. */
@@ -83,7 +85,7 @@ export async function discoverAll(
   const shared: DriverEnv = { ...env, lspci: once(env.lspci) };
   const results = await Promise.all([...new Set(names)].map((name) => runDriver(name, shared, log, registry)));
 
-  const discovery: Discovery = { devices: [], errors: [] };
+  const discovery: Discovery = { devices: [], errors: [], byDriver: {} };
   const owners = new Map<string, string>();
   for (const result of results) {
     if ("error" in result) {
@@ -101,6 +103,7 @@ export async function discoverAll(
       }
       keys.forEach((k) => owners.set(k, result.name));
       discovery.devices.push(device);
+      (discovery.byDriver[result.name] ??= []).push(device);
     }
   }
   return discovery;

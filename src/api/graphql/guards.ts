@@ -7,7 +7,7 @@ export interface GuardLimits {
   maxComplexity: number;
 }
 
-export const DEFAULT_GUARDS: GuardLimits = { maxDepth: 12, maxComplexity: 200_000 };
+export const DEFAULT_GUARDS: GuardLimits = { maxDepth: 12, maxComplexity: 1_000_000 };
 
 /** A list field costs its children times the page it asks for (`first`, default 100), or 10 for plain lists. */
 const pageEstimator: ComplexityEstimator = ({ args, field, childComplexity }) => {
@@ -56,13 +56,19 @@ export function guardPlugin(schema: GraphQLSchema, limits: GuardLimits = DEFAULT
               extensions: { code: "QUERY_TOO_COMPLEX", depth: d, limit: limits.maxDepth },
             });
           }
-          const cost = getComplexity({
-            schema,
-            query: document,
-            operationName: request.operationName ?? undefined,
-            variables: request.variables ?? {},
-            estimators: [pageEstimator, simpleEstimator({ defaultComplexity: 1 })],
-          });
+          let cost: number;
+          try {
+            cost = getComplexity({
+              schema,
+              query: document,
+              operationName: request.operationName ?? undefined,
+              variables: request.variables ?? {},
+              estimators: [pageEstimator, simpleEstimator({ defaultComplexity: 1 })],
+            });
+          } catch {
+            // Variables that do not coerce: Apollo refuses them next, with BAD_USER_INPUT.
+            return;
+          }
           if (cost > limits.maxComplexity) {
             throw new GraphQLError(`query complexity ${cost} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages`, {
               extensions: { code: "QUERY_TOO_COMPLEX", complexity: cost, limit: limits.maxComplexity },

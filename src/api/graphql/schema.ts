@@ -28,6 +28,16 @@ export function getSchema(): Promise<GraphQLSchema> {
     ],
     authChecker,
     validate: false,
+    // Every subscription brings its own `subscribe` (resolvers/bound-events.ts); type-graphql
+    // still wants a PubSub, so it gets one that refuses to be used.
+    pubSub: {
+      publish: () => {
+        throw new Error("subscriptions publish through the PubSub port, not type-graphql");
+      },
+      subscribe: () => {
+        throw new Error("subscriptions subscribe through the PubSub port, not type-graphql");
+      },
+    },
   });
   return cached;
 }

@@ -63,7 +63,7 @@ export class AcceleratorRequestResolver {
     const max = ctx.services.limits.maxBindings;
     if (bindings.length === 0) throw badInput("bindings", "give at least one binding");
     if (bindings.length > max) throw badInput("bindings", `at most ${max} bindings per mutation`);
-    const arqs = await ctx.services.app.startBinds(commandContext(ctx), bindings.map((b) => ({ ...b })));
+    const arqs = await ctx.services.app.startBinds(commandContext(ctx), structuredClone(bindings));
     await ctx.services.catchUp();
     return arqs;
   }

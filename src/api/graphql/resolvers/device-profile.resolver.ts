@@ -26,7 +26,7 @@ export class DeviceProfileResolver {
   @Authorized("device_profile:write")
   @Mutation(() => DeviceProfile)
   async createDeviceProfile(@Ctx() ctx: ApiContext, @Arg("input", () => DeviceProfileInput) input: DeviceProfileInput) {
-    const profile = await ctx.services.app.createDeviceProfile(commandContext(ctx), { ...input });
+    const profile = await ctx.services.app.createDeviceProfile(commandContext(ctx), structuredClone({ ...input }));
     await ctx.services.catchUp();
     return profile;
   }

@@ -22,7 +22,8 @@ export class InventoryResolver {
       throw forbidden(`reporting host ${hostname}: this agent token is for ${p.hostname}`);
     }
     if (devices.length > MAX_DEVICES) throw badInput("devices", `at most ${MAX_DEVICES} devices per report`);
-    const report = await ctx.services.app.reportHostInventory(commandContext(ctx), hostname, devices);
+    // Input objects arrive as class instances; the domain takes plain data.
+    const report = await ctx.services.app.reportHostInventory(commandContext(ctx), hostname, structuredClone(devices));
     await ctx.services.catchUp();
     return report;
   }

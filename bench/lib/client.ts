@@ -1,0 +1,79 @@
+import { createClient, type Client } from "graphql-ws";
+import WebSocket from "ws";
+
+/** A minimal GraphQL client for benchmarks: HTTP keep-alive (fetch) and one graphql-ws connection. */
+export class BenchClient {
+  readonly ws: Client;
+  constructor(readonly url: string, readonly token: string) {
+    this.ws = createClient({
+      url: url.replace(/^http/, "ws"),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      keepAlive: 10_000,
+    });
+  }
+
+  async gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    const res = await fetch(this.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${this.token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as { data?: T; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+    if (body.errors?.length) {
+      const e = body.errors[0]!;
+      throw new Error(`${e.extensions?.code ?? "ERROR"}: ${e.message}`);
+    }
+    return body.data as T;
+  }
+
+  /** Subscribe; resolves the first `n` payloads (or rejects after timeoutMs). `ready` resolves on the ack. */
+  waitFor<T>(query: string, variables: Record<string, unknown>, n: number, timeoutMs = 30_000) {
+    const got: T[] = [];
+    let dispose: () => void = () => undefined;
+    const done = new Promise<T[]>((resolve, reject) => {
+      const timer = setTimeout(() => (dispose(), reject(new Error(`timed out after ${timeoutMs} ms waiting for ${n} events`))), timeoutMs);
+      dispose = this.ws.subscribe<T>(
+        { query, variables },
+        {
+          next: (v) => {
+            if (v.errors?.length) return reject(new Error(JSON.stringify(v.errors)));
+            got.push(v.data as T);
+            if (got.length >= n) {
+              clearTimeout(timer);
+              dispose();
+              resolve(got);
+            }
+          },
+          error: (e) => (clearTimeout(timer), reject(e instanceof Error ? e : new Error(JSON.stringify(e)))),
+          complete: () => undefined,
+        },
+      );
+    });
+    return done;
+  }
+
+  close(): Promise<void> {
+    return this.ws.dispose() as Promise<void>;
+  }
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+export function parseArgs(argv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith("--")) continue;
+    const [k, v] = a.slice(2).split("=", 2);
+    if (v !== undefined) out[k!] = v;
+    else if (argv[i + 1] && !argv[i + 1]!.startsWith("--")) out[k!] = argv[++i]!;
+    else out[k!] = "true";
+  }
+  return out;
+}
