@@ -3,7 +3,7 @@ import type { Application } from "../app/application.js";
 import type { CommandContext } from "../domain/shared/types.js";
 import type { EventStore, Subscription } from "../eventstore/port.js";
 import type { Logger } from "../logger.js";
-import { PendingBinds, type PendingBind } from "./pending-binds.js";
+import { LostHolders, PendingBinds, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {
   store: EventStore;
@@ -27,8 +27,10 @@ export interface BinderOptions {
  */
 export class Binder {
   private readonly pending = new PendingBinds();
+  private readonly lost = new LostHolders();
   private readonly queue: PendingBind[] = [];
   private readonly inFlight = new Set<string>();
+  private readonly expiring = new Set<string>();
   private subscription?: Subscription;
   private timer?: NodeJS.Timeout;
   private live = false;
@@ -56,6 +58,8 @@ export class Binder {
       for await (const e of this.subscription!) {
         const started = e.stream.startsWith("arq-") ? this.pending.apply(e) : undefined;
         if (started && this.live) this.enqueue(started);
+        const lost = this.lost.apply(e);
+        if (this.live) for (const l of lost) this.failLost(l.arqUuid, l.reason);
         if (!this.live && e.position >= head!) this.goLive(resolveLive);
       }
     })().catch((err) => this.opts.log.error({ err }, "binder subscription failed"));
@@ -86,6 +90,7 @@ export class Binder {
     if (this.live) return;
     this.live = true;
     for (const b of this.pending.all()) this.enqueue(b);
+    for (const l of this.lost.all()) this.failLost(l.arqUuid, l.reason);
     this.opts.log.info({ pending: this.pending.size }, "binder is live");
     resolve();
   }
@@ -116,7 +121,7 @@ export class Binder {
     try {
       await this.opts.beforeAllocate?.(bind.arqUuid);
       if (!this.pending.has(bind.arqUuid)) return;
-      const result = await this.opts.app.allocateForArq(this.ctx(bind, "allocate"), bind.arqUuid);
+      const result = await this.opts.app.allocateForArq(this.ctx(bind.arqUuid, "allocate"), bind.arqUuid);
       if (!result.ok) this.opts.log.info({ arq: bind.arqUuid, reason: result.reason }, "bind failed");
     } catch (err) {
       this.opts.log.error({ err, arq: bind.arqUuid }, "bind step failed; it will be retried or time out");
@@ -124,21 +129,29 @@ export class Binder {
     }
   }
 
+  /** A BOUND ARQ whose handle is gone fails (no accelerator-request-bound: it is not a bind). */
+  private failLost(arqUuid: string, reason: string) {
+    void this.opts.app
+      .failBind(this.ctx(arqUuid, "lost"), arqUuid, reason, { fromBound: true })
+      .catch((err) => this.opts.log.error({ err, arq: arqUuid }, "could not fail an ARQ whose device was lost"));
+  }
+
   private expire() {
     if (!this.live) return;
     const now = this.now();
     for (const b of this.pending.all()) {
       const deadline = Math.max(b.startedAt, this.startedAt) + this.opts.bindTimeoutMs;
-      if (now < deadline) continue;
+      if (now < deadline || this.expiring.has(b.arqUuid)) continue;
       const reason = `bind did not complete within ${Math.round(this.opts.bindTimeoutMs / 1000)} s (BIND_TIMEOUT_S)`;
+      this.expiring.add(b.arqUuid);
       void this.opts.app
-        .failBind(this.ctx(b, "timeout"), b.arqUuid, reason)
-        .catch((err) => this.opts.log.error({ err, arq: b.arqUuid }, "could not fail a timed-out bind"));
+        .failBind(this.ctx(b.arqUuid, "timeout"), b.arqUuid, reason)
+        .catch((err) => this.opts.log.error({ err, arq: b.arqUuid }, "could not fail a timed-out bind"))
+        .finally(() => this.expiring.delete(b.arqUuid));
     }
   }
 
-  private ctx(bind: PendingBind, step: string): CommandContext {
-    const id = randomUUID();
-    return { principal: "system:binder", correlationId: `binder:${bind.arqUuid}`, causationId: `${step}:${id}`, at: new Date(this.now()).toISOString() };
+  private ctx(arqUuid: string, step: string): CommandContext {
+    return { principal: "system:binder", correlationId: `binder:${arqUuid}`, causationId: `${step}:${randomUUID()}`, at: new Date(this.now()).toISOString() };
   }
 }

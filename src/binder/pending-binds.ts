@@ -48,3 +48,40 @@ export class PendingBinds {
     return this.pending.size;
   }
 }
+
+/**
+ * ARQs whose attach handle was lost (its device or the handle itself left the host's report while
+ * allocated) and that still hold it: the binder fails them. A later unbind, delete, failure or new
+ * bind of the ARQ settles it, so replaying the log never fails an ARQ that has moved on.
+ */
+export class LostHolders {
+  private readonly lost = new Map<string, string>();
+
+  /** Returns the ARQs the event newly marks as holding a lost handle, with the reason. */
+  apply(e: RecordedEvent): Array<{ arqUuid: string; reason: string }> {
+    const data = e.data as { arqUuid?: string; arqUuids?: string[]; hostname?: string; deviceUuid?: string; handleUuid?: string };
+    switch (e.type) {
+      case "DeviceLost":
+        return this.mark(data.arqUuids ?? [], `device ${data.deviceUuid} on ${data.hostname} left the host's inventory while in use`);
+      case "AttachHandleLost":
+        return this.mark([data.arqUuid!], `attach handle ${data.handleUuid} on ${data.hostname} left the host's inventory while in use`);
+      case "ArqBindFailed":
+      case "ArqUnbound":
+      case "ArqDeleted":
+      case "ArqBindStarted":
+        this.lost.delete(data.arqUuid!);
+        return [];
+      default:
+        return [];
+    }
+  }
+
+  all(): Array<{ arqUuid: string; reason: string }> {
+    return [...this.lost].map(([arqUuid, reason]) => ({ arqUuid, reason }));
+  }
+
+  private mark(arqUuids: string[], reason: string) {
+    for (const a of arqUuids) this.lost.set(a, reason);
+    return arqUuids.map((arqUuid) => ({ arqUuid, reason }));
+  }
+}
