@@ -8,7 +8,7 @@ import type { Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext } from "../domain/shared/types.js";
 import type { EventStore } from "../eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
-import { handleCommand, loadAggregate, type CommandSource, type DomainEventShape } from "./handle.js";
+import { handleCommand, loadAggregate, toNewEvent, type CommandSource, type DomainEventShape } from "./handle.js";
 
 /** One aggregate type: how its stream is named, and its decider. */
 export interface AggregateKind<C, S, E extends DomainEventShape> {
@@ -41,5 +41,17 @@ export class Streams {
 
   handle<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, command: CommandSource<C, S>, ctx: CommandContext) {
     return handleCommand(this.store, kind.streamName(id), kind.decider, command, ctx, { cache: this.cache });
+  }
+
+  /**
+   * For commands that commute with each other (many creators recording onto one stream): decide
+   * against `state`, append without an exact expected revision, and return the state folded after
+   * the append. The caller checks there that the event took effect (evolve ignores an event that
+   * lost a race, e.g. one that landed after a deletion), and compensates if it did not.
+   */
+  async record<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, state: S, command: C, ctx: CommandContext) {
+    const events = kind.decider.decide(command, state);
+    if (events.length > 0) await this.store.append(kind.streamName(id), events.map((e) => toNewEvent(e, ctx)), "stream_exists");
+    return this.load(kind, id);
   }
 }

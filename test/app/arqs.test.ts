@@ -74,7 +74,7 @@ describe("ARQs (application)", () => {
         }
         return append(s, events, rev);
       });
-      await expectDomainRejection(app.createArqs(nova, { deviceProfileName: "dp1" }), "NOT_FOUND", "name");
+      await expectDomainRejection(app.createArqs(nova, { deviceProfileName: "dp1" }), "NOT_FOUND", "deviceProfileName");
       const arqStreams = (await store.readAll()).filter((e) => e.stream.startsWith("arq-"));
       expect(arqStreams.map((e) => e.type)).toEqual(["ArqCreated", "ArqCreated", "ArqDeleted", "ArqDeleted"]);
     });

@@ -26,8 +26,10 @@ export async function createArqs(
   if (count === 0) return [];
   const ids = Array.from({ length: count }, () => newId());
   const plan = planArqs(profile.groups, input.groupIndex, ids);
-  // The ARQs first, then the profile's record of them (with its expected revision, so a
-  // concurrent delete or re-creation of the profile refuses it and the ARQs are deleted again).
+  // The ARQs first, then the profile's record of them. Creators do not serialize on the profile
+  // stream: the record is appended without an exact revision, and the stream's order decides. A
+  // deletion or re-creation that landed first makes evolve ignore the record, and the ARQs are
+  // deleted again; a deletion that comes later sees them (it appends with an exact revision).
   const created = await Promise.allSettled(
     plan.map((p) =>
       s.handle(aggregates.arq, p.arqUuid, {
@@ -47,10 +49,13 @@ export async function createArqs(
   try {
     const failed = created.find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
-    await s.handle(aggregates.profile, profile.name, {
+    const after = await s.record(aggregates.profile, profile.name, state, {
       type: "CreateArqs",
       data: { name: profile.name, profileUuid: profile.uuid, groupIndex: input.groupIndex ?? null, arqUuids: ids, at: ctx.at },
     }, ctx);
+    const now = after.state;
+    const took = now.status === "active" && now.profile.uuid === profile.uuid && ids.every((id) => now.liveArqs.has(id));
+    if (!took) throw new DomainError("NOT_FOUND", `Device Profile not found with name=${name} (it was deleted while the ARQs were being created)`, "deviceProfileName");
   } catch (err) {
     await Promise.all(ids.map((id) => s.handle(aggregates.arq, id, { type: "DeleteArq", data: { arqUuid: id, at: ctx.at } }, ctx).catch(() => undefined)));
     throw err;
