@@ -26,6 +26,14 @@ export function checkRetry(
   events: readonly NewEvent[],
   lookup: (id: string) => StoredIdRef | undefined,
 ): { revision: number; position: bigint } | undefined {
+  // One append naming an id twice would store two events under one id: no retry can be exact.
+  if (events.length > 1) {
+    const seen = new Set<string>();
+    for (const e of events) {
+      if (seen.has(e.id)) throw new DuplicateEventIdError(e.id, stream);
+      seen.add(e.id);
+    }
+  }
   const first = events[0] && lookup(events[0].id);
   if (!first) {
     for (const e of events) if (lookup(e.id)) throw new DuplicateEventIdError(e.id, stream);

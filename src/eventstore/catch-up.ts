@@ -21,9 +21,11 @@ export function catchUpSubscription(
 
   async function* iterate(): AsyncGenerator<RecordedEvent> {
     let after = options.after;
+    // Armed before every read that could come back short, so an append that commits during the
+    // read wakes us. It is re-armed only after it fired: arming once per page would leave one
+    // waiter per page behind in the signal during a long catch-up.
+    let appended = signal.next();
     while (!closed) {
-      // Arm the signal before reading, so an append that commits during the read wakes us.
-      const appended = signal.next();
       const page = await readAll({ after, maxCount: pageSize });
       for (const e of page) {
         after = e.position;
@@ -31,7 +33,15 @@ export function catchUpSubscription(
         if (matches(e, options.filter)) yield e;
       }
       if (page.length === pageSize) continue;
-      await Promise.race([appended, new Promise<void>((r) => (wake = r))]);
+      // close() may have run while readAll was pending; waiting now would hang until the next append.
+      if (closed) return;
+      // Not Promise.race with a long-lived "closing" promise: every race would leave a reaction on it.
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        void appended.then(resolve);
+      });
+      wake = undefined;
+      appended = signal.next();
     }
   }
 
@@ -53,6 +63,7 @@ export class AppendNotifier implements AppendSignal {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
   fire(): void {
+    if (this.waiters.length === 0) return;
     const w = this.waiters;
     this.waiters = [];
     for (const resolve of w) resolve();

@@ -1,0 +1,22 @@
+import { describe, it } from "vitest";
+import { EsdbEventStore } from "../../src/eventstore/esdb.js";
+import { eventStoreContract } from "./contract.js";
+
+const url = process.env.EVENTSTORE_URL;
+
+if (url) {
+  // The server is shared by every test: the contract works in a fresh namespace per test.
+  eventStoreContract(
+    "esdb",
+    async () => {
+      const store = EsdbEventStore.connect(url);
+      return { store, cleanup: () => store.close() };
+    },
+    { strictEventIds: false },
+  );
+} else {
+  console.warn("esdb contract skipped: set EVENTSTORE_URL=esdb://localhost:2113?tls=false (docker compose up eventstore)");
+  describe.skip("EventStore contract: esdb (needs EVENTSTORE_URL)", () => {
+    it("runs the shared contract against EventStoreDB", () => undefined);
+  });
+}

@@ -1,0 +1,76 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
+import type { EventStore, NewEvent } from "../../src/eventstore/port.js";
+import { eventStoreContract } from "./contract.js";
+
+async function tempStore(pageSize?: number) {
+  const dir = await mkdtemp(join(tmpdir(), "cyborg-es-lmdb-"));
+  // A small catch-up page makes the contract's subscriptions cross many page boundaries.
+  const open = () => LmdbEventStore.open(dir, { catchUpPageSize: pageSize });
+  let store: EventStore = await open();
+  return {
+    dir,
+    get store() {
+      return store;
+    },
+    async reopen() {
+      await store.close();
+      store = await open();
+      return store;
+    },
+    async cleanup() {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+eventStoreContract("lmdb", () => tempStore(7), { strictEventIds: true, startsEmpty: true, durable: true });
+
+describe("LmdbEventStore specifics", () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c();
+  });
+  const meta = { principal: "t", correlationId: "c", causationId: "c", at: "2026-11-22T00:00:00Z" };
+  const ev = (i: number): NewEvent => ({ id: `id-${i}`, type: "T", data: { i }, metadata: meta });
+
+  it("keeps its data in the given directory, across several reopen cycles", async () => {
+    const t = await tempStore();
+    cleanups.push(() => t.cleanup());
+    for (let round = 0; round < 3; round++) {
+      await t.store.append("s", [ev(2 * round), ev(2 * round + 1)], round === 0 ? "no_stream" : 2 * round - 1);
+      await t.reopen();
+    }
+    expect((await t.store.readStream("s")).map((e) => [e.revision, e.position])).toEqual(
+      [0, 1, 2, 3, 4, 5].map((i) => [i, BigInt(i + 1)]),
+    );
+    expect((await readdir(t.dir)).sort()).toEqual(["data.mdb", "lock.mdb"]);
+  });
+
+  it("refuses names LMDB cannot store as keys, before writing anything", async () => {
+    const t = await tempStore();
+    cleanups.push(() => t.cleanup());
+    await expect(t.store.append("", [ev(1)], "any")).rejects.toThrow(/stream name/);
+    await expect(t.store.append("x".repeat(2000), [ev(1)], "any")).rejects.toThrow(/stream name/);
+    await expect(t.store.append("s", [{ ...ev(1), id: "" }], "any")).rejects.toThrow(/event id/);
+    expect(await t.store.headPosition()).toBeUndefined();
+  });
+
+  it("rejects appends and subscriptions after close, and close ends live subscriptions", async () => {
+    const t = await tempStore();
+    const dir = t.dir;
+    const sub = t.store.subscribeToAll();
+    const loop = (async () => {
+      for await (const _ of sub) void _;
+      return "ended";
+    })();
+    await t.store.close();
+    expect(await loop).toBe("ended");
+    await expect(t.store.append("s", [ev(1)], "any")).rejects.toThrow(/closed/);
+    await rm(dir, { recursive: true, force: true });
+  });
+});
