@@ -12,12 +12,12 @@ const metadata = {
   at: "2026-11-22T10:00:00.000Z",
 };
 
-/** Event ids: random (v4, what the application uses today) or time-ordered (v7). */
+/** Event ids: time-ordered (v7, what the application writes) or random (v4). */
 export type IdKind = "v4" | "v7";
 const newId = (kind: IdKind): string => (kind === "v7" ? uuidV7() : randomUUID());
 
 /** An event shaped like an inventory report's device (about 400 bytes stored). */
-export function sampleEvent(i: number, ids: IdKind = "v4"): NewEvent {
+export function sampleEvent(i: number, ids: IdKind = "v7"): NewEvent {
   return {
     id: newId(ids),
     type: "DeviceAdded",
@@ -45,7 +45,7 @@ export async function appendRate(
   writers: number,
   total: number,
   tag: string,
-  ids: IdKind = "v4",
+  ids: IdKind = "v7",
 ): Promise<number> {
   let issued = 0;
   const t0 = performance.now();
