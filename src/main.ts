@@ -6,15 +6,16 @@
 import { join } from "node:path";
 import { allProjections } from "../projections/index.js";
 import { ensureEmbeddedTokenFile, TokenRegistry } from "./api/auth/tokens.js";
-import type { ApiServices, NotificationFeed } from "./api/graphql/context.js";
+import type { ApiServices } from "./api/graphql/context.js";
 import type { ReadSide } from "./api/graphql/read-side.js";
 import { startHttpServer, type RunningServer } from "./api/http-server.js";
+import { BindNotificationRouter } from "./api/notification-router.js";
 import { Application } from "./app/application.js";
 import { Binder, type BinderOptions } from "./binder/binder.js";
 import type { Config } from "./config.js";
 import type { EventStore } from "./eventstore/port.js";
 import type { Logger } from "./logger.js";
-import { ARQ_BOUND_TOPIC, type ArqBindNotification, type PubSub } from "./pubsub/port.js";
+import type { PubSub } from "./pubsub/port.js";
 import { ReadModels } from "./readstore/queries.js";
 import type { ReadStore } from "./readstore/port.js";
 import { ProjectionRunner } from "./readstore/runner.js";
@@ -124,12 +125,8 @@ async function compose(
     }
   }
 
-  const notifications: NotificationFeed = {
-    listen() {
-      const sub = pubsub.subscribe<ArqBindNotification>(ARQ_BOUND_TOPIC);
-      return { ready: sub.ready, events: sub, close: () => void sub.close() };
-    },
-  };
+  const notifications = new BindNotificationRouter(pubsub);
+  opened.push(() => notifications.close());
 
   let server: RunningServer | undefined;
   if (config.roles.has("api")) {
@@ -170,6 +167,7 @@ async function compose(
     binder,
     async close() {
       await server?.close();
+      await notifications.close();
       await binder?.stop();
       await runner?.stop();
       await pubsub.close();

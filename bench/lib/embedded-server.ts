@@ -1,30 +1,63 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TokenRegistry } from "../../src/api/auth/tokens.js";
-import { loadConfig } from "../../src/config.js";
-import { createLogger } from "../../src/logger.js";
-import { startService } from "../../src/main.js";
 
 export const BENCH_TOKENS = {
   admin: "bench-admin-token-0123456789",
   service: "bench-service-token-0123456789",
 };
 
-/** The service in this process on a free port, with a throwaway data dir and known tokens. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `cyborg-es serve` in its own process (as in production: the load generator must not share the
+ * server's event loop), on a free port, with a throwaway data dir and known tokens.
+ */
 export async function startBenchServer(env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "cyborg-es-bench-"));
-  const config = loadConfig({ PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "silent", ...env });
-  const tokens = new TokenRegistry([
-    { name: "admin", token: BENCH_TOKENS.admin, roles: ["admin"], projectId: "admin" },
-    { name: "nova", token: BENCH_TOKENS.service, roles: ["service"], projectId: "service" },
-  ]);
-  const service = await startService(config, createLogger("silent"), { tokens });
+  const tokensFile = join(dataDir, "bench-tokens.json");
+  writeFileSync(
+    tokensFile,
+    JSON.stringify({
+      tokens: [
+        { name: "admin", token: BENCH_TOKENS.admin, roles: ["admin"], projectId: "admin" },
+        { name: "nova", token: BENCH_TOKENS.service, roles: ["service"], projectId: "service" },
+      ],
+    }),
+  );
+  const port = await freePort();
+  const cli = new URL("../../src/cli/index.js", import.meta.url).pathname;
+  const child = spawn(process.execPath, [cli, "serve"], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, AUTH_TOKENS_FILE: tokensFile, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
+    const ok = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error("the server did not become ready within 30 s");
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return {
-    url: service.url!,
-    service,
+    url: `${base}/graphql`,
+    pid: child.pid!,
     async close() {
-      await service.close();
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -28,9 +28,15 @@ export interface BindNotification {
   position: string;
 }
 
+/** What a listener waits for: these ARQs, or this instance's ARQs, or (neither) everything. */
+export interface NotificationFilter {
+  arqUuids?: readonly string[] | null;
+  instanceUuid?: string | null;
+}
+
 export interface NotificationFeed {
   /** Starts listening at once; `ready` resolves when no notification published later can be missed. */
-  listen(): { ready: Promise<void>; events: AsyncIterable<BindNotification>; close(): void };
+  listen(filter?: NotificationFilter): { ready: Promise<void>; events: AsyncIterable<BindNotification>; close(): void };
 }
 
 export interface ApiContext {

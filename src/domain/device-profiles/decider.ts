@@ -2,6 +2,7 @@
  * Stream `deviceProfile-<name>`: one profile name's life (created, deleted, re-created) and the
  * ARQs created from the current incarnation, so that a profile in use cannot be deleted.
  */
+import { Set as PersistentSet } from "immutable";
 import { arqCountFor } from "../arqs/plan.js";
 import { assertNever, type Decider } from "../shared/decider.js";
 import { DomainError } from "../shared/types.js";
@@ -18,7 +19,8 @@ export interface DeviceProfile {
 
 export type DeviceProfileState =
   | { status: "absent" }
-  | { status: "active"; profile: DeviceProfile; liveArqs: ReadonlySet<string> }
+  /** liveArqs is a persistent set: evolve stays pure at O(log n) per event on a busy profile. */
+  | { status: "active"; profile: DeviceProfile; liveArqs: PersistentSet<string> }
   | { status: "deleted"; profile: DeviceProfile; deletedAt: string };
 
 export type DeviceProfileCommand =
@@ -41,21 +43,17 @@ export function evolve(state: DeviceProfileState, event: DeviceProfileEvent): De
   switch (event.type) {
     case "DeviceProfileCreated": {
       const { uuid, name, description, groups, createdAt } = event.data;
-      return { status: "active", profile: { uuid, name, description, groups, createdAt }, liveArqs: new Set() };
+      return { status: "active", profile: { uuid, name, description, groups, createdAt }, liveArqs: PersistentSet<string>() };
     }
     case "DeviceProfileDeleted":
       return state.status === "active" ? { status: "deleted", profile: state.profile, deletedAt: event.data.deletedAt } : state;
     case "DeviceProfileArqsCreated": {
       if (state.status !== "active" || state.profile.uuid !== event.data.profileUuid) return state;
-      const liveArqs = new Set(state.liveArqs);
-      for (const id of event.data.arqUuids) liveArqs.add(id);
-      return { ...state, liveArqs };
+      return { ...state, liveArqs: state.liveArqs.union(event.data.arqUuids) };
     }
     case "DeviceProfileArqsDeleted": {
       if (state.status !== "active" || state.profile.uuid !== event.data.profileUuid) return state;
-      const liveArqs = new Set(state.liveArqs);
-      for (const id of event.data.arqUuids) liveArqs.delete(id);
-      return { ...state, liveArqs };
+      return { ...state, liveArqs: state.liveArqs.subtract(event.data.arqUuids) };
     }
     default:
       return assertNever(event);

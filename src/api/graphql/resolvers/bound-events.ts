@@ -30,7 +30,7 @@ export async function* boundEvents(ctx: ApiContext, args: Args): AsyncGenerator<
   const visible = (arq: Doc) => seesAllProjects(p) || arq.projectId === p.projectId;
   const sent = new Map<string, bigint>();
 
-  const listener = ctx.services.notifications.listen();
+  const listener = ctx.services.notifications.listen(args);
   try {
     await listener.ready;
     // Only a subscription that names what it waits for gets the already-resolved ARQs.
