@@ -1,4 +1,5 @@
 import { ApolloServer, HeaderMap } from "@apollo/server";
+import type { GraphQLError } from "graphql";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { useServer } from "graphql-ws/use/ws";
@@ -7,7 +8,8 @@ import type { Logger } from "../logger.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import { createContext, type ApiContext, type ApiServices } from "./graphql/context.js";
 import { formatError } from "./graphql/errors.js";
-import { guardPlugin } from "./graphql/guards.js";
+import { DocumentCache } from "./graphql/document-cache.js";
+import { checkGuards, guardPlugin } from "./graphql/guards.js";
 import { getSchema } from "./graphql/schema.js";
 
 export interface HttpServerOptions {
@@ -86,6 +88,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
   }
 
   const wss = new WebSocketServer({ server: http, path: "/graphql", maxPayload: opts.maxBodyBytes });
+  const documents = new DocumentCache(schema);
   const ws = useServer<Record<string, unknown> | undefined, { principal?: ReturnType<TokenRegistry["authenticate"]> }>(
     {
       schema,
@@ -96,6 +99,17 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
         if (!principal) return false;
         ctx.extra.principal = principal;
         return true;
+      },
+      // Parse and validate once per query text, and apply the same guards as HTTP.
+      onSubscribe: (_ctx, _id, payload) => {
+        const doc = documents.get(payload.query);
+        if (!("kind" in doc)) return [...doc];
+        try {
+          checkGuards(schema, doc, payload.operationName, payload.variables);
+        } catch (err) {
+          return [err as GraphQLError];
+        }
+        return { schema, document: doc, operationName: payload.operationName, variableValues: payload.variables };
       },
       context: (ctx) => createContext(opts.services, ctx.extra.principal),
     },

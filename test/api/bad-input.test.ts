@@ -86,6 +86,17 @@ describe("bad input gets a typed error and loses nothing", () => {
     expect(r.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_COMPLEX");
   });
 
+  it("the same guards hold over the WebSocket, and invalid documents are refused there", async () => {
+    const client = t.ws("admin");
+    const run = (query: string) =>
+      new Promise<unknown[]>((resolve) => {
+        client.subscribe({ query }, { next: () => undefined, error: (e) => resolve(e as unknown[]), complete: () => resolve([]) });
+      });
+    const deep = `{ devices { nodes { deployables { parent { parent { parent { parent { parent { parent { parent { parent { parent { uuid } } } } } } } } } } } } }`;
+    expect(JSON.stringify(await run(deep))).toContain("QUERY_TOO_COMPLEX");
+    expect(JSON.stringify(await run("subscription { acceleratorRequestBound { nope } }"))).toMatch(/Cannot query field/);
+  });
+
   it("a body over the limit gets 413, not-JSON gets 400", async () => {
     const big = await fetch(t.url, {
       method: "POST",

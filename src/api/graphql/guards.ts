@@ -44,36 +44,49 @@ export function queryDepth(doc: DocumentNode, operationName?: string | null): nu
   return max;
 }
 
-/** Refuses over-deep and over-costly operations before any resolver runs. */
+/**
+ * Throws QUERY_TOO_COMPLEX for an over-deep or over-costly operation. Variables that do not coerce
+ * are left to the executor, which refuses them with BAD_USER_INPUT.
+ */
+export function checkGuards(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+  limits: GuardLimits = DEFAULT_GUARDS,
+): void {
+  const d = queryDepth(document, operationName);
+  if (d > limits.maxDepth) {
+    throw new GraphQLError(`query depth ${d} exceeds the limit of ${limits.maxDepth}`, {
+      extensions: { code: "QUERY_TOO_COMPLEX", depth: d, limit: limits.maxDepth },
+    });
+  }
+  let cost: number;
+  try {
+    cost = getComplexity({
+      schema,
+      query: document,
+      operationName: operationName ?? undefined,
+      variables: variables ?? {},
+      estimators: [pageEstimator, simpleEstimator({ defaultComplexity: 1 })],
+    });
+  } catch {
+    return;
+  }
+  if (cost > limits.maxComplexity) {
+    throw new GraphQLError(`query complexity ${cost} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages`, {
+      extensions: { code: "QUERY_TOO_COMPLEX", complexity: cost, limit: limits.maxComplexity },
+    });
+  }
+}
+
+/** Refuses over-deep and over-costly operations before any resolver runs (HTTP). */
 export function guardPlugin(schema: GraphQLSchema, limits: GuardLimits = DEFAULT_GUARDS): ApolloServerPlugin {
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ document, request }) {
-          const d = queryDepth(document, request.operationName);
-          if (d > limits.maxDepth) {
-            throw new GraphQLError(`query depth ${d} exceeds the limit of ${limits.maxDepth}`, {
-              extensions: { code: "QUERY_TOO_COMPLEX", depth: d, limit: limits.maxDepth },
-            });
-          }
-          let cost: number;
-          try {
-            cost = getComplexity({
-              schema,
-              query: document,
-              operationName: request.operationName ?? undefined,
-              variables: request.variables ?? {},
-              estimators: [pageEstimator, simpleEstimator({ defaultComplexity: 1 })],
-            });
-          } catch {
-            // Variables that do not coerce: Apollo refuses them next, with BAD_USER_INPUT.
-            return;
-          }
-          if (cost > limits.maxComplexity) {
-            throw new GraphQLError(`query complexity ${cost} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages`, {
-              extensions: { code: "QUERY_TOO_COMPLEX", complexity: cost, limit: limits.maxComplexity },
-            });
-          }
+          checkGuards(schema, document, request.operationName, request.variables, limits);
         },
       };
     },
