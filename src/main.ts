@@ -23,6 +23,8 @@ import { ProjectionRunner } from "./readstore/runner.js";
 export interface ServiceOverrides {
   tokens?: TokenRegistry;
   store?: EventStore;
+  /** Tests wrap the read store (e.g. to count round trips). */
+  wrapReadStore?: (store: ReadStore) => ReadStore;
   binder?: Partial<Pick<BinderOptions, "beforeAllocate" | "concurrency">>;
 }
 
@@ -71,7 +73,9 @@ function loadTokens(config: Config, log: Logger): TokenRegistry {
 export async function startService(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Service> {
   const tokens = overrides.tokens ?? loadTokens(config, log);
   const store = overrides.store ?? (await openEventStore(config));
-  const { readStore, pubsub } = await openReadSide(config);
+  const side = await openReadSide(config);
+  const readStore = overrides.wrapReadStore ? overrides.wrapReadStore(side.readStore) : side.readStore;
+  const pubsub = side.pubsub;
   const opened: Array<() => Promise<void>> = [() => store.close(), () => readStore.close(), () => pubsub.close()];
   try {
     return await compose(config, log, tokens, store, readStore, pubsub, opened, overrides.binder ?? {});
