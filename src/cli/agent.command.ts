@@ -19,7 +19,7 @@ function driverOptions(cmd: Command): Command {
 }
 
 export function agentCommand(): Command {
-  const agent = driverOptions(new Command("agent"))
+  const agent = driverOptions(new Command("agent").enablePositionalOptions())
     .description("discover this host's accelerators and report them to the service, now and every interval")
     .addOption(new Option("--url <url>", "the service's GraphQL endpoint").env("CYBORG_URL").default("http://127.0.0.1:4000/graphql"))
     .addOption(new Option("--token <token>", "an agent token for this host").env("CYBORG_TOKEN"))

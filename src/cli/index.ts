@@ -8,7 +8,8 @@ import { serveCommand } from "./serve.command.js";
 
 const program = new Command("cyborg-es")
   .description("Accelerator lifecycle service: OpenStack Cyborg as a GraphQL API over an event-sourced backend")
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .enablePositionalOptions();
 
 program.addCommand(serveCommand(), { isDefault: true });
 program.addCommand(agentCommand());
