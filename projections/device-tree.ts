@@ -1,0 +1,267 @@
+/**
+ * device-tree: every host's devices, their deployables (with attributes) and attach handles.
+ *
+ * Keys (all under the hash tag `{device-tree}`):
+ *   :device:<uuid>                 hash  uuid type vendor model hostname status stdBoardInfo
+ *                                        vendorBoardInfo controlPath{uuid,type,info} createdAt updatedAt lost
+ *   :devices                       zset  device uuids by the position that discovered them
+ *   :devices-by-host|type|vendor|status        family (hash uuid -> value) and
+ *   :devices-by-<f>:<value>        zset  the devices with that value, in discovery order
+ *   :deployable:<uuid>, :attrs:<uuid>, :attr-order:<uuid>   see shared/deployables.ts
+ *   :deployables                   zset  every deployable uuid by the position that added it
+ *   :deployables-of:<device>       zset  the same, per device
+ *   :children-by-parent            family (hash deployable -> parent uuid) and
+ *   :children-by-parent:<parent>   zset  child deployables in the order they were added
+ *   :handle:<uuid>                 hash  uuid type info inUse arqUuid deployableUuid deviceUuid hostname lost
+ *   :handles-of:<deployable>       zset  handle uuids by the position that added them
+ *
+ * Removal events are expected bottom-up (handles, deployables, then the device), as the host
+ * decider emits them; each removes only its own keys.
+ */
+import type { InventoryEvent } from "../src/domain/events.js";
+import type { DeviceStatus, DeviceType, JsonObject } from "../src/domain/shared/types.js";
+import type { RecordedEvent } from "../src/eventstore/port.js";
+import type { ReadStore, Write } from "../src/readstore/port.js";
+import { keys, score, type Projection, type Recorded } from "../src/readstore/projection.js";
+import { childrenOf as groupChildren, DEPLOYABLE_EVENTS, deployableWrites, readDeployables, type DeployableView } from "./shared/deployables.js";
+import { pageOf, type Page } from "./shared/page.js";
+
+export const name = "device-tree";
+const k = keys(name);
+
+export type DeviceView = {
+  uuid: string;
+  type: DeviceType;
+  vendor: string;
+  model: string;
+  hostname: string;
+  status: DeviceStatus;
+  stdBoardInfo: JsonObject | null;
+  vendorBoardInfo: JsonObject | null;
+  controlPath: { uuid: string; type: string; info: JsonObject };
+  createdAt: string;
+  updatedAt: string | null;
+  /** Gone from the host's report while one of its handles is allocated. */
+  lost: boolean;
+};
+
+export type AttachHandleView = {
+  uuid: string;
+  type: string;
+  info: JsonObject;
+  inUse: boolean;
+  /** The ARQ holding the handle, while in use. */
+  arqUuid: string | null;
+  deployableUuid: string;
+  deviceUuid: string;
+  hostname: string;
+  lost: boolean;
+};
+
+export type { DeployableView };
+
+export interface DeviceFilter {
+  type?: string | null;
+  vendor?: string | null;
+  hostname?: string | null;
+  status?: string | null;
+}
+
+const DEVICE_FAMILIES = { hostname: "devices-by-host", type: "devices-by-type", vendor: "devices-by-vendor", status: "devices-by-status" } as const;
+// Built once: the same string objects on every write (the adapters hash them in Maps).
+const FAMILY_KEYS = Object.fromEntries(Object.entries(DEVICE_FAMILIES).map(([f, n]) => [f, k(n)])) as Record<keyof typeof DEVICE_FAMILIES, string>;
+const ORDER_KEY = k("devices");
+const CHILDREN_KEY = k("children-by-parent");
+const DEPLOYABLES_KEY = k("deployables");
+
+const fileDevice = (uuid: string, field: keyof typeof DEVICE_FAMILIES, value: string | null): Write => ({
+  op: "index",
+  index: FAMILY_KEYS[field],
+  member: uuid,
+  value,
+  order: ORDER_KEY,
+});
+
+const fileChild = (deployableUuid: string, parentUuid: string | null): Write => ({
+  op: "index",
+  index: CHILDREN_KEY,
+  member: deployableUuid,
+  value: parentUuid,
+  order: DEPLOYABLES_KEY,
+});
+
+export const eventTypes = [
+  "DeviceDiscovered",
+  "DeviceChanged",
+  "DeviceStatusChanged",
+  "DeviceLost",
+  "DeviceRemoved",
+  ...DEPLOYABLE_EVENTS,
+  "AttachHandleAdded",
+  "AttachHandleChanged",
+  "AttachHandleLost",
+  "AttachHandleRemoved",
+  "AttachHandleAllocated",
+  "AttachHandleReleased",
+] as const;
+
+export function project(event: RecordedEvent): Write[] {
+  const e = event as Recorded<InventoryEvent>;
+  switch (e.type) {
+    case "DeviceDiscovered": {
+      const d = e.data;
+      return [
+        {
+          op: "put",
+          key: k("device", d.deviceUuid),
+          fields: {
+            uuid: d.deviceUuid,
+            type: d.type,
+            vendor: d.vendor,
+            model: d.model,
+            hostname: d.hostname,
+            status: d.status,
+            stdBoardInfo: d.stdBoardInfo,
+            vendorBoardInfo: d.vendorBoardInfo,
+            controlPath: d.controlPath,
+            createdAt: d.at,
+            updatedAt: null,
+            lost: false,
+          },
+        },
+        { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },
+        fileDevice(d.deviceUuid, "hostname", d.hostname),
+        fileDevice(d.deviceUuid, "type", d.type),
+        fileDevice(d.deviceUuid, "vendor", d.vendor),
+        fileDevice(d.deviceUuid, "status", d.status),
+      ];
+    }
+    case "DeviceChanged": {
+      const { deviceUuid, changes, at } = e.data;
+      const writes: Write[] = [{ op: "put", key: k("device", deviceUuid), fields: { ...changes, updatedAt: at } }];
+      if (changes.type !== undefined) writes.push(fileDevice(deviceUuid, "type", changes.type));
+      if (changes.vendor !== undefined) writes.push(fileDevice(deviceUuid, "vendor", changes.vendor));
+      return writes;
+    }
+    case "DeviceStatusChanged": {
+      const { deviceUuid, status, at } = e.data;
+      return [{ op: "put", key: k("device", deviceUuid), fields: { status, updatedAt: at } }, fileDevice(deviceUuid, "status", status)];
+    }
+    case "DeviceLost":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { lost: true, updatedAt: e.data.at } }];
+    case "DeviceRemoved": {
+      const u = e.data.deviceUuid;
+      return [
+        { op: "del", key: k("device", u) },
+        { op: "zrem", key: ORDER_KEY, member: u },
+        fileDevice(u, "hostname", null),
+        fileDevice(u, "type", null),
+        fileDevice(u, "vendor", null),
+        fileDevice(u, "status", null),
+        { op: "del", key: k("deployables-of", u) },
+      ];
+    }
+    case "DeployableAdded": {
+      const d = e.data;
+      const at = score(e.position);
+      return [
+        ...deployableWrites(k, e),
+        { op: "zadd", key: DEPLOYABLES_KEY, member: d.deployableUuid, score: at, nx: true },
+        { op: "zadd", key: k("deployables-of", d.deviceUuid), member: d.deployableUuid, score: at, nx: true },
+        fileChild(d.deployableUuid, d.parentUuid),
+      ];
+    }
+    case "DeployableChanged": {
+      const { deployableUuid, changes } = e.data;
+      const writes = deployableWrites(k, e);
+      if (changes.parentUuid !== undefined) writes.push(fileChild(deployableUuid, changes.parentUuid));
+      return writes;
+    }
+    case "DeployableRemoved": {
+      const d = e.data;
+      return [
+        ...deployableWrites(k, e),
+        fileChild(d.deployableUuid, null),
+        { op: "zrem", key: DEPLOYABLES_KEY, member: d.deployableUuid },
+        { op: "zrem", key: k("deployables-of", d.deviceUuid), member: d.deployableUuid },
+        { op: "del", key: k("handles-of", d.deployableUuid) },
+      ];
+    }
+    case "AttributeSet":
+    case "AttributeRemoved":
+      return deployableWrites(k, e);
+    case "AttachHandleAdded": {
+      const d = e.data;
+      return [
+        {
+          op: "put",
+          key: k("handle", d.handleUuid),
+          fields: {
+            uuid: d.handleUuid,
+            type: d.handleType,
+            info: d.info,
+            inUse: false,
+            arqUuid: null,
+            deployableUuid: d.deployableUuid,
+            deviceUuid: d.deviceUuid,
+            hostname: d.hostname,
+            lost: false,
+          },
+        },
+        { op: "zadd", key: k("handles-of", d.deployableUuid), member: d.handleUuid, score: score(e.position), nx: true },
+      ];
+    }
+    case "AttachHandleChanged":
+      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { type: e.data.handleType } }];
+    case "AttachHandleLost":
+      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { lost: true } }];
+    case "AttachHandleRemoved":
+      return [
+        { op: "del", key: k("handle", e.data.handleUuid) },
+        { op: "zrem", key: k("handles-of", e.data.deployableUuid), member: e.data.handleUuid },
+      ];
+    case "AttachHandleAllocated":
+      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { inUse: true, arqUuid: e.data.arqUuid } }];
+    case "AttachHandleReleased":
+      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { inUse: false, arqUuid: null } }];
+    default:
+      return [];
+  }
+}
+
+export const projection: Projection = { name, eventTypes, project };
+
+// ---- queries -------------------------------------------------------------------------------
+
+export async function getDevices(store: ReadStore, uuids: readonly string[]): Promise<Array<DeviceView | null>> {
+  return (await store.getDocs(uuids.map((u) => k("device", u)))) as Array<DeviceView | null>;
+}
+
+export async function listDevices(store: ReadStore, filter: DeviceFilter, first: number, after?: string): Promise<Page<DeviceView>> {
+  const index: string[] = [];
+  for (const field of ["hostname", "type", "vendor", "status"] as const) {
+    const v = filter[field];
+    if (v !== undefined && v !== null) index.push(k(`${DEVICE_FAMILIES[field]}:${v}`));
+  }
+  return pageOf(store, index.length ? index : [k("devices")], first, after, (u) => getDevices(store, u));
+}
+
+export function getDeployables(store: ReadStore, uuids: readonly string[]): Promise<Array<DeployableView | null>> {
+  return readDeployables(store, k, uuids);
+}
+
+export function deployablesByDevice(store: ReadStore, deviceUuids: readonly string[]): Promise<DeployableView[][]> {
+  return groupChildren(store, deviceUuids.map((u) => k("deployables-of", u)), (u) => getDeployables(store, u));
+}
+
+export function childrenOf(store: ReadStore, deployableUuids: readonly string[]): Promise<DeployableView[][]> {
+  return groupChildren(store, deployableUuids.map((u) => k("children-by-parent", u)), (u) => getDeployables(store, u));
+}
+
+export async function getHandles(store: ReadStore, uuids: readonly string[]): Promise<Array<AttachHandleView | null>> {
+  return (await store.getDocs(uuids.map((u) => k("handle", u)))) as Array<AttachHandleView | null>;
+}
+
+export function handlesByDeployable(store: ReadStore, deployableUuids: readonly string[]): Promise<AttachHandleView[][]> {
+  return groupChildren(store, deployableUuids.map((u) => k("handles-of", u)), (u) => getHandles(store, u));
+}

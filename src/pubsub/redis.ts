@@ -1,0 +1,75 @@
+import { Redis } from "ioredis";
+import type { PubSub, PubSubSubscription } from "./port.js";
+import { SubscriptionQueue } from "./subscription-queue.js";
+
+interface Topic {
+  subs: Set<SubscriptionQueue<unknown>>;
+  /** The SUBSCRIBE acknowledgement: `ready` waits for it (@graphql-yoga/redis-event-target does not). */
+  subscribed: Promise<void>;
+}
+
+/**
+ * Pub/sub across API replicas over Redis PUBLISH/SUBSCRIBE: one connection publishes, one
+ * subscribes (a subscribed connection cannot publish), one SUBSCRIBE per topic shared by every
+ * local subscriber. ioredis re-subscribes after a reconnect; messages sent meanwhile are lost
+ * (at most once, as Redis pub/sub).
+ */
+export class RedisPubSub implements PubSub {
+  readonly kind = "redis" as const;
+  private readonly pub: Redis;
+  private readonly sub: Redis;
+  private readonly topics = new Map<string, Topic>();
+  private readonly ownsClients: boolean;
+
+  constructor(url: string);
+  /** Clients given are not closed by close(); the subscriber must be dedicated to this pub/sub. */
+  constructor(clients: { publisher: Redis; subscriber: Redis });
+  constructor(arg: string | { publisher: Redis; subscriber: Redis }) {
+    this.ownsClients = typeof arg === "string";
+    if (typeof arg === "string") {
+      this.pub = new Redis(arg);
+      this.sub = new Redis(arg);
+    } else {
+      this.pub = arg.publisher;
+      this.sub = arg.subscriber;
+    }
+    this.sub.on("message", (channel: string, message: string) => this.dispatch(channel, message));
+  }
+
+  async publish(topic: string, payload: unknown): Promise<void> {
+    await this.pub.publish(topic, JSON.stringify(payload));
+  }
+
+  subscribe<T = unknown>(name: string): PubSubSubscription<T> {
+    let topic = this.topics.get(name);
+    if (!topic) {
+      const subscribed = this.sub.subscribe(name).then(() => undefined);
+      topic = { subs: new Set(), subscribed };
+      this.topics.set(name, topic);
+    }
+    const t = topic;
+    const queue: SubscriptionQueue<unknown> = new SubscriptionQueue(t.subscribed, async () => {
+      t.subs.delete(queue);
+      if (t.subs.size === 0 && this.topics.get(name) === t) {
+        this.topics.delete(name);
+        await this.sub.unsubscribe(name).catch(() => undefined);
+      }
+    });
+    t.subs.add(queue);
+    return queue as SubscriptionQueue<T>;
+  }
+
+  async close(): Promise<void> {
+    for (const t of [...this.topics.values()]) for (const s of [...t.subs]) await s.close();
+    if (this.ownsClients) {
+      this.pub.disconnect();
+      this.sub.disconnect();
+    }
+  }
+
+  private dispatch(channel: string, message: string): void {
+    const topic = this.topics.get(channel);
+    if (!topic) return;
+    for (const s of topic.subs) s.push(JSON.parse(message));
+  }
+}

@@ -1,0 +1,200 @@
+import {
+  CheckpointMismatchError,
+  decodeCursor,
+  encodeCursor,
+  encodeFields,
+  keyPrefix,
+  validateBatch,
+  compareEntries,
+  type Doc,
+  type RangeOptions,
+  type RangePage,
+  type ReadStore,
+  type StoreDump,
+  type Write,
+} from "./port.js";
+import { SortedSet } from "./sorted-set.js";
+
+type Hash = Map<string, string>;
+
+/**
+ * The read store of the embedded mode (and of tests): Redis semantics in process memory. Values
+ * are kept JSON-encoded, as in Redis, so both adapters return equal values (and callers can never
+ * mutate what the store holds). A batch is validated, then applied without an await: atomic.
+ */
+export class MemoryReadStore implements ReadStore {
+  readonly kind = "memory" as const;
+  private readonly hashes = new Map<string, Hash>();
+  private readonly zsets = new Map<string, SortedSet>();
+  private readonly checkpoints = new Map<string, bigint>();
+
+  async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
+    validateBatch(projection, writes, checkpoint);
+    const current = this.checkpoints.get(projection);
+    const guardFails = expected !== undefined && (expected === null ? current !== undefined : current !== expected);
+    if (guardFails || (current !== undefined && checkpoint <= current)) {
+      throw new CheckpointMismatchError(projection, expected, current, checkpoint);
+    }
+    // Encode first: a value that is not JSON fails the batch before anything is written.
+    const encoded = writes.map((w) => (w.op === "put" ? encodeFields(w.key, w.fields) : undefined));
+    writes.forEach((w, i) => this.apply(w, encoded[i]));
+    this.checkpoints.set(projection, checkpoint);
+  }
+
+  async getCheckpoint(projection: string): Promise<bigint | undefined> {
+    keyPrefix(projection);
+    return this.checkpoints.get(projection);
+  }
+
+  async getCheckpoints(projections: readonly string[]): Promise<Array<bigint | undefined>> {
+    return projections.map((p) => (keyPrefix(p), this.checkpoints.get(p)));
+  }
+
+  async drop(projection: string): Promise<void> {
+    const prefix = keyPrefix(projection);
+    for (const k of [...this.hashes.keys()]) if (k.startsWith(prefix)) this.hashes.delete(k);
+    for (const k of [...this.zsets.keys()]) if (k.startsWith(prefix)) this.zsets.delete(k);
+    this.checkpoints.delete(projection);
+  }
+
+  /** Forgets everything, as a Redis FLUSHALL would (tests of the runner's self-healing). */
+  flushAll(): void {
+    this.hashes.clear();
+    this.zsets.clear();
+    this.checkpoints.clear();
+  }
+
+  async getDocs(keys: readonly string[]): Promise<Array<Doc | null>> {
+    return keys.map((k) => {
+      const h = this.hashes.get(k);
+      if (!h) return null;
+      const doc: Doc = {};
+      for (const [f, v] of h) doc[f] = JSON.parse(v);
+      return doc;
+    });
+  }
+
+  async getMembers(keys: readonly string[]): Promise<string[][]> {
+    return keys.map((k) => {
+      const z = this.zsets.get(k);
+      return z ? Array.from(z.entriesAfter(), ([m]) => m) : [];
+    });
+  }
+
+  async count(keys: readonly string[]): Promise<number[]> {
+    return keys.map((k) => this.zsets.get(k)?.size ?? 0);
+  }
+
+  async range(keys: readonly string[], options: RangeOptions): Promise<RangePage> {
+    if (keys.length === 0) throw new RangeError("range needs at least one key");
+    const after = options.after === undefined ? undefined : decodeCursor(options.after);
+    const limit = Math.max(0, options.limit);
+    const sets = keys.map((k) => this.zsets.get(k));
+    if (sets.some((s) => s === undefined)) return { items: [], total: 0, hasMore: false };
+    const [first, ...rest] = sets as SortedSet[];
+    let entries: Iterable<[string, number]>;
+    let total: number;
+    if (rest.length === 0) {
+      entries = first!.entriesAfter(after);
+      total = first!.size;
+    } else {
+      const smallest = [first!, ...rest].reduce((a, b) => (b.size < a.size ? b : a));
+      const all: Array<[string, number]> = [];
+      for (const [m] of smallest.entriesAfter()) {
+        if (rest.every((s) => s.has(m)) && first!.has(m)) all.push([m, first!.score(m)!]);
+      }
+      all.sort((a, b) => compareEntries(a[1], a[0], b[1], b[0]));
+      total = all.length;
+      entries = after ? all.filter(([m, s]) => compareEntries(s, m, after.score, after.member) > 0) : all;
+    }
+    const items: RangePage["items"] = [];
+    let hasMore = false;
+    for (const [member, score] of entries) {
+      if (items.length === limit) {
+        hasMore = true;
+        break;
+      }
+      items.push({ member, score, cursor: encodeCursor(score, member) });
+    }
+    return { items, total, hasMore };
+  }
+
+  async dump(projection: string): Promise<StoreDump> {
+    const prefix = keyPrefix(projection);
+    const keys: StoreDump["keys"] = {};
+    const names = [...this.hashes.keys(), ...this.zsets.keys()].filter((k) => k.startsWith(prefix)).sort();
+    for (const k of names) {
+      const h = this.hashes.get(k);
+      if (h) {
+        const hash: Record<string, unknown> = {};
+        for (const f of [...h.keys()].sort()) hash[f] = JSON.parse(h.get(f)!);
+        keys[k] = { hash };
+      } else {
+        keys[k] = { zset: Array.from(this.zsets.get(k)!.entriesAfter()) };
+      }
+    }
+    const cp = this.checkpoints.get(projection);
+    return { checkpoint: cp === undefined ? null : cp.toString(), keys };
+  }
+
+  async close(): Promise<void> {}
+
+  private apply(w: Write, fields?: Array<[string, string]>): void {
+    switch (w.op) {
+      case "put": {
+        if (fields!.length === 0) return;
+        let h = this.hashes.get(w.key);
+        if (!h) this.hashes.set(w.key, (h = new Map()));
+        for (const [f, json] of fields!) h.set(f, json);
+        return;
+      }
+      case "unset": {
+        const h = this.hashes.get(w.key);
+        if (!h) return;
+        for (const f of w.fields) h.delete(f);
+        if (h.size === 0) this.hashes.delete(w.key);
+        return;
+      }
+      case "del":
+        this.hashes.delete(w.key);
+        this.zsets.delete(w.key);
+        return;
+      case "zadd":
+        this.zadd(w.key, w.member, w.score, w.nx);
+        return;
+      case "zrem":
+        this.zrem(w.key, w.member);
+        return;
+      case "index": {
+        const rev = this.hashes.get(w.index);
+        const oldJson = rev?.get(w.member);
+        const old = oldJson === undefined ? null : (JSON.parse(oldJson) as string);
+        if (old === w.value) return;
+        if (old !== null) this.zrem(`${w.index}:${old}`, w.member);
+        if (w.value === null) {
+          rev!.delete(w.member);
+          if (rev!.size === 0) this.hashes.delete(w.index);
+          return;
+        }
+        this.zadd(`${w.index}:${w.value}`, w.member, this.zsets.get(w.order)?.score(w.member) ?? 0, false);
+        if (rev) rev.set(w.member, JSON.stringify(w.value));
+        else this.hashes.set(w.index, new Map([[w.member, JSON.stringify(w.value)]]));
+        return;
+      }
+    }
+  }
+
+  private zadd(key: string, member: string, score: number, nx = false): void {
+    let z = this.zsets.get(key);
+    if (!z) this.zsets.set(key, (z = new SortedSet()));
+    // Redis stores -0 as 0.
+    z.add(member, score === 0 ? 0 : score, nx);
+  }
+
+  private zrem(key: string, member: string): void {
+    const z = this.zsets.get(key);
+    if (!z) return;
+    z.remove(member);
+    if (z.size === 0) this.zsets.delete(key);
+  }
+}

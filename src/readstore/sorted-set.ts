@@ -1,0 +1,113 @@
+import { compareEntries } from "./port.js";
+
+interface Entry {
+  s: number;
+  m: string;
+}
+
+const MAX_CHUNK = 512;
+
+/**
+ * An in-memory sorted set in Redis order ((score, member)): a list of sorted chunks, so inserting
+ * or removing in the middle of 200,000 members moves at most one chunk (a sorted array alone
+ * would move half the array each time).
+ */
+export class SortedSet {
+  private readonly scores = new Map<string, number>();
+  private chunks: Entry[][] = [];
+
+  get size(): number {
+    return this.scores.size;
+  }
+
+  score(member: string): number | undefined {
+    return this.scores.get(member);
+  }
+
+  has(member: string): boolean {
+    return this.scores.has(member);
+  }
+
+  /** Returns false when `nx` kept an existing member where it was. */
+  add(member: string, score: number, nx = false): boolean {
+    const old = this.scores.get(member);
+    if (old !== undefined) {
+      if (nx || old === score) return false;
+      this.removeEntry(old, member);
+    }
+    this.scores.set(member, score);
+    this.insertEntry({ s: score, m: member });
+    return true;
+  }
+
+  remove(member: string): boolean {
+    const old = this.scores.get(member);
+    if (old === undefined) return false;
+    this.scores.delete(member);
+    this.removeEntry(old, member);
+    return true;
+  }
+
+  /** Entries strictly after (score, member), or from the start. */
+  *entriesAfter(after?: { score: number; member: string }): Generator<[string, number]> {
+    let ci = 0;
+    let i = 0;
+    if (after) {
+      ci = this.chunkFor(after.score, after.member);
+      if (ci < this.chunks.length) {
+        const chunk = this.chunks[ci]!;
+        i = upperBound(chunk, after.score, after.member);
+      }
+    }
+    for (; ci < this.chunks.length; ci++, i = 0) {
+      const chunk = this.chunks[ci]!;
+      for (; i < chunk.length; i++) yield [chunk[i]!.m, chunk[i]!.s];
+    }
+  }
+
+  /** The chunk where (s, m) is or would be: the first whose last entry is >= it. */
+  private chunkFor(s: number, m: string): number {
+    let lo = 0;
+    let hi = this.chunks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const last = this.chunks[mid]!.at(-1)!;
+      if (compareEntries(last.s, last.m, s, m) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private insertEntry(e: Entry): void {
+    if (this.chunks.length === 0) {
+      this.chunks.push([e]);
+      return;
+    }
+    let ci = this.chunkFor(e.s, e.m);
+    if (ci === this.chunks.length) ci--; // after everything: append to the last chunk
+    const chunk = this.chunks[ci]!;
+    chunk.splice(upperBound(chunk, e.s, e.m), 0, e);
+    if (chunk.length > MAX_CHUNK) this.chunks.splice(ci, 1, chunk.slice(0, MAX_CHUNK / 2), chunk.slice(MAX_CHUNK / 2));
+  }
+
+  private removeEntry(s: number, m: string): void {
+    const ci = this.chunkFor(s, m);
+    const chunk = this.chunks[ci]!;
+    const i = upperBound(chunk, s, m) - 1;
+    chunk.splice(i, 1);
+    if (chunk.length === 0) this.chunks.splice(ci, 1);
+  }
+}
+
+/** Index of the first entry strictly after (s, m). */
+function upperBound(chunk: Entry[], s: number, m: string): number {
+  let lo = 0;
+  let hi = chunk.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const e = chunk[mid]!;
+    if (compareEntries(e.s, e.m, s, m) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import type { DomainEvent } from "../../src/domain/events.js";
+import { allocated, attribute, deployable, device, given, gpuHost, handle, released, T } from "./support.js";
+
+const fpgaHost: DomainEvent[] = [
+  device("h2", "f1", { type: "FPGA", vendor: "8086", bus: "5e" }),
+  deployable("h2", "f1", "region", { name: "h2_region", num: 2 }),
+  deployable("h2", "f1", "fn-a", { name: "h2_fn_a", parent: "region", root: "region" }),
+  deployable("h2", "f1", "fn-b", { name: "h2_fn_b", parent: "region", root: "region" }),
+  attribute("h2", "region", "r-rc", "rc", "FPGA"),
+  handle("h2", "f1", "fn-a", "ha", "5e"),
+  handle("h2", "f1", "fn-a", "hb", "5f"),
+];
+
+describe("device-tree projection", () => {
+  it("shows a host's devices, deployables with their attributes, and attach handles", async () => {
+    const { read } = await given([...gpuHost("h1"), ...fpgaHost]);
+
+    expect(await read.getDevices(["d1", "nope"])).toEqual([
+      {
+        uuid: "d1",
+        type: "GPU",
+        vendor: "10de",
+        model: "model-x",
+        hostname: "h1",
+        status: "ENABLED",
+        stdBoardInfo: { class: "0302" },
+        vendorBoardInfo: null,
+        controlPath: { uuid: "cp-d1", type: "PCI", info: { domain: "0000", bus: "af", device: "00", function: "0" } },
+        createdAt: T(1),
+        updatedAt: null,
+        lost: false,
+      },
+      null,
+    ]);
+
+    const [p1] = await read.getDeployables(["p1"]);
+    expect(p1).toMatchObject({
+      uuid: "p1",
+      name: "h1_0000:af:00.0",
+      numAccelerators: 1,
+      driverName: "drv",
+      rpUuid: "rp-p1",
+      bitstreamId: null,
+      parentUuid: null,
+      rootUuid: "p1",
+      deviceUuid: "d1",
+      hostname: "h1",
+      resourceClass: "PGPU",
+      traits: ["CUSTOM_GPU_NVIDIA", "CUSTOM_GPU_PRODUCT_ID_1EB8"],
+    });
+    expect(p1!.attributes).toEqual([
+      { uuid: "a1-rc", key: "rc", value: "PGPU" },
+      { uuid: "a1-t0", key: "trait0", value: "CUSTOM_GPU_NVIDIA" },
+      { uuid: "a1-t1", key: "trait1", value: "CUSTOM_GPU_PRODUCT_ID_1EB8" },
+    ]);
+
+    const byDevice = await read.deployablesByDevice(["f1", "d1", "none"]);
+    expect(byDevice.map((l) => l.map((d) => d.uuid))).toEqual([["region", "fn-a", "fn-b"], ["p1"], []]);
+    expect((await read.childrenOf(["region", "fn-a"])).map((l) => l.map((d) => d.uuid))).toEqual([["fn-a", "fn-b"], []]);
+    const handles = await read.handlesByDeployable(["fn-a", "p1", "region"]);
+    expect(handles.map((l) => l.map((h) => h.uuid))).toEqual([["ha", "hb"], ["h1"], []]);
+    expect(handles[1]![0]).toEqual({
+      uuid: "h1",
+      type: "PCI",
+      info: { domain: "0000", bus: "af", device: "00", function: "0" },
+      inUse: false,
+      arqUuid: null,
+      deployableUuid: "p1",
+      deviceUuid: "d1",
+      hostname: "h1",
+      lost: false,
+    });
+    expect((await read.getHandles(["hb", "zz"])).map((h) => h?.uuid ?? null)).toEqual(["hb", null]);
+  });
+
+  it("lists devices in discovery order, filtered and paged, with totalCount", async () => {
+    const { read } = await given([
+      ...gpuHost("h1", "1"),
+      ...fpgaHost,
+      ...gpuHost("h1", "2"),
+      device("h3", "q1", { type: "QAT", vendor: "8086", status: "MAINTAINING" }),
+    ]);
+    const uuids = async (filter: object) => (await read.listDevices(filter, 100)).items.map((d) => d.uuid);
+    expect(await uuids({})).toEqual(["d1", "f1", "d2", "q1"]);
+    expect(await uuids({ hostname: "h1" })).toEqual(["d1", "d2"]);
+    expect(await uuids({ vendor: "8086" })).toEqual(["f1", "q1"]);
+    expect(await uuids({ vendor: "8086", type: "QAT" })).toEqual(["q1"]);
+    expect(await uuids({ status: "MAINTAINING" })).toEqual(["q1"]);
+    expect(await uuids({ hostname: "h9" })).toEqual([]);
+
+    const p1 = await read.listDevices({}, 3);
+    expect(p1).toMatchObject({ totalCount: 4, hasNextPage: true });
+    const p2 = await read.listDevices({}, 3, p1.cursors.at(-1));
+    expect(p2.items.map((d) => d.uuid)).toEqual(["q1"]);
+    expect(p2).toMatchObject({ totalCount: 4, hasNextPage: false });
+    expect(p2.cursors).toHaveLength(1);
+  });
+
+  it("follows changes: device fields, status, attribute values in place, re-parenting", async () => {
+    const { read } = await given([
+      ...gpuHost("h1"),
+      ...fpgaHost,
+      { type: "DeviceChanged", data: { hostname: "h1", deviceUuid: "d1", changes: { vendor: "1002", model: "mi300" }, at: T(20) } },
+      { type: "DeviceStatusChanged", data: { hostname: "h1", deviceUuid: "d1", status: "MAINTAINING", at: T(21) } },
+      attribute("h1", "p1", "a1-rc", "rc", "VGPU"),
+      { type: "AttributeRemoved", data: { hostname: "h1", deployableUuid: "p1", attributeUuid: "a1-t0", key: "trait0", at: T(22) } },
+      { type: "DeployableChanged", data: { hostname: "h2", deployableUuid: "fn-b", changes: { numAccelerators: 4, parentUuid: "fn-a" }, at: T(23) } },
+      { type: "AttachHandleChanged", data: { hostname: "h2", deployableUuid: "fn-a", handleUuid: "ha", handleType: "MDEV", at: T(24) } },
+    ]);
+    const [d1] = await read.getDevices(["d1"]);
+    expect(d1).toMatchObject({ vendor: "1002", model: "mi300", status: "MAINTAINING", updatedAt: T(21) });
+    expect((await read.listDevices({ vendor: "10de" }, 10)).totalCount).toBe(0);
+    expect((await read.listDevices({ vendor: "1002", status: "MAINTAINING" }, 10)).items.map((d) => d.uuid)).toEqual(["d1"]);
+    expect((await read.listDevices({ status: "ENABLED" }, 10)).items.map((d) => d.uuid)).toEqual(["f1"]);
+
+    const [p1] = await read.getDeployables(["p1"]);
+    expect(p1!.attributes.map((a) => `${a.key}=${a.value}`)).toEqual(["rc=VGPU", "trait1=CUSTOM_GPU_PRODUCT_ID_1EB8"]);
+    expect(p1!.resourceClass).toBe("VGPU");
+    expect(p1!.traits).toEqual(["CUSTOM_GPU_PRODUCT_ID_1EB8"]);
+
+    expect((await read.childrenOf(["region", "fn-a"])).map((l) => l.map((d) => d.uuid))).toEqual([["fn-a"], ["fn-b"]]);
+    expect((await read.getDeployables(["fn-b"]))[0]).toMatchObject({ numAccelerators: 4, parentUuid: "fn-a", updatedAt: T(23) });
+    expect((await read.getHandles(["ha"]))[0]!.type).toBe("MDEV");
+  });
+
+  it("marks allocation and loss, and leaves no key behind once everything is removed", async () => {
+    const lifecycle: DomainEvent[] = [
+      ...gpuHost("h1"),
+      allocated("h1", "d1", "p1", "h1", "arq-1"),
+      { type: "DeviceLost", data: { hostname: "h1", deviceUuid: "d1", arqUuids: ["arq-1"], at: T(30) } },
+      { type: "AttachHandleLost", data: { hostname: "h1", deployableUuid: "p1", handleUuid: "h1", arqUuid: "arq-1", at: T(30) } },
+    ];
+    const held = await given(lifecycle);
+    expect((await held.read.getHandles(["h1"]))[0]).toMatchObject({ inUse: true, arqUuid: "arq-1", lost: true });
+    expect((await held.read.getDevices(["d1"]))[0]).toMatchObject({ lost: true, updatedAt: T(30) });
+
+    const gone = await given([
+      ...lifecycle,
+      released("h1", "p1", "h1", "arq-1"),
+      { type: "AttachHandleRemoved", data: { hostname: "h1", deployableUuid: "p1", handleUuid: "h1", at: T(31) } },
+      ...["a1-rc", "a1-t0", "a1-t1"].map(
+        (a): DomainEvent => ({ type: "AttributeRemoved", data: { hostname: "h1", deployableUuid: "p1", attributeUuid: a, key: "k", at: T(31) } }),
+      ),
+      { type: "DeployableRemoved", data: { hostname: "h1", deviceUuid: "d1", deployableUuid: "p1", at: T(31) } },
+      { type: "DeviceRemoved", data: { hostname: "h1", deviceUuid: "d1", at: T(31) } },
+    ]);
+    expect(await gone.read.getDevices(["d1"])).toEqual([null]);
+    expect(await gone.read.getDeployables(["p1"])).toEqual([null]);
+    expect(await gone.read.getHandles(["h1"])).toEqual([null]);
+    expect((await gone.read.listDevices({ hostname: "h1" }, 10)).totalCount).toBe(0);
+    expect((await gone.store.dump("device-tree")).keys).toEqual({});
+  });
+
+  it("puts a device that comes back after removal at its new discovery position", async () => {
+    const { read } = await given([
+      device("h1", "d1"),
+      device("h1", "d2"),
+      { type: "DeviceRemoved", data: { hostname: "h1", deviceUuid: "d1", at: T(40) } },
+      device("h1", "d1", { at: T(41) }),
+    ]);
+    expect((await read.listDevices({ hostname: "h1" }, 10)).items.map((d) => [d.uuid, d.createdAt])).toEqual([
+      ["d2", T(1)],
+      ["d1", T(41)],
+    ]);
+  });
+
+  it("treats released handles as free again", async () => {
+    const { read } = await given([...gpuHost("h1"), allocated("h1", "d1", "p1", "h1", "arq-1"), released("h1", "p1", "h1", "arq-1")]);
+    expect((await read.getHandles(["h1"]))[0]).toMatchObject({ inUse: false, arqUuid: null, lost: false });
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { allocated, attribute, deployable, device, given, gpuHost, handle, released, T } from "./support.js";
+
+describe("resource-providers projection", () => {
+  const host = [
+    ...gpuHost("h1", "1"),
+    device("h1", "d2", { type: "FPGA" }),
+    deployable("h1", "d2", "p2", { name: "h1_0000:5e:00.0", num: 2 }),
+    attribute("h1", "p2", "a2-rc", "rc", "FPGA"),
+    handle("h1", "d2", "p2", "h2a"),
+    handle("h1", "d2", "p2", "h2b"),
+    ...gpuHost("h2", "3"),
+  ];
+
+  it("shows one RP per deployable under its host, with class, inventory, usage and traits", async () => {
+    const { read } = await given([...host, allocated("h1", "d2", "p2", "h2a", "arq-1"), allocated("h1", "d2", "p2", "h2b", "arq-2")]);
+    expect(await read.listResourceProviders("h1")).toEqual([
+      {
+        uuid: "rp-p1",
+        name: "h1_0000:af:00.0",
+        parentProviderName: "h1",
+        resourceClass: "PGPU",
+        total: 1,
+        reserved: 0,
+        used: 0,
+        traits: ["CUSTOM_GPU_NVIDIA", "CUSTOM_GPU_PRODUCT_ID_1EB8"],
+        deployableUuid: "p1",
+        deviceUuid: "d1",
+      },
+      {
+        uuid: "rp-p2",
+        name: "h1_0000:5e:00.0",
+        parentProviderName: "h1",
+        resourceClass: "FPGA",
+        total: 2,
+        reserved: 0,
+        used: 2,
+        traits: [],
+        deployableUuid: "p2",
+        deviceUuid: "d2",
+      },
+    ]);
+    expect((await read.listResourceProviders()).map((rp) => rp.uuid)).toEqual(["rp-p1", "rp-p2", "rp-p3"]);
+    expect(await read.listResourceProviders("h9")).toEqual([]);
+  });
+
+  it("leaves out deployables without a resource class (no inventory in Placement)", async () => {
+    const { read } = await given([...gpuHost("h1"), device("h1", "f1", { type: "FPGA" }), deployable("h1", "f1", "region", { name: "h1_region" })]);
+    expect((await read.listResourceProviders("h1")).map((rp) => rp.uuid)).toEqual(["rp-p1"]);
+  });
+
+  it("reserves the whole inventory while the device is MAINTAINING, and frees released handles", async () => {
+    const { read } = await given([
+      ...host,
+      allocated("h1", "d2", "p2", "h2a", "arq-1"),
+      allocated("h1", "d2", "p2", "h2b", "arq-2"),
+      released("h1", "p2", "h2a", "arq-1"),
+      { type: "DeviceStatusChanged", data: { hostname: "h1", deviceUuid: "d2", status: "MAINTAINING", at: T(40) } },
+      { type: "DeployableChanged", data: { hostname: "h1", deployableUuid: "p2", changes: { numAccelerators: 3 }, at: T(41) } },
+    ]);
+    const [, p2] = await read.listResourceProviders("h1");
+    expect(p2).toMatchObject({ total: 3, reserved: 3, used: 1 });
+    const back = await given([
+      ...host,
+      { type: "DeviceStatusChanged", data: { hostname: "h1", deviceUuid: "d2", status: "MAINTAINING", at: T(40) } },
+      { type: "DeviceStatusChanged", data: { hostname: "h1", deviceUuid: "d2", status: "ENABLED", at: T(41) } },
+    ]);
+    expect((await back.read.listResourceProviders("h1"))[1]).toMatchObject({ reserved: 0, used: 0 });
+  });
+
+  it("removes the RP with its deployable", async () => {
+    const { read, store } = await given([
+      ...gpuHost("h1"),
+      { type: "AttachHandleRemoved", data: { hostname: "h1", deployableUuid: "p1", handleUuid: "h1", at: T(50) } },
+      ...["a1-rc", "a1-t0", "a1-t1"].map((a) => ({ type: "AttributeRemoved" as const, data: { hostname: "h1", deployableUuid: "p1", attributeUuid: a, key: "k", at: T(50) } })),
+      { type: "DeployableRemoved", data: { hostname: "h1", deviceUuid: "d1", deployableUuid: "p1", at: T(50) } },
+      { type: "DeviceRemoved", data: { hostname: "h1", deviceUuid: "d1", at: T(50) } },
+    ]);
+    expect(await read.listResourceProviders()).toEqual([]);
+    expect((await store.dump("resource-providers")).keys).toEqual({});
+  });
+});

@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { projections } from "../../projections/index.js";
+import { InProcessPubSub } from "../../src/pubsub/in-process.js";
+import { MemoryReadStore } from "../../src/readstore/memory.js";
+import { ProjectionRunner } from "../../src/readstore/runner.js";
+import { append, arqCreated, bindFailed, bindStarted, bound, unbound } from "../projections/support.js";
+import { eventually, listen } from "./support.js";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(es = new MemoryEventStore(), store = new MemoryReadStore()) {
+  const pubsub = new InProcessPubSub();
+  const listener = await listen(pubsub, store);
+  cleanups.push(() => listener.close());
+  const start = async () => {
+    const runner = new ProjectionRunner({ events: es, store, projections, pubsub, batchSize: 5, healthCheckMs: 20 });
+    cleanups.push(() => runner.stop());
+    await runner.start();
+    return runner;
+  };
+  return { es, store, pubsub, listener, start };
+}
+
+const summary = (r: { notification: { arqUuid: string; status: string; reason: string | null; serverUuid: string }; stateOnReceipt: string | null }) =>
+  `${r.notification.arqUuid} ${r.notification.status} ${r.notification.serverUuid} ${r.stateOnReceipt}${r.notification.reason ? ` (${r.notification.reason})` : ""}`;
+
+describe("accelerator-request-bound notifications", () => {
+  it("sends one per bind, after the read model shows the new state", async () => {
+    const { es, listener, start } = await setup();
+    const runner = await start();
+    await append(es, [arqCreated("a1"), bindStarted("a1", "h1", "i1"), bound("a1", { instance: "i1" })]);
+    await append(es, [arqCreated("a2"), bindStarted("a2", "h1", "i2"), bindFailed("a2", "no free attach handle", "i2")]);
+    // BOUND -> BIND_FAILED (device lost) is not a bind completion; unbind -> bind again is a new bind.
+    await append(es, [bindFailed("a1", "device lost", "i1"), unbound("a1"), bindStarted("a1", "h1", "i3"), bound("a1", { instance: "i3" })]);
+    await runner.caughtUp();
+    await eventually(() => expect(listener.received).toHaveLength(3));
+    expect(listener.received.map(summary)).toEqual(["a1 COMPLETED i1 BOUND", "a2 FAILED i2 BIND_FAILED (no free attach handle)", "a1 COMPLETED i3 BOUND"]);
+    expect(listener.received[0]!.notification).toEqual({
+      name: "accelerator-request-bound",
+      serverUuid: "i1",
+      tag: "a1",
+      status: "COMPLETED",
+      reason: null,
+      arqUuid: "a1",
+      instanceUuid: "i1",
+      position: "3",
+    });
+    expect(runner.notificationsPublished).toBe(3);
+  });
+
+  it("sends nothing for old binds on a rebuild, or on a fresh store over an old log", async () => {
+    const es = new MemoryEventStore();
+    await append(es, [arqCreated("old"), bindStarted("old"), bound("old")]);
+    const { listener, start } = await setup(es);
+    const runner = await start(); // fresh store: the log so far is history
+    await runner.rebuild();
+    await append(es, [arqCreated("new"), bindStarted("new"), bound("new")]);
+    await runner.caughtUp();
+    await eventually(() => expect(listener.received.map(summary)).toEqual(["new COMPLETED inst-1 BOUND"]));
+    await runner.rebuild();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(listener.received).toHaveLength(1);
+  });
+
+  it("on restart, notifies once the binds that resolved after the stored checkpoint", async () => {
+    const es = new MemoryEventStore();
+    const store = new MemoryReadStore();
+    const first = await setup(es, store);
+    const r1 = await first.start();
+    await append(es, [arqCreated("a1"), bindStarted("a1"), bound("a1"), arqCreated("a2"), bindStarted("a2", "h1", "i2"), arqCreated("a3"), bindStarted("a3", "h1", "i3"), bound("a3", { instance: "i3" })]);
+    await r1.caughtUp();
+    await eventually(() => expect(first.listener.received.map(summary)).toEqual(["a1 COMPLETED inst-1 BOUND", "a3 COMPLETED i3 BOUND"]));
+    await r1.stop();
+
+    // While no runner runs: a2's bind fails (it started before the restart), a3 loses its device.
+    await append(es, [bindFailed("a2", "timeout", "i2"), bindFailed("a3", "device lost", "i3"), arqCreated("a4"), bindStarted("a4"), bound("a4")]);
+    const second = await setup(es, store);
+    const r2 = await second.start();
+    await eventually(() => expect(second.listener.received.map(summary)).toEqual(["a2 FAILED i2 BIND_FAILED (timeout)", "a4 COMPLETED inst-1 BOUND"]));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(second.listener.received).toHaveLength(2);
+    await r2.stop();
+  });
+
+  it("does not notify binds again when it heals a store that lost its data", async () => {
+    const { es, store, listener, start } = await setup();
+    const runner = await start();
+    await append(es, [arqCreated("a1"), bindStarted("a1"), bound("a1")]);
+    await runner.caughtUp();
+    await eventually(() => expect(listener.received).toHaveLength(1));
+    store.flushAll();
+    await eventually(async () => expect(await store.getCheckpoint("arqs")).toBeDefined());
+    await runner.caughtUp();
+    await append(es, [arqCreated("a2"), bindStarted("a2"), bound("a2")]);
+    await runner.caughtUp();
+    await eventually(() => expect(listener.received.map((r) => r.notification.arqUuid)).toEqual(["a1", "a2"]));
+  });
+});
