@@ -19,6 +19,9 @@ export class BenchClient {
       connectionParams: { authorization: `Bearer ${token}` },
       retryAttempts: 0,
       keepAlive: 10_000,
+      // One long-lived connection per client, as a compute scheduler keeps (a lazy client would
+      // reconnect for every flow).
+      lazy: false,
     });
   }
 
