@@ -1,5 +1,5 @@
 /**
- * A throwaway redis-server for benchmarks (the logic of test/support/redis.ts): a free loopback
+ * A throwaway redis-server for benchmarks and tests (test/support/redis.ts wraps it): a free loopback
  * port, no persistence, stopped by its PID.
  */
 import { spawn } from "node:child_process";
@@ -13,7 +13,7 @@ export interface BenchRedis {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once("error", reject);

@@ -21,8 +21,8 @@
 import { join } from "node:path";
 import type { DriverAttachHandle, DriverDeployable, DriverDevice } from "../../domain/inventory/report.js";
 import type { Driver, DriverEnv } from "./driver.js";
-import { attributeList, customTrait, deployableName, hexId, pciAddress } from "./naming.js";
-import { isVirtualFunction, listDir, listPciDevices, pciDeviceDir, readLine, virtualFunctions } from "./sysfs.js";
+import { attributeList, customTrait, deployableName, pciAddress } from "./naming.js";
+import { discoverPhysicalFunctions, listDir, pciDeviceDir, readLine, virtualFunctions } from "./sysfs.js";
 
 export const INTEL_VENDOR_ID = "8086";
 const DRIVER_NAME = "intel";
@@ -99,19 +99,7 @@ async function fpgaDevice(env: DriverEnv, pf: string, productId: string): Promis
 
 export const intelFpgaDriver: Driver = {
   name: "intel-fpga",
-  async discover(env) {
-    const devices: DriverDevice[] = [];
-    for (const bdf of await listPciDevices(env.sysfsRoot)) {
-      try {
-        const dir = pciDeviceDir(env.sysfsRoot, bdf);
-        if (hexId(await readLine(join(dir, "vendor"))) !== INTEL_VENDOR_ID) continue;
-        const productId = hexId(await readLine(join(dir, "device")));
-        if (!productId || !INTEL_FPGA_PRODUCTS[productId] || (await isVirtualFunction(dir))) continue;
-        devices.push(await fpgaDevice(env, bdf, productId));
-      } catch (err) {
-        env.log?.warn({ address: bdf, err: (err as Error).message }, "FPGA skipped");
-      }
-    }
-    return devices;
+  discover(env) {
+    return discoverPhysicalFunctions(env, INTEL_VENDOR_ID, INTEL_FPGA_PRODUCTS, "FPGA", (bdf, productId) => fpgaDevice(env, bdf, productId));
   },
 };

@@ -7,8 +7,8 @@
 import { join } from "node:path";
 import type { DriverDeployable, DriverDevice } from "../../domain/inventory/report.js";
 import type { Driver, DriverEnv } from "./driver.js";
-import { attributeList, deployableName, hexId, isBdf, pciAddress } from "./naming.js";
-import { isVirtualFunction, listPciDevices, pciDeviceDir, readLine, readUevent, virtualFunctions } from "./sysfs.js";
+import { attributeList, deployableName, isBdf, pciAddress } from "./naming.js";
+import { discoverPhysicalFunctions, pciDeviceDir, readUevent, virtualFunctions } from "./sysfs.js";
 
 const INTEL_VENDOR_ID = "8086";
 const DRIVER_NAME = "intel";
@@ -53,19 +53,7 @@ async function qatDevice(env: DriverEnv, pf: string, productId: string): Promise
 
 export const intelQatDriver: Driver = {
   name: "intel-qat",
-  async discover(env) {
-    const devices: DriverDevice[] = [];
-    for (const bdf of await listPciDevices(env.sysfsRoot)) {
-      try {
-        const dir = pciDeviceDir(env.sysfsRoot, bdf);
-        if (hexId(await readLine(join(dir, "vendor"))) !== INTEL_VENDOR_ID) continue;
-        const productId = hexId(await readLine(join(dir, "device")));
-        if (!productId || !INTEL_QAT_PRODUCTS[productId] || (await isVirtualFunction(dir))) continue;
-        devices.push(await qatDevice(env, bdf, productId));
-      } catch (err) {
-        env.log?.warn({ address: bdf, err: (err as Error).message }, "QAT skipped");
-      }
-    }
-    return devices;
+  discover(env) {
+    return discoverPhysicalFunctions(env, INTEL_VENDOR_ID, INTEL_QAT_PRODUCTS, "QAT", (bdf, productId) => qatDevice(env, bdf, productId));
   },
 };

@@ -5,7 +5,9 @@
  */
 import { lstat, readFile, readdir, readlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { isBdf } from "./naming.js";
+import type { DriverDevice } from "../../domain/inventory/report.js";
+import type { DriverEnv } from "./driver.js";
+import { hexId, isBdf } from "./naming.js";
 
 export function pciDevicesDir(sysfsRoot: string): string {
   return join(sysfsRoot, "bus", "pci", "devices");
@@ -90,4 +92,30 @@ export async function virtualFunctions(deviceDir: string): Promise<string[]> {
 /** A VF has a `physfn` link to its PF. */
 export function isVirtualFunction(deviceDir: string): Promise<boolean> {
   return exists(join(deviceDir, "physfn"));
+}
+
+/**
+ * The physical functions in sysfs with this vendor id and one of these product ids, each turned
+ * into a device by `build`; a function that cannot be read is skipped with a warning.
+ */
+export async function discoverPhysicalFunctions(
+  env: DriverEnv,
+  vendorId: string,
+  products: Readonly<Record<string, unknown>>,
+  what: string,
+  build: (bdf: string, productId: string) => Promise<DriverDevice>,
+): Promise<DriverDevice[]> {
+  const devices: DriverDevice[] = [];
+  for (const bdf of await listPciDevices(env.sysfsRoot)) {
+    try {
+      const dir = pciDeviceDir(env.sysfsRoot, bdf);
+      if (hexId(await readLine(join(dir, "vendor"))) !== vendorId) continue;
+      const productId = hexId(await readLine(join(dir, "device")));
+      if (!productId || !products[productId] || (await isVirtualFunction(dir))) continue;
+      devices.push(await build(bdf, productId));
+    } catch (err) {
+      env.log?.warn({ address: bdf, err: (err as Error).message }, `${what} skipped`);
+    }
+  }
+  return devices;
 }
