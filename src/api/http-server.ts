@@ -1,6 +1,6 @@
 import { ApolloServer, HeaderMap } from "@apollo/server";
 import type { GraphQLError } from "graphql";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
@@ -158,4 +158,3 @@ function sendJson(res: ServerResponse, status: number, body: unknown) {
 const graphqlError = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
-export type { Server };

@@ -75,10 +75,6 @@ export class Binder {
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
-  get pendingCount(): number {
-    return this.pending.size;
-  }
-
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.subscription?.close();

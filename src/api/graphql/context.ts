@@ -15,7 +15,7 @@ export interface ApiServices {
   notifications: NotificationFeed;
   /** Resolves once the read models reflect the log up to its current head (read-your-writes). */
   catchUp(): Promise<void>;
-  limits: { maxBindings: number; maxListSize: number };
+  limits: { maxBindings: number };
 }
 
 /** accelerator-request-bound, published by the projection runner after the read models show it. */
