@@ -31,3 +31,8 @@ export function allows(p: Principal, rule: Rule): boolean {
 export function seesAllProjects(p: Principal): boolean {
   return p.roles.has("admin") || p.roles.has("service");
 }
+
+/** ARQs belong to a project: only its tokens, admins and the compute service see them. */
+export function canSeeArq(p: Principal, arqProjectId: unknown): boolean {
+  return seesAllProjects(p) || arqProjectId === p.projectId;
+}

@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from "type-graphql";
-import { seesAllProjects } from "../../auth/policy.js";
+import { canSeeArq, seesAllProjects } from "../../auth/policy.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { apiError, badInput, forbidden } from "../errors.js";
 import { ArqBindingInput } from "../inputs/arq.input.js";
@@ -90,11 +90,11 @@ export class AcceleratorRequestResolver {
     if (arqUuids) {
       checkList("arqUuids", arqUuids);
       // Deleting an ARQ that is bound to an instance is Nova's alone, as in Cyborg.
+      // Another project's ARQs are left to deleteArqs, which answers NOT_FOUND without telling more.
       if (!p.roles.has("service")) {
-        for (const uuid of arqUuids) {
-          const arq = await ctx.services.app.getArq(uuid);
-          if (arq?.instanceUuid) throw forbidden(`deleting ARQ ${uuid}, which is bound to instance ${arq.instanceUuid} (requires the service role)`);
-        }
+        const arqs = await Promise.all(arqUuids.map((uuid) => ctx.services.app.getArq(uuid)));
+        const bound = arqs.find((a) => a?.instanceUuid && canSeeArq(p, a.projectId));
+        if (bound) throw forbidden(`deleting ARQ ${bound.uuid}, which is bound to instance ${bound.instanceUuid} (requires the service role)`);
       }
     }
     const deleted = await ctx.services.app.deleteArqs(commandContext(ctx), { arqUuids, instanceUuid });
@@ -118,9 +118,7 @@ export class AcceleratorRequestResolver {
 }
 
 function visible(ctx: ApiContext, arq: Doc | null) {
-  const p = ctx.principal!;
-  if (!arq) return null;
-  return seesAllProjects(p) || arq.projectId === p.projectId ? arq : null;
+  return arq && canSeeArq(ctx.principal!, arq.projectId) ? arq : null;
 }
 
 function checkList(field: string, list: string[]) {

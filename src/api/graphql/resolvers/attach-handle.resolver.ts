@@ -1,5 +1,5 @@
 import { Ctx, FieldResolver, Resolver, Root } from "type-graphql";
-import { seesAllProjects } from "../../auth/policy.js";
+import { canSeeArq } from "../../auth/policy.js";
 import type { ApiContext } from "../context.js";
 import type { Doc } from "../read-side.js";
 import { AcceleratorRequest } from "../types/accelerator-request.type.js";
@@ -12,7 +12,7 @@ export class AttachHandleResolver {
     if (!h.arqUuid) return null;
     const arq = await ctx.loaders.arq.load(String(h.arqUuid));
     // Project isolation holds here too: another project's ARQ is not shown.
-    if (!arq || (!seesAllProjects(ctx.principal!) && arq.projectId !== ctx.principal!.projectId)) return null;
+    if (!arq || !canSeeArq(ctx.principal!, arq.projectId)) return null;
     return arq;
   }
 }

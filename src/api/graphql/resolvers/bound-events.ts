@@ -1,4 +1,4 @@
-import { allows, seesAllProjects } from "../../auth/policy.js";
+import { allows, canSeeArq } from "../../auth/policy.js";
 import type { ApiContext, BindNotification } from "../context.js";
 import { forbidden, unauthenticated } from "../errors.js";
 import type { Doc } from "../read-side.js";
@@ -27,7 +27,7 @@ export async function* boundEvents(ctx: ApiContext, args: Args): AsyncGenerator<
   const wanted = args.arqUuids?.length ? new Set(args.arqUuids) : undefined;
   const matches = (n: BindNotification) =>
     (!wanted || wanted.has(n.arqUuid)) && (!args.instanceUuid || args.instanceUuid === n.instanceUuid);
-  const visible = (arq: Doc) => seesAllProjects(p) || arq.projectId === p.projectId;
+  const visible = (arq: Doc) => canSeeArq(p, arq.projectId);
   const sent = new Map<string, bigint>();
 
   const listener = ctx.services.notifications.listen(args);

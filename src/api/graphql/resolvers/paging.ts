@@ -10,7 +10,3 @@ export function pageSize(first: number | null | undefined): number {
   return Math.min(first, MAX_PAGE);
 }
 
-export function need<T>(value: T | null | undefined, field: string, message: string): T {
-  if (value === null || value === undefined || value === "") throw badInput(field, message);
-  return value;
-}
