@@ -17,7 +17,7 @@ import type { ArqEvent } from "../src/domain/events.js";
 import type { ArqState, AttachHandleType, JsonObject } from "../src/domain/shared/types.js";
 import type { RecordedEvent } from "../src/eventstore/port.js";
 import type { ReadStore, Write } from "../src/readstore/port.js";
-import { keys, score, type Projection, type Recorded } from "../src/readstore/projection.js";
+import { indexFamilies, keys, score, type Projection, type Recorded } from "../src/readstore/projection.js";
 import { pageOf, type Page } from "./shared/page.js";
 
 export const name = "arqs";
@@ -66,17 +66,7 @@ const FAMILIES = {
   deviceProfileName: "by-profile",
   resolved: "resolved",
 } as const;
-// Built once: the same string objects on every write (the adapters hash them in Maps).
-const FAMILY_KEYS = Object.fromEntries(Object.entries(FAMILIES).map(([f, n]) => [f, k(n)])) as Record<keyof typeof FAMILIES, string>;
-const ORDER_KEY = k("all");
-
-const file = (uuid: string, field: keyof typeof FAMILIES, value: string | null): Write => ({
-  op: "index",
-  index: FAMILY_KEYS[field],
-  member: uuid,
-  value,
-  order: ORDER_KEY,
-});
+const { orderKey: ORDER_KEY, file } = indexFamilies(k, FAMILIES, "all");
 
 export const eventTypes = ["ArqCreated", "ArqBindStarted", "ArqBound", "ArqBindFailed", "ArqUnbound", "ArqDeleted"] as const;
 

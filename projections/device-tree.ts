@@ -22,7 +22,7 @@ import type { InventoryEvent } from "../src/domain/events.js";
 import type { DeviceStatus, DeviceType, JsonObject } from "../src/domain/shared/types.js";
 import type { RecordedEvent } from "../src/eventstore/port.js";
 import type { ReadStore, Write } from "../src/readstore/port.js";
-import { keys, score, type Projection, type Recorded } from "../src/readstore/projection.js";
+import { indexFamilies, keys, score, type Projection, type Recorded } from "../src/readstore/projection.js";
 import { childrenOf as groupChildren, DEPLOYABLE_EVENTS, deployableWrites, readDeployables, type DeployableView } from "./shared/deployables.js";
 import { pageOf, type Page } from "./shared/page.js";
 
@@ -68,19 +68,9 @@ export interface DeviceFilter {
 }
 
 const DEVICE_FAMILIES = { hostname: "devices-by-host", type: "devices-by-type", vendor: "devices-by-vendor", status: "devices-by-status" } as const;
-// Built once: the same string objects on every write (the adapters hash them in Maps).
-const FAMILY_KEYS = Object.fromEntries(Object.entries(DEVICE_FAMILIES).map(([f, n]) => [f, k(n)])) as Record<keyof typeof DEVICE_FAMILIES, string>;
-const ORDER_KEY = k("devices");
+const { orderKey: ORDER_KEY, file: fileDevice } = indexFamilies(k, DEVICE_FAMILIES, "devices");
 const CHILDREN_KEY = k("children-by-parent");
 const DEPLOYABLES_KEY = k("deployables");
-
-const fileDevice = (uuid: string, field: keyof typeof DEVICE_FAMILIES, value: string | null): Write => ({
-  op: "index",
-  index: FAMILY_KEYS[field],
-  member: uuid,
-  value,
-  order: ORDER_KEY,
-});
 
 const fileChild = (deployableUuid: string, parentUuid: string | null): Write => ({
   op: "index",
