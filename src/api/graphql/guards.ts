@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from "@apollo/server";
-import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from "graphql";
+import { BREAK, GraphQLError, Kind, visit, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from "graphql";
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from "graphql-query-complexity";
 
 export interface GuardLimits {
@@ -45,8 +45,37 @@ export function queryDepth(doc: DocumentNode, operationName?: string | null): nu
 }
 
 /**
+ * Whether an operation's cost can depend on its variables: a variable in a `first` argument (the
+ * page estimator reads it) or in a directive (`@include(if: $x)` prunes fields). Anything else in
+ * the variables leaves depth and cost unchanged.
+ */
+export function costDependsOnVariables(doc: DocumentNode): boolean {
+  let depends = false;
+  visit(doc, {
+    Argument(node, _key, _parent, _path, ancestors) {
+      if (node.value.kind !== Kind.VARIABLE) return undefined;
+      const owner = ancestors.at(-1);
+      const inDirective = owner !== undefined && !Array.isArray(owner) && (owner as { kind?: string }).kind === Kind.DIRECTIVE;
+      if (node.name.value === "first" || inDirective) {
+        depends = true;
+        return BREAK;
+      }
+      return undefined;
+    },
+  });
+  return depends;
+}
+
+/** Depth and cost per document and operation, for documents whose cost the variables cannot change. */
+const verdicts = new WeakMap<DocumentNode, Map<string, GraphQLError | null>>();
+
+/**
  * Throws QUERY_TOO_COMPLEX for an over-deep or over-costly operation. Variables that do not coerce
  * are left to the executor, which refuses them with BAD_USER_INPUT.
+ *
+ * Parsed documents are cached (Apollo's document store, the WebSocket DocumentCache), so the
+ * verdict is kept per document object: measuring the cost coerces every variable, which for a
+ * large input (a host's inventory report) cost as much as executing it.
  */
 export function checkGuards(
   schema: GraphQLSchema,
@@ -55,9 +84,31 @@ export function checkGuards(
   variables: Record<string, unknown> | null | undefined,
   limits: GuardLimits = DEFAULT_GUARDS,
 ): void {
+  let perOperation = verdicts.get(document);
+  if (perOperation === undefined && !costDependsOnVariables(document)) verdicts.set(document, (perOperation = new Map()));
+  const key = `${operationName ?? ""}\u0000${limits.maxDepth}\u0000${limits.maxComplexity}`;
+  const known = perOperation?.get(key);
+  if (known !== undefined) {
+    // A fresh error per request: the server annotates the errors it is given.
+    if (known) throw new GraphQLError(known.message, { extensions: known.extensions });
+    return;
+  }
+  const verdict = judge(schema, document, operationName, variables, limits);
+  if (verdict !== undefined) perOperation?.set(key, verdict);
+  if (verdict) throw verdict;
+}
+
+/** The refusal, null when within limits, undefined when the cost could not be measured (bad variables). */
+function judge(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+  limits: GuardLimits,
+): GraphQLError | null | undefined {
   const d = queryDepth(document, operationName);
   if (d > limits.maxDepth) {
-    throw new GraphQLError(`query depth ${d} exceeds the limit of ${limits.maxDepth}`, {
+    return new GraphQLError(`query depth ${d} exceeds the limit of ${limits.maxDepth}`, {
       extensions: { code: "QUERY_TOO_COMPLEX", depth: d, limit: limits.maxDepth },
     });
   }
@@ -71,13 +122,14 @@ export function checkGuards(
       estimators: [pageEstimator, simpleEstimator({ defaultComplexity: 1 })],
     });
   } catch {
-    return;
+    return undefined;
   }
   if (cost > limits.maxComplexity) {
-    throw new GraphQLError(`query complexity ${cost} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages`, {
+    return new GraphQLError(`query complexity ${cost} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages`, {
       extensions: { code: "QUERY_TOO_COMPLEX", complexity: cost, limit: limits.maxComplexity },
     });
   }
+  return null;
 }
 
 /** Refuses over-deep and over-costly operations before any resolver runs (HTTP). */
