@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { v7 as uuidV7 } from "uuid";
+import { newEventId } from "../../src/app/event-ids.js";
 import type { EventStore, NewEvent, Subscription } from "../../src/eventstore/port.js";
 
 /** Progress goes to stderr so stdout stays the results. */
@@ -14,7 +14,7 @@ const metadata = {
 
 /** Event ids: time-ordered (v7, what the application writes) or random (v4). */
 export type IdKind = "v4" | "v7";
-const newId = (kind: IdKind): string => (kind === "v7" ? uuidV7() : randomUUID());
+const newId = (kind: IdKind): string => (kind === "v7" ? newEventId() : randomUUID());
 
 /** An event shaped like an inventory report's device (about 400 bytes stored). */
 export function sampleEvent(i: number, ids: IdKind = "v7"): NewEvent {

@@ -2,11 +2,11 @@
  * The generic command handler: read the stream, fold it with evolve, decide, append with the
  * expected revision, and retry on a revision conflict (bounded, with small jittered backoff).
  */
-import { v7 as uuidV7 } from "uuid";
 import type { Decider } from "../domain/shared/decider.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
 import { WrongExpectedRevisionError, type EventStore, type NewEvent } from "../eventstore/port.js";
 import type { AggregateCache } from "./aggregate-cache.js";
+import { newEventId } from "./event-ids.js";
 
 export interface DomainEventShape {
   type: string;
@@ -83,9 +83,7 @@ export async function handleCommand<C, S, E extends DomainEventShape>(
 
 export function toNewEvent(e: DomainEventShape, ctx: CommandContext): NewEvent {
   return {
-    // Time-ordered ids: the event store's id index grows at its end instead of touching a random
-    // page per event (about 2x the appends/s of random ids with 100 writers, bench/RESULTS.md).
-    id: uuidV7(),
+    id: newEventId(),
     type: e.type,
     data: e.data,
     metadata: { principal: ctx.principal, correlationId: ctx.correlationId, causationId: ctx.causationId, at: ctx.at },
