@@ -1,11 +1,17 @@
 /**
  * 10,000 simulated hosts with 8 GPUs each report their inventory: once (cold), again unchanged
- * (steady state: must write nothing), and with 1% of devices changed.
+ * (steady state: must write nothing), and with 1% of devices changed. Each report goes as the
+ * agent sends it (src/agent/report-protocol.ts): confirmHostInventory with the report's digest,
+ * and the full reportHostInventory only when the server answers null. So cold reports cost two
+ * requests, steady ones one small request, and changed hosts two. The `*_full_reports` keys of
+ * the BENCH line count the full reports each phase sent (steady: expected 0).
  *
- *   npm run bench:inventory                      # embedded server in this process
+ *   npm run bench:inventory                      # embedded server (its own process, this machine)
  *   npm run bench:inventory -- --hosts 2000 --concurrency 32
  *   npm run bench:inventory -- --url http://host:4000/graphql --admin-token ADMIN
  */
+import { sendReport } from "../src/agent/report-protocol.js";
+import type { DriverDevice } from "../src/domain/inventory/report.js";
 import { BenchClient, parseArgs } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 
@@ -14,10 +20,7 @@ const hosts = Number(args.hosts ?? 10_000);
 const concurrency = Number(args.concurrency ?? 32);
 const DEVICES = 8;
 
-const REPORT = `mutation($h: String!, $d: [DriverDeviceInput!]!) {
-  reportHostInventory(hostname: $h, devices: $d) { added updated removed unchanged revision } }`;
-
-function gpu(host: string, slot: number, firmware: string) {
+function gpu(host: string, slot: number, firmware: string): DriverDevice {
   const bus = (0x3b + slot).toString(16);
   const bdf = `0000:${bus}:00.0`;
   return {
@@ -61,14 +64,17 @@ async function countEvents(admin: BenchClient, after: string | null): Promise<{ 
 async function phase(name: string, clients: BenchClient[], admin: BenchClient, changed: boolean, from: string | null) {
   let next = 0;
   let errors = 0;
+  let fullReports = 0;
   const t0 = performance.now();
   await Promise.all(
     clients.map(async (c) => {
+      const post = <T>(query: string, variables: Record<string, unknown>) => c.gql<T>(query, variables);
       for (;;) {
         const h = next++;
         if (h >= hosts) return;
         try {
-          await c.gql(REPORT, { h: hostname(h), d: devicesOf(h, changed) });
+          const sent = await sendReport(post, hostname(h), devicesOf(h, changed));
+          if (!sent.confirmed) fullReports++;
         } catch (err) {
           if (errors++ < 3) process.stderr.write(`  error: ${(err as Error).message}\n`);
         }
@@ -80,7 +86,7 @@ async function phase(name: string, clients: BenchClient[], admin: BenchClient, c
   const { count, last } = await countEvents(admin, from);
   const perS = Math.round((hosts - errors) / seconds);
   console.log(`${name.padEnd(8)} ${perS} reports/s  ${count} events written  ${errors} errors  (${seconds.toFixed(1)} s)`);
-  return { perS, events: count, last };
+  return { perS, events: count, last, fullReports };
 }
 
 async function main() {
@@ -112,6 +118,9 @@ async function main() {
     steady_events_written: steady.events,
     changed_reports_per_s: changed.perS,
     changed_events_written: changed.events,
+    cold_full_reports: cold.fullReports,
+    steady_full_reports: steady.fullReports,
+    changed_full_reports: changed.fullReports,
   };
   console.log(`BENCH ${JSON.stringify(r)}`);
 }

@@ -4,6 +4,7 @@ import type { Logger } from "../logger.js";
 import { discoverAll } from "./drivers/index.js";
 import type { DriverEnv } from "./drivers/driver.js";
 import { postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";
+import { sendReport } from "./report-protocol.js";
 
 export interface AgentOptions {
   client: GraphQLClientOptions;
@@ -30,10 +31,6 @@ export interface ReportSummary {
   driverErrors: Array<{ driver: string; message: string }>;
 }
 
-const REPORT = `mutation Report($hostname: String!, $devices: [DriverDeviceInput!]!) {
-  reportHostInventory(hostname: $hostname, devices: $devices) { hostname added updated removed unchanged revision }
-}`;
-
 /** Discover with every enabled driver (a failing driver is logged, the others still report) and report. */
 export async function reportOnce(opts: AgentOptions): Promise<ReportSummary> {
   const { devices, errors, byDriver } = await discoverAll(opts.drivers, opts.env, opts.log);
@@ -47,12 +44,8 @@ export async function reportOnce(opts: AgentOptions): Promise<ReportSummary> {
     for (const d of kept) devices.push({ ...d, stub: true });
     opts.log.warn({ driver: e.driver, error: e.message, keptAsStubs: kept.length }, "driver failed; the other drivers still report");
   }
-  const result = await pRetry(
-    () =>
-      postGraphQL<{ reportHostInventory: Omit<ReportSummary, "devices" | "driverErrors"> }>(opts.client, REPORT, {
-        hostname: opts.hostname,
-        devices: devices.map(toInput),
-      }),
+  const r = await pRetry(
+    () => sendReport((query, variables) => postGraphQL(opts.client, query, variables), opts.hostname, devices),
     {
       retries: opts.retries ?? 6,
       minTimeout: opts.minRetryMs ?? 1000,
@@ -62,8 +55,16 @@ export async function reportOnce(opts: AgentOptions): Promise<ReportSummary> {
         opts.log.warn({ attempt: attemptNumber, retriesLeft, error: error.message }, "report failed; retrying with backoff"),
     },
   );
-  const r = result.reportHostInventory;
-  const summary = { ...r, devices: devices.length, driverErrors: errors };
+  const summary: ReportSummary = {
+    hostname: r.hostname,
+    added: r.added,
+    updated: r.updated,
+    removed: r.removed,
+    unchanged: r.unchanged,
+    revision: r.revision,
+    devices: devices.length,
+    driverErrors: errors,
+  };
   if (r.added || r.updated || r.removed) opts.log.info(summary, "inventory changed");
   else opts.log.debug(summary, "inventory unchanged");
   return summary;
@@ -80,27 +81,6 @@ export async function runAgent(opts: AgentOptions, signal: AbortSignal): Promise
     }
     await sleep(opts.intervalMs, signal);
   }
-}
-
-/** GraphQL input objects accept exactly the input fields: drop anything else a driver carries. */
-function toInput(d: DriverDevice) {
-  return {
-    type: d.type,
-    vendor: d.vendor,
-    model: d.model,
-    stdBoardInfo: d.stdBoardInfo ?? null,
-    vendorBoardInfo: d.vendorBoardInfo ?? null,
-    controlPath: { type: d.controlPath.type, info: d.controlPath.info },
-    stub: d.stub ?? false,
-    deployables: d.deployables.map((dep) => ({
-      name: dep.name,
-      numAccelerators: dep.numAccelerators,
-      driverName: dep.driverName ?? null,
-      parentName: dep.parentName ?? null,
-      attributes: dep.attributes.map((a) => ({ key: a.key, value: a.value })),
-      attachHandles: dep.attachHandles.map((h) => ({ type: h.type, info: h.info })),
-    })),
-  };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

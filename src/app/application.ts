@@ -12,6 +12,7 @@ import { AggregateCache } from "./aggregate-cache.js";
 import * as arqs from "./arqs/index.js";
 import * as profiles from "./device-profiles.js";
 import * as inventory from "./inventory.js";
+import { ReportDigests } from "./report-digests.js";
 import { Streams } from "./streams.js";
 import type { ArqView, DeviceProfileView, InventoryReportView } from "./views.js";
 
@@ -28,6 +29,7 @@ export type { ArqBinding, AllocateResult } from "./arqs/index.js";
 export class Application {
   private readonly streams: Streams;
   private readonly newId: () => string;
+  private readonly reportDigests = new ReportDigests();
 
   constructor(opts: ApplicationOptions) {
     this.streams = new Streams(opts.store, new AggregateCache(opts.cacheSize));
@@ -48,7 +50,12 @@ export class Application {
   }
 
   reportHostInventory(ctx: CommandContext, hostname: string, devices: DriverDevice[]): Promise<InventoryReportView> {
-    return inventory.reportHostInventory(this.streams, ctx, hostname, devices);
+    return inventory.reportHostInventory(this.streams, this.reportDigests, ctx, hostname, devices);
+  }
+
+  /** What reportHostInventory would answer for a report with this digest, if it would write nothing; else null. Writes nothing. */
+  confirmHostInventory(hostname: string, digest: string): Promise<InventoryReportView | null> {
+    return inventory.confirmHostInventory(this.streams, this.reportDigests, hostname, digest);
   }
 
   setDeviceStatus(ctx: CommandContext, hostname: string, deviceUuid: string, status: DeviceStatus): Promise<void> {

@@ -1,5 +1,6 @@
-/** Host-inventory use cases: the agent's report, device status, and releasing an ARQ's handle. */
+/** Host-inventory use cases: the agent's report and its confirmation, device status, and releasing an ARQ's handle. */
 import { decideReport, hostDecider, type HostCommand, type HostState } from "../domain/inventory/decider.js";
+import { reportDigest, validateDigest } from "../domain/inventory/digest.js";
 import type { ReportSummary } from "../domain/inventory/diff.js";
 import type { InventoryEvent } from "../domain/inventory/events.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
@@ -7,10 +8,17 @@ import { validateHostname } from "../domain/inventory/report-validation.js";
 import type { Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext, type DeviceStatus } from "../domain/shared/types.js";
 import { handleCommand } from "./handle.js";
+import type { ReportDigests } from "./report-digests.js";
 import { aggregates, type Streams } from "./streams.js";
 import type { InventoryReportView } from "./views.js";
 
-export async function reportHostInventory(s: Streams, ctx: CommandContext, hostname: string, devices: DriverDevice[]): Promise<InventoryReportView> {
+export async function reportHostInventory(
+  s: Streams,
+  digests: ReportDigests,
+  ctx: CommandContext,
+  hostname: string,
+  devices: DriverDevice[],
+): Promise<InventoryReportView> {
   validateHostname(hostname);
   // The host decider, keeping the counts of the diff of the attempt that was appended.
   let summary: ReportSummary | undefined;
@@ -23,9 +31,31 @@ export async function reportHostInventory(s: Streams, ctx: CommandContext, hostn
       return diff.events;
     },
   };
-  const command: HostCommand = { type: "ReportHostInventory", data: { hostname, devices, at: ctx.at } };
+  const command: Extract<HostCommand, { type: "ReportHostInventory" }> = { type: "ReportHostInventory", data: { hostname, devices, at: ctx.at } };
   const result = await handleCommand(s.store, stream.host(hostname), decider, command, ctx, { cache: s.cache });
-  return { hostname, ...summary!, revision: result.revision };
+  const digest = reportDigest(devices);
+  // Remember the digest only if this report now diffs to nothing against the state it left
+  // (result.state is the state at result.revision), so that a confirmation never hides a change.
+  const again = result.events.length === 0 ? { events: [], summary: summary! } : decideReport(command, result.state);
+  if (again.events.length === 0) digests.set(hostname, { digest, inventoryChanges: result.state.inventoryChanges, unchanged: again.summary.unchanged });
+  else digests.delete(hostname);
+  return { hostname, ...summary!, revision: result.revision, digest };
+}
+
+/**
+ * "Is this still my inventory?": the answer a full report with this digest would give, if the host
+ * has recorded nothing but allocations and releases since such a report diffed to nothing; null
+ * otherwise (unknown host or digest, changed since, or another process took the report), meaning
+ * "send the full report". Writes nothing.
+ */
+export async function confirmHostInventory(s: Streams, digests: ReportDigests, hostname: string, digest: string): Promise<InventoryReportView | null> {
+  validateHostname(hostname);
+  const wanted = validateDigest(digest);
+  const known = digests.get(hostname);
+  if (known?.digest !== wanted) return null;
+  const { state, revision } = await s.load(aggregates.host, hostname);
+  if (state.inventoryChanges !== known.inventoryChanges) return null;
+  return { hostname, added: 0, updated: 0, removed: 0, unchanged: known.unchanged, revision, digest: wanted };
 }
 
 export async function setDeviceStatus(s: Streams, ctx: CommandContext, hostname: string, deviceUuid: string, status: DeviceStatus): Promise<void> {

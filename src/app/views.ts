@@ -45,6 +45,8 @@ export interface InventoryReportView {
   unchanged: number;
   /** The host stream's revision after the report, -1 if the stream does not exist. */
   revision: number;
+  /** The report's digest (domain/inventory/digest.ts), for confirmHostInventory; null where not known. */
+  digest: string | null;
 }
 
 export function toArqView(arq: Arq, revision: number): ArqView {

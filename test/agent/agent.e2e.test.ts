@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { reportOnce, type AgentOptions } from "../../src/agent/agent.js";
 import type { Driver } from "../../src/agent/drivers/driver.js";
 import { drivers } from "../../src/agent/drivers/index.js";
@@ -43,10 +43,18 @@ describe("cyborg-es agent --once", () => {
     expect(rps.find((r: any) => r.resourceClass === "PGPU").traits).toContain("OWNER_CYBORG");
   });
 
-  it("a second identical report writes no event", async () => {
+  it("a second identical report writes no event and is only confirmed: the devices are not sent again", async () => {
     const before = await t.service.store.headPosition();
-    const s = await reportOnce(opts);
-    expect(s).toMatchObject({ added: 0, updated: 0, removed: 0 });
+    const fetchSpy = vi.spyOn(globalThis, "fetch");
+    try {
+      const s = await reportOnce(opts);
+      expect(s).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: s.devices });
+      const sent = fetchSpy.mock.calls.map(([, init]) => JSON.parse(String(init?.body)).query as string);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toContain("confirmHostInventory");
+    } finally {
+      fetchSpy.mockRestore();
+    }
     expect(await t.service.store.headPosition()).toBe(before);
   });
 

@@ -25,6 +25,12 @@ const MATRIX: Array<{ name: string; allowed: Who[]; query: string; variables?: (
     query: op.REPORT,
     variables: () => ({ hostname: "compute1", devices: FAKE_HOST_DEVICES(2) }),
   },
+  {
+    name: "confirmHostInventory (compute1)",
+    allowed: ["admin", "agent"],
+    query: op.CONFIRM,
+    variables: () => ({ hostname: "compute1", digest: `v1:${"0".repeat(64)}` }),
+  },
   { name: "acceleratorRequests", allowed: ["admin", "manager", "member", "member2", "reader", "service"], query: "{ acceleratorRequests { totalCount } }" },
   { name: "createAcceleratorRequests", allowed: ["admin", "manager", "member", "member2", "service"], query: op.CREATE_ARQS, variables: () => ({ name: "shared" }) },
   {

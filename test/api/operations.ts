@@ -5,6 +5,8 @@ export const ARQ_FIELDS = `uuid state deviceProfileName deviceProfileGroupId hos
 export const CREATE_PROFILE = `mutation($input: DeviceProfileInput!) { createDeviceProfile(input: $input) { uuid name description groups } }`;
 export const REPORT = `mutation($hostname: String!, $devices: [DriverDeviceInput!]!) {
   reportHostInventory(hostname: $hostname, devices: $devices) { hostname added updated removed unchanged revision } }`;
+export const CONFIRM = `mutation($hostname: String!, $digest: String!) {
+  confirmHostInventory(hostname: $hostname, digest: $digest) { hostname added updated removed unchanged revision digest } }`;
 export const RPS = `query($hostname: String) { resourceProviders(hostname: $hostname) {
   uuid name parentProviderName resourceClass total reserved used traits } }`;
 export const CREATE_ARQS = `mutation($name: String!, $group: Int) {

@@ -1,24 +1,37 @@
 import { describe, expect, it } from "vitest";
+import { Application } from "../../src/app/application.js";
+import { reportDigest } from "../../src/domain/inventory/digest.js";
+import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { expectDomainRejection } from "../domain/decider-spec.js";
-import { ADMIN, fpga, hostState, setup, types } from "./support.js";
+import { ADMIN, ctx, fpga, hostState, setup, types } from "./support.js";
 
 const agent = { ...ADMIN, principal: "agent:compute1", isAdmin: false };
 
 describe("host inventory (application)", () => {
   it("reports device-level counts and the host stream's revision", async () => {
     const { app, store } = setup();
-    const first = await app.reportHostInventory(agent, "compute1", [fpga("compute1", "af", 2), fpga("compute1", "b0")]);
-    expect(first).toEqual({ hostname: "compute1", added: 2, updated: 0, removed: 0, unchanged: 0, revision: 8 });
+    const devices = [fpga("compute1", "af", 2), fpga("compute1", "b0")];
+    const digest = reportDigest(devices);
+    const first = await app.reportHostInventory(agent, "compute1", devices);
+    expect(first).toEqual({ hostname: "compute1", added: 2, updated: 0, removed: 0, unchanged: 0, revision: 8, digest });
     expect((await store.readStream(stream.host("compute1"))).length).toBe(9);
-    const same = await app.reportHostInventory(agent, "compute1", [fpga("compute1", "af", 2), fpga("compute1", "b0")]);
-    expect(same).toEqual({ hostname: "compute1", added: 0, updated: 0, removed: 0, unchanged: 2, revision: 8 });
+    const same = await app.reportHostInventory(agent, "compute1", devices);
+    expect(same).toEqual({ hostname: "compute1", added: 0, updated: 0, removed: 0, unchanged: 2, revision: 8, digest });
     const next = await app.reportHostInventory(agent, "compute1", [fpga("compute1", "af", 3), fpga("compute1", "c0")]);
     expect(next).toMatchObject({ added: 1, updated: 1, removed: 1, unchanged: 0 });
   });
   it("answers revision -1 for an empty report of an unknown host", async () => {
     const { app, store } = setup();
-    expect(await app.reportHostInventory(agent, "compute9", [])).toEqual({ hostname: "compute9", added: 0, updated: 0, removed: 0, unchanged: 0, revision: -1 });
+    expect(await app.reportHostInventory(agent, "compute9", [])).toEqual({
+      hostname: "compute9",
+      added: 0,
+      updated: 0,
+      removed: 0,
+      unchanged: 0,
+      revision: -1,
+      digest: reportDigest([]),
+    });
     expect(await store.headPosition()).toBeUndefined();
   });
   it("refuses a bad hostname or a bad report with BAD_USER_INPUT and writes nothing", async () => {
@@ -44,5 +57,72 @@ describe("host inventory (application)", () => {
     const results = await Promise.all([1, 2, 3, 4].map(() => app.reportHostInventory(agent, "compute1", devices)));
     expect(results.map((r) => r.added).sort()).toEqual([0, 0, 0, 1]);
     expect(await types(store, stream.host("compute1"))).toHaveLength(1 + 1 + 1 + 4); // device, deployable, rc, 4 handles
+  });
+});
+
+describe("confirming a host's inventory (application)", () => {
+  const HOST = "compute1";
+  const devices = () => [fpga(HOST, "af", 2), fpga(HOST, "b0")];
+  const digest = reportDigest(devices());
+  const unchanged = (revision: number) => ({ hostname: HOST, added: 0, updated: 0, removed: 0, unchanged: 2, revision, digest });
+
+  it("answers null until a report with that digest was taken, then what an identical report answers; writes nothing", async () => {
+    const { app, store } = setup();
+    expect(await app.confirmHostInventory(HOST, digest)).toBeNull();
+    await app.reportHostInventory(agent, HOST, devices());
+    const head = await store.headPosition();
+    expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(8));
+    expect(await app.confirmHostInventory(HOST, digest)).toEqual(await app.reportHostInventory(agent, HOST, devices()));
+    expect(await app.confirmHostInventory(HOST, reportDigest([fpga(HOST, "af", 2)]))).toBeNull();
+    expect(await app.confirmHostInventory("compute2", digest)).toBeNull();
+    expect(await store.headPosition()).toBe(head);
+  });
+
+  it("answers null once the host changed another way, until the next full report", async () => {
+    const { app, store } = setup();
+    await app.reportHostInventory(agent, HOST, devices());
+    const deviceUuid = [...(await hostState(store, HOST)).devices.keys()][0]!;
+    await app.setDeviceStatus(ADMIN, HOST, deviceUuid, "MAINTAINING");
+    expect(await app.confirmHostInventory(HOST, digest)).toBeNull();
+    expect(await app.reportHostInventory(agent, HOST, devices())).toEqual(unchanged(9));
+    expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(9));
+  });
+
+  it("answers null after a different report, and for the new report's digest once taken", async () => {
+    const { app } = setup();
+    await app.reportHostInventory(agent, HOST, devices());
+    const fewer = [fpga(HOST, "af", 2)];
+    await app.reportHostInventory(agent, HOST, fewer);
+    expect(await app.confirmHostInventory(HOST, digest)).toBeNull();
+    expect(await app.confirmHostInventory(HOST, reportDigest(fewer))).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: 1 });
+  });
+
+  it("is not disturbed by allocations and releases", async () => {
+    const { app } = setup();
+    await app.reportHostInventory(agent, HOST, devices());
+    await app.createDeviceProfile(ADMIN, { name: "dp1", groups: [{ "resources:FPGA": "1" }] });
+    const [arq] = await app.createArqs(ctx(), { deviceProfileName: "dp1" });
+    const rp = rpUuidFor(`${HOST}_0000:af:00.0`);
+    await app.startBinds(ctx(), [{ arqUuid: arq!.uuid, hostname: HOST, deviceRpUuid: rp, instanceUuid: "vm-1" }]);
+    expect((await app.allocateForArq(ADMIN, arq!.uuid)).ok).toBe(true);
+    expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(9));
+    await app.releaseHandleForArq(ADMIN, HOST, arq!.uuid);
+    expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(10));
+  });
+
+  it("forgets everything on restart (a new Application over the same log)", async () => {
+    const { app, store } = setup();
+    await app.reportHostInventory(agent, HOST, devices());
+    const restarted = new Application({ store });
+    expect(await restarted.confirmHostInventory(HOST, digest)).toBeNull();
+    await restarted.reportHostInventory(agent, HOST, devices());
+    expect(await restarted.confirmHostInventory(HOST, digest)).toEqual(unchanged(8));
+  });
+
+  it("refuses a bad hostname or a digest that is not v1: and 64 hex digits", async () => {
+    const { app } = setup();
+    await expectDomainRejection(app.confirmHostInventory("bad host", digest), "BAD_USER_INPUT", "hostname");
+    await expectDomainRejection(app.confirmHostInventory(HOST, "v1:abc"), "BAD_USER_INPUT", "digest");
+    await expectDomainRejection(app.confirmHostInventory(HOST, digest.slice(3)), "BAD_USER_INPUT", "digest");
   });
 });

@@ -48,6 +48,16 @@ export interface ReportedDevice {
 
 const bad = (field: string, message: string) => new DomainError("BAD_USER_INPUT", message, field);
 
+/**
+ * The report's own structure (devices, control paths, deployables, attributes, handles) may be
+ * class instances, as GraphQL input objects arrive: only their fields are read, and the result is
+ * built anew, so it shares nothing with the input. JSON-valued fields (info, board info) must
+ * still be plain JSON objects.
+ */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 export function validateHostname(hostname: unknown): string {
   if (typeof hostname !== "string" || hostname.length === 0 || hostname.length > MAX_NAME_LENGTH || !HOSTNAME_RE.test(hostname)) {
     throw bad("hostname", `hostname must be 1 to ${MAX_NAME_LENGTH} characters of letters, digits, ".", "-" and "_"`);
@@ -82,13 +92,13 @@ export function validateReport(devices: unknown): ReportedDevice[] {
 }
 
 function validateDevice(raw: unknown, field: string): ReportedDevice {
-  if (!isJsonObject(raw)) throw bad(field, "each device must be an object");
+  if (!isRecord(raw)) throw bad(field, "each device must be an object");
   const type = raw.type;
   if (typeof type !== "string" || !(DEVICE_TYPES as readonly string[]).includes(type)) {
     throw bad(`${field}.type`, `unknown device type ${JSON.stringify(type)}; expected one of ${DEVICE_TYPES.join(", ")}`);
   }
   const cp = raw.controlPath;
-  if (!isJsonObject(cp)) throw bad(`${field}.controlPath`, "controlPath must be an object {type, info}");
+  if (!isRecord(cp)) throw bad(`${field}.controlPath`, "controlPath must be an object {type, info}");
   if (cp.type !== "PCI") throw bad(`${field}.controlPath.type`, `unsupported control path type ${JSON.stringify(cp.type)}; expected PCI`);
   const info = normalizePciInfo(cp.info, `${field}.controlPath.info`);
   if (!isJsonValue(info)) throw bad(`${field}.controlPath.info`, "control path info must be plain JSON");
@@ -109,7 +119,7 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
 }
 
 function validateDeployable(raw: unknown, index: number, field: string): ReportedDeployable {
-  if (!isJsonObject(raw)) throw bad(field, "each deployable must be an object");
+  if (!isRecord(raw)) throw bad(field, "each deployable must be an object");
   const name = boundedString(raw.name, `${field}.name`, MAX_NAME_LENGTH, false);
   const n = raw.numAccelerators;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
@@ -131,7 +141,7 @@ function validateDeployable(raw: unknown, index: number, field: string): Reporte
 }
 
 function validateAttribute(raw: unknown, field: string): ReportedAttribute {
-  if (!isJsonObject(raw)) throw bad(field, "each attribute must be an object {key, value}");
+  if (!isRecord(raw)) throw bad(field, "each attribute must be an object {key, value}");
   const key = boundedString(raw.key, `${field}.key`, MAX_NAME_LENGTH, false);
   const value = boundedString(raw.value, `${field}.value`, MAX_NAME_LENGTH, false);
   if (key === "rc") {
@@ -150,7 +160,7 @@ function validateAttribute(raw: unknown, field: string): ReportedAttribute {
 }
 
 function validateHandle(raw: unknown, field: string): ReportedHandle {
-  if (!isJsonObject(raw)) throw bad(field, "each attach handle must be an object {type, info}");
+  if (!isRecord(raw)) throw bad(field, "each attach handle must be an object {type, info}");
   const type = raw.type;
   if (typeof type !== "string" || !(ATTACH_HANDLE_TYPES as readonly string[]).includes(type)) {
     throw bad(`${field}.type`, `unknown attach handle type ${JSON.stringify(type)}; expected one of ${ATTACH_HANDLE_TYPES.join(", ")}`);

@@ -70,6 +70,13 @@ export interface HostState {
   deviceOfDeployable: ReadonlyMap<string, string>;
   /** By ARQ uuid. */
   allocations: ReadonlyMap<string, Allocation>;
+  /**
+   * How many events other than AttachHandleAllocated / AttachHandleReleased the stream holds.
+   * Allocating and releasing never change what a report diffs to (a release that must remove a
+   * lost handle or device records that removal as its own event), so while this count stays the
+   * same, a report that diffed to nothing still does (see app/report-digests.ts).
+   */
+  inventoryChanges: number;
 }
 
 export const initialHostState = (): HostState => ({
@@ -77,9 +84,16 @@ export const initialHostState = (): HostState => ({
   devices: new Map(),
   deviceOfDeployable: new Map(),
   allocations: new Map(),
+  inventoryChanges: 0,
 });
 
 export function evolveHost(state: HostState, event: InventoryEvent): HostState {
+  const next = evolveTree(state, event);
+  if (event.type === "AttachHandleAllocated" || event.type === "AttachHandleReleased") return next;
+  return { ...next, inventoryChanges: state.inventoryChanges + 1 };
+}
+
+function evolveTree(state: HostState, event: InventoryEvent): HostState {
   switch (event.type) {
     case "DeviceDiscovered": {
       const d = event.data;

@@ -116,6 +116,25 @@ describe("host report validation", () => {
     const [d] = validateReport([dep({ attachHandles: [{ type: "PCI", info }, { type: "TEST_PCI", info: { any: "thing" } }] })]);
     expect(d!.deployables[0]!.handles.map((h) => h.info)).toEqual([info, { any: "thing" }]);
   });
+  it("takes the report's structure as class instances (GraphQL input objects) and copies what it keeps", () => {
+    class Input {}
+    // As type-graphql builds input objects: an instance per level; JSON scalar values stay plain.
+    const asInputs = (v: unknown, json = false): unknown => {
+      if (Array.isArray(v)) return v.map((x) => asInputs(x));
+      if (json || v === null || typeof v !== "object") return v;
+      return Object.assign(new Input(), Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asInputs(x, ["info", "stdBoardInfo", "vendorBoardInfo"].includes(k))])));
+    };
+    const plain = [fpga("af", { handles: 2 }), { ...fpga("b0"), stub: true }];
+    const inputs = asInputs(plain) as Array<{ controlPath: { info: object }; deployables: Array<{ attachHandles: Array<{ info: object }> }> }>;
+    expect(Object.getPrototypeOf(inputs[0]!.controlPath)).toBe(Input.prototype);
+    const validated = validateReport(inputs);
+    expect(validated).toEqual(validateReport(plain));
+    expect(validated[0]!.controlPath.info).not.toBe(inputs[0]!.controlPath.info);
+    expect(validated[0]!.deployables[0]!.handles[0]!.info).not.toBe(inputs[0]!.deployables[0]!.attachHandles[0]!.info);
+    // JSON-valued fields must still be plain JSON.
+    rejects([dev({ stdBoardInfo: Object.assign(new Input(), { product_id: "09c4" }) })], "devices[0].stdBoardInfo");
+    rejects([dep({ attachHandles: [{ type: "PCI", info: Object.assign(new Input(), pci("af")) }] })], "devices[0].deployables[0].attachHandles[0].info");
+  });
   it("validates hostnames", () => {
     expect(validateHostname("compute-1.example.org")).toBe("compute-1.example.org");
     for (const h of ["", "a b", "-x", "x".repeat(256), 3]) expectDomainError(() => validateHostname(h), "BAD_USER_INPUT", "hostname");

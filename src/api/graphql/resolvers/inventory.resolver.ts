@@ -16,15 +16,32 @@ export class InventoryResolver {
     @Arg("hostname", () => String) hostname: string,
     @Arg("devices", () => [DriverDeviceInput]) devices: DriverDeviceInput[],
   ) {
-    const p = ctx.principal!;
-    if (!HOSTNAME.test(hostname)) throw badInput("hostname", `hostname ${JSON.stringify(hostname)} is not a valid host name`);
-    if (p.roles.has("agent") && !p.roles.has("admin") && p.hostname !== hostname) {
-      throw forbidden(`reporting host ${hostname}: this agent token is for ${p.hostname}`);
-    }
+    checkReporter(ctx, hostname);
     if (devices.length > MAX_DEVICES) throw badInput("devices", `at most ${MAX_DEVICES} devices per report`);
-    // Input objects arrive as class instances; the domain takes plain data.
-    const report = await ctx.services.app.reportHostInventory(commandContext(ctx), hostname, structuredClone(devices));
+    // The input objects are class instances; the domain reads their fields and copies what it keeps.
+    const report = await ctx.services.app.reportHostInventory(commandContext(ctx), hostname, devices);
     await ctx.services.catchUp();
     return report;
+  }
+
+  @Authorized("inventory:report")
+  @Mutation(() => InventoryReport, {
+    nullable: true,
+    description:
+      "Before a full report: what reportHostInventory would answer for a report with this digest (InventoryReport.digest), " +
+      "when that report would change nothing; null when the server cannot tell, meaning: send the full report. Writes nothing.",
+  })
+  async confirmHostInventory(@Ctx() ctx: ApiContext, @Arg("hostname", () => String) hostname: string, @Arg("digest", () => String) digest: string) {
+    checkReporter(ctx, hostname);
+    return ctx.services.app.confirmHostInventory(hostname, digest);
+  }
+}
+
+/** An agent token reports its own host only. */
+function checkReporter(ctx: ApiContext, hostname: string): void {
+  const p = ctx.principal!;
+  if (!HOSTNAME.test(hostname)) throw badInput("hostname", `hostname ${JSON.stringify(hostname)} is not a valid host name`);
+  if (p.roles.has("agent") && !p.roles.has("admin") && p.hostname !== hostname) {
+    throw forbidden(`reporting host ${hostname}: this agent token is for ${p.hostname}`);
   }
 }

@@ -24,4 +24,6 @@ export class InventoryReport {
   @Field(() => Int) removed!: number;
   @Field(() => Int) unchanged!: number;
   @Field(() => Int, { description: "The host stream's revision after the report" }) revision!: number;
+  @Field(() => String, { nullable: true, description: "The report's digest, for confirmHostInventory; null where not known" })
+  digest!: string | null;
 }

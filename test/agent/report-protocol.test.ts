@@ -1,0 +1,58 @@
+/** The report protocol with a scripted server: confirm first, the full report only when needed. */
+import { describe, expect, it } from "vitest";
+import { sendReport, type PostGraphQL } from "../../src/agent/report-protocol.js";
+import { reportDigest } from "../../src/domain/inventory/digest.js";
+import type { DriverDevice } from "../../src/domain/inventory/report.js";
+import { fpga } from "../app/support.js";
+
+const answer = { hostname: "compute1", added: 0, updated: 0, removed: 0, unchanged: 1, revision: 7 };
+
+/** A post that records each call and answers confirm / report with the given functions. */
+function server(confirm: () => unknown, report: () => unknown = () => ({ ...answer, added: 1, unchanged: 0 })) {
+  const calls: Array<{ op: "confirm" | "report"; variables: Record<string, unknown> }> = [];
+  const post = (async (query: string, variables: Record<string, unknown>) => {
+    const op = query.includes("confirmHostInventory") ? "confirm" : "report";
+    calls.push({ op, variables });
+    return op === "confirm" ? { confirmHostInventory: confirm() } : { reportHostInventory: report() };
+  }) as PostGraphQL;
+  return { post, calls };
+}
+
+describe("sendReport", () => {
+  const devices = [{ ...fpga("compute1", "af"), driverPrivate: "dropped" } as DriverDevice];
+
+  it("sends only the digest when the server confirms it", async () => {
+    const s = server(() => answer);
+    expect(await sendReport(s.post, "compute1", devices)).toEqual({ ...answer, confirmed: true });
+    expect(s.calls).toEqual([{ op: "confirm", variables: { hostname: "compute1", digest: reportDigest([fpga("compute1", "af")]) } }]);
+  });
+
+  it("sends the full report, input fields only, when the server answers null", async () => {
+    const s = server(() => null);
+    expect(await sendReport(s.post, "compute1", devices)).toMatchObject({ added: 1, confirmed: false });
+    expect(s.calls.map((c) => c.op)).toEqual(["confirm", "report"]);
+    const sent = s.calls[1]!.variables.devices as Array<Record<string, unknown>>;
+    expect(sent[0]).not.toHaveProperty("driverPrivate");
+    expect(reportDigest(sent)).toBe(s.calls[0]!.variables.digest);
+  });
+
+  it("sends the full report when the confirmation fails (e.g. a server that does not know it)", async () => {
+    const s = server(() => {
+      throw new Error("GRAPHQL_VALIDATION_FAILED: Cannot query field confirmHostInventory");
+    });
+    expect(await sendReport(s.post, "compute1", devices)).toMatchObject({ confirmed: false });
+    expect(s.calls.map((c) => c.op)).toEqual(["confirm", "report"]);
+  });
+
+  it("sends a report it cannot digest as it is, and lets the server's error through", async () => {
+    const s = server(
+      () => answer,
+      () => {
+        throw new Error("BAD_USER_INPUT: unknown device type");
+      },
+    );
+    const bad = [{ ...fpga("compute1", "af"), type: "TPU" } as unknown as DriverDevice];
+    await expect(sendReport(s.post, "compute1", bad)).rejects.toThrow(/BAD_USER_INPUT/);
+    expect(s.calls.map((c) => c.op)).toEqual(["report"]);
+  });
+});
