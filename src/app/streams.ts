@@ -8,7 +8,7 @@ import type { Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext } from "../domain/shared/types.js";
 import type { EventStore } from "../eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
-import { handleCommand, loadAggregate, toNewEvent, type CommandSource, type DomainEventShape } from "./handle.js";
+import { handleCommand, loadAggregate, toNewEvent, type CommandSource, type DomainEventShape, type Loaded } from "./handle.js";
 
 /** One aggregate type: how its stream is named, and its decider. */
 export interface AggregateKind<C, S, E extends DomainEventShape> {
@@ -29,6 +29,22 @@ export const aggregates = {
   instance: kind(stream.instance, instanceDecider),
 };
 
+/** A decision ready to append: the events `kind`'s decider gave for the state it loaded. */
+export interface DecidedStep<S = unknown> {
+  // The command type does not matter once decided.
+  kind: AggregateKind<never, S, DomainEventShape>;
+  id: string;
+  loaded: Loaded<S>;
+  events: DomainEventShape[];
+}
+
+export interface SequenceOutcome {
+  /** The state and revision after each appended step: a prefix of the steps. */
+  appended: Array<Loaded<unknown>>;
+  /** Why the next step was refused (a revision conflict); undefined when all were appended. */
+  refusal?: Error;
+}
+
 export class Streams {
   constructor(
     readonly store: EventStore,
@@ -41,6 +57,28 @@ export class Streams {
 
   handle<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, command: CommandSource<C, S>, ctx: CommandContext) {
     return handleCommand(this.store, kind.streamName(id), kind.decider, command, ctx, { cache: this.cache });
+  }
+
+  /**
+   * Appends decisions that depend on each other as one sequence (EventStore.appendSequence: one
+   * commit on lmdb), each step checked against the revision it was decided on; stops at the first
+   * refused step. The cache learns the state after each appended step.
+   */
+  async appendSequence(steps: readonly DecidedStep[], ctx: CommandContext): Promise<SequenceOutcome> {
+    const result = await this.store.appendSequence(
+      steps.map((st) => ({
+        stream: st.kind.streamName(st.id),
+        events: st.events.map((e) => toNewEvent(e, ctx)),
+        expectedRevision: st.loaded.revision < 0 ? ("no_stream" as const) : st.loaded.revision,
+      })),
+    );
+    const appended = result.appended.map((r, i) => {
+      const st = steps[i]!;
+      const state = st.events.reduce((acc, e) => st.kind.decider.evolve(acc, e), st.loaded.state);
+      this.cache.set(st.kind.streamName(st.id), { state, revision: r.revision });
+      return { state, revision: r.revision };
+    });
+    return { appended, refusal: result.refusal };
   }
 
   /**

@@ -24,10 +24,12 @@ import {
 import { v5 as uuidV5 } from "uuid";
 import { checkExpectedRevision } from "./append-check.js";
 import {
+  appendStepByStep,
   DuplicateEventIdError,
   matchesFilter,
   WrongExpectedRevisionError,
   type AppendResult,
+  type AppendStep,
   type EventFilter,
   type EventMetadata,
   type EventStore,
@@ -36,6 +38,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type SequenceResult,
   type SubscribeOptions,
   type Subscription,
 } from "./port.js";
@@ -71,6 +74,11 @@ export class EsdbEventStore implements EventStore {
   static connect(url: string | undefined = process.env.EVENTSTORE_URL): EsdbEventStore {
     if (!url) throw new Error("EVENTSTORE_URL is not set (e.g. esdb://localhost:2113?tls=false)");
     return new EsdbEventStore(EventStoreDBClient.connectionString(url));
+  }
+
+  /** EventStoreDB has no transaction across streams: the steps go one after another. */
+  appendSequence(steps: readonly AppendStep[]): Promise<SequenceResult> {
+    return appendStepByStep(this, steps);
   }
 
   async append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {

@@ -6,6 +6,7 @@ import {
   matchesFilter,
   WrongExpectedRevisionError,
   type AppendResult,
+  type AppendStep,
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
@@ -13,6 +14,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type SequenceResult,
   type SubscribeOptions,
   type Subscription,
 } from "./port.js";
@@ -35,7 +37,8 @@ import {
  *
  * Group commit: appends queue up and run, in call order, in one lmdb-js transaction callback, so
  * all appends issued together share one LMDB write transaction and one fsync (100 concurrent
- * writers: one commit).
+ * writers: one commit). An appendSequence is one entry of that queue: its steps are written one
+ * after another in the same transaction, up to the first refused one.
  * Each callback reads (idempotency, expected revision, current position) and writes inside that
  * transaction, so the check and the append are one atomic step. Everything that can throw (the
  * checks, msgpack encoding) runs before the first write, so a failed append leaves nothing behind
@@ -68,14 +71,15 @@ interface Head {
 }
 type StoredHead = [revision: number, open: number[]];
 
-interface PendingAppend {
-  stream: string;
-  events: readonly NewEvent[];
-  expected: ExpectedRevision;
-  resolve: (result: AppendResult) => void;
-  reject: (err: unknown) => void;
-  result?: AppendResult;
+/** Queued work for the next transaction: one append is a sequence of one step. */
+interface PendingSequence {
+  steps: readonly AppendStep[];
+  /** The result of each step written so far. */
+  results: AppendResult[];
+  /** Why the step after `results` was not written. */
   error?: unknown;
+  settle: (results: AppendResult[], error: unknown) => void;
+  reject: (err: unknown) => void;
 }
 
 /** Revisions per stream chunk. The open chunk is rewritten by every append to its stream. */
@@ -99,7 +103,7 @@ export class LmdbEventStore implements EventStore {
   private readonly logEncoder: { encode(value: unknown): Uint8Array };
   private readonly logRaw: Database<Binary, number>;
   /** Appends waiting for the next transaction. */
-  private queue: PendingAppend[] = [];
+  private queue: PendingSequence[] = [];
 
   private constructor(
     private readonly env: RootDatabase,
@@ -136,55 +140,69 @@ export class LmdbEventStore implements EventStore {
   }
 
   async append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    if (this.closed) throw new Error("event store is closed");
-    if (this.failure) throw new Error(`a commit failed earlier; reopen the event store (${this.failure.message})`);
-    validate(stream, events);
     return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ stream, events, expected: expectedRevision, resolve, reject });
-      if (this.queue.length === 1) queueMicrotask(() => this.commit());
+      this.enqueue([{ stream, events, expectedRevision }], reject, (results, error) => (error === undefined ? resolve(results[0]!) : reject(error)));
     });
   }
 
+  async appendSequence(steps: readonly AppendStep[]): Promise<SequenceResult> {
+    return new Promise<SequenceResult>((resolve, reject) => {
+      this.enqueue(steps, reject, (appended, error) => {
+        if (error === undefined) resolve({ appended });
+        else if (isRefusal(error)) resolve({ appended, refusal: error });
+        else reject(error);
+      });
+    });
+  }
+
+  private enqueue(steps: readonly AppendStep[], reject: (err: unknown) => void, settle: PendingSequence["settle"]): void {
+    if (this.closed) throw new Error("event store is closed");
+    if (this.failure) throw new Error(`a commit failed earlier; reopen the event store (${this.failure.message})`);
+    for (const step of steps) validate(step.stream, step.events);
+    this.queue.push({ steps, results: [], settle, reject });
+    if (this.queue.length === 1) queueMicrotask(() => this.commit());
+  }
+
   /**
-   * Writes every append queued so far in one transaction callback. lmdb-js would batch separate
+   * Writes everything queued so far in one transaction callback. lmdb-js would batch separate
    * callbacks into the same transaction too; one callback for all of them saves its per-callback
-   * cost. Each append is still checked and written on its own: a conflict fails that append only.
+   * cost. Each append is still checked and written on its own: a conflict fails that append only
+   * (and, in a sequence, stops the sequence there).
    */
   private commit(): void {
     const batch = this.queue;
     this.queue = [];
     const recordedAt = Date.now();
     const committed = this.env.transaction(() => {
-      for (const a of batch) {
-        try {
-          a.result = this.write(a.stream, a.events, a.expected, recordedAt);
-        } catch (err) {
-          a.error = err;
+      for (const q of batch) {
+        for (const step of q.steps) {
+          try {
+            q.results.push(this.write(step.stream, step.events, step.expectedRevision, recordedAt));
+          } catch (err) {
+            q.error = err;
+            break;
+          }
         }
       }
     });
     committed.then(
       () => {
         let appended = false;
-        for (const a of batch) {
-          if (a.error === undefined) {
-            appended ||= a.events.length > 0;
-            a.resolve(a.result!);
-          } else if (a.error instanceof WrongExpectedRevisionError || a.error instanceof DuplicateEventIdError) {
-            a.reject(a.error);
-          } else if (a.error instanceof EncodeError) {
-            a.reject(a.error.cause);
-          } else {
+        for (const q of batch) {
+          appended ||= q.results.some((_, i) => q.steps[i]!.events.length > 0);
+          if (q.error === undefined || isRefusal(q.error)) q.settle(q.results, q.error);
+          else if (q.error instanceof EncodeError) q.settle(q.results, q.error.cause);
+          else {
             // Not a rule of the port: something we did not foresee failed half way through.
-            this.failure ??= a.error as Error;
-            a.reject(a.error);
+            this.failure ??= q.error as Error;
+            q.reject(q.error);
           }
         }
         if (appended) this.notifier.fire();
       },
       (err: unknown) => {
         this.failure ??= err as Error;
-        for (const a of batch) a.reject(err);
+        for (const q of batch) q.reject(err);
       },
     );
   }
@@ -350,6 +368,9 @@ export class LmdbEventStore implements EventStore {
     await this.env.close();
   }
 }
+
+const isRefusal = (err: unknown): err is WrongExpectedRevisionError | DuplicateEventIdError =>
+  err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError;
 
 /** Data or metadata that msgpack cannot encode; thrown before anything was written. */
 class EncodeError extends Error {

@@ -1,8 +1,12 @@
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
 import {
+  DuplicateEventIdError,
   matchesFilter,
+  WrongExpectedRevisionError,
   type AppendResult,
+  type AppendStep,
+  type SequenceResult,
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
@@ -23,6 +27,24 @@ export class MemoryEventStore implements EventStore {
   private readonly notifier = new AppendNotifier();
 
   async append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    return this.appendNow(stream, events, expectedRevision);
+  }
+
+  /** The whole sequence in one turn, as lmdb commits it in one transaction. */
+  async appendSequence(steps: readonly AppendStep[]): Promise<SequenceResult> {
+    const appended: AppendResult[] = [];
+    for (const step of steps) {
+      try {
+        appended.push(this.appendNow(step.stream, step.events, step.expectedRevision));
+      } catch (err) {
+        if (err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError) return { appended, refusal: err };
+        throw err;
+      }
+    }
+    return { appended };
+  }
+
+  private appendNow(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): AppendResult {
     const existing = this.streams.get(stream);
     const retry = checkRetry(stream, events, (id) => this.ids.get(id));
     if (retry) return retry;

@@ -75,9 +75,34 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
   close(): Promise<void>;
 }
 
+/** One append of a sequence: to this stream, if it is at this revision. */
+export interface AppendStep {
+  stream: string;
+  events: readonly NewEvent[];
+  expectedRevision: ExpectedRevision;
+}
+
+export interface SequenceResult {
+  /** The result of each step that was appended: always a prefix of the steps, in order. */
+  appended: AppendResult[];
+  /**
+   * Why the step after that prefix was refused (a WrongExpectedRevisionError or a
+   * DuplicateEventIdError); undefined when every step was appended. Later steps were not tried.
+   */
+  refusal?: Error;
+}
+
 export interface EventStore {
   readonly kind: "memory" | "lmdb" | "esdb";
   append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends the steps in order, each with its own expected-revision check, and stops at the first
+   * refused one: the steps before it stay appended. A step depending on the one before (record
+   * the ARQ bound only if the handle was allocated) needs no round trip in between: lmdb commits
+   * the whole sequence in one transaction, memory in one turn; esdb, which has no multi-stream
+   * transactions, appends one step after another. Errors other than a refusal reject.
+   */
+  appendSequence(steps: readonly AppendStep[]): Promise<SequenceResult>;
   /** Events of one stream; an empty array when the stream does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
@@ -121,4 +146,18 @@ export function matchesFilter(e: { type: string; stream: string }, filter?: Even
   if (filter.eventTypes && !filter.eventTypes.includes(e.type)) return false;
   if (filter.streamPrefixes && !filter.streamPrefixes.some((p) => e.stream.startsWith(p))) return false;
   return true;
+}
+
+/** appendSequence for stores without a transaction across streams: one append after another. */
+export async function appendStepByStep(store: Pick<EventStore, "append">, steps: readonly AppendStep[]): Promise<SequenceResult> {
+  const appended: AppendResult[] = [];
+  for (const step of steps) {
+    try {
+      appended.push(await store.append(step.stream, step.events, step.expectedRevision));
+    } catch (err) {
+      if (err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError) return { appended, refusal: err };
+      throw err;
+    }
+  }
+  return { appended };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { toNewEvent } from "../../src/app/handle.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { stream } from "../../src/domain/shared/types.js";
+import type { NewEvent } from "../../src/eventstore/port.js";
 import { expectDomainRejection } from "../domain/decider-spec.js";
 import { ADMIN, ctx, fpga, hostState, pci, setup, types } from "./support.js";
 
@@ -145,14 +146,24 @@ describe("ARQs (application)", () => {
     it("an ARQ deleted while its bind starts undoes the other starts and the instance's record", async () => {
       const { app, ids, store } = await world(2, 2);
       const append = store.append.bind(store);
-      vi.spyOn(store, "append").mockImplementation(async (s, events, rev) => {
+      const appendSequence = store.appendSequence.bind(store);
+      // The ARQ is deleted just before its bind start is written, whichever way that is written.
+      const deleteFirst = async (s: string, events: readonly NewEvent[]) => {
         if (s === stream.arq(ids[1]!) && events[0]?.type === "ArqBindStarted") {
           const gone = { arqUuid: ids[1]!, deviceProfileName: "dp1", deviceProfileUuid: "x", previousHostname: null, previousInstanceUuid: null, releasedHandleUuid: null, at: ADMIN.at };
           await append(s, [toNewEvent({ type: "ArqDeleted", data: gone }, ADMIN)], "any");
         }
+      };
+      vi.spyOn(store, "append").mockImplementation(async (s, events, rev) => {
+        await deleteFirst(s, events);
         return append(s, events, rev);
       });
+      const sequences = vi.spyOn(store, "appendSequence").mockImplementation(async (steps) => {
+        for (const step of steps) await deleteFirst(step.stream, step.events);
+        return appendSequence(steps);
+      });
       await expectDomainRejection(app.startBinds(nova, ids.map((id) => bindingFor(id))), "NOT_FOUND", "arqUuid");
+      expect(sequences).toHaveBeenCalledTimes(1);
       expect((await app.getArq(ids[0]!))!.state).toBe("UNBOUND");
       expect(await types(store, stream.instance("vm-1"))).toEqual(["InstanceArqsBound", "InstanceArqsReleased"]);
     });
@@ -167,6 +178,29 @@ describe("ARQs (application)", () => {
       expect((await hostState(store, HOST)).allocations.size).toBe(1);
       const failed = (await Promise.all(ids.map((id) => app.getArq(id)))).find((a) => a!.state === "BIND_FAILED")!;
       expect(failed.bindFailureReason).toMatch(/No free attach handle/);
+    });
+    it("concurrent binds on one host with handles to spare all succeed, each with its own handle", async () => {
+      const { app, ids, store } = await world(4, 4);
+      await app.startBinds(nova, ids.map((id, i) => bindingFor(id, `vm-${i}`)));
+      const results = await Promise.all(ids.map((id) => app.allocateForArq(binder, id)));
+      expect(results.every((r) => r.ok)).toBe(true);
+      const handles = results.map((r) => (r.ok ? r.arq.attachHandleUuid : null));
+      expect(new Set(handles).size).toBe(4);
+      expect((await hostState(store, HOST)).allocations.size).toBe(4);
+    });
+    it("an ARQ unbound between the allocation's decision and its append keeps no handle", async () => {
+      const { app, ids, store } = await world(2, 1);
+      await app.startBinds(nova, [bindingFor(ids[0]!)]);
+      const appendSequence = store.appendSequence.bind(store);
+      vi.spyOn(store, "appendSequence").mockImplementationOnce(async (steps) => {
+        const unbound = { arqUuid: ids[0]!, previousHostname: HOST, previousInstanceUuid: "vm-1", releasedHandleUuid: null, at: ADMIN.at };
+        await store.append(stream.arq(ids[0]!), [toNewEvent({ type: "ArqUnbound", data: unbound }, ADMIN)], "any");
+        return appendSequence(steps);
+      });
+      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state UNBOUND)" });
+      expect((await hostState(store, HOST)).allocations.size).toBe(0);
+      expect(await types(store, stream.host(HOST))).toEqual(expect.arrayContaining(["AttachHandleAllocated", "AttachHandleReleased"]));
+      expect((await app.getArq(ids[0]!))!.state).toBe("UNBOUND");
     });
     it("an unknown RP or a device in maintenance fails the bind with the reason", async () => {
       const { app, ids, store } = await world(2, 2);

@@ -196,6 +196,57 @@ export function eventStoreContract(
       });
     });
 
+    describe("appendSequence", () => {
+      it("appends every step in order, each stream at its own revision", async () => {
+        await store.append(s("host"), [ev("H0")], "no_stream");
+        const r = await store.appendSequence([
+          { stream: s("host"), events: [ev("H1")], expectedRevision: 0 },
+          { stream: s("arq"), events: [ev("A0"), ev("A1")], expectedRevision: "no_stream" },
+        ]);
+        expect(r.refusal).toBeUndefined();
+        expect(r.appended.map((a) => a.revision)).toEqual([1, 1]);
+        expect(r.appended[1]!.position > r.appended[0]!.position).toBe(true);
+        expect((await mine()).map((e) => e.type)).toEqual(["H0", "H1", "A0", "A1"]);
+      });
+
+      it("stops at the first refused step: the steps before it stay, the later ones are not tried", async () => {
+        await store.append(s("arq"), [ev("A0")], "no_stream");
+        const r = await store.appendSequence([
+          { stream: s("host"), events: [ev("H0")], expectedRevision: "no_stream" },
+          { stream: s("arq"), events: [ev("A1")], expectedRevision: 5 },
+          { stream: s("other"), events: [ev("O0")], expectedRevision: "any" },
+        ]);
+        expect(r.appended).toHaveLength(1);
+        expect(r.refusal).toBeInstanceOf(WrongExpectedRevisionError);
+        expect((r.refusal as WrongExpectedRevisionError).stream).toBe(s("arq"));
+        expect((r.refusal as WrongExpectedRevisionError).actual).toBe(0);
+        expect((await mine()).map((e) => e.type)).toEqual(["A0", "H0"]);
+        expect(await store.readStream(s("other"))).toEqual([]);
+      });
+
+      it("a refused first step appends nothing", async () => {
+        const r = await store.appendSequence([
+          { stream: s("host"), events: [ev("H0")], expectedRevision: 3 },
+          { stream: s("arq"), events: [ev("A0")], expectedRevision: "any" },
+        ]);
+        expect(r.appended).toEqual([]);
+        expect(r.refusal).toBeInstanceOf(WrongExpectedRevisionError);
+        expect(await mine()).toEqual([]);
+      });
+
+      it("subscribers see the sequence's events in order", async () => {
+        const sub = store.subscribeToAll({ after: head0, filter: { streamPrefixes: [`${ns}-`] } });
+        const got = take(sub, 3);
+        await store.appendSequence([
+          { stream: s("host"), events: [ev("H0")], expectedRevision: "no_stream" },
+          { stream: s("arq"), events: [ev("A0"), ev("A1")], expectedRevision: "no_stream" },
+        ]);
+        const events = await got;
+        expect(events.map((e) => e.type)).toEqual(["H0", "A0", "A1"]);
+        expectStrictlyIncreasing(events.map((e) => e.position));
+      });
+    });
+
     describe("idempotent retry", () => {
       it("repeating an append with the same event ids returns the original result and writes nothing", async () => {
         const events = [ev("A"), ev("B")];

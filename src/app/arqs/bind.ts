@@ -3,9 +3,11 @@
  * allocateForArq (or failBind on a timeout). Each step is one append with an expected revision,
  * and a refused step undoes what the call did (Cyborg leaves partial binds dirty, reference 8.5).
  */
+import type { ArqStreamState } from "../../domain/arqs/decider.js";
 import { DomainError, type ArqState, type CommandContext } from "../../domain/shared/types.js";
 import { releaseHandleForArq } from "../inventory.js";
-import { aggregates, type Streams } from "../streams.js";
+import type { DomainEventShape, Loaded } from "../handle.js";
+import { aggregates, type AggregateKind, type DecidedStep, type Streams } from "../streams.js";
 import { toArqView, type ArqView } from "../views.js";
 import { liveArq, loadVisible } from "./shared.js";
 
@@ -56,10 +58,19 @@ export async function startBinds(s: Streams, ctx: CommandContext, bindings: ArqB
   const recorded: Array<{ instanceUuid: string; arqUuids: string[] }> = [];
   const started: ArqBinding[] = [];
   try {
+    // Usually everything goes in one sequence; what it did not append goes step by step below.
+    const fast = await startInOneSequence(s, ctx, byInstance, toStart);
+    recorded.push(...fast.recorded);
+    for (const { binding, view } of fast.started) {
+      started.push(binding);
+      views.set(binding.arqUuid, view);
+    }
     for (const [instanceUuid, arqUuids] of byInstance) {
+      if (fast.instancesDone.has(instanceUuid)) continue;
       if (await bindInstance(s, ctx, instanceUuid, arqUuids)) recorded.push({ instanceUuid, arqUuids });
     }
     for (const b of toStart) {
+      if (views.has(b.arqUuid)) continue;
       const r = await s.handle(aggregates.arq, b.arqUuid, { type: "StartArqBind", data: { ...b, projectId: ctx.projectId ?? null, at: ctx.at } }, ctx);
       started.push(b);
       views.set(b.arqUuid, toArqView(liveArq(r.state)!, r.revision));
@@ -75,6 +86,45 @@ export async function startBinds(s: Streams, ctx: CommandContext, bindings: ArqB
     throw err;
   }
   return bindings.map((b) => views.get(b.arqUuid)!);
+}
+
+/**
+ * The instance records and the ARQ bind starts, decided up front and appended as one sequence
+ * (one commit on lmdb), instance records first. Any refused decision, and any step the sequence
+ * did not append (a concurrent change), is left to the step-by-step path with its own rules.
+ */
+async function startInOneSequence(s: Streams, ctx: CommandContext, byInstance: Map<string, string[]>, toStart: ArqBinding[]) {
+  const done = { recorded: [] as Array<{ instanceUuid: string; arqUuids: string[] }>, started: [] as Array<{ binding: ArqBinding; view: ArqView }>, instancesDone: new Set<string>() };
+  const steps: DecidedStep[] = [];
+  const onAppend: Array<(after: Loaded<unknown>) => void> = [];
+  try {
+    for (const [instanceUuid, arqUuids] of byInstance) {
+      const loaded = await s.load(aggregates.instance, instanceUuid);
+      const events = aggregates.instance.decider.decide({ type: "BindInstanceArqs", data: { instanceUuid, arqUuids, at: ctx.at } }, loaded.state);
+      if (events.length === 0) {
+        done.instancesDone.add(instanceUuid); // a retry: recorded by an earlier call
+        continue;
+      }
+      steps.push(decided(aggregates.instance, instanceUuid, loaded, events));
+      onAppend.push(() => {
+        done.instancesDone.add(instanceUuid);
+        done.recorded.push({ instanceUuid, arqUuids });
+      });
+    }
+    for (const b of toStart) {
+      const loaded = await s.load(aggregates.arq, b.arqUuid);
+      const events = aggregates.arq.decider.decide({ type: "StartArqBind", data: { ...b, projectId: ctx.projectId ?? null, at: ctx.at } }, loaded.state);
+      steps.push(decided(aggregates.arq, b.arqUuid, loaded, events));
+      onAppend.push((after) => done.started.push({ binding: b, view: toArqView(liveArq(after.state as ArqStreamState)!, after.revision) }));
+    }
+  } catch (err) {
+    if (err instanceof DomainError) return done;
+    throw err;
+  }
+  if (steps.length === 0) return done;
+  const r = await s.appendSequence(steps, ctx);
+  r.appended.forEach((after, i) => onAppend[i]!(after));
+  return done;
 }
 
 /**
@@ -102,47 +152,76 @@ async function bindInstance(s: Streams, ctx: CommandContext, instanceUuid: strin
 }
 
 /**
- * The binder's step for one ARQ in BIND_STARTED: allocate a handle on the host stream, then record
- * ArqBound. A refused allocation records ArqBindFailed with the reason. If the ARQ stopped binding
- * meanwhile (unbound, deleted, failed), the handle is released again.
+ * The binder's step for one ARQ in BIND_STARTED: allocate a handle on the host stream and record
+ * ArqBound, decided together and appended as one sequence (one commit on lmdb): ArqBound is
+ * appended only if the allocation was. A refused allocation records ArqBindFailed with the
+ * reason. If the ARQ changed meanwhile (unbound, deleted, failed), the allocation made for it is
+ * released and the ARQ looked at again.
  */
 export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: string): Promise<AllocateResult> {
-  const { state } = await s.load(aggregates.arq, arqUuid);
-  const arq = liveArq(state);
-  if (!arq || arq.state !== "BIND_STARTED") return { ok: false, reason: `not binding (${arq ? `state ${arq.state}` : "no such ARQ"})` };
-  const hostname = arq.hostname!;
-  const target = { hostname, deviceRpUuid: arq.deviceRpUuid!, instanceUuid: arq.instanceUuid! };
-  let allocation;
-  try {
-    const r = await s.handle(aggregates.host, hostname, {
-      type: "AllocateAttachHandle",
-      data: { hostname, rpUuid: target.deviceRpUuid, arqUuid, instanceUuid: target.instanceUuid, at: ctx.at },
-    }, ctx);
-    allocation = r.state.allocations.get(arqUuid)!;
-  } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
-    await s.handle(aggregates.arq, arqUuid, { type: "FailArqBind", data: { arqUuid, reason: err.message, onlyFrom: ["BIND_STARTED"], at: ctx.at } }, ctx);
-    return { ok: false, reason: err.message };
+  for (let attempt = 1; ; attempt++) {
+    const arqLoaded = await s.load(aggregates.arq, arqUuid);
+    const arq = liveArq(arqLoaded.state);
+    if (!arq || arq.state !== "BIND_STARTED") return { ok: false, reason: `not binding (${arq ? `state ${arq.state}` : "no such ARQ"})` };
+    const hostname = arq.hostname!;
+    const target = { hostname, deviceRpUuid: arq.deviceRpUuid!, instanceUuid: arq.instanceUuid! };
+    const hostLoaded = await s.load(aggregates.host, hostname);
+    let hostEvents;
+    try {
+      hostEvents = aggregates.host.decider.decide(
+        { type: "AllocateAttachHandle", data: { hostname, rpUuid: target.deviceRpUuid, arqUuid, instanceUuid: target.instanceUuid, at: ctx.at } },
+        hostLoaded.state,
+      );
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      await s.handle(aggregates.arq, arqUuid, { type: "FailArqBind", data: { arqUuid, reason: err.message, onlyFrom: ["BIND_STARTED"], at: ctx.at } }, ctx);
+      return { ok: false, reason: err.message };
+    }
+    const allocation = hostEvents.reduce(aggregates.host.decider.evolve, hostLoaded.state).allocations.get(arqUuid)!;
+    let arqEvents;
+    try {
+      arqEvents = aggregates.arq.decider.decide(
+        {
+          type: "CompleteArqBind",
+          data: {
+            arqUuid,
+            ...target,
+            deployableUuid: allocation.deployableUuid,
+            handleUuid: allocation.handleUuid,
+            handleType: allocation.handleType,
+            handleInfo: allocation.info,
+            at: ctx.at,
+          },
+        },
+        arqLoaded.state,
+      );
+    } catch (err) {
+      // Nothing is allocated yet: refusing here leaves nothing to undo.
+      if (!(err instanceof DomainError)) throw err;
+      return { ok: false, reason: err.message };
+    }
+    // An allocation already on the host (a binder that stopped between the two) needs no step.
+    const steps: DecidedStep[] = [];
+    if (hostEvents.length > 0) steps.push(decided(aggregates.host, hostname, hostLoaded, hostEvents));
+    steps.push(decided(aggregates.arq, arqUuid, arqLoaded, arqEvents));
+    const r = await s.appendSequence(steps, ctx);
+    if (!r.refusal) {
+      const bound = r.appended.at(-1)! as Loaded<ArqStreamState>;
+      return { ok: true, arq: toArqView(liveArq(bound.state)!, bound.revision) };
+    }
+    // The host moved on (another allocation) or the ARQ did: free what this attempt allocated.
+    if (r.appended.length > 0) await releaseHandleForArq(s, ctx, hostname, arqUuid);
+    if (attempt >= MAX_ATTEMPTS) throw new DomainError("CONFLICT", `binding ARQ ${arqUuid}: gave up after ${attempt} concurrent updates; try again`);
+    await sleep(Math.random() * Math.min(50, 2 * attempt));
   }
-  try {
-    const r = await s.handle(aggregates.arq, arqUuid, {
-      type: "CompleteArqBind",
-      data: {
-        arqUuid,
-        ...target,
-        deployableUuid: allocation.deployableUuid,
-        handleUuid: allocation.handleUuid,
-        handleType: allocation.handleType,
-        handleInfo: allocation.info,
-        at: ctx.at,
-      },
-    }, ctx);
-    return { ok: true, arq: toArqView(liveArq(r.state)!, r.revision) };
-  } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
-    await releaseHandleForArq(s, ctx, hostname, arqUuid);
-    return { ok: false, reason: err.message };
-  }
+}
+
+const MAX_ATTEMPTS = 10;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A decision for Streams.appendSequence. */
+function decided<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, loaded: Loaded<S>, events: E[]): DecidedStep {
+  return { kind: kind as unknown as DecidedStep["kind"], id, loaded, events };
 }
 
 /**
