@@ -25,6 +25,8 @@ export interface ServiceOverrides {
   /** Tests wrap the read store (e.g. to count round trips). */
   wrapReadStore?: (store: ReadStore) => ReadStore;
   binder?: Partial<Pick<BinderOptions, "beforeAllocate" | "concurrency">>;
+  /** false: binds only start in the mutation and the binder allocates (tests that hold the binder). */
+  bindInline?: boolean;
 }
 
 export interface Service {
@@ -77,7 +79,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
   const pubsub = side.pubsub;
   const opened: Array<() => Promise<void>> = [() => store.close(), () => readStore.close(), () => pubsub.close()];
   try {
-    return await compose(config, log, tokens, store, readStore, pubsub, opened, overrides.binder ?? {});
+    return await compose(config, log, tokens, store, readStore, pubsub, opened, overrides);
   } catch (err) {
     // A failed start leaves nothing open (connections would keep the process alive).
     for (const close of opened.reverse()) await close().catch(() => undefined);
@@ -93,8 +95,9 @@ async function compose(
   readStore: ReadStore,
   pubsub: PubSub,
   opened: Array<() => Promise<void>>,
-  binderOverrides: NonNullable<ServiceOverrides["binder"]>,
+  overrides: Pick<ServiceOverrides, "binder" | "bindInline">,
 ): Promise<Service> {
+  const binderOverrides = overrides.binder ?? {};
   const read = new ReadModels(readStore);
   const app = new Application({ store });
   const projections = allProjections;
@@ -147,6 +150,7 @@ async function compose(
       notifications,
       catchUp,
       limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION },
+      bindInline: overrides.bindInline ?? true,
     };
     server = await startHttpServer(
       {

@@ -66,8 +66,9 @@ export class Application {
     return arqs.createArqs(this.streams, this.newId, ctx, input);
   }
 
-  startBinds(ctx: CommandContext, bindings: arqs.ArqBinding[]): Promise<ArqView[]> {
-    return arqs.startBinds(this.streams, ctx, bindings);
+  /** With `allocate`, ARQs whose handle is free are bound at once (one commit); the binder does the rest. */
+  startBinds(ctx: CommandContext, bindings: arqs.ArqBinding[], opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
+    return arqs.startBinds(this.streams, ctx, bindings, opts);
   }
 
   allocateForArq(ctx: CommandContext, arqUuid: string): Promise<arqs.AllocateResult> {

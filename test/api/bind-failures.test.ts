@@ -72,7 +72,7 @@ describe("a bind that cannot finish in time", () => {
   let release!: () => void;
   beforeAll(async () => {
     const held = new Promise<void>((r) => (release = r));
-    t = await startTestService({ env: { BIND_TIMEOUT_S: "1" }, overrides: { binder: { beforeAllocate: () => held } } });
+    t = await startTestService({ env: { BIND_TIMEOUT_S: "1" }, overrides: { bindInline: false, binder: { beforeAllocate: () => held } } });
   });
   afterAll(async () => {
     release();

@@ -202,6 +202,41 @@ describe("ARQs (application)", () => {
       expect(await types(store, stream.host(HOST))).toEqual(expect.arrayContaining(["AttachHandleAllocated", "AttachHandleReleased"]));
       expect((await app.getArq(ids[0]!))!.state).toBe("UNBOUND");
     });
+    it("with allocate, ARQs whose handle is free are bound in the call itself, in one commit", async () => {
+      const { app, ids, store } = await world(2, 2);
+      const sequences = vi.spyOn(store, "appendSequence");
+      const appends = vi.spyOn(store, "append");
+      const views = await app.startBinds(nova, ids.map((id) => bindingFor(id)), { allocate: true });
+      expect(views.map((v) => v.state)).toEqual(["BOUND", "BOUND"]);
+      expect(new Set(views.map((v) => v.attachHandleUuid)).size).toBe(2);
+      expect(sequences).toHaveBeenCalledTimes(1);
+      expect(appends).not.toHaveBeenCalled();
+      expect(await types(store, stream.arq(ids[0]!))).toEqual(["ArqCreated", "ArqBindStarted", "ArqBound"]);
+      expect((await hostState(store, HOST)).allocations.size).toBe(2);
+      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state BOUND)" });
+    });
+    it("with allocate, an ARQ with no free handle is only started, and the binder fails it with the reason", async () => {
+      const { app, ids } = await world(1, 2);
+      const views = await app.startBinds(nova, ids.map((id) => bindingFor(id)), { allocate: true });
+      expect(views.map((v) => v.state)).toEqual(["BOUND", "BIND_STARTED"]);
+      expect(await app.allocateForArq(binder, ids[1]!)).toMatchObject({ ok: false, reason: expect.stringMatching(/No free attach handle/) });
+      expect((await app.getArq(ids[1]!))!.state).toBe("BIND_FAILED");
+    });
+    it("with allocate, a handle allocated for an ARQ that changed meanwhile is released, and the ARQ starts the step-by-step way", async () => {
+      const { app, ids, store } = await world(2, 1);
+      const appendSequence = store.appendSequence.bind(store);
+      vi.spyOn(store, "appendSequence").mockImplementationOnce(async (steps) => {
+        // Another writer touches the ARQ between the decision and the append (it stays bindable).
+        const unbound = { arqUuid: ids[0]!, previousHostname: null, previousInstanceUuid: null, releasedHandleUuid: null, at: ADMIN.at };
+        await store.append(stream.arq(ids[0]!), [toNewEvent({ type: "ArqUnbound", data: unbound }, ADMIN)], "any");
+        return appendSequence(steps);
+      });
+      const [view] = await app.startBinds(nova, [bindingFor(ids[0]!)], { allocate: true });
+      expect(view!.state).toBe("BIND_STARTED");
+      expect((await hostState(store, HOST)).allocations.size).toBe(0);
+      expect(await types(store, stream.host(HOST))).toEqual(expect.arrayContaining(["AttachHandleAllocated", "AttachHandleReleased"]));
+      expect(await app.allocateForArq(binder, ids[0]!)).toMatchObject({ ok: true });
+    });
     it("an unknown RP or a device in maintenance fails the bind with the reason", async () => {
       const { app, ids, store } = await world(2, 2);
       await app.startBinds(nova, [bindingFor(ids[0]!, "vm-1", "rp-unknown")]);

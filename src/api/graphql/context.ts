@@ -16,6 +16,8 @@ export interface ApiServices {
   /** Resolves once the read models reflect the log up to its current head (read-your-writes). */
   catchUp(): Promise<void>;
   limits: { maxBindings: number };
+  /** bindAcceleratorRequests binds at once the ARQs whose handle is free (one commit); the binder does the rest. */
+  bindInline: boolean;
 }
 
 /** accelerator-request-bound, published by the projection runner after the read models show it. */

@@ -1,14 +1,17 @@
 /**
- * Binding: startBinds records the instance's ARQs and starts each ARQ's bind; the binder then calls
- * allocateForArq (or failBind on a timeout). Each step is one append with an expected revision,
- * and a refused step undoes what the call did (Cyborg leaves partial binds dirty, reference 8.5).
+ * Binding: startBinds records the instance's ARQs and starts each ARQ's bind (with `allocate`, it
+ * also binds at once the ARQs whose handle it can allocate); the binder calls allocateForArq for
+ * the others (or failBind on a timeout). Decisions are appended with expected revisions, together
+ * where one depends on another (bind-sequence.ts), and a refusal undoes what the call did (Cyborg
+ * leaves partial binds dirty, reference 8.5).
  */
 import type { ArqStreamState } from "../../domain/arqs/decider.js";
 import { DomainError, type ArqState, type CommandContext } from "../../domain/shared/types.js";
 import { releaseHandleForArq } from "../inventory.js";
-import type { DomainEventShape, Loaded } from "../handle.js";
-import { aggregates, type AggregateKind, type DecidedStep, type Streams } from "../streams.js";
+import type { Loaded } from "../handle.js";
+import { aggregates, type DecidedStep, type Streams } from "../streams.js";
 import { toArqView, type ArqView } from "../views.js";
+import { decided, startInOneSequence } from "./bind-sequence.js";
 import { liveArq, loadVisible } from "./shared.js";
 
 export interface ArqBinding {
@@ -25,9 +28,10 @@ const BINDING: readonly ArqState[] = ["BIND_STARTED", "BOUND"];
 
 /**
  * Validates every binding, records each instance's ARQs on its instance stream (an instance is
- * bound once), then starts each ARQ's bind. A refusal undoes what this call did.
+ * bound once), then starts each ARQ's bind; with `allocate`, binds at once those whose handle is
+ * free. A refusal undoes what this call did.
  */
-export async function startBinds(s: Streams, ctx: CommandContext, bindings: ArqBinding[]): Promise<ArqView[]> {
+export async function startBinds(s: Streams, ctx: CommandContext, bindings: ArqBinding[], opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
   if (!Array.isArray(bindings)) throw new DomainError("BAD_USER_INPUT", "bindings must be a list", "bindings");
   const seen = new Set<string>();
   bindings.forEach((b, i) => {
@@ -59,7 +63,7 @@ export async function startBinds(s: Streams, ctx: CommandContext, bindings: ArqB
   const started: ArqBinding[] = [];
   try {
     // Usually everything goes in one sequence; what it did not append goes step by step below.
-    const fast = await startInOneSequence(s, ctx, byInstance, toStart);
+    const fast = await startInOneSequence(s, ctx, byInstance, toStart, { allocate: opts.allocate ?? false });
     recorded.push(...fast.recorded);
     for (const { binding, view } of fast.started) {
       started.push(binding);
@@ -86,45 +90,6 @@ export async function startBinds(s: Streams, ctx: CommandContext, bindings: ArqB
     throw err;
   }
   return bindings.map((b) => views.get(b.arqUuid)!);
-}
-
-/**
- * The instance records and the ARQ bind starts, decided up front and appended as one sequence
- * (one commit on lmdb), instance records first. Any refused decision, and any step the sequence
- * did not append (a concurrent change), is left to the step-by-step path with its own rules.
- */
-async function startInOneSequence(s: Streams, ctx: CommandContext, byInstance: Map<string, string[]>, toStart: ArqBinding[]) {
-  const done = { recorded: [] as Array<{ instanceUuid: string; arqUuids: string[] }>, started: [] as Array<{ binding: ArqBinding; view: ArqView }>, instancesDone: new Set<string>() };
-  const steps: DecidedStep[] = [];
-  const onAppend: Array<(after: Loaded<unknown>) => void> = [];
-  try {
-    for (const [instanceUuid, arqUuids] of byInstance) {
-      const loaded = await s.load(aggregates.instance, instanceUuid);
-      const events = aggregates.instance.decider.decide({ type: "BindInstanceArqs", data: { instanceUuid, arqUuids, at: ctx.at } }, loaded.state);
-      if (events.length === 0) {
-        done.instancesDone.add(instanceUuid); // a retry: recorded by an earlier call
-        continue;
-      }
-      steps.push(decided(aggregates.instance, instanceUuid, loaded, events));
-      onAppend.push(() => {
-        done.instancesDone.add(instanceUuid);
-        done.recorded.push({ instanceUuid, arqUuids });
-      });
-    }
-    for (const b of toStart) {
-      const loaded = await s.load(aggregates.arq, b.arqUuid);
-      const events = aggregates.arq.decider.decide({ type: "StartArqBind", data: { ...b, projectId: ctx.projectId ?? null, at: ctx.at } }, loaded.state);
-      steps.push(decided(aggregates.arq, b.arqUuid, loaded, events));
-      onAppend.push((after) => done.started.push({ binding: b, view: toArqView(liveArq(after.state as ArqStreamState)!, after.revision) }));
-    }
-  } catch (err) {
-    if (err instanceof DomainError) return done;
-    throw err;
-  }
-  if (steps.length === 0) return done;
-  const r = await s.appendSequence(steps, ctx);
-  r.appended.forEach((after, i) => onAppend[i]!(after));
-  return done;
 }
 
 /**
@@ -218,11 +183,6 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
 
 const MAX_ATTEMPTS = 10;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A decision for Streams.appendSequence. */
-function decided<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, loaded: Loaded<S>, events: E[]): DecidedStep {
-  return { kind: kind as unknown as DecidedStep["kind"], id, loaded, events };
-}
 
 /**
  * BIND_STARTED to BIND_FAILED (a timeout, an agent error); false when the ARQ is not binding.

@@ -54,7 +54,8 @@ export class AcceleratorRequestResolver {
 
   @Authorized("arq:bind")
   @Mutation(() => [AcceleratorRequest], {
-    description: "Starts the binds and returns at once; one acceleratorRequestBound event per ARQ follows",
+    description:
+      "Starts the binds and returns at once, with the ARQs in BIND_STARTED or already resolved; one acceleratorRequestBound event per ARQ follows",
   })
   async bindAcceleratorRequests(
     @Ctx() ctx: ApiContext,
@@ -63,7 +64,7 @@ export class AcceleratorRequestResolver {
     const max = ctx.services.limits.maxBindings;
     if (bindings.length === 0) throw badInput("bindings", "give at least one binding");
     if (bindings.length > max) throw badInput("bindings", `at most ${max} bindings per mutation`);
-    const arqs = await ctx.services.app.startBinds(commandContext(ctx), structuredClone(bindings));
+    const arqs = await ctx.services.app.startBinds(commandContext(ctx), structuredClone(bindings), { allocate: ctx.services.bindInline });
     await ctx.services.catchUp();
     return arqs;
   }
