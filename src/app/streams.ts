@@ -36,6 +36,17 @@ export interface DecidedStep<S = unknown> {
   id: string;
   loaded: Loaded<S>;
   events: DomainEventShape[];
+  /**
+   * "stream_exists" for a decision that commutes with others on its stream (see `record`): it is
+   * appended wherever the stream is, and its state afterwards is read back. Default: exactly at
+   * `loaded.revision`.
+   */
+  expected?: "stream_exists";
+}
+
+/** A decision for Streams.appendSequence. */
+export function decided<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, loaded: Loaded<S>, events: E[]): DecidedStep {
+  return { kind: kind as unknown as DecidedStep["kind"], id, loaded, events };
 }
 
 export interface SequenceOutcome {
@@ -69,15 +80,21 @@ export class Streams {
       steps.map((st) => ({
         stream: st.kind.streamName(st.id),
         events: st.events.map((e) => toNewEvent(e, ctx)),
-        expectedRevision: st.loaded.revision < 0 ? ("no_stream" as const) : st.loaded.revision,
+        expectedRevision: st.expected ?? (st.loaded.revision < 0 ? ("no_stream" as const) : st.loaded.revision),
       })),
     );
-    const appended = result.appended.map((r, i) => {
+    const appended: Array<Loaded<unknown>> = [];
+    for (const [i, r] of result.appended.entries()) {
       const st = steps[i]!;
+      // Other writers' events may sit between what was loaded and what was appended: read back.
+      if (st.expected) {
+        appended.push(await this.load(st.kind, st.id));
+        continue;
+      }
       const state = st.events.reduce((acc, e) => st.kind.decider.evolve(acc, e), st.loaded.state);
       this.cache.set(st.kind.streamName(st.id), { state, revision: r.revision });
-      return { state, revision: r.revision };
-    });
+      appended.push({ state, revision: r.revision });
+    }
     return { appended, refusal: result.refusal };
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { toNewEvent } from "../../src/app/handle.js";
+import { deviceProfileDecider } from "../../src/domain/device-profiles/decider.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { stream } from "../../src/domain/shared/types.js";
 import type { NewEvent } from "../../src/eventstore/port.js";
@@ -68,16 +69,28 @@ describe("ARQs (application)", () => {
     it("deletes the new ARQs again when the profile is deleted before it records them", async () => {
       const { app, store } = setup();
       const profile = await app.createDeviceProfile(ADMIN, { name: "dp1", groups: [{ "resources:FPGA": "2" }] });
-      const append = store.append.bind(store);
-      vi.spyOn(store, "append").mockImplementation(async (s, events, rev) => {
-        if (events[0]?.type === "DeviceProfileArqsCreated") {
-          await append(s, [toNewEvent({ type: "DeviceProfileDeleted", data: { uuid: profile.uuid, name: "dp1", deletedAt: ADMIN.at } }, ADMIN)], "any");
-        }
-        return append(s, events, rev);
+      const appendSequence = store.appendSequence.bind(store);
+      // The deletion lands between the creation's decisions and its append.
+      const sequences = vi.spyOn(store, "appendSequence").mockImplementationOnce(async (steps) => {
+        await store.append(stream.deviceProfile("dp1"), [toNewEvent({ type: "DeviceProfileDeleted", data: { uuid: profile.uuid, name: "dp1", deletedAt: ADMIN.at } }, ADMIN)], "any");
+        return appendSequence(steps);
       });
       await expectDomainRejection(app.createArqs(nova, { deviceProfileName: "dp1" }), "NOT_FOUND", "deviceProfileName");
+      expect(sequences).toHaveBeenCalledTimes(1);
       const arqStreams = (await store.readAll()).filter((e) => e.stream.startsWith("arq-"));
       expect(arqStreams.map((e) => e.type)).toEqual(["ArqCreated", "ArqCreated", "ArqDeleted", "ArqDeleted"]);
+    });
+    it("writes the ARQs and the profile's record of them in one sequence, and reads the profile back", async () => {
+      const { app, store } = setup();
+      await app.createDeviceProfile(ADMIN, { name: "dp1", groups: [{ "resources:FPGA": "2" }] });
+      const sequences = vi.spyOn(store, "appendSequence");
+      const [a, b] = await Promise.all([app.createArqs(nova, { deviceProfileName: "dp1" }), app.createArqs(nova, { deviceProfileName: "dp1" })]);
+      expect(sequences).toHaveBeenCalledTimes(2);
+      expect(await types(store, stream.deviceProfile("dp1"))).toEqual(["DeviceProfileCreated", "DeviceProfileArqsCreated", "DeviceProfileArqsCreated"]);
+      // Both records took, whichever landed first: the profile knows all four ARQs.
+      const events = await store.readStream(stream.deviceProfile("dp1"));
+      const state = events.reduce((st, e) => deviceProfileDecider.evolve(st, e as never), deviceProfileDecider.initialState());
+      expect(state.status === "active" && [...a!, ...b!].every((arq) => state.liveArqs.has(arq.uuid))).toBe(true);
     });
     it("refuses an unknown, empty or deleted profile with NOT_FOUND", async () => {
       const { app } = setup();

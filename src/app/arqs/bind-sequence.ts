@@ -16,7 +16,7 @@ import type { HostState } from "../../domain/inventory/decider.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
 import type { DomainEventShape, Loaded } from "../handle.js";
 import { releaseHandleForArq } from "../inventory.js";
-import { aggregates, type AggregateKind, type DecidedStep, type Streams } from "../streams.js";
+import { aggregates, decided, type DecidedStep, type Streams } from "../streams.js";
 import { toArqView, type ArqView } from "../views.js";
 import type { ArqBinding } from "./bind.js";
 import { liveArq } from "./shared.js";
@@ -136,11 +136,6 @@ async function allocateOnHost(s: Streams, ctx: CommandContext, hostname: string,
     arqUuids.push(b.arqUuid);
   }
   return events.length > 0 ? { step: decided(aggregates.host, hostname, loaded, events as never[]), arqUuids } : undefined;
-}
-
-/** A decision for Streams.appendSequence. */
-export function decided<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, loaded: Loaded<S>, events: E[]): DecidedStep {
-  return { kind: kind as unknown as DecidedStep["kind"], id, loaded, events };
 }
 
 function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {

@@ -9,9 +9,9 @@ import type { ArqStreamState } from "../../domain/arqs/decider.js";
 import { DomainError, type ArqState, type CommandContext } from "../../domain/shared/types.js";
 import { releaseHandleForArq } from "../inventory.js";
 import type { Loaded } from "../handle.js";
-import { aggregates, type DecidedStep, type Streams } from "../streams.js";
+import { aggregates, decided, type DecidedStep, type Streams } from "../streams.js";
 import { toArqView, type ArqView } from "../views.js";
-import { decided, startInOneSequence } from "./bind-sequence.js";
+import { startInOneSequence } from "./bind-sequence.js";
 import { liveArq, loadVisible } from "./shared.js";
 
 export interface ArqBinding {

@@ -2,7 +2,8 @@
 import type { ArqStreamState } from "../../domain/arqs/decider.js";
 import { arqCountFor, planArqs } from "../../domain/arqs/plan.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
-import { aggregates, type Streams } from "../streams.js";
+import type { DeviceProfileState } from "../../domain/device-profiles/decider.js";
+import { aggregates, decided, type DecidedStep, type Streams } from "../streams.js";
 import { toArqView, type ArqView } from "../views.js";
 import { liveArq } from "./shared.js";
 
@@ -16,7 +17,7 @@ export async function createArqs(
   input: { deviceProfileName: string; groupIndex?: number | null },
 ): Promise<ArqView[]> {
   const name = input.deviceProfileName;
-  const { state } = typeof name === "string" && name.length > 0 ? await s.load(aggregates.profile, name) : { state: null };
+  const { state, revision } = typeof name === "string" && name.length > 0 ? await s.load(aggregates.profile, name) : { state: null, revision: -1 };
   if (state?.status !== "active") throw new DomainError("NOT_FOUND", `Device Profile not found with name=${String(name)}`, "deviceProfileName");
   const profile = state.profile;
   const count = arqCountFor(profile.groups, input.groupIndex);
@@ -26,44 +27,46 @@ export async function createArqs(
   if (count === 0) return [];
   const ids = Array.from({ length: count }, () => newId());
   const plan = planArqs(profile.groups, input.groupIndex, ids);
-  // The ARQs first, then the profile's record of them. Creators do not serialize on the profile
-  // stream: the record is appended without an exact revision, and the stream's order decides. A
-  // deletion or re-creation that landed first makes evolve ignore the record, and the ARQs are
-  // deleted again; a deletion that comes later sees them (it appends with an exact revision).
-  const created = await Promise.allSettled(
-    plan.map((p) =>
-      s.handle(aggregates.arq, p.arqUuid, {
-        type: "CreateArq",
-        data: {
-          arqUuid: p.arqUuid,
-          deviceProfileName: profile.name,
-          deviceProfileUuid: profile.uuid,
-          deviceProfileGroupId: p.groupId,
-          group: p.group,
-          projectId: ctx.projectId ?? null,
-          at: ctx.at,
-        },
-      }, ctx),
-    ),
-  );
+  // The ARQs first, then the profile's record of them, in one sequence (one commit on lmdb).
+  // Creators do not serialize on the profile stream: the record is appended without an exact
+  // revision, and the stream's order decides. A deletion or re-creation that landed first makes
+  // evolve ignore the record, and the ARQs are deleted again; a deletion that comes later sees
+  // them (it appends with an exact revision).
+  const steps: DecidedStep[] = [];
+  for (const p of plan) {
+    const loaded = await s.load(aggregates.arq, p.arqUuid);
+    const events = aggregates.arq.decider.decide({
+      type: "CreateArq",
+      data: {
+        arqUuid: p.arqUuid,
+        deviceProfileName: profile.name,
+        deviceProfileUuid: profile.uuid,
+        deviceProfileGroupId: p.groupId,
+        group: p.group,
+        projectId: ctx.projectId ?? null,
+        at: ctx.at,
+      },
+    }, loaded.state);
+    steps.push(decided(aggregates.arq, p.arqUuid, loaded, events));
+  }
+  const record = aggregates.profile.decider.decide({
+    type: "CreateArqs",
+    data: { name: profile.name, profileUuid: profile.uuid, groupIndex: input.groupIndex ?? null, arqUuids: ids, at: ctx.at },
+  }, state);
+  steps.push({ ...decided(aggregates.profile, profile.name, { state, revision }, record), expected: "stream_exists" });
+  const r = await s.appendSequence(steps, ctx);
   try {
-    const failed = created.find((r) => r.status === "rejected");
-    if (failed) throw failed.reason;
-    const after = await s.record(aggregates.profile, profile.name, state, {
-      type: "CreateArqs",
-      data: { name: profile.name, profileUuid: profile.uuid, groupIndex: input.groupIndex ?? null, arqUuids: ids, at: ctx.at },
-    }, ctx);
-    const now = after.state;
+    // A refused step: an ARQ id already taken, or the profile stream gone.
+    if (r.refusal) throw new DomainError("CONFLICT", `creating the ARQs was refused (${r.refusal.message}); try again`);
+    const now = (r.appended.at(-1)!.state as DeviceProfileState);
     const took = now.status === "active" && now.profile.uuid === profile.uuid && ids.every((id) => now.liveArqs.has(id));
     if (!took) throw new DomainError("NOT_FOUND", `Device Profile not found with name=${name} (it was deleted while the ARQs were being created)`, "deviceProfileName");
   } catch (err) {
-    await Promise.all(ids.map((id) => s.handle(aggregates.arq, id, { type: "DeleteArq", data: { arqUuid: id, at: ctx.at } }, ctx).catch(() => undefined)));
+    const appendedArqs = ids.slice(0, Math.min(r.appended.length, ids.length));
+    await Promise.all(appendedArqs.map((id) => s.handle(aggregates.arq, id, { type: "DeleteArq", data: { arqUuid: id, at: ctx.at } }, ctx).catch(() => undefined)));
     throw err;
   }
-  return created.map((r) => {
-    const { state: st, revision } = (r as PromiseFulfilledResult<{ state: ArqStreamState; revision: number }>).value;
-    return toArqView(liveArq(st)!, revision);
-  });
+  return r.appended.slice(0, ids.length).map((a) => toArqView(liveArq(a.state as ArqStreamState)!, a.revision));
 }
 
 export async function getArq(s: Streams, arqUuid: string): Promise<ArqView | null> {
