@@ -67,6 +67,7 @@ const FAMILIES = {
   resolved: "resolved",
 } as const;
 const { orderKey: ORDER_KEY, file } = indexFamilies(k, FAMILIES, "all");
+const FAMILY_FIELDS = Object.keys(FAMILIES) as Array<keyof typeof FAMILIES>;
 
 export const eventTypes = ["ArqCreated", "ArqBindStarted", "ArqBound", "ArqBindFailed", "ArqUnbound", "ArqDeleted"] as const;
 
@@ -74,14 +75,11 @@ export function project(event: RecordedEvent): Write[] {
   const e = event as Recorded<ArqEvent>;
   const u = e.data.arqUuid;
   /** Every event rewrites `status` whole: state, handle and reason are known from the event alone. */
-  const doc = (state: ArqState, fields: Record<string, unknown>, handle: StoredArq["status"]["handle"] = null, reason: string | null = null): Write => ({
-    op: "put",
-    key: k("arq", u),
-    fields: {
-      ...fields,
-      status: { state, handle, bindFailureReason: reason, revision: e.revision, position: e.position.toString(), updatedAt: e.type === "ArqCreated" ? null : e.data.at },
-    },
-  });
+  const doc = (state: ArqState, fields: Record<string, unknown>, handle: StoredArq["status"]["handle"] = null, reason: string | null = null): Write => {
+    // `fields` is a fresh literal at every call: status joins it last, without a copy.
+    fields.status = { state, handle, bindFailureReason: reason, revision: e.revision, position: e.position.toString(), updatedAt: e.type === "ArqCreated" ? null : e.data.at };
+    return { op: "put", key: k("arq", u), fields };
+  };
   switch (e.type) {
     case "ArqCreated": {
       const d = e.data;
@@ -137,7 +135,7 @@ export function project(event: RecordedEvent): Write[] {
     case "ArqDeleted":
       return [
         { op: "del", key: k("arq", u) },
-        ...(Object.keys(FAMILIES) as Array<keyof typeof FAMILIES>).map((f) => file(u, f, null)),
+        ...FAMILY_FIELDS.map((f) => file(u, f, null)),
         { op: "zrem", key: ORDER_KEY, member: u },
       ];
     default:

@@ -11,6 +11,7 @@
  *   that each file an ARQ under BIND_STARTED become one HSET on the family and one ZADD.
  */
 import type { Write } from "./port.js";
+import { OP, OpsWriter } from "./redis-ops.js";
 
 interface Known<V> {
   /** Knows every member: one it has no entry for is absent. */
@@ -229,6 +230,7 @@ function combine(p: Plan, w: Write): void {
 }
 
 function json(key: string, f: string, v: unknown): string {
+  if (v === null) return "null";
   const out = JSON.stringify(v);
   if (out === undefined) throw new TypeError(`field ${f} of ${key} is not JSON`);
   return out;
@@ -238,13 +240,14 @@ function json(key: string, f: string, v: unknown): string {
 const CHUNK = 1000;
 
 /**
- * Compiles the batch into KEYS (valid until the next call: the array is reused) and the JSON
- * payload of ops, with the cache as the running state (it is updated as if the batch were
- * applied; the caller resets it if the batch then fails). Call `unknowns` first, and read them.
- * Families are written only through index writes (a put on a family hash is not followed). KEYS[1] is `meta`; every key must start
- * with `prefix` (checked here, before anything is sent).
+ * Compiles the batch into KEYS and the ops of the apply script (both valid until the next call:
+ * they are reused; see redis-ops.ts), with the cache as the running state (it is
+ * updated as if the batch were applied; the caller resets it if the batch then fails). Call
+ * `unknowns` first, and read them. Families are written only through index writes (a put on a
+ * family hash is not followed). KEYS[1] is `meta`; every key must start with `prefix` (checked
+ * here, before anything is sent).
  */
-export function compileBatch(meta: string, writes: readonly Write[], cache: IndexCache): { keys: readonly string[]; payload: string } {
+export function compileBatch(meta: string, writes: readonly Write[], cache: IndexCache): { keys: readonly string[]; ops: OpsWriter } {
   const prefix = meta.slice(0, meta.indexOf("}:") + 2);
   const own = (key: string) => {
     if (typeof key !== "string" || !key.startsWith(prefix) || key === meta || key.length === prefix.length) {
@@ -252,14 +255,14 @@ export function compileBatch(meta: string, writes: readonly Write[], cache: Inde
     }
   };
   const plans = new Map<string, Plan>();
-  /** Bucket key strings, built once per batch: a Map hashes a reused string only once. */
-  const buckets = new Map<string, Map<string, string>>();
-  const bucket = (family: string, value: string): string => {
+  /** Bucket key strings and value JSON, built once per batch: a Map hashes a reused string only once. */
+  const buckets = new Map<string, Map<string, { key: string; json: string }>>();
+  const bucket = (family: string, value: string): { key: string; json: string } => {
     let byValue = buckets.get(family);
     if (!byValue) buckets.set(family, (byValue = new Map()));
-    let key = byValue.get(value);
-    if (key === undefined) byValue.set(value, (key = `${family}:${value}`));
-    return key;
+    let b = byValue.get(value);
+    if (b === undefined) byValue.set(value, (b = { key: `${family}:${value}`, json: JSON.stringify(value) }));
+    return b;
   };
   /** The plan of a key many writes share (families, buckets): combined from the start. */
   const shared = (key: string): Plan => {
@@ -320,14 +323,15 @@ export function compileBatch(meta: string, writes: readonly Write[], cache: Inde
         const old = cache.value(w.index, w.member);
         if (old === undefined) throw new Error(`index ${w.index}: the value of ${w.member} was not read before the batch`);
         if (old === w.value) break;
-        if (old !== null) removeMember(shared(bucket(w.index, old)), w.member);
+        if (old !== null) removeMember(shared(bucket(w.index, old).key), w.member);
         if (w.value === null) {
           delField(shared(w.index), w.member);
         } else {
           const score = cache.score(w.order, w.member);
           if (score === undefined) throw new Error(`index ${w.index}: the score of ${w.member} was not read before the batch`);
-          addMember(shared(bucket(w.index, w.value)), w.member, score ?? 0, false);
-          setField(shared(w.index), w.member, JSON.stringify(w.value));
+          const b = bucket(w.index, w.value);
+          addMember(shared(b.key), w.member, score ?? 0, false);
+          setField(shared(w.index), w.member, b.json);
         }
         cache.setValue(w.index, w.member, w.value);
         break;
@@ -339,69 +343,59 @@ export function compileBatch(meta: string, writes: readonly Write[], cache: Inde
     }
   }
 
-  // Reused from call to call (tens of thousands of slots a batch): less for the GC to sweep.
+  // Reused from call to call (thousands of keys a batch): less for the GC to sweep.
   const keys = reusedKeys;
   const ops = reusedOps;
   keys.length = 0;
-  ops.length = 0;
+  ops.reset();
   keys.push(meta);
-  /** One command per CHUNK items; `width` 2 writes pairs (score member, or field value). */
-  const emit = (op: string, k: number, items: Iterable<[string, string | number]> | Iterable<string>, width: 1 | 2) => {
-    let head = -1;
-    let count = 0;
-    for (const item of items) {
-      if (head < 0 || count === CHUNK) {
-        if (head >= 0) ops[head + 2] = count;
-        head = ops.length;
-        ops.push(op, k, 0);
-        count = 0;
-      }
-      if (width === 1) ops.push(item as string);
-      else {
-        const [a, b] = item as [string, string | number];
-        // Sorted sets take "score member"; hashes "field value".
-        if (op === "h") ops.push(a, b);
-        else ops.push(String(b), a);
-      }
-      count++;
-    }
-    if (head >= 0) ops[head + 2] = count;
-  };
   for (const [key, p] of plans) {
     const w = p.first;
     if (w) {
       // A single write: emitted as is, without building sets.
       if (w.op === "put") {
-        const at = ops.length;
-        ops.push("h", keys.length + 1, 0);
+        // One pass over the fields; a put with none (or too many for one HSET) is taken back.
+        const mark = ops.mark();
+        ops.uint(OP.hset);
+        ops.uint(keys.length + 1);
+        const count = ops.countSlot();
         let n = 0;
         for (const f in w.fields) {
           const v = w.fields[f];
           if (v === undefined) continue;
-          ops.push(f, json(key, f, v));
+          ops.str(f);
+          ops.str(json(key, f, v));
           n++;
         }
-        if (n === 0 || n > CHUNK) {
-          ops.length = at;
-          if (n === 0) continue;
-          combine(p, w);
-        } else {
-          ops[at + 2] = n;
+        if (n > 0 && n <= CHUNK) {
+          ops.setCount(count, n);
           keys.push(key);
           continue;
         }
+        ops.rewind(mark);
+        if (n === 0) continue;
+        combine(p, w);
       } else if (w.op === "unset" && w.fields.length > 0 && w.fields.length <= CHUNK) {
         keys.push(key);
-        ops.push("u", keys.length, w.fields.length);
-        for (const f of w.fields) ops.push(f);
+        ops.uint(OP.hdel);
+        ops.uint(keys.length);
+        ops.uint(w.fields.length);
+        for (const f of w.fields) ops.str(f);
         continue;
       } else if (w.op === "zadd") {
         keys.push(key);
-        ops.push(w.nx ? "n" : "z", keys.length, 1, String(w.score === 0 ? 0 : w.score), w.member);
+        ops.uint(w.nx ? OP.zaddNx : OP.zadd);
+        ops.uint(keys.length);
+        ops.uint(1);
+        ops.score(w.score === 0 ? 0 : w.score);
+        ops.str(w.member);
         continue;
       } else if (w.op === "zrem") {
         keys.push(key);
-        ops.push("r", keys.length, 1, w.member);
+        ops.uint(OP.zrem);
+        ops.uint(keys.length);
+        ops.uint(1);
+        ops.str(w.member);
         continue;
       } else {
         combine(p, w);
@@ -409,17 +403,75 @@ export function compileBatch(meta: string, writes: readonly Write[], cache: Inde
     }
     keys.push(key);
     const k = keys.length;
-    if (p.del) ops.push("x", k);
-    if (p.zrem?.size) emit("r", k, p.zrem, 1);
-    if (p.zadd?.size) emit("z", k, p.zadd, 2);
-    if (p.znx?.size) emit("n", k, p.znx, 2);
-    if (p.hdel?.size) emit("u", k, p.hdel, 1);
-    if (p.hset?.size) emit("h", k, p.hset, 2);
+    if (p.del) {
+      ops.uint(OP.del);
+      ops.uint(k);
+    }
+    if (p.zrem?.size) emitMembers(ops, OP.zrem, k, p.zrem);
+    if (p.zadd?.size) emitScored(ops, OP.zadd, k, p.zadd);
+    if (p.znx?.size) emitScored(ops, OP.zaddNx, k, p.znx);
+    if (p.hdel?.size) emitMembers(ops, OP.hdel, k, p.hdel);
+    if (p.hset?.size) emitFields(ops, k, p.hset);
   }
-  const payload = JSON.stringify(ops);
-  ops.length = 0;
-  return { keys, payload };
+  return { keys, ops };
+}
+
+/** One command per CHUNK members (ZREM, HDEL). */
+function emitMembers(ops: OpsWriter, op: number, k: number, members: Set<string>): void {
+  let count = -1;
+  let n = 0;
+  for (const m of members) {
+    if (count < 0 || n === CHUNK) {
+      if (count >= 0) ops.setCount(count, n);
+      ops.uint(op);
+      ops.uint(k);
+      count = ops.countSlot();
+      n = 0;
+    }
+    ops.str(m);
+    n++;
+  }
+  ops.setCount(count, n);
+}
+
+/** One ZADD per CHUNK members: score member pairs. */
+function emitScored(ops: OpsWriter, op: number, k: number, members: Map<string, number>): void {
+  let count = -1;
+  let n = 0;
+  // keys() and get(): iterating entries would allocate a pair for each.
+  for (const m of members.keys()) {
+    if (count < 0 || n === CHUNK) {
+      if (count >= 0) ops.setCount(count, n);
+      ops.uint(op);
+      ops.uint(k);
+      count = ops.countSlot();
+      n = 0;
+    }
+    ops.score(members.get(m)!);
+    ops.str(m);
+    n++;
+  }
+  ops.setCount(count, n);
+}
+
+/** One HSET per CHUNK fields: field value pairs. */
+function emitFields(ops: OpsWriter, k: number, fields: Map<string, string>): void {
+  let count = -1;
+  let n = 0;
+  for (const f of fields.keys()) {
+    if (count < 0 || n === CHUNK) {
+      if (count >= 0) ops.setCount(count, n);
+      ops.uint(OP.hset);
+      ops.uint(k);
+      count = ops.countSlot();
+      n = 0;
+    }
+    ops.str(f);
+    ops.str(fields.get(f)!);
+    n++;
+  }
+  ops.setCount(count, n);
 }
 
 const reusedKeys: string[] = [];
-const reusedOps: Array<string | number> = [];
+const reusedOps = new OpsWriter();

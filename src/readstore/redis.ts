@@ -15,66 +15,8 @@ import {
   type StoreDump,
   type Write,
 } from "./port.js";
+import { ApplyCommand, BufferPool, HEADROOM } from "./redis-apply.js";
 import { compileBatch, IndexCache, unknowns } from "./redis-batch.js";
-
-/**
- * One script applies a whole batch and moves the checkpoint: atomic (nothing runs between its
- * commands), and fast (one round trip for a thousand events). Every key it touches is in KEYS
- * (KEYS[1] is the projection's meta key) and shares the projection's hash tag, so it runs on
- * Redis Cluster too. ARGV[1]: the expected checkpoint ('*' any, '-' none, or 20 digits);
- * ARGV[2]: the new one; ARGV[3]: the ops as one JSON array (one argument decoded by cjson in C
- * costs a fifth of thirty thousand separate arguments), combined per key by redis-batch.ts:
- * x k (DEL), h k n f v.. (HSET), u k n f.. (HDEL), z k n s m.. (ZADD), n k n s m.. (ZADD NX),
- * r k n m.. (ZREM); k indexes KEYS, scores are strings.
- * Positions are compared as zero-padded strings, never with tonumber (doubles lose them past 2^53).
- */
-const APPLY_LUA = `
-local cur = redis.call('HGET', KEYS[1], 'checkpoint')
-local expected = ARGV[1]
-local cp = ARGV[2]
-if expected ~= '*' then
-  if (expected == '-' and cur) or (expected ~= '-' and cur ~= expected) then
-    return redis.error_reply('CHECKPOINT_MISMATCH ' .. (cur or '-'))
-  end
-end
-if cur and cp <= cur then return redis.error_reply('CHECKPOINT_MISMATCH ' .. cur) end
-local a = cjson.decode(ARGV[3])
-local call = redis.call
-local i = 1
-local n = #a
-while i <= n do
-  local op = a[i]
-  local key = KEYS[a[i + 1]]
-  if op == 'x' then
-    call('DEL', key)
-    i = i + 2
-  else
-    local c = a[i + 2]
-    if op == 'h' then
-      call('HSET', key, unpack(a, i + 3, i + 2 + 2 * c))
-      i = i + 3 + 2 * c
-    elseif op == 'z' then
-      call('ZADD', key, unpack(a, i + 3, i + 2 + 2 * c))
-      i = i + 3 + 2 * c
-    elseif op == 'n' then
-      call('ZADD', key, 'NX', unpack(a, i + 3, i + 2 + 2 * c))
-      i = i + 3 + 2 * c
-    elseif op == 'r' then
-      call('ZREM', key, unpack(a, i + 3, i + 2 + c))
-      i = i + 3 + c
-    elseif op == 'u' then
-      call('HDEL', key, unpack(a, i + 3, i + 2 + c))
-      i = i + 3 + c
-    else
-      return redis.error_reply('BAD_OP ' .. tostring(op))
-    end
-  end
-end
-call('HSET', KEYS[1], 'checkpoint', cp)
-return 1
-`;
-
-type ApplyClient = Redis & { cyborgApplyBatch(args: Array<string | number>): Promise<number> };
 
 export interface RedisReadStoreOptions {
   /** Close the client on close() (default: true when the store made the client from a URL). */
@@ -88,17 +30,17 @@ export interface RedisReadStoreOptions {
  */
 export class RedisReadStore implements ReadStore {
   readonly kind = "redis" as const;
-  private readonly client: ApplyClient;
+  private readonly client: Redis;
   private readonly ownsClient: boolean;
   private readonly caches = new Map<string, IndexCache>();
+  private readonly buffers = new BufferPool();
   /** Per projection: resolves once the last applyBatch call has been sent. */
   private readonly lanes = new Map<string, Promise<void>>();
 
   constructor(client: Redis | string, options: RedisReadStoreOptions = {}) {
     const c = typeof client === "string" ? new Redis(client) : client;
     this.ownsClient = options.ownsClient ?? typeof client === "string";
-    if (!("cyborgApplyBatch" in c)) c.defineCommand("cyborgApplyBatch", { lua: APPLY_LUA });
-    this.client = c as ApplyClient;
+    this.client = c;
   }
 
   async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
@@ -144,11 +86,14 @@ export class RedisReadStore implements ReadStore {
     cache.validAt = checkpoint;
     if (cache.oversized) cache.reset(false);
     const guard = expected === undefined ? "*" : expected === null ? "-" : padPosition(expected);
-    // One array argument (ioredis flattens it): no spread of thousands of arguments.
-    const args: Array<string | number> = [compiled.keys.length];
-    for (const key of compiled.keys) args.push(key);
-    args.push(guard, padPosition(checkpoint), compiled.payload);
-    const reply = this.client.cyborgApplyBatch(args);
+    const { argc, buf, end } = compiled.ops.command(compiled.keys, [guard, padPosition(checkpoint)], this.buffers.take(), HEADROOM);
+    const command = new ApplyCommand(argc, buf, end);
+    const reply = (this.client.sendCommand(command) as Promise<unknown>).catch((err: Error) => {
+      if (!err.message.startsWith("NOSCRIPT")) throw err;
+      return this.client.sendCommand(command.retry(this.client.stream));
+    });
+    const release = () => this.buffers.give(buf);
+    reply.then(release, release);
     reply.catch(() => undefined); // awaited by applyBatch
     return { reply };
   }

@@ -84,6 +84,9 @@ interface Waiter {
   timer?: NodeJS.Timeout;
 }
 
+/** Batches a rebuild while stopped keeps in flight. */
+const IN_FLIGHT = 3;
+
 const silent: RunnerLogger = { info() {}, warn() {}, error() {} };
 
 /**
@@ -580,9 +583,10 @@ export class ProjectionRunner {
     this.head = await this.events.headPosition();
     let after: bigint | undefined;
     let events = 0;
-    // Two batches in flight: batch N+1 is read, projected and sent while the store applies N
-    // (the adapters apply calls in order; if N fails, N+1 fails its checkpoint guard).
-    let committing: Promise<unknown> = Promise.resolve();
+    // Batches in flight: batch N+1 is read, projected and sent while the store applies N (the
+    // adapters apply calls in order; if N fails, N+1 fails its checkpoint guard). Three rather
+    // than two: node and Redis take turns on shared cores, and a deeper queue keeps both busy.
+    const committing: Array<Promise<unknown>> = [];
     for (;;) {
       const page = await this.events.readAll({ after, maxCount: this.rebuildBatchSize });
       if (page.length === 0) break;
@@ -600,8 +604,8 @@ export class ProjectionRunner {
         }),
       );
       sending.catch(() => undefined); // awaited below; avoid an unhandled rejection meanwhile
-      await committing;
-      committing = sending;
+      committing.push(sending);
+      if (committing.length >= IN_FLIGHT) await committing.shift();
       after = last;
       events += page.length;
       if (this.head === undefined || last > this.head) this.head = last;
@@ -613,7 +617,7 @@ export class ProjectionRunner {
         elapsedMs: this.now() - startedAt,
       });
     }
-    await committing;
+    for (const c of committing) await c;
     const failed = slots.filter((s) => s.failed);
     if (failed.length) throw new Error(`rebuild: ${failed.map((s) => `${s.projection.name}: ${s.failed}`).join("; ")}`);
   }

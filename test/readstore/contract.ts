@@ -59,6 +59,26 @@ export function readStoreContract(adapter: string, make: () => Promise<ContractH
         expect(await store.count([k("z")])).toEqual([0]);
       });
 
+      it("keeps non-ASCII and long strings exact, in keys, fields, values and members", async () => {
+        const long = "é€😀x".repeat(30_000); // beyond 65,535 bytes of UTF-8
+        const short = "ünï😀";
+        const mid = "ü".repeat(200); // 200 characters, 400 bytes
+        await apply(
+          { op: "put", key: k(`doc-${short}`), fields: { [short]: short, long, mid, plain: "a" } },
+          { op: "zadd", key: k("z"), member: short, score: -2.5 },
+          { op: "zadd", key: k("z"), member: mid, score: 1 },
+          { op: "zadd", key: k("z"), member: long, score: 2 },
+        );
+        const [doc] = await store.getDocs([k(`doc-${short}`)]);
+        expect(doc).toEqual({ [short]: short, long, mid, plain: "a" });
+        const page = await store.range([k("z")], { limit: 5 });
+        expect(page.items.map((i) => [i.member, i.score])).toEqual([
+          [short, -2.5],
+          [mid, 1],
+          [long, 2],
+        ]);
+      });
+
       it("returns copies: changing a read doc changes nothing stored", async () => {
         await apply({ op: "put", key: k("a"), fields: { list: [1] } });
         const [a] = await store.getDocs([k("a")]);

@@ -20,6 +20,39 @@ readStoreContract("redis", async () => {
   };
 });
 
+describe("Redis adapter: the apply script", () => {
+  it("is sent again when Redis forgot it (SCRIPT FLUSH), on the same connection", async () => {
+    const redis = await startRedis();
+    try {
+      const client = redis.client();
+      const store = new RedisReadStore(client);
+      await store.applyBatch("t", [{ op: "put", key: "{t}:a", fields: { n: 1 } }], 1n, null);
+      await client.script("FLUSH");
+      await store.applyBatch("t", [{ op: "put", key: "{t}:a", fields: { n: 2 } }], 2n, 1n);
+      expect(await store.getDocs(["{t}:a"])).toEqual([{ n: 2 }]);
+      expect(await store.getCheckpoint("t")).toBe(2n);
+    } finally {
+      await redis.stop();
+    }
+  });
+});
+
+describe("Redis adapter: the ops of a batch", () => {
+  it("apply a batch of more than 65,536 keys (key indexes beyond 16 bits)", async () => {
+    const redis = await startRedis();
+    try {
+      const store = new RedisReadStore(redis.client());
+      const writes: Write[] = [];
+      for (let i = 0; i < 70_000; i++) writes.push({ op: "zadd", key: `{t}:z${i}`, member: `m${i}`, score: i });
+      await store.applyBatch("t", writes, 1n, null);
+      expect(await store.count(["{t}:z0", "{t}:z65535", "{t}:z69999"])).toEqual([1, 1, 1]);
+      expect((await store.range(["{t}:z69999"], { limit: 1 })).items).toMatchObject([{ member: "m69999", score: 69_999 }]);
+    } finally {
+      await redis.stop();
+    }
+  });
+});
+
 describe("Redis adapter: what it remembers of index families", () => {
   it("does not trust its memory once another writer moved the checkpoint", async () => {
     const redis = await startRedis();
