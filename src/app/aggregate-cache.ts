@@ -1,3 +1,5 @@
+import { LruMap } from "./lru.js";
+
 /**
  * In-process cache of folded aggregates: stream -> {state, revision}. A handler starts from the
  * cached state and reads only the events after the cached revision, so long streams (a profile's,
@@ -12,25 +14,20 @@ export interface CachedAggregate {
 }
 
 export class AggregateCache {
-  private readonly entries = new Map<string, CachedAggregate>();
+  private readonly entries: LruMap<string, CachedAggregate>;
 
-  constructor(private readonly max = 10_000) {}
+  constructor(max = 10_000) {
+    this.entries = new LruMap(max);
+  }
 
   get(stream: string): CachedAggregate | undefined {
-    const hit = this.entries.get(stream);
-    if (hit) {
-      this.entries.delete(stream);
-      this.entries.set(stream, hit);
-    }
-    return hit;
+    return this.entries.get(stream);
   }
 
   set(stream: string, entry: CachedAggregate): void {
-    const current = this.entries.get(stream);
+    const current = this.entries.peek(stream);
     if (current && current.revision >= entry.revision) return;
-    this.entries.delete(stream);
     this.entries.set(stream, entry);
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
 
   delete(stream: string): void {

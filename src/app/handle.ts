@@ -60,7 +60,7 @@ export async function handleCommand<C, S, E extends DomainEventShape>(
   ctx: CommandContext,
   options: HandleOptions = {},
 ): Promise<HandleResult<S, E>> {
-  const maxAttempts = options.maxAttempts ?? 10;
+  const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
   for (let attempt = 1; ; attempt++) {
     const { state, revision } = await loadAggregate(store, streamName, decider, options.cache);
     const cmd = typeof command === "function" ? await (command as (s: S) => C | Promise<C>)(state) : command;
@@ -76,7 +76,7 @@ export async function handleCommand<C, S, E extends DomainEventShape>(
       if (attempt >= maxAttempts) {
         throw new DomainError("CONFLICT", `stream ${streamName} is too busy: gave up after ${attempt} concurrent updates; try again`);
       }
-      await sleep(Math.random() * Math.min(50, 2 * attempt));
+      await conflictBackoff(attempt);
     }
   }
 }
@@ -90,4 +90,9 @@ export function toNewEvent(e: DomainEventShape, ctx: CommandContext): NewEvent {
   };
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Attempts before a revision conflict is given up as CONFLICT. */
+export const MAX_ATTEMPTS = 10;
+
+/** The small jittered pause before retrying after a revision conflict. */
+export const conflictBackoff = (attempt: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * attempt)));

@@ -1,3 +1,5 @@
+import { LruMap } from "./lru.js";
+
 /**
  * Per host, the digest of a report known to diff to nothing, with the host's inventoryChanges
  * count when that was checked. While the count is the same (only allocations and releases since),
@@ -12,32 +14,9 @@ export interface SettledReport {
   unchanged: number;
 }
 
-export class ReportDigests {
-  private readonly entries = new Map<string, SettledReport>();
-
-  constructor(private readonly max = 200_000) {}
-
-  get(hostname: string): SettledReport | undefined {
-    const hit = this.entries.get(hostname);
-    if (hit) {
-      // Least recently used goes first: a host that keeps confirming keeps its entry.
-      this.entries.delete(hostname);
-      this.entries.set(hostname, hit);
-    }
-    return hit;
-  }
-
-  set(hostname: string, entry: SettledReport): void {
-    this.entries.delete(hostname);
-    this.entries.set(hostname, entry);
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
-  }
-
-  delete(hostname: string): void {
-    this.entries.delete(hostname);
-  }
-
-  get size(): number {
-    return this.entries.size;
+/** Least recently used goes first: a host that keeps confirming keeps its entry. */
+export class ReportDigests extends LruMap<string, SettledReport> {
+  constructor(max = 200_000) {
+    super(max);
   }
 }

@@ -8,7 +8,7 @@
 import type { ArqStreamState } from "../../domain/arqs/decider.js";
 import { DomainError, type ArqState, type CommandContext } from "../../domain/shared/types.js";
 import { releaseHandleForArq } from "../inventory.js";
-import type { Loaded } from "../handle.js";
+import { conflictBackoff, MAX_ATTEMPTS, type Loaded } from "../handle.js";
 import { aggregates, decided, type DecidedStep, type Streams } from "../streams.js";
 import { toArqView, type ArqView } from "../views.js";
 import { startInOneSequence } from "./bind-sequence.js";
@@ -177,12 +177,10 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
     // The host moved on (another allocation) or the ARQ did: free what this attempt allocated.
     if (r.appended.length > 0) await releaseHandleForArq(s, ctx, hostname, arqUuid);
     if (attempt >= MAX_ATTEMPTS) throw new DomainError("CONFLICT", `binding ARQ ${arqUuid}: gave up after ${attempt} concurrent updates; try again`);
-    await sleep(Math.random() * Math.min(50, 2 * attempt));
+    await conflictBackoff(attempt);
   }
 }
 
-const MAX_ATTEMPTS = 10;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * BIND_STARTED to BIND_FAILED (a timeout, an agent error); false when the ARQ is not binding.
