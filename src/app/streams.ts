@@ -86,8 +86,9 @@ export class Streams {
     const appended: Array<Loaded<unknown>> = [];
     for (const [i, r] of result.appended.entries()) {
       const st = steps[i]!;
-      // Other writers' events may sit between what was loaded and what was appended: read back.
-      if (st.expected) {
+      // Other writers' events may sit between what was loaded and what was appended: read back,
+      // unless the revisions show that nothing did.
+      if (st.expected && r.revision !== st.loaded.revision + st.events.length) {
         appended.push(await this.load(st.kind, st.id));
         continue;
       }

@@ -104,6 +104,8 @@ export class LmdbEventStore implements EventStore {
   private readonly logRaw: Database<Binary, number>;
   /** Appends waiting for the next transaction. */
   private queue: PendingSequence[] = [];
+  /** What the running write transaction appended, in log order: fed to live subscriptions after the commit. */
+  private txnEvents: RecordedEvent[] = [];
 
   private constructor(
     private readonly env: RootDatabase,
@@ -173,7 +175,9 @@ export class LmdbEventStore implements EventStore {
     const batch = this.queue;
     this.queue = [];
     const recordedAt = Date.now();
+    let written: RecordedEvent[] = [];
     const committed = this.env.transaction(() => {
+      this.txnEvents = written = [];
       for (const q of batch) {
         for (const step of q.steps) {
           try {
@@ -188,6 +192,7 @@ export class LmdbEventStore implements EventStore {
     committed.then(
       () => {
         let appended = false;
+        let unforeseen = false;
         for (const q of batch) {
           appended ||= q.results.some((_, i) => q.steps[i]!.events.length > 0);
           if (q.error === undefined || isRefusal(q.error)) q.settle(q.results, q.error);
@@ -195,10 +200,12 @@ export class LmdbEventStore implements EventStore {
           else {
             // Not a rule of the port: something we did not foresee failed half way through.
             this.failure ??= q.error as Error;
+            unforeseen = true;
             q.reject(q.error);
           }
         }
-        if (appended) this.notifier.fire();
+        // After an unforeseen failure, subscribers read the log rather than trust the feed.
+        if (appended) this.notifier.fire(unforeseen ? undefined : written);
       },
       (err: unknown) => {
         this.failure ??= err as Error;
@@ -241,6 +248,7 @@ export class LmdbEventStore implements EventStore {
     }
 
     let open = head ? head.open : [];
+    const date = new Date(recordedAt);
     for (let i = 0; i < events.length; i++) {
       const revision = firstRevision + i;
       if (revision % CHUNK === 0 && open.length > 0) {
@@ -249,6 +257,9 @@ export class LmdbEventStore implements EventStore {
       }
       open.push(first + i);
       this.logRaw.put(first + i, asBinary(encoded[i]!));
+      const e = events[i]!;
+      // As readAll would return it (the feed shares data and metadata: events are immutable).
+      this.txnEvents.push({ id: e.id, stream, revision, position: BigInt(first + i), type: e.type, data: e.data, metadata: e.metadata, recordedAt: date });
     }
     const revision = firstRevision + events.length - 1;
     const last = first + events.length - 1;

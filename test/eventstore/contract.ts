@@ -562,6 +562,20 @@ export function eventStoreContract(
         expect((await got).map((e) => e.type)).toEqual(["A3", "B1", "A4"]);
       });
 
+      it("a live subscriber gets each event exactly as the log holds it", async () => {
+        const sub = store.subscribeToAll({ after: await store.headPosition(), filter: { streamPrefixes: [`${ns}-`] } });
+        const got = take(sub, 5);
+        // Let the subscription catch up and wait, so what follows is delivered live.
+        await new Promise((r) => setTimeout(r, 20));
+        const data = { text: "Grüße 🚀", n: -7.5, none: null, list: [1, { two: [2] }], empty: {} };
+        await store.appendSequence([
+          { stream: s("x"), events: [ev("X1", data), ev("X2", { other: true })], expectedRevision: "no_stream" },
+          { stream: s("y"), events: [ev("Y1", data)], expectedRevision: "no_stream" },
+        ]);
+        await Promise.all([store.append(s("x"), [ev("X3")], "any"), store.append(s("z"), [ev("Z1", { deep: { er: "x".repeat(3000) } })], "no_stream")]);
+        expect(await got).toEqual(await mine());
+      });
+
       it("applies event type and stream prefix filters, live and in catch-up", async () => {
         await store.append(s("dev-1"), [ev(`${ns}Added`), ev(`${ns}Other`)], "no_stream");
         const byType = take(store.subscribeToAll({ after: head0, filter: { eventTypes: [`${ns}Added`] } }), 3);
