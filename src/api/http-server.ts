@@ -55,7 +55,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
   http.keepAliveTimeout = 65_000;
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const url = splitUrl(req.url ?? "/");
     if (url.pathname === "/healthz") return sendJson(res, 200, { status: "ok" });
     if (url.pathname === "/readyz") {
       const r = await opts.ready().catch((err: Error) => ({ ok: false, detail: { error: err.message } }));
@@ -156,6 +156,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown) {
   const s = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(s) });
   res.end(s);
+}
+
+/** Path and query of a request target (a WHATWG URL per request costs more than the rest of routing). */
+function splitUrl(target: string): { pathname: string; search: string } {
+  // Absolute-form targets (from proxies) and dot segments take the full parser.
+  if (target[0] !== "/" || target.includes("/.")) return new URL(target, "http://localhost");
+  const q = target.indexOf("?");
+  return q < 0 ? { pathname: target, search: "" } : { pathname: target.slice(0, q), search: target.slice(q) };
 }
 
 const graphqlError = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });

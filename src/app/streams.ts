@@ -42,6 +42,8 @@ export interface DecidedStep<S = unknown> {
    * `loaded.revision`.
    */
   expected?: "stream_exists";
+  /** The state after `events`, when the decider already folded them (saves folding them again). */
+  after?: S;
 }
 
 /** A decision for Streams.appendSequence. */
@@ -92,7 +94,7 @@ export class Streams {
         appended.push(await this.load(st.kind, st.id));
         continue;
       }
-      const state = st.events.reduce((acc, e) => st.kind.decider.evolve(acc, e), st.loaded.state);
+      const state = st.after ?? st.events.reduce((acc, e) => st.kind.decider.evolve(acc, e), st.loaded.state);
       this.cache.set(st.kind.streamName(st.id), { state, revision: r.revision });
       appended.push({ state, revision: r.revision });
     }

@@ -99,6 +99,8 @@ export class LmdbEventStore implements EventStore {
   /** The log's last position as of write transaction `txnId`; saves a cursor per append. */
   private txnId = -1;
   private txnLastPosition = 0;
+  /** Whether transaction `txnId` appended events (so it commits, as txnId). */
+  private txnAppended = false;
   /** The log database's own msgpack encoder (it knows the shared structures), and a raw view to put its output. */
   private readonly logEncoder: { encode(value: unknown): Uint8Array };
   private readonly logRaw: Database<Binary, number>;
@@ -265,6 +267,7 @@ export class LmdbEventStore implements EventStore {
     const last = first + events.length - 1;
     this.heads.put(stream, [revision, open]);
     this.txnLastPosition = last;
+    this.txnAppended = true;
     return { revision, position: BigInt(last) };
   }
 
@@ -289,8 +292,12 @@ export class LmdbEventStore implements EventStore {
   private lastPosition(): number {
     const txnId = this.env.getWriteTxnId();
     if (txnId !== this.txnId) {
+      // Transaction ids count commits: when ours appended and this one comes right after it,
+      // nobody else wrote in between, and the position we ended at is still the last.
+      const follows = txnId === this.txnId + 1 && this.txnAppended;
       this.txnId = txnId;
-      this.txnLastPosition = this.lastLogKey() ?? 0;
+      this.txnAppended = false;
+      if (!follows) this.txnLastPosition = this.lastLogKey() ?? 0;
     }
     return this.txnLastPosition;
   }

@@ -15,12 +15,19 @@ import {
 } from "./port.js";
 import { SortedSet } from "./sorted-set.js";
 
-type Hash = Map<string, string>;
+/** A field as Redis would hold it (JSON), and its decoded value once somebody read it. */
+interface Field {
+  json: string;
+  value?: unknown;
+}
+type Hash = Map<string, Field>;
 
 /**
  * The read store of the embedded mode (and of tests): Redis semantics in process memory. Values
- * are kept JSON-encoded, as in Redis, so both adapters return equal values (and callers can never
- * mutate what the store holds). A batch is validated, then applied without an await: atomic.
+ * are JSON-encoded on write, as in Redis, so both adapters return equal values. A field is decoded
+ * on its first read and then shared, deeply frozen, by every later read until it is written again
+ * (reads outnumber writes; a caller that tried to change what it read would throw).
+ * A batch is validated, then applied without an await: atomic.
  */
 export class MemoryReadStore implements ReadStore {
   readonly kind = "memory" as const;
@@ -69,7 +76,7 @@ export class MemoryReadStore implements ReadStore {
       const h = this.hashes.get(k);
       if (!h) return null;
       const doc: Doc = {};
-      for (const [f, v] of h) doc[f] = JSON.parse(v);
+      for (const [f, field] of h) doc[f] = decoded(field);
       return doc;
     });
   }
@@ -127,7 +134,7 @@ export class MemoryReadStore implements ReadStore {
       const h = this.hashes.get(k);
       if (h) {
         const hash: Record<string, unknown> = {};
-        for (const f of [...h.keys()].sort()) hash[f] = JSON.parse(h.get(f)!);
+        for (const f of [...h.keys()].sort()) hash[f] = JSON.parse(h.get(f)!.json);
         keys[k] = { hash };
       } else {
         keys[k] = { zset: Array.from(this.zsets.get(k)!.entriesAfter()) };
@@ -145,7 +152,7 @@ export class MemoryReadStore implements ReadStore {
         if (fields!.length === 0) return;
         let h = this.hashes.get(w.key);
         if (!h) this.hashes.set(w.key, (h = new Map()));
-        for (const [f, json] of fields!) h.set(f, json);
+        for (const [f, json] of fields!) h.set(f, { json });
         return;
       }
       case "unset": {
@@ -167,8 +174,8 @@ export class MemoryReadStore implements ReadStore {
         return;
       case "index": {
         const rev = this.hashes.get(w.index);
-        const oldJson = rev?.get(w.member);
-        const old = oldJson === undefined ? null : (JSON.parse(oldJson) as string);
+        const oldField = rev?.get(w.member);
+        const old = oldField === undefined ? null : (decoded(oldField) as string);
         if (old === w.value) return;
         if (old !== null) this.zrem(`${w.index}:${old}`, w.member);
         if (w.value === null) {
@@ -177,8 +184,9 @@ export class MemoryReadStore implements ReadStore {
           return;
         }
         this.zadd(`${w.index}:${w.value}`, w.member, this.zsets.get(w.order)?.score(w.member) ?? 0, false);
-        if (rev) rev.set(w.member, JSON.stringify(w.value));
-        else this.hashes.set(w.index, new Map([[w.member, JSON.stringify(w.value)]]));
+        const field = { json: JSON.stringify(w.value), value: w.value };
+        if (rev) rev.set(w.member, field);
+        else this.hashes.set(w.index, new Map([[w.member, field]]));
         return;
       }
     }
@@ -197,4 +205,17 @@ export class MemoryReadStore implements ReadStore {
     z.remove(member);
     if (z.size === 0) this.zsets.delete(key);
   }
+}
+
+function decoded(field: Field): unknown {
+  if (!("value" in field)) field.value = deepFreeze(JSON.parse(field.json));
+  return field.value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }

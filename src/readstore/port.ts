@@ -83,7 +83,10 @@ export interface ReadStore {
   /** Deletes every key of the projection, its checkpoint included. */
   drop(projection: string): Promise<void>;
 
-  /** Docs by key, in one round trip; null where there is no doc. */
+  /**
+   * Docs by key, in one round trip; null where there is no doc. A doc read is the caller's to
+   * keep, but its values may be shared and frozen (memory): never change them.
+   */
   getDocs(keys: readonly string[]): Promise<Array<Doc | null>>;
   /** All members of ordered indexes, in order, in one round trip (for small per-parent indexes). */
   getMembers(keys: readonly string[]): Promise<string[][]>;

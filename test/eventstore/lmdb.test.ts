@@ -51,6 +51,22 @@ describe("LmdbEventStore specifics", () => {
     expect((await readdir(t.dir)).sort()).toEqual(["data.mdb", "lock.mdb"]);
   });
 
+  it("two stores writing to one directory never reuse a position (the last position is re-read after another writer's commit)", async () => {
+    const t = await tempStore();
+    cleanups.push(() => t.cleanup());
+    const other = await LmdbEventStore.open(t.dir);
+    cleanups.push(() => other.close());
+    let n = 0;
+    for (let round = 0; round < 4; round++) {
+      await t.store.append(`a${round}`, [ev(n++), ev(n++)], "no_stream");
+      await t.store.append(`b${round}`, [ev(n++)], "no_stream");
+      await other.append(`c${round}`, [ev(n++)], "no_stream");
+    }
+    const log = await t.store.readAll();
+    expect(log.map((e) => e.position)).toEqual(Array.from({ length: n }, (_, i) => BigInt(i + 1)));
+    expect(log.map((e) => e.data)).toEqual(Array.from({ length: n }, (_, i) => ({ i })));
+  });
+
   it("refuses names LMDB cannot store as keys, before writing anything", async () => {
     const t = await tempStore();
     cleanups.push(() => t.cleanup());

@@ -79,11 +79,18 @@ export function readStoreContract(adapter: string, make: () => Promise<ContractH
         ]);
       });
 
-      it("returns copies: changing a read doc changes nothing stored", async () => {
-        await apply({ op: "put", key: k("a"), fields: { list: [1] } });
+      it("a read doc cannot change what is stored: a copy, or frozen", async () => {
+        await apply({ op: "put", key: k("a"), fields: { list: [1], nested: { deep: [{ x: 1 }] } } });
         const [a] = await store.getDocs([k("a")]);
-        (a!.list as number[]).push(2);
-        expect((await store.getDocs([k("a")]))[0]).toEqual({ list: [1] });
+        const attempts = [() => (a!.list as number[]).push(2), () => ((a!.nested as { deep: Array<{ x: number }> }).deep[0]!.x = 2)];
+        for (const attempt of attempts) {
+          try {
+            attempt();
+          } catch (err) {
+            expect(err).toBeInstanceOf(TypeError);
+          }
+        }
+        expect((await store.getDocs([k("a")]))[0]).toEqual({ list: [1], nested: { deep: [{ x: 1 }] } });
       });
     });
 

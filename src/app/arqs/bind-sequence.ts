@@ -135,7 +135,7 @@ async function allocateOnHost(s: Streams, ctx: CommandContext, hostname: string,
     step.events = [...step.events, ...bound];
     arqUuids.push(b.arqUuid);
   }
-  return events.length > 0 ? { step: decided(aggregates.host, hostname, loaded, events as never[]), arqUuids } : undefined;
+  return events.length > 0 ? { step: { ...decided(aggregates.host, hostname, loaded, events as never[]), after: state }, arqUuids } : undefined;
 }
 
 function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {

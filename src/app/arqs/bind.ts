@@ -142,7 +142,8 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
       await s.handle(aggregates.arq, arqUuid, { type: "FailArqBind", data: { arqUuid, reason: err.message, onlyFrom: ["BIND_STARTED"], at: ctx.at } }, ctx);
       return { ok: false, reason: err.message };
     }
-    const allocation = hostEvents.reduce(aggregates.host.decider.evolve, hostLoaded.state).allocations.get(arqUuid)!;
+    const hostAfter = hostEvents.reduce(aggregates.host.decider.evolve, hostLoaded.state);
+    const allocation = hostAfter.allocations.get(arqUuid)!;
     let arqEvents;
     try {
       arqEvents = aggregates.arq.decider.decide(
@@ -167,7 +168,7 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
     }
     // An allocation already on the host (a binder that stopped between the two) needs no step.
     const steps: DecidedStep[] = [];
-    if (hostEvents.length > 0) steps.push(decided(aggregates.host, hostname, hostLoaded, hostEvents));
+    if (hostEvents.length > 0) steps.push({ ...decided(aggregates.host, hostname, hostLoaded, hostEvents), after: hostAfter });
     steps.push(decided(aggregates.arq, arqUuid, arqLoaded, arqEvents));
     const r = await s.appendSequence(steps, ctx);
     if (!r.refusal) {
