@@ -37,6 +37,7 @@ export class Binder {
   private startedAt = 0;
   private loop?: Promise<void>;
   private idleWaiters: Array<() => void> = [];
+  private pumpScheduled = false;
   private readonly now: () => number;
   private readonly concurrency: number;
 
@@ -71,7 +72,7 @@ export class Binder {
 
   /** Resolves when no bind is queued or running (tests and graceful shutdown). */
   idle(): Promise<void> {
-    if (this.queue.length === 0 && this.inFlight.size === 0) return Promise.resolve();
+    if (this.queue.length === 0 && this.inFlight.size === 0 && !this.pumpScheduled) return Promise.resolve();
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
@@ -93,7 +94,14 @@ export class Binder {
 
   private enqueue(bind: PendingBind) {
     this.queue.push(bind);
-    this.pump();
+    // Pump after the events already read are applied: a bind the API finished in the same commit
+    // (ArqBindStarted, then ArqBound) has left `pending` by then and costs nothing.
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   private pump() {
@@ -104,12 +112,12 @@ export class Binder {
       void this.run(bind).finally(() => {
         this.inFlight.delete(bind.arqUuid);
         this.pump();
-        if (this.queue.length === 0 && this.inFlight.size === 0) {
-          const w = this.idleWaiters;
-          this.idleWaiters = [];
-          for (const r of w) r();
-        }
       });
+    }
+    if (this.queue.length === 0 && this.inFlight.size === 0 && !this.pumpScheduled) {
+      const w = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const r of w) r();
     }
   }
 

@@ -76,6 +76,27 @@ describe("the binder", () => {
     expect(new Set(handles).size).toBe(2);
   });
 
+  it("leaves alone a bind the API finished in the same commit, and allocates one it only started", async () => {
+    const { store, app, rp } = await given([fpga("0c", 2)], 0);
+    const allocated: string[] = [];
+    const counting = {
+      allocateForArq: (c: CommandContext, arqUuid: string) => (allocated.push(arqUuid), app.allocateForArq(c, arqUuid)),
+      failBind: app.failBind.bind(app),
+    };
+    const binder = await startBinder({ store, app: counting, log: createLogger("silent"), bindTimeoutMs: 60_000 });
+    const bind = async (allocate: boolean) => {
+      const [arq] = await app.createArqs(ctx(), { deviceProfileName: "one" });
+      await app.startBinds(ctx(), [{ arqUuid: arq!.uuid, hostname: "compute1", deviceRpUuid: rp, instanceUuid: randomUUID() }], { allocate });
+      return arq!.uuid;
+    };
+    const inline = await bind(true);
+    expect((await app.getArq(inline))!.state).toBe("BOUND");
+    const started = await bind(false);
+    await until(async () => (await app.getArq(started))!.state === "BOUND", "the started ARQ BOUND");
+    await binder.idle();
+    expect(allocated).toEqual([started]);
+  });
+
   it("times a bind out from its start, or from the binder's start after a restart, with a reason", async () => {
     const { store, app, arqs } = await given([fpga("0c", 1)]);
     let release!: () => void;
