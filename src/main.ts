@@ -37,6 +37,8 @@ export interface Service {
   app: Application;
   runner: ProjectionRunner | undefined;
   binder: Binder | undefined;
+  /** Routes accelerator-request-bound to this process's GraphQL subscriptions. */
+  notifications: BindNotificationRouter;
   close(): Promise<void>;
 }
 
@@ -179,6 +181,7 @@ async function compose(
     app,
     runner,
     binder,
+    notifications,
     async close() {
       await server?.close();
       await notifications.close();

@@ -38,6 +38,14 @@ export class BindNotificationRouter implements NotificationFeed {
     return { ready: sub.ready, events: queue, close: () => void queue.close() };
   }
 
+  /** Open listeners (GraphQL subscriptions to accelerator-request-bound in this process). */
+  get listening(): number {
+    const n = this.everything.size;
+    const seen = new Set<SubscriptionQueue<BindNotification>>();
+    for (const index of [this.byArq, this.byInstance]) for (const set of index.values()) for (const q of set) seen.add(q);
+    return n + seen.size;
+  }
+
   async close(): Promise<void> {
     await this.sub?.close();
     await this.pump;

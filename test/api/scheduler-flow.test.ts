@@ -62,6 +62,24 @@ async function schedulerFlow(t: TestService) {
   // Idempotent, as Cyborg's delete by instance.
   expect((await t.ok("service", op.DELETE_ARQS, { instance })).deleteAcceleratorRequests).toEqual([]);
   sub.unsubscribe();
+  await released(t);
+}
+
+/** The server lets go of completed subscriptions (it once kept every one, waiting forever). */
+async function released(t: TestService) {
+  const deadline = Date.now() + 5_000;
+  while (t.service.notifications.listening > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  expect(t.service.notifications.listening).toBe(0);
+}
+
+async function abandonedSubscriptions(t: TestService) {
+  const client = t.ws("service");
+  const subs = Array.from({ length: 20 }, (_, i) => collect(client, op.BOUND, i % 2 ? { instance: randomUUID() } : { arqs: [randomUUID()] }));
+  const deadline = Date.now() + 5_000;
+  while (t.service.notifications.listening < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  expect(t.service.notifications.listening).toBe(20);
+  for (const sub of subs) sub.unsubscribe();
+  await released(t);
 }
 
 describe("the compute-scheduler flow, embedded", () => {
@@ -69,6 +87,7 @@ describe("the compute-scheduler flow, embedded", () => {
   beforeAll(async () => (t = await startTestService()));
   afterAll(() => t?.close());
   it("creates, binds, notifies, attaches, unbinds and deletes", () => schedulerFlow(t));
+  it("lets go of subscriptions that clients complete while they wait", () => abandonedSubscriptions(t));
 });
 
 describe("the compute-scheduler flow, on Redis", () => {
@@ -83,4 +102,5 @@ describe("the compute-scheduler flow, on Redis", () => {
     await redis?.stop();
   });
   it("creates, binds, notifies, attaches, unbinds and deletes", () => schedulerFlow(t));
+  it("lets go of subscriptions that clients complete while they wait", () => abandonedSubscriptions(t));
 });

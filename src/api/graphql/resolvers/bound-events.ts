@@ -19,8 +19,33 @@ type Args = { instanceUuid?: string | null; arqUuids?: string[] | null };
  * that resolved before the subscription (a late subscriber) is sent at once, and one that
  * resolves while we look is sent exactly once: each ARQ's last sent resolution is remembered by
  * log position, and anything at or before it is dropped.
+ *
+ * Ending it: a client's `complete` reaches us as return() while the generator waits for the next
+ * notification, and an async generator takes return() only at a yield. So return() closes the
+ * listener first, which ends that wait; without it every completed subscription stayed in memory.
  */
-export async function* boundEvents(ctx: ApiContext, args: Args): AsyncGenerator<BoundEventPayload> {
+export function boundEvents(ctx: ApiContext, args: Args): AsyncIterableIterator<BoundEventPayload> {
+  let listener: Listener | undefined;
+  const gen = stream(ctx, args, (l) => (listener = l));
+  return {
+    next: () => gen.next(),
+    return: (value?: unknown) => {
+      listener?.close();
+      return gen.return(value as never);
+    },
+    throw: (err?: unknown) => {
+      listener?.close();
+      return gen.throw(err);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+type Listener = ReturnType<ApiContext["services"]["notifications"]["listen"]>;
+
+async function* stream(ctx: ApiContext, args: Args, opened: (l: Listener) => void): AsyncGenerator<BoundEventPayload> {
   const p = ctx.principal;
   if (!p) throw unauthenticated();
   if (!allows(p, "arq:read")) throw forbidden("subscribing to accelerator-request-bound");
@@ -31,6 +56,7 @@ export async function* boundEvents(ctx: ApiContext, args: Args): AsyncGenerator<
   const sent = new Map<string, bigint>();
 
   const listener = ctx.services.notifications.listen(args);
+  opened(listener);
   try {
     await listener.ready;
     // Only a subscription that names what it waits for gets the already-resolved ARQs.
