@@ -5,19 +5,24 @@
  *   npm run bench:api                                  # embedded server in this process
  *   npm run bench:api -- --redis                       # embedded log, read models on a throwaway redis-server
  *   npm run bench:api -- --url http://host:4000/graphql --token SERVICE --admin-token ADMIN
- * Options: --clients 50 --flows 2000 --warmup 1000
+ * Options: --clients 25 --flows 3000 --warmup 1000
  * The warm-up flows are not measured: a server that has just started spends its first seconds
  * compiling its hot code (V8's optimizing compiler ran on every core for ~2 s of a 7 s run).
+ * `machine_ms` (before and after the run) is a fixed CPU task timed in this process: on a shared
+ * VM it varies by half from one minute to the next, and the figures with it.
  */
 import { randomUUID } from "node:crypto";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
+import { machineSpeedMs } from "./lib/machine-speed.js";
 import { startRedisServer } from "./lib/redis-server.js";
 
 const HANDLES_PER_HOST = 64;
 const args = parseArgs(process.argv.slice(2));
-const clients = Number(args.clients ?? 50);
-const flows = Number(args.flows ?? 2000);
+// 25 clients: about where throughput stops growing on the 2-vCPU machines of bench/RESULTS.md,
+// so latency is not mostly queueing.
+const clients = Number(args.clients ?? 25);
+const flows = Number(args.flows ?? 3000);
 const warmup = Number(args.warmup ?? 1000);
 
 const BOUND = `subscription($arqs: [ID!]) { acceleratorRequestBound(arqUuids: $arqs) { tag status reason } }`;
@@ -131,12 +136,14 @@ async function main() {
     );
   }
 
-  process.stderr.write(`warm-up: ${warmup} flows\n`);
+  const speedBefore = machineSpeedMs();
+  process.stderr.write(`machine: ${speedBefore} ms for the fixed CPU task\nwarm-up: ${warmup} flows\n`);
   await run(warmup, false);
   process.stderr.write(`measuring: ${flows} flows with ${clients} concurrent clients (${mode})\n`);
   const t0 = performance.now();
   await run(flows, true);
   const seconds = (performance.now() - t0) / 1000;
+  const speedAfter = machineSpeedMs();
   await Promise.all(pool.map((c) => c.close()));
   for (const c of cleanups) await c();
 
@@ -150,8 +157,9 @@ async function main() {
     bind_p95_ms: +percentile(latencies, 95).toFixed(1),
     bind_p99_ms: +percentile(latencies, 99).toFixed(1),
     errors,
+    machine_ms: [speedBefore, speedAfter],
   };
-  console.log(`mode ${mode}: ${r.flows_per_s} flows/s; bind latency p50 ${r.bind_p50_ms} ms, p95 ${r.bind_p95_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors`);
+  console.log(`mode ${mode}: ${r.flows_per_s} flows/s; bind latency p50 ${r.bind_p50_ms} ms, p95 ${r.bind_p95_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors; machine ${speedBefore}/${speedAfter} ms`);
   if (errorSamples.length) console.log(`error samples: ${errorSamples.join(" | ")}`);
   console.log(`BENCH ${JSON.stringify(r)}`);
 }
