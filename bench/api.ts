@@ -5,7 +5,7 @@
  *   npm run bench:api                                  # embedded server in this process
  *   npm run bench:api -- --redis                       # embedded log, read models on a throwaway redis-server
  *   npm run bench:api -- --url http://host:4000/graphql --token SERVICE --admin-token ADMIN
- * Options: --clients 25 --flows 3000 --warmup 1000
+ * Options: --clients 20 --flows 3000 --warmup 1000
  * The warm-up flows are not measured: a server that has just started spends its first seconds
  * compiling its hot code (V8's optimizing compiler ran on every core for ~2 s of a 7 s run).
  * `machine_ms` (before and after the run) is a fixed CPU task timed in this process: on a shared
@@ -19,9 +19,9 @@ import { startRedisServer } from "./lib/redis-server.js";
 
 const HANDLES_PER_HOST = 64;
 const args = parseArgs(process.argv.slice(2));
-// 25 clients: about where throughput stops growing on the 2-vCPU machines of bench/RESULTS.md,
-// so latency is not mostly queueing.
-const clients = Number(args.clients ?? 25);
+// 20 clients: about where throughput stops growing on the 2-vCPU machines of bench/RESULTS.md
+// (more clients add queueing to the latency, not flows per second).
+const clients = Number(args.clients ?? 20);
 const flows = Number(args.flows ?? 3000);
 const warmup = Number(args.warmup ?? 1000);
 
