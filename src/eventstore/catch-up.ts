@@ -108,6 +108,11 @@ export class AppendNotifier implements AppendSignal {
     return () => this.feeds.delete(fn);
   }
 
+  /** Whether anyone takes a commit's events (else the store need not collect them). */
+  get feeding(): boolean {
+    return this.feeds.size > 0;
+  }
+
   /** `events`: what the commit appended, in log order, when the store can tell (feeds first, then waiters). */
   fire(events?: readonly RecordedEvent[]): void {
     if (events?.length) for (const fn of this.feeds) fn(events);

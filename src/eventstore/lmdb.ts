@@ -106,8 +106,8 @@ export class LmdbEventStore implements EventStore {
   private readonly logRaw: Database<Binary, number>;
   /** Appends waiting for the next transaction. */
   private queue: PendingSequence[] = [];
-  /** What the running write transaction appended, in log order: fed to live subscriptions after the commit. */
-  private txnEvents: RecordedEvent[] = [];
+  /** What the running write transaction appended, in log order, when subscriptions are fed it. */
+  private txnEvents: RecordedEvent[] | undefined;
 
   private constructor(
     private readonly env: RootDatabase,
@@ -177,9 +177,9 @@ export class LmdbEventStore implements EventStore {
     const batch = this.queue;
     this.queue = [];
     const recordedAt = Date.now();
-    let written: RecordedEvent[] = [];
+    let written: RecordedEvent[] | undefined;
     const committed = this.env.transaction(() => {
-      this.txnEvents = written = [];
+      this.txnEvents = written = this.notifier.feeding ? [] : undefined;
       for (const q of batch) {
         for (const step of q.steps) {
           try {
@@ -250,7 +250,8 @@ export class LmdbEventStore implements EventStore {
     }
 
     let open = head ? head.open : [];
-    const date = new Date(recordedAt);
+    const fed = this.txnEvents;
+    const date = fed && new Date(recordedAt);
     for (let i = 0; i < events.length; i++) {
       const revision = firstRevision + i;
       if (revision % CHUNK === 0 && open.length > 0) {
@@ -261,7 +262,7 @@ export class LmdbEventStore implements EventStore {
       this.logRaw.put(first + i, asBinary(encoded[i]!));
       const e = events[i]!;
       // As readAll would return it (the feed shares data and metadata: events are immutable).
-      this.txnEvents.push({ id: e.id, stream, revision, position: BigInt(first + i), type: e.type, data: e.data, metadata: e.metadata, recordedAt: date });
+      fed?.push({ id: e.id, stream, revision, position: BigInt(first + i), type: e.type, data: e.data, metadata: e.metadata, recordedAt: date! });
     }
     const revision = firstRevision + events.length - 1;
     const last = first + events.length - 1;
