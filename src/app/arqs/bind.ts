@@ -182,7 +182,6 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
   }
 }
 
-
 /**
  * BIND_STARTED to BIND_FAILED (a timeout, an agent error); false when the ARQ is not binding.
  * `fromBound` also fails a BOUND ARQ (its device or handle was lost); its handle stays allocated
