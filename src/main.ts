@@ -164,7 +164,10 @@ async function compose(
           const head = await store.headPosition();
           const status = runner?.status() ?? [];
           const ok = status.every((s) => s.state === "live");
-          return { ok, detail: { eventLog: store.kind, head: head?.toString() ?? null, projections: status } };
+          return {
+            ok,
+            detail: { eventLog: store.kind, head: head?.toString() ?? null, projections: status, boundSubscriptions: notifications.listening },
+          };
         },
       },
       config.PORT,
