@@ -67,6 +67,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     if (req.method === "POST") {
       const raw = await readBody(req, opts.maxBodyBytes);
       if (raw === undefined) {
+        res.setHeader("connection", "close");
         return sendJson(res, 413, graphqlError(`request body exceeds ${opts.maxBodyBytes} bytes`, "BAD_REQUEST"));
       }
       try {
@@ -141,15 +142,38 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
   };
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+/**
+ * The request body, or undefined past `limit` bytes (the caller answers 413 and closes the
+ * connection; what is left of the body is not read). Stream events rather than `for await`: an
+ * async iterator per request was ~1.4% of the server's CPU.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      done();
+      resolve(undefined);
+    };
+    const onEnd = () => {
+      done();
+      resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8"));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    const onClose = () => {
+      done();
+      reject(new Error("the request closed before its body ended"));
+    };
+    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {
