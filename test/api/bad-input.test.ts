@@ -106,7 +106,7 @@ describe("bad input gets a typed error and loses nothing", () => {
     expect(big.status).toBe(413);
     // The rest of the body is not read: the connection closes after the answer.
     expect(big.headers.get("connection")).toBe("close");
-    expect((await big.json()).errors[0].extensions.code).toBe("BAD_REQUEST");
+    expect(((await big.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe("BAD_REQUEST");
     const bad = await fetch(t.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
     expect(bad.status).toBe(400);
   });
