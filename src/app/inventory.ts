@@ -1,7 +1,6 @@
 /** Host-inventory use cases: the agent's report and its confirmation, device status, and releasing an ARQ's handle. */
 import { decideReport, hostDecider, type HostCommand, type HostState } from "../domain/inventory/decider.js";
-import { reportDigest, validateDigest } from "../domain/inventory/digest.js";
-import type { ReportSummary } from "../domain/inventory/diff.js";
+import { digestOfValidated, validateDigest } from "../domain/inventory/digest.js";
 import type { InventoryEvent } from "../domain/inventory/events.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
 import { validateHostname } from "../domain/inventory/report-validation.js";
@@ -20,26 +19,26 @@ export async function reportHostInventory(
   devices: DriverDevice[],
 ): Promise<InventoryReportView> {
   validateHostname(hostname);
-  // The host decider, keeping the counts of the diff of the attempt that was appended.
-  let summary: ReportSummary | undefined;
+  // The host decider, keeping the diff of the attempt that was appended.
+  let last: ReturnType<typeof decideReport> | undefined;
   const decider: Decider<HostCommand, HostState, InventoryEvent> = {
     ...hostDecider,
     decide: (command, state) => {
       if (command.type !== "ReportHostInventory") return hostDecider.decide(command, state);
-      const diff = decideReport(command, state);
-      summary = diff.summary;
-      return diff.events;
+      last = decideReport(command, state);
+      return last.events;
     },
   };
   const command: Extract<HostCommand, { type: "ReportHostInventory" }> = { type: "ReportHostInventory", data: { hostname, devices, at: ctx.at } };
   const result = await handleCommand(s.store, stream.host(hostname), decider, command, ctx, { cache: s.cache });
-  const digest = reportDigest(devices);
+  const { summary, report } = last!;
+  const digest = digestOfValidated(report);
   // Remember the digest only if this report now diffs to nothing against the state it left
   // (result.state is the state at result.revision), so that a confirmation never hides a change.
-  const again = result.events.length === 0 ? { events: [], summary: summary! } : decideReport(command, result.state);
+  const again = result.events.length === 0 ? last! : decideReport(command, result.state);
   if (again.events.length === 0) digests.set(hostname, { digest, inventoryChanges: result.state.inventoryChanges, unchanged: again.summary.unchanged });
   else digests.delete(hostname);
-  return { hostname, ...summary!, revision: result.revision, digest };
+  return { hostname, ...summary, revision: result.revision, digest };
 }
 
 /**

@@ -5,9 +5,9 @@
 import { assertNever, type Decider } from "../shared/decider.js";
 import { DEVICE_STATUSES, DomainError, type DeviceStatus } from "../shared/types.js";
 import { decideAllocate, decideRelease, type AllocateRequest } from "./allocation.js";
-import { diffHostReport, type ReportDiff } from "./diff.js";
+import { diffHostReport, diffValidatedReport, type ReportDiff } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
-import { validateHostname } from "./report-validation.js";
+import { validateHostname, validateReport, type ReportedDevice } from "./report-validation.js";
 import { evolveHost, initialHostState, type HostState } from "./state.js";
 
 export type HostCommand =
@@ -40,9 +40,17 @@ export function decideHost(command: HostCommand, state: HostState): InventoryEve
   }
 }
 
-/** ReportHostInventory with its device-level counts (decideHost keeps only the events). */
-export function decideReport(command: Extract<HostCommand, { type: "ReportHostInventory" }>, state: HostState): ReportDiff {
-  return diffHostReport(state, checkHostname(state, command.data.hostname), command.data.devices, command.data.at);
+/**
+ * ReportHostInventory with its device-level counts (decideHost keeps only the events) and the
+ * report as validated (what reportDigest hashes, so the caller need not validate it again).
+ */
+export function decideReport(
+  command: Extract<HostCommand, { type: "ReportHostInventory" }>,
+  state: HostState,
+): ReportDiff & { report: ReportedDevice[] } {
+  const hostname = checkHostname(state, command.data.hostname);
+  const report = validateReport(command.data.devices);
+  return { ...diffValidatedReport(state, hostname, report, command.data.at), report };
 }
 
 function checkHostname(state: HostState, raw: string): string {

@@ -40,8 +40,13 @@ interface Phases {
 }
 
 export function diffHostReport(state: HostState, hostname: string, devices: unknown, at: string): ReportDiff {
+  return diffValidatedReport(state, hostname, validateReport(devices), at);
+}
+
+/** diffHostReport of a report validateReport already returned. */
+export function diffValidatedReport(state: HostState, hostname: string, report: ReportedDevice[], at: string): ReportDiff {
   const reported = new Map<string, ReportedDevice>();
-  for (const d of validateReport(devices)) reported.set(deviceUuidFor(hostname, d.cpidKey), d);
+  for (const d of report) reported.set(deviceUuidFor(hostname, d.cpidKey), d);
   const out: Phases = { removals: [], upserts: [] };
   const summary: ReportSummary = { added: 0, updated: 0, removed: 0, unchanged: 0 };
 

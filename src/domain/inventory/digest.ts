@@ -7,13 +7,18 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../shared/json.js";
 import { DomainError } from "../shared/types.js";
-import { validateReport } from "./report-validation.js";
+import { validateReport, type ReportedDevice } from "./report-validation.js";
 
 const DIGEST_RE = /^v1:[0-9a-f]{64}$/;
 
 /** Throws BAD_USER_INPUT, as validateReport does, for a report the server would refuse. */
 export function reportDigest(devices: unknown): string {
-  return "v1:" + createHash("sha256").update(canonicalJson(validateReport(devices))).digest("hex");
+  return digestOfValidated(validateReport(devices));
+}
+
+/** The digest of a report validateReport already returned (the server has one from the diff). */
+export function digestOfValidated(report: ReportedDevice[]): string {
+  return "v1:" + createHash("sha256").update(canonicalJson(report)).digest("hex");
 }
 
 /** A digest as reportDigest writes it (hex digits in either case; returned in lower case). */
