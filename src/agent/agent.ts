@@ -4,7 +4,7 @@ import type { Logger } from "../logger.js";
 import { discoverAll } from "./drivers/index.js";
 import type { DriverEnv } from "./drivers/driver.js";
 import { postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";
-import { sendReport } from "./report-protocol.js";
+import { sendReport, type ReportAnswer } from "./report-protocol.js";
 
 export interface AgentOptions {
   client: GraphQLClientOptions;
@@ -20,14 +20,8 @@ export interface AgentOptions {
   lastGood?: Map<string, DriverDevice[]>;
 }
 
-export interface ReportSummary {
-  hostname: string;
+export interface ReportSummary extends ReportAnswer {
   devices: number;
-  added: number;
-  updated: number;
-  removed: number;
-  unchanged: number;
-  revision: number;
   driverErrors: Array<{ driver: string; message: string }>;
 }
 
@@ -55,16 +49,8 @@ export async function reportOnce(opts: AgentOptions): Promise<ReportSummary> {
         opts.log.warn({ attempt: attemptNumber, retriesLeft, error: error.message }, "report failed; retrying with backoff"),
     },
   );
-  const summary: ReportSummary = {
-    hostname: r.hostname,
-    added: r.added,
-    updated: r.updated,
-    removed: r.removed,
-    unchanged: r.unchanged,
-    revision: r.revision,
-    devices: devices.length,
-    driverErrors: errors,
-  };
+  const { confirmed: _confirmed, ...answer } = r;
+  const summary: ReportSummary = { ...answer, devices: devices.length, driverErrors: errors };
   if (r.added || r.updated || r.removed) opts.log.info(summary, "inventory changed");
   else opts.log.debug(summary, "inventory unchanged");
   return summary;

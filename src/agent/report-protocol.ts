@@ -5,18 +5,13 @@
  */
 import { reportDigest } from "../domain/inventory/digest.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
+import type { InventoryReportView } from "../app/views.js";
 
 /** One GraphQL call: resolves `data`, throws on errors. */
 export type PostGraphQL = <T>(query: string, variables: Record<string, unknown>) => Promise<T>;
 
-export interface ReportAnswer {
-  hostname: string;
-  added: number;
-  updated: number;
-  removed: number;
-  unchanged: number;
-  revision: number;
-}
+/** What the agent asks for of the server's InventoryReport (no digest: see FIELDS). */
+export type ReportAnswer = Omit<InventoryReportView, "digest">;
 
 export interface SentReport extends ReportAnswer {
   /** The server confirmed the digest: the report itself was not sent. */
