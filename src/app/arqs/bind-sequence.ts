@@ -19,7 +19,7 @@ import { releaseHandleForArq } from "../inventory.js";
 import { aggregates, decided, type DecidedStep, type Streams } from "../streams.js";
 import { toArqView, type ArqView } from "../views.js";
 import type { ArqBinding } from "./bind.js";
-import { liveArq } from "./shared.js";
+import { completeBind, liveArq } from "./shared.js";
 
 export interface SequenceStart {
   recorded: Array<{ instanceUuid: string; arqUuids: string[] }>;
@@ -115,23 +115,7 @@ async function allocateOnHost(s: Streams, ctx: CommandContext, hostname: string,
       throw err;
     }
     const startedState = step.events.reduce((acc: ArqStreamState, e) => aggregates.arq.decider.evolve(acc, e as never), step.loaded.state as ArqStreamState);
-    const bound = aggregates.arq.decider.decide(
-      {
-        type: "CompleteArqBind",
-        data: {
-          arqUuid: b.arqUuid,
-          hostname,
-          deviceRpUuid: b.deviceRpUuid,
-          instanceUuid: b.instanceUuid,
-          deployableUuid: allocation.deployableUuid,
-          handleUuid: allocation.handleUuid,
-          handleType: allocation.handleType,
-          handleInfo: allocation.info,
-          at: ctx.at,
-        },
-      },
-      startedState,
-    );
+    const bound = aggregates.arq.decider.decide(completeBind(b, allocation, ctx.at), startedState);
     step.events = [...step.events, ...bound];
     arqUuids.push(b.arqUuid);
   }

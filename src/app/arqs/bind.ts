@@ -12,7 +12,7 @@ import { conflictBackoff, MAX_ATTEMPTS, type Loaded } from "../handle.js";
 import { aggregates, decided, type DecidedStep, type Streams } from "../streams.js";
 import { toArqView, type ArqView } from "../views.js";
 import { startInOneSequence } from "./bind-sequence.js";
-import { liveArq, loadVisible } from "./shared.js";
+import { completeBind, liveArq, loadVisible } from "./shared.js";
 
 export interface ArqBinding {
   arqUuid: string;
@@ -146,21 +146,7 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
     const allocation = hostAfter.allocations.get(arqUuid)!;
     let arqEvents;
     try {
-      arqEvents = aggregates.arq.decider.decide(
-        {
-          type: "CompleteArqBind",
-          data: {
-            arqUuid,
-            ...target,
-            deployableUuid: allocation.deployableUuid,
-            handleUuid: allocation.handleUuid,
-            handleType: allocation.handleType,
-            handleInfo: allocation.info,
-            at: ctx.at,
-          },
-        },
-        arqLoaded.state,
-      );
+      arqEvents = aggregates.arq.decider.decide(completeBind({ arqUuid, ...target }, allocation, ctx.at), arqLoaded.state);
     } catch (err) {
       // Nothing is allocated yet: refusing here leaves nothing to undo.
       if (!(err instanceof DomainError)) throw err;

@@ -1,5 +1,6 @@
 /** What the ARQ use cases share: visibility, loading, input lists. */
-import type { Arq, ArqStreamState } from "../../domain/arqs/decider.js";
+import type { Arq, ArqCommand, ArqStreamState } from "../../domain/arqs/decider.js";
+import type { Allocation } from "../../domain/inventory/state.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
 import { aggregates, type Streams } from "../streams.js";
 
@@ -9,6 +10,28 @@ export function visibleTo(ctx: CommandContext, arq: Arq): boolean {
 }
 
 export const notFound = (uuid: string, field: string) => new DomainError("NOT_FOUND", `Accelerator request ${uuid} not found`, field);
+
+/** ArqBound for the handle just allocated to the ARQ on its bind target. */
+export function completeBind(
+  target: { arqUuid: string; hostname: string; deviceRpUuid: string; instanceUuid: string },
+  allocation: Allocation,
+  at: string,
+): Extract<ArqCommand, { type: "CompleteArqBind" }> {
+  return {
+    type: "CompleteArqBind",
+    data: {
+      arqUuid: target.arqUuid,
+      hostname: target.hostname,
+      deviceRpUuid: target.deviceRpUuid,
+      instanceUuid: target.instanceUuid,
+      deployableUuid: allocation.deployableUuid,
+      handleUuid: allocation.handleUuid,
+      handleType: allocation.handleType,
+      handleInfo: allocation.info,
+      at,
+    },
+  };
+}
 
 export function liveArq(state: ArqStreamState): Arq | null {
   return state.status === "live" ? state.arq : null;
