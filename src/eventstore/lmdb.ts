@@ -2,9 +2,8 @@ import { asBinary, open, type Binary, type Database, type RootDatabase } from "l
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
 import {
-  DuplicateEventIdError,
+  isRefusal,
   matchesFilter,
-  WrongExpectedRevisionError,
   type AppendResult,
   type AppendStep,
   type EventMetadata,
@@ -387,9 +386,6 @@ export class LmdbEventStore implements EventStore {
     await this.env.close();
   }
 }
-
-const isRefusal = (err: unknown): err is WrongExpectedRevisionError | DuplicateEventIdError =>
-  err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError;
 
 /** Data or metadata that msgpack cannot encode; thrown before anything was written. */
 class EncodeError extends Error {

@@ -1,9 +1,8 @@
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
 import {
-  DuplicateEventIdError,
+  isRefusal,
   matchesFilter,
-  WrongExpectedRevisionError,
   type AppendResult,
   type AppendStep,
   type SequenceResult,
@@ -37,7 +36,7 @@ export class MemoryEventStore implements EventStore {
       try {
         appended.push(this.appendNow(step.stream, step.events, step.expectedRevision));
       } catch (err) {
-        if (err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError) return { appended, refusal: err };
+        if (isRefusal(err)) return { appended, refusal: err };
         throw err;
       }
     }

@@ -148,6 +148,10 @@ export function matchesFilter(e: { type: string; stream: string }, filter?: Even
   return true;
 }
 
+/** What stops an appendSequence without failing it: a revision conflict or a reused event id. */
+export const isRefusal = (err: unknown): err is WrongExpectedRevisionError | DuplicateEventIdError =>
+  err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError;
+
 /** appendSequence for stores without a transaction across streams: one append after another. */
 export async function appendStepByStep(store: Pick<EventStore, "append">, steps: readonly AppendStep[]): Promise<SequenceResult> {
   const appended: AppendResult[] = [];
@@ -155,7 +159,7 @@ export async function appendStepByStep(store: Pick<EventStore, "append">, steps:
     try {
       appended.push(await store.append(step.stream, step.events, step.expectedRevision));
     } catch (err) {
-      if (err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError) return { appended, refusal: err };
+      if (isRefusal(err)) return { appended, refusal: err };
       throw err;
     }
   }
