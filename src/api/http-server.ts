@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
+import getRawBody from "raw-body";
 import type { Logger } from "../logger.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import { createContext, type ApiContext, type ApiServices } from "./graphql/context.js";
@@ -144,36 +145,15 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
 
 /**
  * The request body, or undefined past `limit` bytes (the caller answers 413 and closes the
- * connection; what is left of the body is not read). Stream events rather than `for await`: an
- * async iterator per request was ~1.4% of the server's CPU.
+ * connection; raw-body stops reading what is left of the body).
  */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => {
-      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      done();
-      resolve(undefined);
-    };
-    const onEnd = () => {
-      done();
-      resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8"));
-    };
-    const onError = (err: Error) => {
-      done();
-      reject(err);
-    };
-    const onClose = () => {
-      done();
-      reject(new Error("the request closed before its body ended"));
-    };
-    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
-  });
+async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  try {
+    return (await getRawBody(req, { limit })).toString("utf8");
+  } catch (err) {
+    if ((err as { type?: string }).type === "entity.too.large") return undefined;
+    throw err;
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {
