@@ -5,7 +5,7 @@
  */
 import { reportDigest } from "../domain/inventory/digest.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
-import type { InventoryReportView } from "../app/views.js";
+import type { InventoryReportView } from "../app/inventory.js";
 
 /** One GraphQL call: resolves `data`, throws on errors. */
 export type PostGraphQL = <T>(query: string, variables: Record<string, unknown>) => Promise<T>;

@@ -1,7 +1,7 @@
 import { LruMap } from "./lru.js";
 
 /**
- * In-process cache of folded aggregates: stream -> {state, revision}. A handler starts from the
+ * In-process cache of folded aggregates: stream -> {state, revision, position}. A handler starts from the
  * cached state and reads only the events after the cached revision, so long streams (a profile's,
  * a host's) are not refolded on every command. Only states that match the store are cached (folded
  * from read events, or the result of an append that passed its expected-revision check), and an
@@ -11,6 +11,7 @@ import { LruMap } from "./lru.js";
 export interface CachedAggregate {
   state: unknown;
   revision: number;
+  position: bigint | null;
 }
 
 export class AggregateCache {

@@ -14,7 +14,10 @@ import * as profiles from "./device-profiles.js";
 import * as inventory from "./inventory.js";
 import { ReportDigests } from "./report-digests.js";
 import { Streams } from "./streams.js";
-import type { ArqView, DeviceProfileView, InventoryReportView } from "./views.js";
+import type { ArqBinding } from "../domain/arqs/bind.js";
+import type { ArqView } from "../domain/arqs/view.js";
+import type { DeviceProfileView } from "../domain/device-profiles/view.js";
+import type { InventoryReportView } from "./inventory.js";
 
 export interface ApplicationOptions {
   store: EventStore;
@@ -24,7 +27,7 @@ export interface ApplicationOptions {
   cacheSize?: number;
 }
 
-export type { ArqBinding, AllocateResult } from "./arqs/index.js";
+export type { AllocateResult } from "./arqs/index.js";
 
 export class Application {
   private readonly streams: Streams;
@@ -67,7 +70,7 @@ export class Application {
   }
 
   /** With `allocate`, ARQs whose handle is free are bound at once (one commit); the binder does the rest. */
-  startBinds(ctx: CommandContext, bindings: arqs.ArqBinding[], opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
+  startBinds(ctx: CommandContext, bindings: ArqBinding[], opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
     return arqs.startBinds(this.streams, ctx, bindings, opts);
   }
 

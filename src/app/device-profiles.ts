@@ -7,8 +7,8 @@ import type { DeviceProfileState } from "../domain/device-profiles/decider.js";
 import { validateDeviceProfile, type DeviceProfileInput } from "../domain/device-profiles/validation.js";
 import { isUuid } from "../domain/shared/json.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
+import { deviceProfileView, type DeviceProfileView } from "../domain/device-profiles/view.js";
 import { aggregates, type Streams } from "./streams.js";
-import { toDeviceProfileView, type DeviceProfileView } from "./views.js";
 
 export async function createDeviceProfile(s: Streams, newId: () => string, ctx: CommandContext, input: DeviceProfileInput): Promise<DeviceProfileView> {
   const valid = validateDeviceProfile(input);
@@ -37,7 +37,7 @@ export async function createDeviceProfile(s: Streams, newId: () => string, ctx: 
     await s.handle(aggregates.profile, name, { type: "DeleteDeviceProfile", data: { name, uuid, at: ctx.at } }, ctx).catch(() => undefined);
     throw err;
   }
-  return toDeviceProfileView(activeProfile(created.state));
+  return deviceProfileView(activeProfile(created.state));
 }
 
 /** The holder of a uuid claim is stale when its profile is not live with that uuid. */
@@ -49,7 +49,7 @@ async function staleHolder(s: Streams, holder: string | null, uuid: string, name
 
 export async function getDeviceProfileFromLog(s: Streams, name: string): Promise<DeviceProfileView | null> {
   const { state } = await s.load(aggregates.profile, name);
-  return state.status === "active" ? toDeviceProfileView(state.profile) : null;
+  return state.status === "active" ? deviceProfileView(state.profile) : null;
 }
 
 /** All or nothing: every profile must exist and be unused before any is deleted. */

@@ -2,7 +2,7 @@
  * The generic command handler: read the stream, fold it with evolve, decide, append with the
  * expected revision, and retry on a revision conflict (bounded, with small jittered backoff).
  */
-import type { Decider } from "../domain/shared/decider.js";
+import { fold, type Decider } from "../domain/shared/decider.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
 import { WrongExpectedRevisionError, type EventStore, type NewEvent } from "../eventstore/port.js";
 import type { AggregateCache } from "./aggregate-cache.js";
@@ -17,6 +17,8 @@ export interface Loaded<S> {
   state: S;
   /** The stream's revision, -1 when it does not exist. */
   revision: number;
+  /** The log position of the stream's last event, null when it does not exist. */
+  position: bigint | null;
 }
 
 export interface HandleResult<S, E> extends Loaded<S> {
@@ -43,13 +45,15 @@ export async function loadAggregate<C, S, E extends DomainEventShape>(
   const cached = cache?.get(streamName);
   let state = cached ? (cached.state as S) : decider.initialState();
   let revision = cached ? cached.revision : -1;
+  let position = cached ? cached.position : null;
   const events = await store.readStream(streamName, { fromRevision: revision + 1 });
   for (const e of events) {
     state = decider.evolve(state, { type: e.type, data: e.data } as E);
     revision = e.revision;
+    position = e.position;
   }
-  if (events.length > 0) cache?.set(streamName, { state, revision });
-  return { state, revision };
+  if (events.length > 0) cache?.set(streamName, { state, revision, position });
+  return { state, revision, position };
 }
 
 export async function handleCommand<C, S, E extends DomainEventShape>(
@@ -62,15 +66,16 @@ export async function handleCommand<C, S, E extends DomainEventShape>(
 ): Promise<HandleResult<S, E>> {
   const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
   for (let attempt = 1; ; attempt++) {
-    const { state, revision } = await loadAggregate(store, streamName, decider, options.cache);
+    const loaded = await loadAggregate(store, streamName, decider, options.cache);
+    const { state, revision } = loaded;
     const cmd = typeof command === "function" ? await (command as (s: S) => C | Promise<C>)(state) : command;
     const events = decider.decide(cmd, state);
-    if (events.length === 0) return { events, state, revision, previousState: state };
+    if (events.length === 0) return { ...loaded, events, previousState: state };
     try {
       const result = await store.append(streamName, events.map((e) => toNewEvent(e, ctx)), revision < 0 ? "no_stream" : revision);
-      const next = events.reduce((s, e) => decider.evolve(s, e), state);
-      options.cache?.set(streamName, { state: next, revision: result.revision });
-      return { events, state: next, revision: result.revision, previousState: state };
+      const next: Loaded<S> = { state: fold(decider, state, events), revision: result.revision, position: result.position };
+      options.cache?.set(streamName, next);
+      return { ...next, events, previousState: state };
     } catch (err) {
       if (!(err instanceof WrongExpectedRevisionError)) throw err;
       if (attempt >= maxAttempts) {

@@ -9,7 +9,19 @@ import { stream, type CommandContext, type DeviceStatus } from "../domain/shared
 import { handleCommand } from "./handle.js";
 import type { ReportDigests } from "./report-digests.js";
 import { aggregates, type Streams } from "./streams.js";
-import type { InventoryReportView } from "./views.js";
+
+/** The answer to a host's report: devices added, updated, removed and unchanged. */
+export interface InventoryReportView {
+  hostname: string;
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  /** The host stream's revision after the report, -1 if the stream does not exist. */
+  revision: number;
+  /** The report's digest (domain/inventory/digest.ts), for confirmHostInventory; null where not known. */
+  digest: string | null;
+}
 
 export async function reportHostInventory(
   s: Streams,

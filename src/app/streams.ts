@@ -4,7 +4,7 @@ import { deviceProfileDecider } from "../domain/device-profiles/decider.js";
 import { uuidClaimDecider } from "../domain/device-profiles/uuid-claim.js";
 import { instanceDecider } from "../domain/instances/decider.js";
 import { hostDecider } from "../domain/inventory/decider.js";
-import type { Decider } from "../domain/shared/decider.js";
+import { fold, type Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext } from "../domain/shared/types.js";
 import type { EventStore } from "../eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
@@ -30,32 +30,26 @@ export const aggregates = {
 };
 
 /** A decision ready to append: the events `kind`'s decider gave for the state it loaded. */
-export interface DecidedStep<S = unknown> {
-  // The command type does not matter once decided.
-  kind: AggregateKind<never, S, DomainEventShape>;
-  id: string;
-  loaded: Loaded<S>;
-  events: DomainEventShape[];
-  /**
-   * "stream_exists" for a decision that commutes with others on its stream (see `record`): it is
-   * appended wherever the stream is, and its state afterwards is read back. Default: exactly at
-   * `loaded.revision`.
-   */
-  expected?: "stream_exists";
-  /** The state after `events`, when the decider already folded them (saves folding them again). */
-  after?: S;
-}
+export class Decided<S, E extends DomainEventShape> {
+  /** The stream after this step, once Streams.appendSequence appended it. */
+  result?: Loaded<S>;
 
-/** A decision for Streams.appendSequence. */
-export function decided<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, loaded: Loaded<S>, events: E[]): DecidedStep {
-  return { kind: kind as unknown as DecidedStep["kind"], id, loaded, events };
-}
-
-export interface SequenceOutcome {
-  /** The state and revision after each appended step: a prefix of the steps. */
-  appended: Array<Loaded<unknown>>;
-  /** Why the next step was refused (a revision conflict); undefined when all were appended. */
-  refusal?: Error;
+  constructor(
+    readonly kind: AggregateKind<unknown, S, E>,
+    readonly id: string,
+    readonly loaded: Loaded<S>,
+    readonly events: readonly E[],
+    readonly options: {
+      /** The state after `events`, when the decider already folded them. */
+      after?: S;
+      /**
+       * "stream_exists" for a decision that commutes with others on its stream: it is appended
+       * wherever the stream is, and its state afterwards is read back. Default: exactly at
+       * `loaded.revision`.
+       */
+      expected?: "stream_exists";
+    } = {},
+  ) {}
 }
 
 export class Streams {
@@ -64,7 +58,7 @@ export class Streams {
     readonly cache = new AggregateCache(),
   ) {}
 
-  load<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string) {
+  load<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string): Promise<Loaded<S>> {
     return loadAggregate(this.store, kind.streamName(id), kind.decider, this.cache);
   }
 
@@ -74,42 +68,30 @@ export class Streams {
 
   /**
    * Appends decisions that depend on each other as one sequence (EventStore.appendSequence: one
-   * commit on lmdb), each step checked against the revision it was decided on; stops at the first
-   * refused step. The cache learns the state after each appended step.
+   * commit on lmdb, step by step on EventStoreDB), each step checked against the revision it was
+   * decided on; stops at the first refused step. Each appended step gets its `result`, and the
+   * cache learns it. Returns why the next step was refused, if one was.
    */
-  async appendSequence(steps: readonly DecidedStep[], ctx: CommandContext): Promise<SequenceOutcome> {
+  async appendSequence(steps: ReadonlyArray<Decided<unknown, DomainEventShape>>, ctx: CommandContext): Promise<{ refusal?: Error }> {
+    if (steps.length === 0) return {};
     const result = await this.store.appendSequence(
       steps.map((st) => ({
         stream: st.kind.streamName(st.id),
         events: st.events.map((e) => toNewEvent(e, ctx)),
-        expectedRevision: st.expected ?? (st.loaded.revision < 0 ? ("no_stream" as const) : st.loaded.revision),
+        expectedRevision: st.options.expected ?? (st.loaded.revision < 0 ? ("no_stream" as const) : st.loaded.revision),
       })),
     );
-    const appended: Array<Loaded<unknown>> = [];
     for (const [i, r] of result.appended.entries()) {
       const st = steps[i]!;
       // Other writers' events may sit between what was loaded and what was appended: read back,
       // unless the revisions show that nothing did.
-      if (st.expected && r.revision !== st.loaded.revision + st.events.length) {
-        appended.push(await this.load(st.kind, st.id));
+      if (st.options.expected && r.revision !== st.loaded.revision + st.events.length) {
+        st.result = await this.load(st.kind, st.id);
         continue;
       }
-      const state = st.after ?? st.events.reduce((acc, e) => st.kind.decider.evolve(acc, e), st.loaded.state);
-      this.cache.set(st.kind.streamName(st.id), { state, revision: r.revision });
-      appended.push({ state, revision: r.revision });
+      st.result = { state: st.options.after ?? fold(st.kind.decider, st.loaded.state, st.events), revision: r.revision, position: r.position };
+      this.cache.set(st.kind.streamName(st.id), st.result);
     }
-    return { appended, refusal: result.refusal };
-  }
-
-  /**
-   * For commands that commute with each other (many creators recording onto one stream): decide
-   * against `state`, append without an exact expected revision, and return the state folded after
-   * the append. The caller checks there that the event took effect (evolve ignores an event that
-   * lost a race, e.g. one that landed after a deletion), and compensates if it did not.
-   */
-  async record<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, state: S, command: C, ctx: CommandContext) {
-    const events = kind.decider.decide(command, state);
-    if (events.length > 0) await this.store.append(kind.streamName(id), events.map((e) => toNewEvent(e, ctx)), "stream_exists");
-    return this.load(kind, id);
+    return { refusal: result.refusal };
   }
 }

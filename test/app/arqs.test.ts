@@ -149,11 +149,13 @@ describe("ARQs (application)", () => {
       await expectDomainRejection(app.startBinds(nova, [bindingFor(ids[1]!)]), "CONFLICT", "instanceUuid", "Instance vm-1 already has accelerator requests. Cannot bind additional ARQs.");
       expect((await app.getArq(ids[1]!))!.state).toBe("INITIAL");
     });
-    it("a refused instance undoes the other instances' records of the same call", async () => {
+    it("a refused instance leaves nothing of the call: the other instances of the call are not recorded", async () => {
       const { app, ids, store } = await world(3, 3);
       await app.startBinds(nova, [bindingFor(ids[0]!, "vm-2")]);
+      const head = await store.headPosition();
       await expectDomainRejection(app.startBinds(nova, [bindingFor(ids[1]!, "vm-1"), bindingFor(ids[2]!, "vm-2")]), "CONFLICT", "instanceUuid");
-      expect(await types(store, stream.instance("vm-1"))).toEqual(["InstanceArqsBound", "InstanceArqsReleased"]);
+      expect(await types(store, stream.instance("vm-1"))).toEqual([]);
+      expect(await store.headPosition()).toBe(head);
       expect((await app.startBinds(nova, [bindingFor(ids[1]!, "vm-1")]))[0]!.state).toBe("BIND_STARTED");
     });
     it("an ARQ deleted while its bind starts undoes the other starts and the instance's record", async () => {
@@ -175,7 +177,7 @@ describe("ARQs (application)", () => {
         for (const step of steps) await deleteFirst(step.stream, step.events);
         return appendSequence(steps);
       });
-      await expectDomainRejection(app.startBinds(nova, ids.map((id) => bindingFor(id))), "NOT_FOUND", "arqUuid");
+      await expectDomainRejection(app.startBinds(nova, ids.map((id) => bindingFor(id))), "NOT_FOUND", "bindings[1].arqUuid");
       expect(sequences).toHaveBeenCalledTimes(1);
       expect((await app.getArq(ids[0]!))!.state).toBe("UNBOUND");
       expect(await types(store, stream.instance("vm-1"))).toEqual(["InstanceArqsBound", "InstanceArqsReleased"]);
@@ -235,7 +237,7 @@ describe("ARQs (application)", () => {
       expect(await app.allocateForArq(binder, ids[1]!)).toMatchObject({ ok: false, reason: expect.stringMatching(/No free attach handle/) });
       expect((await app.getArq(ids[1]!))!.state).toBe("BIND_FAILED");
     });
-    it("with allocate, a handle allocated for an ARQ that changed meanwhile is released, and the ARQ starts the step-by-step way", async () => {
+    it("with allocate, an ARQ that changed between the decision and the append is decided again, reusing the handle allocated for it", async () => {
       const { app, ids, store } = await world(2, 1);
       const appendSequence = store.appendSequence.bind(store);
       vi.spyOn(store, "appendSequence").mockImplementationOnce(async (steps) => {
@@ -245,10 +247,12 @@ describe("ARQs (application)", () => {
         return appendSequence(steps);
       });
       const [view] = await app.startBinds(nova, [bindingFor(ids[0]!)], { allocate: true });
-      expect(view!.state).toBe("BIND_STARTED");
-      expect((await hostState(store, HOST)).allocations.size).toBe(0);
-      expect(await types(store, stream.host(HOST))).toEqual(expect.arrayContaining(["AttachHandleAllocated", "AttachHandleReleased"]));
-      expect(await app.allocateForArq(binder, ids[0]!)).toMatchObject({ ok: true });
+      expect(view!.state).toBe("BOUND");
+      const host = await hostState(store, HOST);
+      expect(host.allocations.size).toBe(1);
+      expect(view!.attachHandleUuid).toBe(host.allocations.get(ids[0]!)!.handleUuid);
+      expect((await types(store, stream.host(HOST))).filter((t) => t.startsWith("AttachHandle") && t !== "AttachHandleAdded")).toEqual(["AttachHandleAllocated"]);
+      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state BOUND)" });
     });
     it("an unknown RP or a device in maintenance fails the bind with the reason", async () => {
       const { app, ids, store } = await world(2, 2);

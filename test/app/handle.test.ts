@@ -41,7 +41,7 @@ describe("handleCommand", () => {
   it("appends nothing for a no-op decision and reports -1 for a missing stream", async () => {
     const store = new MemoryEventStore();
     const r = await handleCommand(store, "c-1", counter, add(0), ADMIN);
-    expect(r).toEqual({ events: [], state: 0, revision: -1, previousState: 0 });
+    expect(r).toEqual({ events: [], state: 0, revision: -1, position: null, previousState: 0 });
     expect(await store.readStream("c-1")).toEqual([]);
   });
   it("lets refusals through and appends nothing", async () => {
@@ -85,7 +85,7 @@ describe("handleCommand", () => {
       const read = vi.spyOn(store, "readStream");
       await handleCommand(store, "c-1", counter, add(1), ADMIN, { cache });
       expect(read.mock.calls[0]![1]).toEqual({ fromRevision: 5 });
-      expect(cache.get("c-1")).toEqual({ state: 6, revision: 5 });
+      expect(cache.get("c-1")).toEqual({ state: 6, revision: 5, position: (await store.headPosition())! });
     });
     it("stays correct when another writer appends behind its back, and under conflicts", async () => {
       const store = new MemoryEventStore();
@@ -98,12 +98,12 @@ describe("handleCommand", () => {
     });
     it("never goes back to an older revision, and drops the least recently used entry", () => {
       const cache = new AggregateCache(2);
-      cache.set("a", { state: 2, revision: 2 });
-      cache.set("a", { state: 1, revision: 1 });
-      expect(cache.get("a")).toEqual({ state: 2, revision: 2 });
-      cache.set("b", { state: 0, revision: 0 });
+      cache.set("a", { state: 2, revision: 2, position: 2n });
+      cache.set("a", { state: 1, revision: 1, position: 1n });
+      expect(cache.get("a")).toEqual({ state: 2, revision: 2, position: 2n });
+      cache.set("b", { state: 0, revision: 0, position: 0n });
       cache.get("a");
-      cache.set("c", { state: 0, revision: 0 });
+      cache.set("c", { state: 0, revision: 0, position: 0n });
       expect([cache.get("a") !== undefined, cache.get("b") !== undefined, cache.size]).toEqual([true, false, 2]);
     });
   });

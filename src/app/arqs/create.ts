@@ -1,11 +1,9 @@
 /** Creating ARQs from a device profile (cyborg-reference 2.3). */
-import type { ArqStreamState } from "../../domain/arqs/decider.js";
+import { liveArq } from "../../domain/arqs/decider.js";
 import { arqCountFor, planArqs } from "../../domain/arqs/plan.js";
+import { arqView, type ArqView } from "../../domain/arqs/view.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
-import type { DeviceProfileState } from "../../domain/device-profiles/decider.js";
-import { aggregates, decided, type DecidedStep, type Streams } from "../streams.js";
-import { toArqView, type ArqView } from "../views.js";
-import { liveArq } from "./shared.js";
+import { aggregates, Decided, type Streams } from "../streams.js";
 
 /** The most ARQs one creation may make. */
 export const MAX_ARQS_PER_CREATE = 1000;
@@ -17,7 +15,8 @@ export async function createArqs(
   input: { deviceProfileName: string; groupIndex?: number | null },
 ): Promise<ArqView[]> {
   const name = input.deviceProfileName;
-  const { state, revision } = typeof name === "string" && name.length > 0 ? await s.load(aggregates.profile, name) : { state: null, revision: -1 };
+  const loadedProfile = typeof name === "string" && name.length > 0 ? await s.load(aggregates.profile, name) : null;
+  const state = loadedProfile?.state;
   if (state?.status !== "active") throw new DomainError("NOT_FOUND", `Device Profile not found with name=${String(name)}`, "deviceProfileName");
   const profile = state.profile;
   const count = arqCountFor(profile.groups, input.groupIndex);
@@ -32,7 +31,7 @@ export async function createArqs(
   // revision, and the stream's order decides. A deletion or re-creation that landed first makes
   // evolve ignore the record, and the ARQs are deleted again; a deletion that comes later sees
   // them (it appends with an exact revision).
-  const steps: DecidedStep[] = [];
+  const arqSteps = [];
   for (const p of plan) {
     const loaded = await s.load(aggregates.arq, p.arqUuid);
     const events = aggregates.arq.decider.decide({
@@ -47,30 +46,30 @@ export async function createArqs(
         at: ctx.at,
       },
     }, loaded.state);
-    steps.push(decided(aggregates.arq, p.arqUuid, loaded, events));
+    arqSteps.push(new Decided(aggregates.arq, p.arqUuid, loaded, events));
   }
   const record = aggregates.profile.decider.decide({
     type: "CreateArqs",
     data: { name: profile.name, profileUuid: profile.uuid, groupIndex: input.groupIndex ?? null, arqUuids: ids, at: ctx.at },
   }, state);
-  steps.push({ ...decided(aggregates.profile, profile.name, { state, revision }, record), expected: "stream_exists" });
-  const r = await s.appendSequence(steps, ctx);
+  const recordStep = new Decided(aggregates.profile, profile.name, loadedProfile!, record, { expected: "stream_exists" });
+  const r = await s.appendSequence([...arqSteps, recordStep], ctx);
   try {
     // A refused step: an ARQ id already taken, or the profile stream gone.
     if (r.refusal) throw new DomainError("CONFLICT", `creating the ARQs was refused (${r.refusal.message}); try again`);
-    const now = (r.appended.at(-1)!.state as DeviceProfileState);
+    const now = recordStep.result!.state;
     const took = now.status === "active" && now.profile.uuid === profile.uuid && ids.every((id) => now.liveArqs.has(id));
     if (!took) throw new DomainError("NOT_FOUND", `Device Profile not found with name=${name} (it was deleted while the ARQs were being created)`, "deviceProfileName");
   } catch (err) {
-    const appendedArqs = ids.slice(0, Math.min(r.appended.length, ids.length));
-    await Promise.all(appendedArqs.map((id) => s.handle(aggregates.arq, id, { type: "DeleteArq", data: { arqUuid: id, at: ctx.at } }, ctx).catch(() => undefined)));
+    const appended = arqSteps.filter((st) => st.result);
+    await Promise.all(appended.map((st) => s.handle(aggregates.arq, st.id, { type: "DeleteArq", data: { arqUuid: st.id, at: ctx.at } }, ctx).catch(() => undefined)));
     throw err;
   }
-  return r.appended.slice(0, ids.length).map((a) => toArqView(liveArq(a.state as ArqStreamState)!, a.revision));
+  return arqSteps.map((st) => arqView(liveArq(st.result!.state)!, st.result!.revision, st.result!.position!));
 }
 
 export async function getArq(s: Streams, arqUuid: string): Promise<ArqView | null> {
-  const { state, revision } = await s.load(aggregates.arq, arqUuid);
+  const { state, revision, position } = await s.load(aggregates.arq, arqUuid);
   const arq = liveArq(state);
-  return arq ? toArqView(arq, revision) : null;
+  return arq ? arqView(arq, revision, position!) : null;
 }

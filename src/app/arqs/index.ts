@@ -1,4 +1,5 @@
 export { createArqs, getArq, MAX_ARQS_PER_CREATE } from "./create.js";
-export { allocateForArq, failBind, startBinds, type AllocateResult, type ArqBinding } from "./bind.js";
+export { allocateForArq, startBinds, type AllocateResult } from "./bind.js";
+export { failBind } from "./fail.js";
 export { deleteArqs, unbindArqs } from "./release.js";
 export { visibleTo } from "./shared.js";

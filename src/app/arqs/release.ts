@@ -1,10 +1,12 @@
 /** Unbinding and deleting ARQs, and freeing what they held. */
+import { liveArq } from "../../domain/arqs/decider.js";
 import type { ArqDeleted } from "../../domain/arqs/events.js";
+import { arqView, type ArqView } from "../../domain/arqs/view.js";
+import { isStaleFor } from "../../domain/instances/decider.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
 import { releaseHandleForArq } from "../inventory.js";
 import { aggregates, type Streams } from "../streams.js";
-import { toArqView, type ArqView } from "../views.js";
-import { liveArq, loadVisible, uuidList, visibleTo } from "./shared.js";
+import { loadVisible, uuidList, visibleTo } from "./shared.js";
 
 export async function unbindArqs(s: Streams, ctx: CommandContext, arqUuids: string[]): Promise<ArqView[]> {
   const ids = uuidList(arqUuids, "arqUuids");
@@ -19,7 +21,7 @@ export async function unbindArqs(s: Streams, ctx: CommandContext, arqUuids: stri
       if (previousHostname) await releaseHandleForArq(s, ctx, previousHostname, id);
       if (previousInstanceUuid) released.set(previousInstanceUuid, [...(released.get(previousInstanceUuid) ?? []), id]);
     }
-    views.push(toArqView(liveArq(r.state)!, r.revision));
+    views.push(arqView(liveArq(r.state)!, r.revision, r.position!));
   }
   for (const [instanceUuid, arqs] of released) {
     await s.handle(aggregates.instance, instanceUuid, { type: "ReleaseInstanceArqs", data: { instanceUuid, arqUuids: arqs, at: ctx.at } }, ctx);
@@ -48,9 +50,9 @@ export async function deleteArqs(s: Streams, ctx: CommandContext, sel: { arqUuid
   const doomed: string[] = [];
   const stale: string[] = [];
   state.arqUuids.forEach((id, i) => {
-    const arq = liveArq(arqs[i]!.state);
-    if (!arq || (arq.instanceUuid !== null && arq.instanceUuid !== instanceUuid)) stale.push(id);
-    else if (visibleTo(ctx, arq)) doomed.push(id);
+    const arq = arqs[i]!.state;
+    if (isStaleFor(instanceUuid, arq)) stale.push(id);
+    else if (visibleTo(ctx, liveArq(arq)!)) doomed.push(id);
   });
   if (stale.length > 0) {
     await s.handle(aggregates.instance, instanceUuid, { type: "ReleaseInstanceArqs", data: { instanceUuid, arqUuids: stale, at: ctx.at } }, ctx);

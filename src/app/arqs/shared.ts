@@ -1,6 +1,5 @@
 /** What the ARQ use cases share: visibility, loading, input lists. */
-import type { Arq, ArqCommand, ArqStreamState } from "../../domain/arqs/decider.js";
-import type { Allocation } from "../../domain/inventory/state.js";
+import { liveArq, type Arq } from "../../domain/arqs/decider.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
 import { aggregates, type Streams } from "../streams.js";
 
@@ -11,39 +10,13 @@ export function visibleTo(ctx: CommandContext, arq: Arq): boolean {
 
 export const notFound = (uuid: string, field: string) => new DomainError("NOT_FOUND", `Accelerator request ${uuid} not found`, field);
 
-/** ArqBound for the handle just allocated to the ARQ on its bind target. */
-export function completeBind(
-  target: { arqUuid: string; hostname: string; deviceRpUuid: string; instanceUuid: string },
-  allocation: Allocation,
-  at: string,
-): Extract<ArqCommand, { type: "CompleteArqBind" }> {
-  return {
-    type: "CompleteArqBind",
-    data: {
-      arqUuid: target.arqUuid,
-      hostname: target.hostname,
-      deviceRpUuid: target.deviceRpUuid,
-      instanceUuid: target.instanceUuid,
-      deployableUuid: allocation.deployableUuid,
-      handleUuid: allocation.handleUuid,
-      handleType: allocation.handleType,
-      handleInfo: allocation.info,
-      at,
-    },
-  };
-}
-
-export function liveArq(state: ArqStreamState): Arq | null {
-  return state.status === "live" ? state.arq : null;
-}
-
 /** Loads ARQs that must all exist and be visible (all or nothing). */
 export async function loadVisible(s: Streams, ctx: CommandContext, uuids: readonly string[], field: (i: number) => string) {
   const loaded = await Promise.all(uuids.map((id) => s.load(aggregates.arq, id)));
-  return loaded.map(({ state, revision }, i) => {
+  return loaded.map(({ state, revision, position }, i) => {
     const arq = liveArq(state);
     if (!arq || !visibleTo(ctx, arq)) throw notFound(uuids[i]!, field(i));
-    return { arq, revision };
+    return { arq, revision, position: position! };
   });
 }
 

@@ -210,13 +210,21 @@ export function decideArq(command: ArqCommand, state: ArqStreamState): ArqEvent[
 }
 
 function validateBindTarget(d: BindTarget): BindTarget {
-  for (const field of ["hostname", "deviceRpUuid", "instanceUuid"] as const) {
-    const v: unknown = d[field];
-    if (typeof v !== "string" || v.trim().length === 0 || v.length > 255) {
-      throw new DomainError("BAD_USER_INPUT", `Fields absent in patch: ${field} is required to bind`, field);
-    }
-  }
+  for (const field of ["hostname", "deviceRpUuid", "instanceUuid"] as const) checkBindField(field, d[field]);
   return { hostname: d.hostname, deviceRpUuid: d.deviceRpUuid, instanceUuid: d.instanceUuid };
+}
+
+/** A bind names its ARQ and target with non-empty strings of at most 255 characters (Cyborg: "Fields absent in patch"). */
+export function checkBindField(name: string, value: unknown, field = name): string {
+  if (typeof value !== "string" || value.trim().length === 0 || value.length > 255) {
+    throw new DomainError("BAD_USER_INPUT", `Fields absent in patch: ${name} is required to bind`, field);
+  }
+  return value;
+}
+
+/** The ARQ, unless its stream is absent or deleted. */
+export function liveArq(state: ArqStreamState): Arq | null {
+  return state.status === "live" ? state.arq : null;
 }
 
 function sameTarget(arq: Arq, t: BindTarget): boolean {

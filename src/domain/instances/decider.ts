@@ -3,7 +3,8 @@
  * in one bind, as Nova does (cyborg-reference 1.4). ARQs stay listed until they are unbound or
  * deleted, so delete-by-instance sees every one of them without waiting for a read model.
  */
-import { assertNever, type Decider } from "../shared/decider.js";
+import { liveArq, type ArqStreamState } from "../arqs/decider.js";
+import { assertNever, fold, type Decider } from "../shared/decider.js";
 import { DomainError } from "../shared/types.js";
 import type { InstanceEvent } from "./events.js";
 
@@ -13,7 +14,8 @@ export interface InstanceState {
 }
 
 export type InstanceCommand =
-  | { type: "BindInstanceArqs"; data: { instanceUuid: string; arqUuids: string[]; at: string } }
+  /** stale: ARQs the instance lists that no longer belong to it (see isStaleFor); released first. */
+  | { type: "BindInstanceArqs"; data: { instanceUuid: string; arqUuids: string[]; stale?: readonly string[]; at: string } }
   | { type: "ReleaseInstanceArqs"; data: { instanceUuid: string; arqUuids: string[]; at: string } };
 
 export const initialInstanceState = (): InstanceState => ({ arqUuids: [] });
@@ -39,15 +41,17 @@ export function decideInstance(command: InstanceCommand, state: InstanceState): 
   switch (command.type) {
     case "BindInstanceArqs": {
       if (arqUuids.length === 0) throw new DomainError("BAD_USER_INPUT", "a bind names at least one ARQ", "bindings");
-      if (state.arqUuids.length === 0) return [{ type: "InstanceArqsBound", data: { instanceUuid, arqUuids, at } }];
+      const released = decideInstance({ type: "ReleaseInstanceArqs", data: { instanceUuid, arqUuids: (command.data.stale ?? []).filter((id) => !arqUuids.includes(id)), at } }, state);
+      const listed = fold({ evolve: evolveInstance }, state, released).arqUuids;
+      if (listed.length === 0) return [...released, { type: "InstanceArqsBound", data: { instanceUuid, arqUuids, at } }];
       // A retry of the bind that is already recorded changes nothing.
-      const bound = new Set(state.arqUuids);
-      if (arqUuids.every((id) => bound.has(id))) return [];
+      const bound = new Set(listed);
+      if (arqUuids.every((id) => bound.has(id))) return released;
       throw new DomainError(
         "CONFLICT",
         `Instance ${instanceUuid} already has accelerator requests. Cannot bind additional ARQs.`,
         "instanceUuid",
-        { instanceUuid, arqUuids: [...state.arqUuids] },
+        { instanceUuid, arqUuids: [...listed] },
       );
     }
     case "ReleaseInstanceArqs": {
@@ -58,6 +62,15 @@ export function decideInstance(command: InstanceCommand, state: InstanceState): 
     default:
       return assertNever(command);
   }
+}
+
+/**
+ * An ARQ an instance still lists that no longer belongs to it: deleted, or bound to another
+ * instance (what a crashed unbind or delete left behind).
+ */
+export function isStaleFor(instanceUuid: string, arq: ArqStreamState): boolean {
+  const live = liveArq(arq);
+  return !live || (live.instanceUuid !== null && live.instanceUuid !== instanceUuid);
 }
 
 export const instanceDecider: Decider<InstanceCommand, InstanceState, InstanceEvent> = {

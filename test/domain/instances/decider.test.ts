@@ -1,6 +1,8 @@
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { InstanceEvent } from "../../../src/domain/instances/events.js";
-import { instanceDecider } from "../../../src/domain/instances/decider.js";
+import { instanceDecider, isStaleFor } from "../../../src/domain/instances/decider.js";
+import { arqDecider } from "../../../src/domain/arqs/decider.js";
+import { bindStarted, created, HISTORY, T1, T2, unbound } from "../arqs/fixtures.js";
 import { deciderSpec } from "../decider-spec.js";
 
 const spec = deciderSpec(instanceDecider);
@@ -32,5 +34,18 @@ describe("instance decider: an instance is bound once", () => {
   it("releases only ARQs it lists; idempotent", () => {
     spec.given([boundEv(["a", "b"])]).when(release(["b", "z"])).then([releasedEv(["b"])]);
     spec.given([boundEv(["a"]), releasedEv(["a"])]).when(release(["a"])).thenNothing();
+  });
+
+  it("releases the listed ARQs it is told are stale, then binds", () => {
+    spec.given([boundEv(["a"])]).when({ ...bind(["b"]), data: { ...bind(["b"]).data, stale: ["a"] } }).then([releasedEv(["a"]), boundEv(["b"])]);
+    // Only listed ARQs are released, never one of this bind's own; one that is not stale still refuses.
+    spec.given([boundEv(["a", "c"])]).when({ ...bind(["b"]), data: { ...bind(["b"]).data, stale: ["a", "b", "x"] } }).thenThrows("CONFLICT", "instanceUuid");
+  });
+  it("an ARQ is stale for an instance once it is deleted or bound to another instance", () => {
+    const state = (events: Parameters<typeof arqDecider.evolve>[1][]) => events.reduce(arqDecider.evolve, arqDecider.initialState());
+    expect(isStaleFor(T1.instanceUuid, state(HISTORY.BOUND))).toBe(false);
+    expect(isStaleFor(T1.instanceUuid, state(HISTORY.INITIAL))).toBe(false);
+    expect(isStaleFor(T1.instanceUuid, state([created, bindStarted(T1), unbound, bindStarted(T2)]))).toBe(true);
+    expect(isStaleFor(T1.instanceUuid, arqDecider.initialState())).toBe(true);
   });
 });

@@ -1,0 +1,86 @@
+/**
+ * A bind, decided in one place for the mutation and the binder alike. It has two steps: it starts
+ * (the ARQ records its target: BIND_STARTED) and it completes (a free attach handle of the target's
+ * resource provider is allocated on the host's stream, and the ARQ records it: BOUND).
+ *
+ * decideBind takes a bind as far as it can go now:
+ * - a bindable ARQ (INITIAL, UNBOUND) starts; given the host's state, it also completes when the
+ *   host can allocate. When the host refuses (unknown RP, no free handle, maintenance), it stays
+ *   started: the binder, which owns completion, timeouts and recovery, fails it with the reason.
+ * - an ARQ in BIND_STARTED to this target completes, or fails with the host's reason.
+ * - an ARQ BOUND to this target, or BIND_STARTED with no host given: nothing (a retry).
+ * - anything else is the ARQ decider's refusal (not found, bad state, another target).
+ * A handle the host already allocated to this ARQ for this target is reused, never allocated twice.
+ */
+import { decideAllocate } from "../inventory/allocation.js";
+import type { InventoryEvent } from "../inventory/events.js";
+import { evolveHost, type HostState } from "../inventory/state.js";
+import { fold } from "../shared/decider.js";
+import { DomainError } from "../shared/types.js";
+import { checkBindField, decideArq, evolveArq, liveArq, type ArqStreamState, type BindTarget } from "./decider.js";
+import type { ArqEvent } from "./events.js";
+
+export interface ArqBinding extends BindTarget {
+  arqUuid: string;
+}
+
+export interface BindDecision {
+  /** For stream arq-<uuid>. */
+  arq: ArqEvent[];
+  /** For stream host-<hostname>: the allocation, if the bind completes with a new one. */
+  host: InventoryEvent[];
+  /** The states after these events (folded here once, for the caller to carry on from). */
+  arqAfter: ArqStreamState;
+  hostAfter: HostState | null;
+}
+
+const ARQ = { evolve: evolveArq };
+const HOST = { evolve: evolveHost };
+
+/** `host`: the state of host-<target.hostname>, or null to decide only the start. `projectId`: the caller's, for an ARQ that has none. */
+export function decideBind(arq: ArqStreamState, host: HostState | null, target: ArqBinding & { projectId?: string | null }, at: string): BindDecision {
+  const { arqUuid, hostname, deviceRpUuid, instanceUuid } = target;
+  const started = decideArq({ type: "StartArqBind", data: { ...target, at } }, arq);
+  const arqStarted = fold(ARQ, arq, started);
+  const decision = (events: ArqEvent[], hostEvents: InventoryEvent[] = [], hostAfter = host): BindDecision => ({
+    arq: [...started, ...events],
+    host: hostEvents,
+    arqAfter: fold(ARQ, arqStarted, events),
+    hostAfter,
+  });
+  if (host === null || liveArq(arqStarted)?.state !== "BIND_STARTED") return decision([]);
+  let allocated: InventoryEvent[];
+  try {
+    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at });
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    if (started.length > 0) return decision([]);
+    return decision(decideArq({ type: "FailArqBind", data: { arqUuid, reason: err.message, at } }, arqStarted));
+  }
+  const hostAfter = fold(HOST, host, allocated);
+  const a = hostAfter.allocations.get(arqUuid)!;
+  const bound = decideArq(
+    {
+      type: "CompleteArqBind",
+      data: { arqUuid, hostname, deviceRpUuid, instanceUuid, deployableUuid: a.deployableUuid, handleUuid: a.handleUuid, handleType: a.handleType, handleInfo: a.info, at },
+    },
+    arqStarted,
+  );
+  return decision(bound, allocated, hostAfter);
+}
+
+/**
+ * The bindings of one call, checked before anything is loaded: every field present, no ARQ twice.
+ * Errors name the binding (`bindings[1].hostname`).
+ */
+export function validateBindings(bindings: unknown): ArqBinding[] {
+  if (!Array.isArray(bindings)) throw new DomainError("BAD_USER_INPUT", "bindings must be a list", "bindings");
+  const seen = new Set<string>();
+  return bindings.map((b: Partial<Record<keyof ArqBinding, unknown>> | null, i) => {
+    const field = (f: keyof ArqBinding) => checkBindField(f, b?.[f], `bindings[${i}].${f}`);
+    const binding = { arqUuid: field("arqUuid"), hostname: field("hostname"), deviceRpUuid: field("deviceRpUuid"), instanceUuid: field("instanceUuid") };
+    if (seen.has(binding.arqUuid)) throw new DomainError("BAD_USER_INPUT", `ARQ ${binding.arqUuid} appears twice`, `bindings[${i}].arqUuid`);
+    seen.add(binding.arqUuid);
+    return binding;
+  });
+}
