@@ -26,9 +26,13 @@ import type { EventMetadata, NewEvent } from "../src/eventstore/port.js";
 import { projections } from "../projections/index.js";
 import { MemoryReadStore } from "../src/readstore/memory.js";
 import type { ReadStore } from "../src/readstore/port.js";
-import { ReadModels } from "../src/readstore/queries.js";
+import { listArqs } from "../projections/arqs/queries.js";
+import { listProfiles } from "../projections/device-profiles/queries.js";
+import { listDevices } from "../projections/device-tree/queries.js";
+import { listResourceProviders } from "../projections/resource-providers/queries.js";
 import { RedisReadStore } from "../src/readstore/redis.js";
-import { ProjectionRunner, type RebuildProgress } from "../src/readstore/runner.js";
+import { Projector } from "../src/projector/projector.js";
+import type { RebuildProgress } from "../src/projector/rebuild.js";
 import { startRedisServer } from "./lib/redis-server.js";
 
 interface Args {
@@ -218,12 +222,12 @@ interface RebuildFigures {
 async function rebuild(label: string, es: MemoryEventStore, store: ReadStore, batch: number): Promise<RebuildFigures> {
   // Collect what generating the log left behind, so the rebuild is not charged for it.
   (globalThis as { gc?: () => void }).gc?.();
-  const runner = new ProjectionRunner({ events: es, store, projections, rebuildBatchSize: batch });
+  const projector = new Projector({ events: es, store, projections, rebuildBatchSize: batch });
   let lastLog = 0;
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
   const started = performance.now();
-  await runner.rebuild(undefined, (p: RebuildProgress) => {
+  await projector.rebuild(undefined, (p: RebuildProgress) => {
     if (p.elapsedMs - lastLog < 1000) return;
     lastLog = p.elapsedMs;
     log(`  ${label}: ${p.events} events, ${Math.round(p.events / (p.elapsedMs / 1000))} events/s`);
@@ -238,11 +242,10 @@ async function rebuild(label: string, es: MemoryEventStore, store: ReadStore, ba
 
 /** The rebuilt models answer as the log says: everything deleted, every device and RP there. */
 async function check(label: string, store: ReadStore, args: Args): Promise<void> {
-  const read = new ReadModels(store);
-  const devices = await read.listDevices({}, 1);
-  const arqs = await read.listArqs({}, 1);
-  const rps = await read.listResourceProviders("compute-00000");
-  const profiles = await read.listProfiles();
+  const devices = await listDevices(store, {}, 1);
+  const arqs = await listArqs(store, {}, 1);
+  const rps = await listResourceProviders(store, "compute-00000");
+  const profiles = await listProfiles(store);
   const expectDevices = args.hosts * args.devicesPerHost;
   const problems = [
     devices.totalCount !== expectDevices && `devices ${devices.totalCount} != ${expectDevices}`,

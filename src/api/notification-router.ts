@@ -1,27 +1,30 @@
-import { ARQ_BOUND_TOPIC, type ArqBindNotification, type PubSub, type PubSubSubscription } from "../pubsub/port.js";
+import { ARQ_BOUND_TOPIC, type ArqBoundEvent } from "../../projections/arqs/bound-notifier.js";
+import type { PubSub, PubSubSubscription } from "../pubsub/port.js";
 import { SubscriptionQueue } from "../pubsub/subscription-queue.js";
-import type { BindNotification, NotificationFeed, NotificationFilter } from "./graphql/context.js";
+import type { NotificationFeed, NotificationFilter } from "./graphql/context.js";
+
+type Queue = SubscriptionQueue<ArqBoundEvent>;
 
 /**
  * One pub/sub subscription per process for accelerator-request-bound, routed to the GraphQL
- * subscriptions that wait for that ARQ or instance. Each notification wakes only its listeners,
- * not every open subscription (a boot storm has thousands open at once).
+ * subscriptions that wait for that ARQ or instance. Each event wakes only its listeners, not
+ * every open subscription (a boot storm has thousands open at once).
  */
 export class BindNotificationRouter implements NotificationFeed {
-  private sub?: PubSubSubscription<ArqBindNotification>;
+  private sub?: PubSubSubscription<ArqBoundEvent>;
   private pump?: Promise<void>;
-  private readonly byArq = new Map<string, Set<SubscriptionQueue<BindNotification>>>();
-  private readonly byInstance = new Map<string, Set<SubscriptionQueue<BindNotification>>>();
-  private readonly everything = new Set<SubscriptionQueue<BindNotification>>();
+  private readonly byArq = new Map<string, Set<Queue>>();
+  private readonly byInstance = new Map<string, Set<Queue>>();
+  private readonly everything = new Set<Queue>();
 
   constructor(private readonly pubsub: PubSub) {}
 
   listen(filter: NotificationFilter = {}) {
     const sub = this.start();
-    const keys: Array<[Map<string, Set<SubscriptionQueue<BindNotification>>>, string]> = [];
+    const keys: Array<[Map<string, Set<Queue>>, string]> = [];
     if (filter.arqUuids?.length) for (const a of filter.arqUuids) keys.push([this.byArq, a]);
     else if (filter.instanceUuid) keys.push([this.byInstance, filter.instanceUuid]);
-    const queue: SubscriptionQueue<BindNotification> = new SubscriptionQueue(sub.ready, async () => {
+    const queue: Queue = new SubscriptionQueue(sub.ready, async () => {
       if (keys.length === 0) this.everything.delete(queue);
       for (const [index, key] of keys) {
         const set = index.get(key);
@@ -40,10 +43,9 @@ export class BindNotificationRouter implements NotificationFeed {
 
   /** Open listeners (GraphQL subscriptions to accelerator-request-bound in this process). */
   get listening(): number {
-    const n = this.everything.size;
-    const seen = new Set<SubscriptionQueue<BindNotification>>();
+    const seen = new Set<Queue>();
     for (const index of [this.byArq, this.byInstance]) for (const set of index.values()) for (const q of set) seen.add(q);
-    return n + seen.size;
+    return this.everything.size + seen.size;
   }
 
   async close(): Promise<void> {
@@ -51,20 +53,19 @@ export class BindNotificationRouter implements NotificationFeed {
     await this.pump;
   }
 
-  private start(): PubSubSubscription<ArqBindNotification> {
+  private start(): PubSubSubscription<ArqBoundEvent> {
     if (this.sub) return this.sub;
-    const sub = (this.sub = this.pubsub.subscribe<ArqBindNotification>(ARQ_BOUND_TOPIC));
+    const sub = (this.sub = this.pubsub.subscribe<ArqBoundEvent>(ARQ_BOUND_TOPIC));
     this.pump = (async () => {
-      for await (const n of sub) this.dispatch(n);
+      for await (const e of sub) this.dispatch(e);
     })();
     return sub;
   }
 
-  private dispatch(n: ArqBindNotification) {
+  private dispatch(e: ArqBoundEvent) {
     const targets = new Set(this.everything);
-    for (const q of this.byArq.get(n.arqUuid) ?? []) targets.add(q);
-    for (const q of this.byInstance.get(n.instanceUuid) ?? []) targets.add(q);
-    const note: BindNotification = { arqUuid: n.arqUuid, instanceUuid: n.instanceUuid, status: n.status, reason: n.reason, position: n.position };
-    for (const q of targets) q.push(note);
+    for (const q of this.byArq.get(e.tag) ?? []) targets.add(q);
+    for (const q of this.byInstance.get(e.serverUuid) ?? []) targets.add(q);
+    for (const q of targets) q.push(e);
   }
 }

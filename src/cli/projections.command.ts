@@ -1,10 +1,11 @@
 import cliProgress from "cli-progress";
 import { Command } from "commander";
-import { allProjections } from "../../projections/index.js";
+import { projections } from "../../projections/index.js";
+import { openEventStore, openReadSide } from "../adapters.js";
 import { loadConfig, type Config } from "../config.js";
 import { createLogger } from "../logger.js";
-import { openEventStore, openReadSide } from "../main.js";
-import { ProjectionRunner, type ProjectionStatus } from "../readstore/runner.js";
+import type { ProjectionStatus } from "../projector/progress.js";
+import { Projector } from "../projector/projector.js";
 
 const LAG_COUNT_CAP = 100_000;
 
@@ -28,17 +29,17 @@ export function projectionsCommand(): Command {
   cmd
     .command("rebuild")
     .description("drop read models and replay the log into them (Redis); embedded: replay into memory as a check")
-    .option("--name <name...>", `only these projections (${allProjections.map((p) => p.name).join(", ")})`)
+    .option("--name <name...>", `only these projections (${projections.map((p) => p.name).join(", ")})`)
     .action(async (o: { name?: string[] }) => {
       const config = loadConfig();
-      const unknown = (o.name ?? []).filter((n) => !allProjections.some((p) => p.name === n));
+      const unknown = (o.name ?? []).filter((n) => !projections.some((p) => p.name === n));
       if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(", ")}`);
       const store = await openEventStore(config);
       const { readStore, pubsub } = await openReadSide(config);
       if (config.readModels === "memory") {
         console.error("embedded mode: read models live in the server's memory and are rebuilt at every start; replaying into memory as a check");
       }
-      const runner = new ProjectionRunner({ events: store, store: readStore, projections: allProjections, log: createLogger("warn") });
+      const projector = new Projector({ events: store, store: readStore, projections, log: createLogger("warn") });
       const bar = new cliProgress.SingleBar(
         { format: "rebuild [{bar}] {percentage}% | {value}/{total} positions | {events} events | {rate} events/s", hideCursor: true },
         cliProgress.Presets.shades_classic,
@@ -47,14 +48,14 @@ export function projectionsCommand(): Command {
       const start = performance.now();
       let events = 0;
       bar.start(Number(head ?? 0n), 0, { events: 0, rate: 0 });
-      await runner.rebuild(o.name, (p) => {
+      await projector.rebuild(o.name, (p) => {
         events = p.events;
         bar.update(Number(p.position), { events: p.events, rate: Math.round(p.events / Math.max(p.elapsedMs / 1000, 0.001)) });
       });
       bar.update(Number(head ?? 0n));
       bar.stop();
       const seconds = (performance.now() - start) / 1000;
-      console.log(`rebuilt ${(o.name ?? allProjections.map((p) => p.name)).join(", ")}: ${events} events in ${seconds.toFixed(2)} s (${Math.round(events / Math.max(seconds, 0.001))} events/s)`);
+      console.log(`rebuilt ${(o.name ?? projections.map((p) => p.name)).join(", ")}: ${events} events in ${seconds.toFixed(2)} s (${Math.round(events / Math.max(seconds, 0.001))} events/s)`);
       await pubsub.close();
       await readStore.close();
       await store.close();
@@ -76,9 +77,9 @@ async function statusFromStores(config: Config): Promise<ProjectionStatus[]> {
   const { readStore, pubsub } = await openReadSide(config);
   try {
     const head = await store.headPosition();
-    const cps = await readStore.getCheckpoints(allProjections.map((p) => p.name));
+    const cps = await readStore.getCheckpoints(projections.map((p) => p.name));
     const rows: ProjectionStatus[] = [];
-    for (const [i, p] of allProjections.entries()) {
+    for (const [i, p] of projections.entries()) {
       const cp = cps[i];
       const behind = head !== undefined && (cp === undefined || cp < head);
       // Positions are not dense: count the events after the checkpoint, up to a cap.

@@ -5,6 +5,5 @@ import type { InstanceEvent } from "./instances/events.js";
 import type { InventoryEvent } from "./inventory/events.js";
 
 export type DomainEvent = DeviceProfileEvent | DeviceProfileUuidEvent | InventoryEvent | ArqEvent | InstanceEvent;
-export type DomainEventType = DomainEvent["type"];
 
 export type { ArqEvent, DeviceProfileEvent, DeviceProfileUuidEvent, InstanceEvent, InventoryEvent };

@@ -38,6 +38,9 @@ export interface RecordedEvent<T extends string = string, D = unknown> {
   recordedAt: Date;
 }
 
+/** A recorded event of a union of domain events, narrowed by `type` (a switch on `event.type` types `event.data`). */
+export type Recorded<E extends { type: string; data: unknown }> = E extends unknown ? RecordedEvent<E["type"], E["data"]> : never;
+
 export interface AppendResult {
   /** The stream's revision after the append. */
   revision: number;

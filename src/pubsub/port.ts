@@ -2,7 +2,7 @@
  * The PubSub port: notifications to subscribers, across API replicas (Redis) or inside one
  * process. At most once: a subscriber that was not listening misses a message, so listeners
  * that must not miss a state (accelerator-request-bound) also look at the read models after
- * `ready` (docs/stack-notes.md, Subscriptions).
+ * `ready`.
  *
  * Structurally a type-graphql `PubSub` (publish(routingKey, payload) / subscribe(routingKey)).
  */
@@ -19,21 +19,4 @@ export interface PubSub {
   publish(topic: string, payload: unknown): Promise<void>;
   subscribe<T = unknown>(topic: string): PubSubSubscription<T>;
   close(): Promise<void>;
-}
-
-export const ARQ_BOUND_TOPIC = "accelerator-request-bound";
-
-/** Nova's external event, one per ARQ per bind, published after the read models show the state. */
-export interface ArqBindNotification {
-  name: "accelerator-request-bound";
-  /** The instance. */
-  serverUuid: string;
-  /** The ARQ uuid, as Nova expects the tag. */
-  tag: string;
-  status: "COMPLETED" | "FAILED";
-  reason: string | null;
-  arqUuid: string;
-  instanceUuid: string;
-  /** Log position of the event that resolved the bind (decimal string). */
-  position: string;
 }

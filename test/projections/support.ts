@@ -9,10 +9,14 @@ import { stream } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import type { EventMetadata } from "../../src/eventstore/port.js";
 import { projections } from "../../projections/index.js";
+import * as arqs from "../../projections/arqs/queries.js";
+import * as deployables from "../../projections/deployables/queries.js";
+import * as profiles from "../../projections/device-profiles/queries.js";
+import * as tree from "../../projections/device-tree/queries.js";
+import * as rps from "../../projections/resource-providers/queries.js";
+import { Projector } from "../../src/projector/projector.js";
 import { MemoryReadStore } from "../../src/readstore/memory.js";
 import type { ReadStore } from "../../src/readstore/port.js";
-import { ReadModels } from "../../src/readstore/queries.js";
-import { ProjectionRunner } from "../../src/readstore/runner.js";
 
 export const meta = (at = T(0)): EventMetadata => ({ principal: "test", correlationId: "c", causationId: "c", at });
 export const T = (s: number) => new Date(Date.UTC(2026, 10, 22, 0, 0, s)).toISOString();
@@ -35,9 +39,32 @@ export async function append(es: MemoryEventStore, events: readonly DomainEvent[
 export async function given(events: readonly DomainEvent[], store: ReadStore = new MemoryReadStore()) {
   const es = new MemoryEventStore();
   await append(es, events);
-  const runner = new ProjectionRunner({ events: es, store, projections, rebuildBatchSize: 7 });
-  await runner.rebuild();
-  return { read: new ReadModels(store), store, es, runner };
+  const projector = new Projector({ events: es, store, projections, rebuildBatchSize: 7 });
+  await projector.rebuild();
+  return { read: queriesOf(store), store, es, projector };
+}
+
+/** Every read model's queries (projections/<model>/queries.ts), asked of one store. */
+export function queriesOf(store: ReadStore) {
+  return {
+    getArqs: (uuids: readonly string[]) => arqs.getArqs(store, uuids),
+    listArqs: (filter: arqs.ArqFilter, first: number, after?: string) => arqs.listArqs(store, filter, first, after),
+    getDevices: (uuids: readonly string[]) => tree.getDevices(store, uuids),
+    listDevices: (filter: tree.DeviceFilter, first: number, after?: string) => tree.listDevices(store, filter, first, after),
+    getDeployables: (uuids: readonly string[]) => tree.getDeployables(store, uuids),
+    deployablesByDevice: (uuids: readonly string[]) => tree.deployablesByDevice(store, uuids),
+    childrenOf: (uuids: readonly string[]) => tree.childrenOf(store, uuids),
+    handlesByDeployable: (uuids: readonly string[]) => tree.handlesByDeployable(store, uuids),
+    getHandles: (uuids: readonly string[]) => tree.getHandles(store, uuids),
+    listDeployables: (filter: deployables.DeployableFilter, first: number, after?: string) => deployables.listDeployables(store, filter, first, after),
+    deployablesByRp: (rpUuids: readonly string[]) => deployables.deployablesByRp(store, rpUuids),
+    deployablesByHost: (hostnames: readonly string[]) => deployables.deployablesByHost(store, hostnames),
+    listProfiles: (names?: readonly string[]) => profiles.listProfiles(store, names),
+    getProfileByName: (name: string) => profiles.getProfileByName(store, name),
+    getProfilesByName: (names: readonly string[]) => profiles.getProfilesByName(store, names),
+    getProfileByUuid: (uuid: string) => profiles.getProfileByUuid(store, uuid),
+    listResourceProviders: (hostname?: string | null) => rps.listResourceProviders(store, hostname),
+  };
 }
 
 // ---- event builders (the fields the deciders fill) --------------------------------------------

@@ -1,8 +1,8 @@
 import type { DomainEvent } from "../../src/domain/events.js";
+import { ARQ_BOUND_TOPIC, type ArqBoundEvent } from "../../projections/arqs/bound-notifier.js";
+import { getArqs } from "../../projections/arqs/queries.js";
 import type { PubSub } from "../../src/pubsub/port.js";
-import { ARQ_BOUND_TOPIC, type ArqBindNotification } from "../../src/pubsub/port.js";
 import type { ReadStore, Write } from "../../src/readstore/port.js";
-import { ReadModels } from "../../src/readstore/queries.js";
 import {
   allocated,
   arqCreated,
@@ -110,20 +110,19 @@ export class CrashingStore implements ReadStore {
 }
 
 export interface Received {
-  notification: ArqBindNotification;
+  notification: ArqBoundEvent;
   /** The ARQ's state in the read model when the subscriber got the notification. */
   stateOnReceipt: string | null;
 }
 
 /** Subscribes to accelerator-request-bound and, on each message, reads the ARQ from the read model. */
 export async function listen(pubsub: PubSub, store: ReadStore) {
-  const read = new ReadModels(store);
   const received: Received[] = [];
-  const sub = pubsub.subscribe<ArqBindNotification>(ARQ_BOUND_TOPIC);
+  const sub = pubsub.subscribe<ArqBoundEvent>(ARQ_BOUND_TOPIC);
   await sub.ready;
   const done = (async () => {
     for await (const n of sub) {
-      const [arq] = await read.getArqs([n.arqUuid]);
+      const [arq] = await getArqs(store, [n.tag]);
       received.push({ notification: n, stateOnReceipt: arq?.state ?? null });
     }
   })();

@@ -85,3 +85,21 @@ export function ensureEmbeddedTokenFile(dataDir: string): { path: string; create
 }
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+
+/**
+ * The registry the service authenticates with: AUTH_TOKENS_FILE, or in the embedded mode a file in
+ * DATA_DIR made on first start (the admin and service tokens, and where they are, are printed).
+ */
+export function loadTokenRegistry(
+  config: { AUTH_TOKENS_FILE?: string; DATA_DIR: string; mode: "embedded" | "production" },
+  log: { info(obj: object, msg: string): void },
+): TokenRegistry {
+  if (config.AUTH_TOKENS_FILE) return TokenRegistry.fromFile(config.AUTH_TOKENS_FILE);
+  if (config.mode === "production") {
+    throw new Error("AUTH_TOKENS_FILE is required outside the embedded mode (see deploy/tokens.example.json)");
+  }
+  const { path, created } = ensureEmbeddedTokenFile(config.DATA_DIR);
+  log.info({ tokensFile: path, created }, created ? "created a token file with an admin and a service token" : "using the token file");
+  if (created) console.error(`cyborg-es: tokens for the admin and the compute service are in ${path}`);
+  return TokenRegistry.fromFile(path);
+}

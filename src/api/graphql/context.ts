@@ -1,16 +1,18 @@
 import { randomUUID } from "node:crypto";
+import type { ArqBoundEvent } from "../../../projections/arqs/bound-notifier.js";
 import type { Application } from "../../app/application.js";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { EventStore } from "../../eventstore/port.js";
+import type { ReadStore } from "../../readstore/port.js";
 import type { Principal } from "../auth/tokens.js";
 import { seesAllProjects } from "../auth/policy.js";
-import { createLoaders, type Loaders } from "./loaders.js";
-import type { ReadSide } from "./read-side.js";
+import { Loaders } from "./loaders.js";
 
 /** Everything resolvers reach; built once by the composition root. */
 export interface ApiServices {
   app: Application;
-  read: ReadSide;
+  /** Where the read models live; resolvers read them with the queries of projections/<model>/queries.ts. */
+  readStore: ReadStore;
   store: EventStore;
   notifications: NotificationFeed;
   /** Resolves once the read models reflect the log up to its current head (read-your-writes). */
@@ -18,16 +20,6 @@ export interface ApiServices {
   limits: { maxBindings: number };
   /** bindAcceleratorRequests binds at once the ARQs whose handle is free (one commit); the binder does the rest. */
   bindInline: boolean;
-}
-
-/** accelerator-request-bound, published by the projection runner after the read models show it. */
-export interface BindNotification {
-  arqUuid: string;
-  instanceUuid: string;
-  status: "COMPLETED" | "FAILED";
-  reason: string | null;
-  /** Log position of the event that resolved the bind (a decimal string). */
-  position: string;
 }
 
 /** What a listener waits for: these ARQs, or this instance's ARQs, or (neither) everything. */
@@ -38,7 +30,7 @@ export interface NotificationFilter {
 
 export interface NotificationFeed {
   /** Starts listening at once; `ready` resolves when no notification published later can be missed. */
-  listen(filter?: NotificationFilter): { ready: Promise<void>; events: AsyncIterable<BindNotification>; close(): void };
+  listen(filter?: NotificationFilter): { ready: Promise<void>; events: AsyncIterable<ArqBoundEvent>; close(): void };
 }
 
 export interface ApiContext {
@@ -53,7 +45,7 @@ export function createContext(services: ApiServices, principal: Principal | unde
     principal,
     correlationId: correlationId && /^[\w.:-]{1,128}$/.test(correlationId) ? correlationId : randomUUID(),
     services,
-    loaders: createLoaders(services.read),
+    loaders: new Loaders(services.readStore),
   };
 }
 

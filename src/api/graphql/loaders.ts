@@ -1,40 +1,41 @@
 import DataLoader from "dataloader";
-import type { Doc, ReadSide } from "./read-side.js";
+import { getArqs } from "../../../projections/arqs/queries.js";
+import * as tree from "../../../projections/device-tree/queries.js";
+import type { ArqView } from "../../domain/arqs/view.js";
+import type { ReadStore } from "../../readstore/port.js";
 
 const batch = <V>(fn: (keys: readonly string[]) => Promise<V[]>) => new DataLoader<string, V>(fn, { maxBatchSize: 1000 });
 
 /**
- * Per-request DataLoaders: nested fields of a page of results cost one read-store round trip per
- * field, not one per parent. Each is made on first use: every request and subscription has a
- * context, and most use one loader or none.
+ * Per-request DataLoaders over the read models' batch queries: nested fields of a page of results
+ * cost one read-store round trip per field, not one per parent. Each is made on first use: every
+ * request and subscription has a context, and most use one loader or none.
  */
 export class Loaders {
-  private _device?: DataLoader<string, Doc | null>;
-  private _deployable?: DataLoader<string, Doc | null>;
-  private _deployablesOfDevice?: DataLoader<string, Doc[]>;
-  private _childrenOfDeployable?: DataLoader<string, Doc[]>;
-  private _handlesOfDeployable?: DataLoader<string, Doc[]>;
-  private _arq?: DataLoader<string, Doc | null>;
-  constructor(private readonly read: ReadSide) {}
+  private _device?: DataLoader<string, tree.DeviceView | null>;
+  private _deployable?: DataLoader<string, tree.DeployableView | null>;
+  private _deployablesOfDevice?: DataLoader<string, tree.DeployableView[]>;
+  private _childrenOfDeployable?: DataLoader<string, tree.DeployableView[]>;
+  private _handlesOfDeployable?: DataLoader<string, tree.AttachHandleView[]>;
+  private _arq?: DataLoader<string, ArqView | null>;
+  constructor(private readonly store: ReadStore) {}
 
   get device() {
-    return (this._device ??= batch((k) => this.read.getDevices(k)));
+    return (this._device ??= batch((k) => tree.getDevices(this.store, k)));
   }
   get deployable() {
-    return (this._deployable ??= batch((k) => this.read.getDeployables(k)));
+    return (this._deployable ??= batch((k) => tree.getDeployables(this.store, k)));
   }
   get deployablesOfDevice() {
-    return (this._deployablesOfDevice ??= batch((k) => this.read.deployablesByDevice(k)));
+    return (this._deployablesOfDevice ??= batch((k) => tree.deployablesByDevice(this.store, k)));
   }
   get childrenOfDeployable() {
-    return (this._childrenOfDeployable ??= batch((k) => this.read.childrenOf(k)));
+    return (this._childrenOfDeployable ??= batch((k) => tree.childrenOf(this.store, k)));
   }
   get handlesOfDeployable() {
-    return (this._handlesOfDeployable ??= batch((k) => this.read.handlesByDeployable(k)));
+    return (this._handlesOfDeployable ??= batch((k) => tree.handlesByDeployable(this.store, k)));
   }
   get arq() {
-    return (this._arq ??= batch((k) => this.read.getArqs(k)));
+    return (this._arq ??= batch((k) => getArqs(this.store, k)));
   }
 }
-
-export const createLoaders = (read: ReadSide): Loaders => new Loaders(read);

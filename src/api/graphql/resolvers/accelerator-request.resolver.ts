@@ -1,10 +1,11 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from "type-graphql";
+import { listArqs } from "../../../../projections/arqs/queries.js";
+import type { ArqView } from "../../../domain/arqs/view.js";
 import { canSeeArq, seesAllProjects } from "../../auth/policy.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { apiError, badInput, forbidden } from "../errors.js";
 import { ArqBindingInput } from "../inputs/arq.input.js";
 import { ArqFilter } from "../inputs/filters.input.js";
-import type { Doc } from "../read-side.js";
 import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent } from "../types/accelerator-request.type.js";
 import { toConnection } from "../types/connection.js";
 import { boundEvents, type BoundEventPayload } from "./bound-events.js";
@@ -24,7 +25,7 @@ export class AcceleratorRequestResolver {
   ) {
     const p = ctx.principal!;
     const scoped = { ...filter, projectId: seesAllProjects(p) ? undefined : (p.projectId ?? "\u0000none") };
-    return toConnection(await ctx.services.read.listArqs(scoped, pageSize(first), after ?? undefined));
+    return toConnection(await listArqs(ctx.services.readStore, scoped, pageSize(first), after ?? undefined));
   }
 
   @Authorized("arq:read")
@@ -113,12 +114,12 @@ export class AcceleratorRequestResolver {
     @Root() payload: BoundEventPayload,
     @Arg("instanceUuid", () => ID, { nullable: true }) _instanceUuid?: string,
     @Arg("arqUuids", () => [ID], { nullable: true }) _arqUuids?: string[],
-  ): ArqBindEvent {
-    return payload as unknown as ArqBindEvent;
+  ): BoundEventPayload {
+    return payload;
   }
 }
 
-function visible(ctx: ApiContext, arq: Doc | null) {
+function visible(ctx: ApiContext, arq: ArqView | null) {
   return arq && canSeeArq(ctx.principal!, arq.projectId) ? arq : null;
 }
 

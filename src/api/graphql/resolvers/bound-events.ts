@@ -1,16 +1,12 @@
+import type { ArqBoundEvent } from "../../../../projections/arqs/bound-notifier.js";
+import { getArqs, listArqs } from "../../../../projections/arqs/queries.js";
+import type { ArqView } from "../../../domain/arqs/view.js";
 import { allows, canSeeArq } from "../../auth/policy.js";
-import type { ApiContext, BindNotification } from "../context.js";
+import type { ApiContext } from "../context.js";
 import { forbidden, unauthenticated } from "../errors.js";
-import type { Doc } from "../read-side.js";
 
-export interface BoundEventPayload {
-  name: "accelerator-request-bound";
-  serverUuid: string;
-  tag: string;
-  status: "COMPLETED" | "FAILED";
-  reason: string | null;
-  arq: Doc;
-}
+/** What acceleratorRequestBound sends (GraphQL's ArqBindEvent): Nova's event with the ARQ as the read models show it. */
+export type BoundEventPayload = ArqBoundEvent & { arq: ArqView };
 
 type Args = { instanceUuid?: string | null; arqUuids?: string[] | null };
 
@@ -50,9 +46,8 @@ async function* stream(ctx: ApiContext, args: Args, opened: (l: Listener) => voi
   if (!p) throw unauthenticated();
   if (!allows(p, "arq:read")) throw forbidden("subscribing to accelerator-request-bound");
   const wanted = args.arqUuids?.length ? new Set(args.arqUuids) : undefined;
-  const matches = (n: BindNotification) =>
-    (!wanted || wanted.has(n.arqUuid)) && (!args.instanceUuid || args.instanceUuid === n.instanceUuid);
-  const visible = (arq: Doc) => canSeeArq(p, arq.projectId);
+  const matches = (e: ArqBoundEvent) => (!wanted || wanted.has(e.tag)) && (!args.instanceUuid || args.instanceUuid === e.serverUuid);
+  const visible = (arq: ArqView) => canSeeArq(p, arq.projectId);
   const sent = new Map<string, bigint>();
 
   const listener = ctx.services.notifications.listen(args);
@@ -63,35 +58,40 @@ async function* stream(ctx: ApiContext, args: Args, opened: (l: Listener) => voi
     if (wanted || args.instanceUuid) {
       for (const arq of await alreadyResolved(ctx, args)) {
         if (!visible(arq)) continue;
-        sent.set(arq.uuid, BigInt(String(arq.position ?? "0")));
-        const status = arq.state === "BOUND" ? "COMPLETED" : "FAILED";
-        yield payload(arq, String(arq.instanceUuid ?? args.instanceUuid ?? ""), status, (arq.bindFailureReason as string | null) ?? null);
+        sent.set(arq.uuid, BigInt(arq.position));
+        yield { ...resolvedEvent(arq, arq.instanceUuid ?? args.instanceUuid ?? ""), arq };
       }
     }
-    for await (const n of listener.events) {
-      if (!matches(n)) continue;
-      const pos = BigInt(n.position);
-      if ((sent.get(n.arqUuid) ?? -1n) >= pos) continue;
-      const [arq] = await ctx.services.read.getArqs([n.arqUuid]);
+    for await (const e of listener.events) {
+      if (!matches(e)) continue;
+      const pos = BigInt(e.position);
+      if ((sent.get(e.tag) ?? -1n) >= pos) continue;
+      const [arq] = await getArqs(ctx.services.readStore, [e.tag]);
       if (!arq || !visible(arq)) continue;
-      sent.set(n.arqUuid, pos);
-      yield payload(arq, n.instanceUuid, n.status, n.reason);
+      sent.set(e.tag, pos);
+      yield { ...e, arq };
     }
   } finally {
     listener.close();
   }
 }
 
-async function alreadyResolved(ctx: ApiContext, args: Args): Promise<Doc[]> {
-  const read = ctx.services.read;
+async function alreadyResolved(ctx: ApiContext, args: Args): Promise<ArqView[]> {
+  const store = ctx.services.readStore;
   const arqs = args.arqUuids?.length
-    ? (await read.getArqs(args.arqUuids)).filter((a): a is Doc => a !== null)
-    : (await read.listArqs({ instanceUuid: args.instanceUuid! }, 1000)).items;
-  return arqs.filter(
-    (a) => (a.state === "BOUND" || a.state === "BIND_FAILED") && (!args.instanceUuid || a.instanceUuid === args.instanceUuid),
-  );
+    ? (await getArqs(store, args.arqUuids)).filter((a) => a !== null)
+    : (await listArqs(store, { instanceUuid: args.instanceUuid! }, 1000)).items;
+  return arqs.filter((a) => (a.state === "BOUND" || a.state === "BIND_FAILED") && (!args.instanceUuid || a.instanceUuid === args.instanceUuid));
 }
 
-function payload(arq: Doc, serverUuid: string, status: "COMPLETED" | "FAILED", reason: string | null): BoundEventPayload {
-  return { name: "accelerator-request-bound", serverUuid, tag: arq.uuid, status, reason, arq };
+/** The event of a bind that resolved before the subscriber listened, as the read model shows it. */
+function resolvedEvent(arq: ArqView, serverUuid: string): ArqBoundEvent {
+  return {
+    name: "accelerator-request-bound",
+    serverUuid,
+    tag: arq.uuid,
+    status: arq.state === "BOUND" ? "COMPLETED" : "FAILED",
+    reason: arq.bindFailureReason,
+    position: arq.position,
+  };
 }

@@ -1,7 +1,8 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from "type-graphql";
 import type { ApiContext } from "../context.js";
 import { DeployableFilter } from "../inputs/filters.input.js";
-import type { Doc } from "../read-side.js";
+import { listDeployables } from "../../../../projections/deployables/queries.js";
+import type { DeployableView } from "../../../../projections/device-tree/queries.js";
 import { toConnection } from "../types/connection.js";
 import { AttachHandle, Deployable, DeployableConnection } from "../types/deployable.type.js";
 import { Device } from "../types/device.type.js";
@@ -17,7 +18,7 @@ export class DeployableResolver {
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
   ) {
-    return toConnection(await ctx.services.read.listDeployables({ ...filter }, pageSize(first), after ?? undefined));
+    return toConnection(await listDeployables(ctx.services.readStore, { ...filter }, pageSize(first), after ?? undefined));
   }
 
   @Authorized("hardware:read")
@@ -27,27 +28,27 @@ export class DeployableResolver {
   }
 
   @FieldResolver(() => Deployable, { nullable: true })
-  parent(@Root() d: Doc, @Ctx() ctx: ApiContext) {
-    return d.parentUuid ? ctx.loaders.deployable.load(String(d.parentUuid)) : null;
+  parent(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    return d.parentUuid ? ctx.loaders.deployable.load(d.parentUuid) : null;
   }
 
   @FieldResolver(() => Deployable, { nullable: true })
-  root(@Root() d: Doc, @Ctx() ctx: ApiContext) {
-    return d.rootUuid ? ctx.loaders.deployable.load(String(d.rootUuid)) : null;
+  root(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    return d.rootUuid ? ctx.loaders.deployable.load(d.rootUuid) : null;
   }
 
   @FieldResolver(() => [Deployable])
-  children(@Root() d: Doc, @Ctx() ctx: ApiContext) {
+  children(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
     return ctx.loaders.childrenOfDeployable.load(d.uuid);
   }
 
   @FieldResolver(() => Device)
-  device(@Root() d: Doc, @Ctx() ctx: ApiContext) {
-    return ctx.loaders.device.load(String(d.deviceUuid));
+  device(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    return ctx.loaders.device.load(d.deviceUuid);
   }
 
   @FieldResolver(() => [AttachHandle])
-  attachHandles(@Root() d: Doc, @Ctx() ctx: ApiContext) {
+  attachHandles(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
     return ctx.loaders.handlesOfDeployable.load(d.uuid);
   }
 }

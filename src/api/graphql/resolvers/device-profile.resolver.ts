@@ -1,4 +1,5 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
+import { getProfileByName, getProfileByUuid, listProfiles } from "../../../../projections/device-profiles/queries.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { badInput } from "../errors.js";
 import { DeviceProfileInput } from "../inputs/arq.input.js";
@@ -9,7 +10,7 @@ export class DeviceProfileResolver {
   @Authorized("device_profile:read")
   @Query(() => [DeviceProfile], { description: "In creation order" })
   deviceProfiles(@Ctx() ctx: ApiContext, @Arg("names", () => [String], { nullable: true }) names?: string[]) {
-    return ctx.services.read.listProfiles(names ?? undefined);
+    return listProfiles(ctx.services.readStore, names ?? undefined);
   }
 
   @Authorized("device_profile:read")
@@ -20,7 +21,7 @@ export class DeviceProfileResolver {
     @Arg("name", () => String, { nullable: true }) name?: string,
   ) {
     if (Boolean(uuid) === Boolean(name)) throw badInput("uuid", "give exactly one of uuid and name");
-    return uuid ? ctx.services.read.getProfileByUuid(uuid) : ctx.services.read.getProfileByName(name!);
+    return uuid ? getProfileByUuid(ctx.services.readStore, uuid) : getProfileByName(ctx.services.readStore, name!);
   }
 
   @Authorized("device_profile:write")

@@ -6,7 +6,7 @@ import { toConnection } from "../types/connection.js";
 import { Deployable } from "../types/deployable.type.js";
 import { Device, DeviceConnection } from "../types/device.type.js";
 import { DeviceStatus } from "../types/scalars.js";
-import type { Doc } from "../read-side.js";
+import { listDevices, type DeviceView } from "../../../../projections/device-tree/queries.js";
 import { pageSize } from "./paging.js";
 
 @Resolver(() => Device)
@@ -19,7 +19,7 @@ export class DeviceResolver {
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
   ) {
-    return toConnection(await ctx.services.read.listDevices({ ...filter }, pageSize(first), after ?? undefined));
+    return toConnection(await listDevices(ctx.services.readStore, { ...filter }, pageSize(first), after ?? undefined));
   }
 
   @Authorized("hardware:read")
@@ -37,14 +37,14 @@ export class DeviceResolver {
   ) {
     const device = await ctx.loaders.device.load(uuid);
     if (!device) throw apiError("NOT_FOUND", `no device with uuid ${uuid}`);
-    await ctx.services.app.setDeviceStatus(commandContext(ctx), String(device.hostname), uuid, status);
+    await ctx.services.app.setDeviceStatus(commandContext(ctx), device.hostname, uuid, status);
     await ctx.services.catchUp();
     ctx.loaders.device.clear(uuid);
     return ctx.loaders.device.load(uuid);
   }
 
   @FieldResolver(() => [Deployable])
-  deployables(@Root() device: Doc, @Ctx() ctx: ApiContext) {
+  deployables(@Root() device: DeviceView, @Ctx() ctx: ApiContext) {
     return ctx.loaders.deployablesOfDevice.load(device.uuid);
   }
 }

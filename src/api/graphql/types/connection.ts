@@ -6,12 +6,7 @@ export class PageInfo {
   @Field(() => String, { nullable: true }) endCursor!: string | null;
 }
 
-export interface Page<T> {
-  items: T[];
-  cursors: string[];
-  hasNextPage: boolean;
-  totalCount: number;
-}
+import type { Page } from "../../../../projections/shared/page.js";
 
 /** A Relay-style connection type named `<Name>Connection` with `<Name>Edge` edges and `nodes`. */
 export function Connection<T extends object>(name: string, node: ClassType<T>) {

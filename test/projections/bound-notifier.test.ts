@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
+import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { Projector } from "../../src/projector/projector.js";
 import { InProcessPubSub } from "../../src/pubsub/in-process.js";
 import { MemoryReadStore } from "../../src/readstore/memory.js";
-import { ProjectionRunner } from "../../src/readstore/runner.js";
-import { append, arqCreated, bindFailed, bindStarted, bound, unbound } from "../projections/support.js";
-import { eventually, listen } from "./support.js";
+import { eventually, listen } from "../readstore/support.js";
+import { append, arqCreated, bindFailed, bindStarted, bound, unbound } from "./support.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -16,21 +17,23 @@ async function setup(es = new MemoryEventStore(), store = new MemoryReadStore())
   const pubsub = new InProcessPubSub();
   const listener = await listen(pubsub, store);
   cleanups.push(() => listener.close());
+  let notifier: BoundNotifier | undefined;
   const start = async () => {
-    const runner = new ProjectionRunner({ events: es, store, projections, pubsub, batchSize: 5, healthCheckMs: 20 });
-    cleanups.push(() => runner.stop());
-    await runner.start();
-    return runner;
+    notifier = new BoundNotifier(pubsub, store, console);
+    const projector = new Projector({ events: es, store, projections, hooks: [notifier], batchSize: 5, healthCheckMs: 20 });
+    cleanups.push(() => projector.stop());
+    await projector.start();
+    return projector;
   };
-  return { es, store, pubsub, listener, start };
+  return { es, store, pubsub, listener, start, published: () => notifier?.published };
 }
 
-const summary = (r: { notification: { arqUuid: string; status: string; reason: string | null; serverUuid: string }; stateOnReceipt: string | null }) =>
-  `${r.notification.arqUuid} ${r.notification.status} ${r.notification.serverUuid} ${r.stateOnReceipt}${r.notification.reason ? ` (${r.notification.reason})` : ""}`;
+const summary = (r: { notification: { tag: string; status: string; reason: string | null; serverUuid: string }; stateOnReceipt: string | null }) =>
+  `${r.notification.tag} ${r.notification.status} ${r.notification.serverUuid} ${r.stateOnReceipt}${r.notification.reason ? ` (${r.notification.reason})` : ""}`;
 
 describe("accelerator-request-bound notifications", () => {
   it("sends one per bind, after the read model shows the new state", async () => {
-    const { es, listener, start } = await setup();
+    const { es, listener, start, published } = await setup();
     const runner = await start();
     await append(es, [arqCreated("a1"), bindStarted("a1", "h1", "i1"), bound("a1", { instance: "i1" })]);
     await append(es, [arqCreated("a2"), bindStarted("a2", "h1", "i2"), bindFailed("a2", "no free attach handle", "i2")]);
@@ -45,11 +48,9 @@ describe("accelerator-request-bound notifications", () => {
       tag: "a1",
       status: "COMPLETED",
       reason: null,
-      arqUuid: "a1",
-      instanceUuid: "i1",
       position: "3",
     });
-    expect(runner.notificationsPublished).toBe(3);
+    expect(published()).toBe(3);
   });
 
   it("sends nothing for old binds on a rebuild, or on a fresh store over an old log", async () => {
@@ -97,6 +98,6 @@ describe("accelerator-request-bound notifications", () => {
     await runner.caughtUp();
     await append(es, [arqCreated("a2"), bindStarted("a2"), bound("a2")]);
     await runner.caughtUp();
-    await eventually(() => expect(listener.received.map((r) => r.notification.arqUuid)).toEqual(["a1", "a2"]));
+    await eventually(() => expect(listener.received.map((r) => r.notification.tag)).toEqual(["a1", "a2"]));
   });
 });

@@ -1,18 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedEvent } from "../../src/eventstore/port.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { getArqs } from "../../projections/arqs/queries.js";
 import { projections } from "../../projections/index.js";
+import type { Projection } from "../../src/projector/projection.js";
+import { Projector, type ProjectorOptions } from "../../src/projector/projector.js";
 import { MemoryReadStore } from "../../src/readstore/memory.js";
-import type { Projection } from "../../src/readstore/projection.js";
-import { ReadModels } from "../../src/readstore/queries.js";
-import { ProjectionRunner, type RunnerOptions } from "../../src/readstore/runner.js";
 import { append, arqCreated, bindStarted, bound, gpuHost } from "../projections/support.js";
-import { CrashingStore, dumpAll, eventually, mixedLog } from "./support.js";
+import { CrashingStore, dumpAll, eventually, mixedLog } from "../readstore/support.js";
 
 const names = projections.map((p) => p.name);
-const runners: ProjectionRunner[] = [];
-function runner(options: Partial<RunnerOptions> & Pick<RunnerOptions, "events" | "store">): ProjectionRunner {
-  const r = new ProjectionRunner({ projections, batchSize: 10, healthCheckMs: 20, ...options });
+const runners: Projector[] = [];
+function runner(options: Partial<ProjectorOptions> & Pick<ProjectorOptions, "events" | "store">): Projector {
+  const r = new Projector({ projections, batchSize: 10, healthCheckMs: 20, ...options });
   runners.push(r);
   return r;
 }
@@ -23,11 +23,11 @@ afterEach(async () => {
 /** The read models a one-shot rebuild gives for the log of `es`. */
 async function oneShot(es: MemoryEventStore) {
   const store = new MemoryReadStore();
-  await new ProjectionRunner({ events: es, store, projections, batchSize: 1000 }).rebuild();
+  await new Projector({ events: es, store, projections, batchSize: 1000 }).rebuild();
   return dumpAll(store, names);
 }
 
-describe("projection runner", () => {
+describe("projector", () => {
   it("catches up from position 0 on a fresh memory store (embedded start), then goes live", async () => {
     const es = new MemoryEventStore();
     await append(es, mixedLog());
@@ -44,7 +44,7 @@ describe("projection runner", () => {
 
     await append(es, [arqCreated("late")]);
     await r.waitFor((await es.headPosition())!);
-    expect((await new ReadModels(store).getArqs(["late"]))[0]?.state).toBe("INITIAL");
+    expect((await getArqs(store, ["late"]))[0]?.state).toBe("INITIAL");
     await r.caughtUp();
   });
 
@@ -52,7 +52,7 @@ describe("projection runner", () => {
     const es = new MemoryEventStore();
     await append(es, mixedLog());
     const store = new MemoryReadStore();
-    const r = new ProjectionRunner({ events: es, store, projections, rebuildBatchSize: 13 });
+    const r = new Projector({ events: es, store, projections, rebuildBatchSize: 13 });
     await r.rebuild();
     const first = await dumpAll(store, names);
     await r.rebuild();
@@ -72,7 +72,7 @@ describe("projection runner", () => {
     const store = new MemoryReadStore();
     for (const okBatches of [3, 17, 29]) {
       const crashing = new CrashingStore(store, okBatches);
-      const r1 = new ProjectionRunner({ events: es, store: crashing, projections, batchSize: 10, healthCheckMs: 20 });
+      const r1 = new Projector({ events: es, store: crashing, projections, batchSize: 10, healthCheckMs: 20 });
       void r1.start().catch(() => undefined);
       await eventually(() => expect(crashing.crashed).toBe(true));
       await r1.stop();
@@ -98,7 +98,7 @@ describe("projection runner", () => {
 
     store.flushAll();
     await append(es, [arqCreated("after-flush")]);
-    await eventually(async () => expect((await new ReadModels(store).getArqs(["after-flush"]))[0]).not.toBeNull());
+    await eventually(async () => expect((await getArqs(store, ["after-flush"]))[0]).not.toBeNull());
     await r.caughtUp();
     expect(await dumpAll(store, names)).toEqual(await oneShot(es));
   });
@@ -148,7 +148,7 @@ describe("projection runner", () => {
     expect(status.filter((s) => s.name !== "broken").every((s) => s.state === "live")).toBe(true);
     await append(es, [bindStarted("a1")]);
     await r.caughtUp();
-    expect((await new ReadModels(store).getArqs(["a1"]))[0]?.state).toBe("BIND_STARTED");
+    expect((await getArqs(store, ["a1"]))[0]?.state).toBe("BIND_STARTED");
   });
 
   it("reports its lag while catching up", async () => {

@@ -18,56 +18,17 @@
  * Removal events are expected bottom-up (handles, deployables, then the device), as the host
  * decider emits them; each removes only its own keys.
  */
-import type { InventoryEvent } from "../src/domain/events.js";
-import type { DeviceStatus, DeviceType, JsonObject } from "../src/domain/shared/types.js";
-import type { RecordedEvent } from "../src/eventstore/port.js";
-import type { ReadStore, Write } from "../src/readstore/port.js";
-import { indexFamilies, keys, score, type Projection, type Recorded } from "../src/readstore/projection.js";
-import { childrenOf as groupChildren, DEPLOYABLE_EVENTS, deployableWrites, readDeployables, type DeployableView } from "./shared/deployables.js";
-import { pageOf, type Page } from "./shared/page.js";
+import type { InventoryEvent } from "../../src/domain/events.js";
+import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
+import type { Write } from "../../src/readstore/port.js";
+import type { Projection } from "../../src/projector/projection.js";
+import { DEPLOYABLE_EVENTS, deployableWrites } from "../shared/deployables.js";
+import { indexFamilies, keys, score } from "../shared/keys.js";
 
 export const name = "device-tree";
-const k = keys(name);
+export const k = keys(name);
 
-export type DeviceView = {
-  uuid: string;
-  type: DeviceType;
-  vendor: string;
-  model: string;
-  hostname: string;
-  status: DeviceStatus;
-  stdBoardInfo: JsonObject | null;
-  vendorBoardInfo: JsonObject | null;
-  controlPath: { uuid: string; type: string; info: JsonObject };
-  createdAt: string;
-  updatedAt: string | null;
-  /** Gone from the host's report while one of its handles is allocated. */
-  lost: boolean;
-};
-
-export type AttachHandleView = {
-  uuid: string;
-  type: string;
-  info: JsonObject;
-  inUse: boolean;
-  /** The ARQ holding the handle, while in use. */
-  arqUuid: string | null;
-  deployableUuid: string;
-  deviceUuid: string;
-  hostname: string;
-  lost: boolean;
-};
-
-export type { DeployableView };
-
-export interface DeviceFilter {
-  type?: string | null;
-  vendor?: string | null;
-  hostname?: string | null;
-  status?: string | null;
-}
-
-const DEVICE_FAMILIES = { hostname: "devices-by-host", type: "devices-by-type", vendor: "devices-by-vendor", status: "devices-by-status" } as const;
+export const DEVICE_FAMILIES = { hostname: "devices-by-host", type: "devices-by-type", vendor: "devices-by-vendor", status: "devices-by-status" } as const;
 const { orderKey: ORDER_KEY, file: fileDevice } = indexFamilies(k, DEVICE_FAMILIES, "devices");
 const CHILDREN_KEY = k("children-by-parent");
 const DEPLOYABLES_KEY = k("deployables");
@@ -220,38 +181,3 @@ export function project(event: RecordedEvent): Write[] {
 }
 
 export const projection: Projection = { name, eventTypes, project };
-
-// ---- queries -------------------------------------------------------------------------------
-
-export async function getDevices(store: ReadStore, uuids: readonly string[]): Promise<Array<DeviceView | null>> {
-  return (await store.getDocs(uuids.map((u) => k("device", u)))) as Array<DeviceView | null>;
-}
-
-export async function listDevices(store: ReadStore, filter: DeviceFilter, first: number, after?: string): Promise<Page<DeviceView>> {
-  const index: string[] = [];
-  for (const field of ["hostname", "type", "vendor", "status"] as const) {
-    const v = filter[field];
-    if (v !== undefined && v !== null) index.push(k(`${DEVICE_FAMILIES[field]}:${v}`));
-  }
-  return pageOf(store, index.length ? index : [k("devices")], first, after, (u) => getDevices(store, u));
-}
-
-export function getDeployables(store: ReadStore, uuids: readonly string[]): Promise<Array<DeployableView | null>> {
-  return readDeployables(store, k, uuids);
-}
-
-export function deployablesByDevice(store: ReadStore, deviceUuids: readonly string[]): Promise<DeployableView[][]> {
-  return groupChildren(store, deviceUuids.map((u) => k("deployables-of", u)), (u) => getDeployables(store, u));
-}
-
-export function childrenOf(store: ReadStore, deployableUuids: readonly string[]): Promise<DeployableView[][]> {
-  return groupChildren(store, deployableUuids.map((u) => k("children-by-parent", u)), (u) => getDeployables(store, u));
-}
-
-export async function getHandles(store: ReadStore, uuids: readonly string[]): Promise<Array<AttachHandleView | null>> {
-  return (await store.getDocs(uuids.map((u) => k("handle", u)))) as Array<AttachHandleView | null>;
-}
-
-export function handlesByDeployable(store: ReadStore, deployableUuids: readonly string[]): Promise<AttachHandleView[][]> {
-  return groupChildren(store, deployableUuids.map((u) => k("handles-of", u)), (u) => getHandles(store, u));
-}

@@ -1,25 +1,25 @@
 /**
- * The runner over a real redis-server: same read models as the memory store, FLUSHALL healed
+ * The projector over a real redis-server: same read models as the memory store, FLUSHALL healed
  * while running, kill and restart, and notifications over Redis pub/sub.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
+import { Projector } from "../../src/projector/projector.js";
 import { RedisPubSub } from "../../src/pubsub/redis.js";
 import { MemoryReadStore } from "../../src/readstore/memory.js";
-import { ReadModels } from "../../src/readstore/queries.js";
 import { RedisReadStore } from "../../src/readstore/redis.js";
-import { ProjectionRunner } from "../../src/readstore/runner.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
-import { append, arqCreated, bindStarted, bound } from "../projections/support.js";
-import { CrashingStore, dumpAll, eventually, listen, mixedLog } from "./support.js";
+import { append, arqCreated, bindStarted, bound, queriesOf } from "../projections/support.js";
+import { CrashingStore, dumpAll, eventually, listen, mixedLog } from "../readstore/support.js";
 
 const names = projections.map((p) => p.name);
 let redis: TestRedis;
 let client: Redis;
 let store: RedisReadStore;
-const runners: ProjectionRunner[] = [];
+const runners: Projector[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -32,25 +32,25 @@ afterEach(async () => {
   await client.flushall();
 });
 
-function runner(s = store, extra: Partial<ConstructorParameters<typeof ProjectionRunner>[0]> = {}) {
-  const r = new ProjectionRunner({ events: extra.events!, store: s, projections, batchSize: 25, healthCheckMs: 20, ...extra });
+function runner(s = store, extra: Partial<ConstructorParameters<typeof Projector>[0]> = {}) {
+  const r = new Projector({ events: extra.events!, store: s, projections, batchSize: 25, healthCheckMs: 20, ...extra });
   runners.push(r);
   return r;
 }
 
 async function memoryModels(es: MemoryEventStore) {
   const mem = new MemoryReadStore();
-  await new ProjectionRunner({ events: es, store: mem, projections }).rebuild();
+  await new Projector({ events: es, store: mem, projections }).rebuild();
   return dumpAll(mem, names);
 }
 
-describe("projection runner on Redis", () => {
+describe("projector on Redis", () => {
   it("builds the same read models as the memory store", async () => {
     const es = new MemoryEventStore();
     await append(es, mixedLog(4, 8));
     await runner(store, { events: es }).start();
     expect(await dumpAll(store, names)).toEqual(await memoryModels(es));
-    const read = new ReadModels(store);
+    const read = queriesOf(store);
     expect((await read.listArqs({ state: "BOUND" }, 100)).items.map((a) => a.uuid)).toEqual(
       [0, 1, 2, 3].flatMap((h) => [`arq-${h}-2`, `arq-${h}-6`]),
     );
@@ -74,7 +74,7 @@ describe("projection runner on Redis", () => {
     const es = new MemoryEventStore();
     await append(es, mixedLog(4, 8));
     const crashing = new CrashingStore(store, 12);
-    const r1 = new ProjectionRunner({ events: es, store: crashing, projections, batchSize: 25, healthCheckMs: 20 });
+    const r1 = new Projector({ events: es, store: crashing, projections, batchSize: 25, healthCheckMs: 20 });
     void r1.start().catch(() => undefined);
     await eventually(() => expect(crashing.crashed).toBe(true));
     await r1.stop();
@@ -87,7 +87,7 @@ describe("projection runner on Redis", () => {
     const pubsub = new RedisPubSub(redis.url);
     const listener = await listen(new RedisPubSub(redis.url), store);
     try {
-      const r = runner(store, { events: es, pubsub });
+      const r = runner(store, { events: es, hooks: [new BoundNotifier(pubsub, store, console)] });
       await r.start();
       await append(es, [arqCreated("a1"), bindStarted("a1", "h1", "i1"), bound("a1", { instance: "i1" })]);
       await eventually(() => expect(listener.received.map((x) => [x.notification.tag, x.notification.status, x.stateOnReceipt])).toEqual([["a1", "COMPLETED", "BOUND"]]));

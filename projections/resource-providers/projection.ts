@@ -11,27 +11,14 @@
  *   :all                     zset  deployable uuids by the position that added them
  *   :by-host:<hostname>      zset  the same, per host
  */
-import type { InventoryEvent } from "../src/domain/events.js";
-import type { RecordedEvent } from "../src/eventstore/port.js";
-import type { ReadStore, Write } from "../src/readstore/port.js";
-import { keys, score, type Projection, type Recorded } from "../src/readstore/projection.js";
-import { attributesView } from "./shared/deployables.js";
+import type { InventoryEvent } from "../../src/domain/events.js";
+import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
+import type { Write } from "../../src/readstore/port.js";
+import type { Projection } from "../../src/projector/projection.js";
+import { keys, score } from "../shared/keys.js";
 
 export const name = "resource-providers";
-const k = keys(name);
-
-export type ResourceProviderView = {
-  uuid: string;
-  name: string;
-  parentProviderName: string;
-  resourceClass: string;
-  total: number;
-  reserved: number;
-  used: number;
-  traits: string[];
-  deployableUuid: string;
-  deviceUuid: string;
-};
+export const k = keys(name);
 
 export const eventTypes = [
   "DeviceDiscovered",
@@ -106,44 +93,3 @@ export function project(event: RecordedEvent): Write[] {
 }
 
 export const projection: Projection = { name, eventTypes, project };
-
-// ---- queries -------------------------------------------------------------------------------
-
-/**
- * Every accelerator RP (of one host), in the order the deployables were added. A deployable
- * without an `rc` attribute (e.g. an FPGA region above its functions) has no inventory in
- * Placement, so it is no RP. Three round trips.
- */
-export async function listResourceProviders(store: ReadStore, hostname?: string | null): Promise<ResourceProviderView[]> {
-  const [members] = await store.getMembers([hostname ? k("by-host", hostname) : k("all")]);
-  const deps = members!;
-  const [rps, attrs, orders, used] = await Promise.all([
-    store.getDocs(deps.map((u) => k("rp", u))),
-    store.getDocs(deps.map((u) => k("attrs", u))),
-    store.getMembers(deps.map((u) => k("attr-order", u))),
-    store.count(deps.map((u) => k("in-use", u))),
-  ]);
-  const deviceUuids = [...new Set(rps.flatMap((rp) => (rp ? [rp.deviceUuid as string] : [])))];
-  const devices = await store.getDocs(deviceUuids.map((u) => k("device", u)));
-  const maintaining = new Set(deviceUuids.filter((_, i) => devices[i]?.status === "MAINTAINING"));
-  const out: ResourceProviderView[] = [];
-  rps.forEach((rp, i) => {
-    if (!rp) return;
-    const { resourceClass, traits } = attributesView(attrs[i]!, orders[i]!);
-    if (resourceClass === null) return;
-    const total = rp.total as number;
-    out.push({
-      uuid: rp.uuid as string,
-      name: rp.name as string,
-      parentProviderName: rp.parentProviderName as string,
-      resourceClass,
-      total,
-      reserved: maintaining.has(rp.deviceUuid as string) ? total : 0,
-      used: used[i]!,
-      traits,
-      deployableUuid: rp.deployableUuid as string,
-      deviceUuid: rp.deviceUuid as string,
-    });
-  });
-  return out;
-}

@@ -1,19 +1,5 @@
-import type { RecordedEvent } from "../eventstore/port.js";
-import { keyPrefix, type Write } from "./port.js";
-
-/**
- * A read model: a pure function from one event to the writes that bring the model up to date.
- * It never reads (every event carries what its projection needs; what the old value of a field
- * was is the store's business, see the `index` write), so a batch of a thousand events becomes
- * one atomic store call, and replaying the log rebuilds the same model.
- */
-export interface Projection {
-  /** Also the hash tag of every key it owns: `{name}:...`. */
-  readonly name: string;
-  /** Event types it reacts to; the runner does not call `project` for others. */
-  readonly eventTypes: readonly string[];
-  project(event: RecordedEvent): Write[];
-}
+/** Key layout helpers every read model uses: its keys, its index families, and log positions as scores. */
+import { keyPrefix, type Write } from "../../src/readstore/port.js";
 
 /** Builds the keys of one projection. */
 export function keys(projection: string): (part: string, id?: string) => string {
@@ -22,10 +8,6 @@ export function keys(projection: string): (part: string, id?: string) => string 
   return (part, id) => (id === undefined ? prefix + part : `${prefix}${part}:${id}`);
 }
 
-/**
- * A log position as a sorted-set score. Scores are doubles: exact up to 2^53, which is 9 PB of
- * EventStoreDB log or 9e15 events; beyond that the projection refuses rather than misorder.
- */
 /**
  * Writers for a projection's index families (see the `index` write): `file(member, field, value)`
  * files a member under the family of `field`, ordered by the index `order`. Key strings are built
@@ -38,10 +20,11 @@ export function indexFamilies<F extends string>(key: (part: string) => string, f
   return { orderKey, file };
 }
 
+/**
+ * A log position as a sorted-set score. Scores are doubles: exact up to 2^53, which is 9 PB of
+ * EventStoreDB log or 9e15 events; beyond that the projection refuses rather than misorder.
+ */
 export function score(position: bigint): number {
   if (position > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`position ${position} is beyond 2^53: cannot be a score`);
   return Number(position);
 }
-
-/** A recorded domain event, narrowed by `type` (a switch on `event.type` types `event.data`). */
-export type Recorded<E extends { type: string; data: unknown }> = E extends unknown ? RecordedEvent<E["type"], E["data"]> : never;

@@ -3,7 +3,7 @@
  *
  * Keys (all under the hash tag `{arqs}`):
  *   :arq:<uuid>          hash  created {uuid deviceProfileName deviceProfileUuid deviceProfileGroupId
- *                              createdAt}, projectId, binding {hostname deviceRpUuid instanceUuid}
+ *                              group createdAt}, projectId, binding {hostname deviceRpUuid instanceUuid}
  *                              | null, status {state handle bindFailureReason revision position
  *                              updatedAt} (handle: {attachHandleType attachHandleUuid
  *                              attachHandleInfo deployableUuid} | null)
@@ -13,52 +13,18 @@
  *   :by-<f>:<value>      zset  the ARQs with that value, in creation order
  *                              (`resolved:yes` holds the ARQs in BOUND or BIND_FAILED)
  */
-import type { ArqEvent } from "../src/domain/events.js";
-import type { ArqState, AttachHandleType, JsonObject } from "../src/domain/shared/types.js";
-import type { RecordedEvent } from "../src/eventstore/port.js";
-import type { ReadStore, Write } from "../src/readstore/port.js";
-import { indexFamilies, keys, score, type Projection, type Recorded } from "../src/readstore/projection.js";
-import { pageOf, type Page } from "./shared/page.js";
+import type { ArqView } from "../../src/domain/arqs/view.js";
+import type { ArqEvent } from "../../src/domain/events.js";
+import type { ArqState } from "../../src/domain/shared/types.js";
+import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
+import type { Write } from "../../src/readstore/port.js";
+import type { Projection } from "../../src/projector/projection.js";
+import { indexFamilies, keys, score } from "../shared/keys.js";
 
 export const name = "arqs";
-const k = keys(name);
+export const k = keys(name);
 
-export type ArqView = {
-  uuid: string;
-  state: ArqState;
-  deviceProfileName: string;
-  deviceProfileUuid: string;
-  deviceProfileGroupId: number;
-  hostname: string | null;
-  deviceRpUuid: string | null;
-  instanceUuid: string | null;
-  projectId: string | null;
-  /** The three attach-handle fields are null unless the ARQ is BOUND. */
-  attachHandleType: AttachHandleType | null;
-  attachHandleUuid: string | null;
-  attachHandleInfo: JsonObject | null;
-  deployableUuid: string | null;
-  /** Why the last bind failed, while BIND_FAILED. */
-  bindFailureReason: string | null;
-  /** Revision of the arq-<uuid> stream this view reflects. */
-  revision: number;
-  /** Log position of the last event applied to this ARQ (decimal string). */
-  position: string;
-  createdAt: string;
-  updatedAt: string | null;
-};
-
-export interface ArqFilter {
-  instanceUuid?: string | null;
-  state?: string | null;
-  hostname?: string | null;
-  deviceProfileName?: string | null;
-  projectId?: string | null;
-  /** Only ARQs whose bind resolved: BOUND or BIND_FAILED. */
-  resolvedOnly?: boolean | null;
-}
-
-const FAMILIES = {
+export const FAMILIES = {
   state: "by-state",
   instanceUuid: "by-instance",
   hostname: "by-host",
@@ -85,7 +51,14 @@ export function project(event: RecordedEvent): Write[] {
       const d = e.data;
       return [
         doc("INITIAL", {
-          created: { uuid: u, deviceProfileName: d.deviceProfileName, deviceProfileUuid: d.deviceProfileUuid, deviceProfileGroupId: d.deviceProfileGroupId, createdAt: d.at },
+          created: {
+            uuid: u,
+            deviceProfileName: d.deviceProfileName,
+            deviceProfileUuid: d.deviceProfileUuid,
+            deviceProfileGroupId: d.deviceProfileGroupId,
+            group: d.group,
+            createdAt: d.at,
+          },
           projectId: d.projectId,
           binding: null,
         }),
@@ -146,8 +119,8 @@ export function project(event: RecordedEvent): Write[] {
 export const projection: Projection = { name, eventTypes, project };
 
 /** The stored doc: fields grouped by what changes together. */
-interface StoredArq {
-  created: Pick<ArqView, "uuid" | "deviceProfileName" | "deviceProfileUuid" | "deviceProfileGroupId" | "createdAt">;
+export interface StoredArq {
+  created: Pick<ArqView, "uuid" | "deviceProfileName" | "deviceProfileUuid" | "deviceProfileGroupId" | "group" | "createdAt">;
   projectId: string | null;
   binding: Pick<ArqView, "hostname" | "deviceRpUuid" | "instanceUuid"> | null;
   status: {
@@ -158,49 +131,4 @@ interface StoredArq {
     position: string;
     updatedAt: string | null;
   };
-}
-
-// ---- queries -------------------------------------------------------------------------------
-
-function view(doc: Record<string, unknown> | null): ArqView | null {
-  if (!doc) return null;
-  const a = doc as unknown as StoredArq;
-  const s = a.status;
-  const handle = s.state === "BOUND" ? s.handle : null;
-  return {
-    ...a.created,
-    state: s.state,
-    hostname: a.binding?.hostname ?? null,
-    deviceRpUuid: a.binding?.deviceRpUuid ?? null,
-    instanceUuid: a.binding?.instanceUuid ?? null,
-    projectId: a.projectId,
-    attachHandleType: handle?.attachHandleType ?? null,
-    attachHandleUuid: handle?.attachHandleUuid ?? null,
-    attachHandleInfo: handle?.attachHandleInfo ?? null,
-    deployableUuid: s.handle?.deployableUuid ?? null,
-    bindFailureReason: s.bindFailureReason,
-    revision: s.revision,
-    position: s.position,
-    createdAt: a.created.createdAt,
-    updatedAt: s.updatedAt,
-  };
-}
-
-export async function getArqs(store: ReadStore, uuids: readonly string[]): Promise<Array<ArqView | null>> {
-  return (await store.getDocs(uuids.map((u) => k("arq", u)))).map(view);
-}
-
-/** ARQs in creation order; filters combine (AND). */
-export async function listArqs(store: ReadStore, filter: ArqFilter, first: number, after?: string): Promise<Page<ArqView>> {
-  const index: string[] = [];
-  const add = (field: keyof typeof FAMILIES, v: string | null | undefined) => {
-    if (v !== undefined && v !== null) index.push(k(`${FAMILIES[field]}:${v}`));
-  };
-  add("instanceUuid", filter.instanceUuid);
-  add("hostname", filter.hostname);
-  add("state", filter.state);
-  add("deviceProfileName", filter.deviceProfileName);
-  add("projectId", filter.projectId);
-  if (filter.resolvedOnly) add("resolved", "yes");
-  return pageOf(store, index.length ? index : [k("all")], first, after, (u) => getArqs(store, u));
 }

@@ -1,0 +1,142 @@
+/**
+ * accelerator-request-bound: the arqs read model's notifier, a hook of the projector. It publishes
+ * one event per ARQ per bind, after every read model shows it.
+ *
+ * A bind completes when an ARQ in BIND_STARTED becomes BOUND (COMPLETED) or BIND_FAILED (FAILED);
+ * BOUND -> BIND_FAILED (its device was lost) is not a bind completion. ArqBound can only follow
+ * BIND_STARTED; for ArqBindFailed the notifier follows which ARQs are in BIND_STARTED, and asks the
+ * arqs read model (before the batch is applied) about those whose bind started before it began.
+ *
+ * Which events notify (the rule on restart): only those after `floor`. At start the floor is the
+ * arqs checkpoint (events after it were never applied, so never notified: a restart notifies each
+ * of them once), or the head of the log when the arqs model has none (a new or lost store: the
+ * whole log is history); before a rebuild or a heal it is raised to the furthest position already
+ * applied, so a replay never notifies again. A notification waits in `pending` until every
+ * projection committed its event (so a subscriber that queries on receipt sees the new state
+ * everywhere), and is sent once (`sentUpTo`).
+ */
+import type { ArqEvent } from "../../src/domain/events.js";
+import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
+import type { ProjectorHooks } from "../../src/projector/projection.js";
+import type { PubSub } from "../../src/pubsub/port.js";
+import type { ReadStore } from "../../src/readstore/port.js";
+import { name } from "./projection.js";
+import { getArqs } from "./queries.js";
+
+export const ARQ_BOUND_TOPIC = "accelerator-request-bound";
+
+/** Nova's external event, one per ARQ per bind; GraphQL's ArqBindEvent is this with the ARQ. */
+export interface ArqBoundEvent {
+  name: "accelerator-request-bound";
+  /** The instance. */
+  serverUuid: string;
+  /** The ARQ uuid, as Nova expects the tag. */
+  tag: string;
+  status: "COMPLETED" | "FAILED";
+  reason: string | null;
+  /** Log position of the event that resolved the bind (decimal string). */
+  position: string;
+}
+
+export interface NotifierLogger {
+  warn(obj: object, msg: string): void;
+}
+
+export class BoundNotifier implements ProjectorHooks {
+  /** ARQs in BIND_STARTED, as seen by this notifier: uuid -> instance. */
+  private readonly binding = new Map<string, string | null>();
+  private readonly pending: ArqBoundEvent[] = [];
+  private preparedUpTo = -1n;
+  private sentUpTo = -1n;
+  private floor = -1n;
+  /** Events published since start (tests, metrics). */
+  published = 0;
+
+  constructor(
+    private readonly pubsub: PubSub,
+    private readonly store: ReadStore,
+    private readonly log: NotifierLogger,
+  ) {}
+
+  started(checkpoints: ReadonlyMap<string, bigint | undefined>, head: bigint | undefined): void {
+    this.raiseFloor(checkpoints.get(name) ?? head);
+  }
+
+  replaying(appliedUpTo: bigint | undefined): void {
+    this.raiseFloor(appliedUpTo);
+  }
+
+  /** Records the bind completions the batch holds. */
+  async beforeApply(batch: readonly RecordedEvent[]): Promise<void> {
+    const fresh = batch.filter((e) => e.position > this.preparedUpTo && e.stream.startsWith("arq-")) as Array<Recorded<ArqEvent>>;
+    if (batch.length) this.preparedUpTo = maxOf(this.preparedUpTo, batch.at(-1)!.position);
+    if (fresh.length === 0) return;
+    await this.learnStarted(fresh);
+    for (const e of fresh) {
+      const u = e.data.arqUuid;
+      switch (e.type) {
+        case "ArqBindStarted":
+          this.binding.set(u, e.data.instanceUuid);
+          break;
+        case "ArqBound":
+          this.binding.delete(u);
+          if (e.position > this.floor) this.hold(e.position, u, "COMPLETED", null, e.data.instanceUuid);
+          break;
+        case "ArqBindFailed": {
+          const wasStarted = this.binding.has(u);
+          const instance = e.data.instanceUuid ?? this.binding.get(u) ?? null;
+          this.binding.delete(u);
+          if (wasStarted && e.position > this.floor) {
+            if (instance) this.hold(e.position, u, "FAILED", e.data.reason, instance);
+            else this.log.warn({ arqUuid: u }, "bind failed without an instance: no notification");
+          }
+          break;
+        }
+        default:
+          this.binding.delete(u);
+      }
+    }
+  }
+
+  /** Publishes what every projection has committed, in log order. */
+  async afterCommit(committedUpTo: bigint): Promise<void> {
+    let n = 0;
+    while (n < this.pending.length && BigInt(this.pending[n]!.position) <= committedUpTo) n++;
+    for (const event of this.pending.splice(0, n)) {
+      const p = BigInt(event.position);
+      if (p <= this.sentUpTo) continue;
+      this.sentUpTo = p;
+      try {
+        await this.pubsub.publish(ARQ_BOUND_TOPIC, event);
+        this.published++;
+      } catch (err) {
+        // At most once: listeners re-read the read model when they (re)subscribe.
+        this.log.warn({ err, arqUuid: event.tag }, "could not publish accelerator-request-bound");
+      }
+    }
+  }
+
+  /** Asks the read model about ARQs whose failure this batch holds but whose start this notifier has not seen. */
+  private async learnStarted(fresh: ReadonlyArray<Recorded<ArqEvent>>): Promise<void> {
+    const unknown = new Set<string>();
+    const seen = new Set<string>();
+    for (const e of fresh) {
+      const u = e.data.arqUuid;
+      if (seen.has(u)) continue;
+      seen.add(u);
+      if (e.type === "ArqBindFailed" && e.position > this.floor && !this.binding.has(u)) unknown.add(u);
+    }
+    if (unknown.size === 0) return;
+    for (const arq of await getArqs(this.store, [...unknown])) if (arq?.state === "BIND_STARTED") this.binding.set(arq.uuid, arq.instanceUuid);
+  }
+
+  private raiseFloor(position: bigint | undefined): void {
+    if (position !== undefined && position > this.floor) this.floor = position;
+  }
+
+  private hold(position: bigint, arqUuid: string, status: ArqBoundEvent["status"], reason: string | null, instanceUuid: string): void {
+    this.pending.push({ name: "accelerator-request-bound", serverUuid: instanceUuid, tag: arqUuid, status, reason, position: position.toString() });
+  }
+}
+
+const maxOf = (a: bigint, b: bigint) => (a > b ? a : b);

@@ -1,0 +1,58 @@
+/** The arqs read model's queries: ARQs by uuid, and filtered lists in creation order. */
+import type { ArqView } from "../../src/domain/arqs/view.js";
+import type { ReadStore } from "../../src/readstore/port.js";
+import { pageOf, type Page } from "../shared/page.js";
+import { FAMILIES, k, type StoredArq } from "./projection.js";
+
+export interface ArqFilter {
+  instanceUuid?: string | null;
+  state?: string | null;
+  hostname?: string | null;
+  deviceProfileName?: string | null;
+  projectId?: string | null;
+  /** Only ARQs whose bind resolved: BOUND or BIND_FAILED. */
+  resolvedOnly?: boolean | null;
+}
+
+function view(doc: Record<string, unknown> | null): ArqView | null {
+  if (!doc) return null;
+  const a = doc as unknown as StoredArq;
+  const s = a.status;
+  const handle = s.state === "BOUND" ? s.handle : null;
+  return {
+    ...a.created,
+    state: s.state,
+    hostname: a.binding?.hostname ?? null,
+    deviceRpUuid: a.binding?.deviceRpUuid ?? null,
+    instanceUuid: a.binding?.instanceUuid ?? null,
+    projectId: a.projectId,
+    attachHandleType: handle?.attachHandleType ?? null,
+    attachHandleUuid: handle?.attachHandleUuid ?? null,
+    attachHandleInfo: handle?.attachHandleInfo ?? null,
+    deployableUuid: handle?.deployableUuid ?? null,
+    bindFailureReason: s.bindFailureReason,
+    revision: s.revision,
+    position: s.position,
+    createdAt: a.created.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+export async function getArqs(store: ReadStore, uuids: readonly string[]): Promise<Array<ArqView | null>> {
+  return (await store.getDocs(uuids.map((u) => k("arq", u)))).map(view);
+}
+
+/** ARQs in creation order; filters combine (AND). */
+export async function listArqs(store: ReadStore, filter: ArqFilter, first: number, after?: string): Promise<Page<ArqView>> {
+  const index: string[] = [];
+  const add = (field: keyof typeof FAMILIES, v: string | null | undefined) => {
+    if (v !== undefined && v !== null) index.push(k(`${FAMILIES[field]}:${v}`));
+  };
+  add("instanceUuid", filter.instanceUuid);
+  add("hostname", filter.hostname);
+  add("state", filter.state);
+  add("deviceProfileName", filter.deviceProfileName);
+  add("projectId", filter.projectId);
+  if (filter.resolvedOnly) add("resolved", "yes");
+  return pageOf(store, index.length ? index : [k("all")], first, after, (u) => getArqs(store, u));
+}

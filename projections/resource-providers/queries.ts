@@ -1,0 +1,56 @@
+/** The resource-providers read model's query: deployables as Placement sees them. */
+import type { ReadStore } from "../../src/readstore/port.js";
+import { attributesView } from "../shared/deployables.js";
+import { k } from "./projection.js";
+
+export type ResourceProviderView = {
+  uuid: string;
+  name: string;
+  parentProviderName: string;
+  resourceClass: string;
+  total: number;
+  reserved: number;
+  used: number;
+  traits: string[];
+  deployableUuid: string;
+  deviceUuid: string;
+};
+
+/**
+ * Every accelerator RP (of one host), in the order the deployables were added. A deployable
+ * without an `rc` attribute (e.g. an FPGA region above its functions) has no inventory in
+ * Placement, so it is no RP. Three round trips.
+ */
+export async function listResourceProviders(store: ReadStore, hostname?: string | null): Promise<ResourceProviderView[]> {
+  const [members] = await store.getMembers([hostname ? k("by-host", hostname) : k("all")]);
+  const deps = members!;
+  const [rps, attrs, orders, used] = await Promise.all([
+    store.getDocs(deps.map((u) => k("rp", u))),
+    store.getDocs(deps.map((u) => k("attrs", u))),
+    store.getMembers(deps.map((u) => k("attr-order", u))),
+    store.count(deps.map((u) => k("in-use", u))),
+  ]);
+  const deviceUuids = [...new Set(rps.flatMap((rp) => (rp ? [rp.deviceUuid as string] : [])))];
+  const devices = await store.getDocs(deviceUuids.map((u) => k("device", u)));
+  const maintaining = new Set(deviceUuids.filter((_, i) => devices[i]?.status === "MAINTAINING"));
+  const out: ResourceProviderView[] = [];
+  rps.forEach((rp, i) => {
+    if (!rp) return;
+    const { resourceClass, traits } = attributesView(attrs[i]!, orders[i]!);
+    if (resourceClass === null) return;
+    const total = rp.total as number;
+    out.push({
+      uuid: rp.uuid as string,
+      name: rp.name as string,
+      parentProviderName: rp.parentProviderName as string,
+      resourceClass,
+      total,
+      reserved: maintaining.has(rp.deviceUuid as string) ? total : 0,
+      used: used[i]!,
+      traits,
+      deployableUuid: rp.deployableUuid as string,
+      deviceUuid: rp.deviceUuid as string,
+    });
+  });
+  return out;
+}

@@ -1,0 +1,28 @@
+/**
+ * The adapters the configuration asks for: EVENTSTORE_URL selects EventStoreDB over the embedded
+ * LMDB log, REDIS_URL selects Redis over in-memory read models and in-process pub/sub. Loaded on
+ * demand, so the embedded mode never loads a client it does not use.
+ */
+import { join } from "node:path";
+import type { Config } from "./config.js";
+import type { EventStore } from "./eventstore/port.js";
+import type { PubSub } from "./pubsub/port.js";
+import type { ReadStore } from "./readstore/port.js";
+
+export async function openEventStore(config: Config): Promise<EventStore> {
+  if (config.eventLog === "esdb") {
+    const { EsdbEventStore } = await import("./eventstore/esdb.js");
+    return EsdbEventStore.connect(config.EVENTSTORE_URL!);
+  }
+  const { LmdbEventStore } = await import("./eventstore/lmdb.js");
+  return LmdbEventStore.open(join(config.DATA_DIR, "events"));
+}
+
+export async function openReadSide(config: Config): Promise<{ readStore: ReadStore; pubsub: PubSub }> {
+  if (config.readModels === "redis") {
+    const [{ RedisReadStore }, { RedisPubSub }] = await Promise.all([import("./readstore/redis.js"), import("./pubsub/redis.js")]);
+    return { readStore: new RedisReadStore(config.REDIS_URL!), pubsub: new RedisPubSub(config.REDIS_URL!) };
+  }
+  const [{ MemoryReadStore }, { InProcessPubSub }] = await Promise.all([import("./readstore/memory.js"), import("./pubsub/in-process.js")]);
+  return { readStore: new MemoryReadStore(), pubsub: new InProcessPubSub() };
+}

@@ -1,0 +1,38 @@
+/**
+ * Read-your-writes for the API: a mutation returns once the read models reflect the log up to its
+ * head as of the moment it asks. With the projector in this process it waits on it; without (ROLES
+ * without projector) it polls the store's checkpoints. The write has committed either way, so
+ * models that lag past the timeout are logged, not turned into an error for a write that succeeded.
+ */
+import type { EventStore } from "../eventstore/port.js";
+import type { ReadStore } from "../readstore/port.js";
+import type { Projector } from "./projector.js";
+
+export interface ReadYourWritesOptions {
+  events: EventStore;
+  store: ReadStore;
+  /** The projector of this process, if it runs one. */
+  projector?: Projector;
+  /** The read models to wait for (when polling the store). */
+  names: readonly string[];
+  timeoutMs: number;
+  log: { warn(obj: object, msg: string): void };
+}
+
+const POLL_MS = 5;
+
+export function readYourWrites(o: ReadYourWritesOptions): () => Promise<void> {
+  const lagging = (head: bigint) => o.log.warn({ head: head.toString() }, "read models lag behind a mutation");
+  return async () => {
+    const head = await o.events.headPosition();
+    if (head === undefined) return;
+    if (o.projector) return o.projector.waitFor(head, { timeoutMs: o.timeoutMs }).catch(() => lagging(head));
+    const deadline = Date.now() + o.timeoutMs;
+    for (;;) {
+      const cps = await o.store.getCheckpoints(o.names);
+      if (cps.every((c) => c !== undefined && c >= head)) return;
+      if (Date.now() > deadline) return lagging(head);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The one rebuild: drop read models and replay the log into them, up to a position. The CLI and
+ * the benchmark rebuild while the projector is stopped (up to the head); the running projector
+ * rebuilds on request, and when the store lost a model, up to what it had already applied, and
+ * its loop goes on from there. A replay never reaches events the projector has not seen, so
+ * hooks (notifications) never fire for it.
+ */
+import type { EventStore } from "../eventstore/port.js";
+import type { ReadStore } from "../readstore/port.js";
+import { projectBatch, type ProjectLogger, type Slot } from "./slots.js";
+
+export interface RebuildProgress {
+  projections: string[];
+  /** Last position applied (decimal string). */
+  position: string;
+  headPosition: string | null;
+  /** Events read since the rebuild started. */
+  events: number;
+  elapsedMs: number;
+}
+
+export interface ReplayOptions {
+  /** Replay the log up to here (inclusive); undefined: nothing to replay. */
+  upTo: bigint | undefined;
+  /** Events per store write. */
+  batchSize: number;
+  log: ProjectLogger;
+  now: () => number;
+  onProgress?: (p: RebuildProgress) => void;
+}
+
+/**
+ * Batches in flight: batch N+1 is read, projected and sent while the store applies N (adapters
+ * apply calls in order; if N fails, N+1 fails its checkpoint guard). Three rather than two: node
+ * and Redis take turns on shared cores, and a deeper queue keeps both busy.
+ */
+const IN_FLIGHT = 3;
+
+export async function replay(events: EventStore, store: ReadStore, slots: readonly Slot[], opts: ReplayOptions): Promise<void> {
+  const startedAt = opts.now();
+  const names = slots.map((s) => s.projection.name);
+  for (const s of slots) {
+    await store.drop(s.projection.name);
+    s.processed = s.stored = undefined;
+    s.failed = undefined;
+    s.rebuilding = true;
+  }
+  try {
+    const sent = new Map<Slot, bigint>();
+    const committing: Array<Promise<unknown>> = [];
+    let after: bigint | undefined;
+    let count = 0;
+    while (opts.upTo !== undefined && (after === undefined || after < opts.upTo)) {
+      const page = (await events.readAll({ after, maxCount: opts.batchSize })).filter((e) => e.position <= opts.upTo!);
+      if (page.length === 0) break;
+      const last = page.at(-1)!.position;
+      const sending = Promise.all(
+        slots.map(async (s) => {
+          if (s.failed) return;
+          const writes = projectBatch(s, page, opts.log);
+          if (writes === undefined) return;
+          const expected = sent.get(s) ?? null;
+          sent.set(s, last);
+          await store.applyBatch(s.projection.name, writes, last, expected);
+          s.stored = s.processed = last;
+        }),
+      );
+      sending.catch(() => undefined); // awaited below; avoid an unhandled rejection meanwhile
+      committing.push(sending);
+      if (committing.length >= IN_FLIGHT) await committing.shift();
+      after = last;
+      count += page.length;
+      opts.onProgress?.({ projections: names, position: last.toString(), headPosition: opts.upTo.toString(), events: count, elapsedMs: opts.now() - startedAt });
+    }
+    for (const c of committing) await c;
+  } finally {
+    for (const s of slots) s.rebuilding = false;
+  }
+  const failed = slots.filter((s) => s.failed);
+  if (failed.length) throw new Error(`rebuild: ${failed.map((s) => `${s.projection.name}: ${s.failed}`).join("; ")}`);
+}
