@@ -5,236 +5,13 @@
  *   scores: the old value of each member and its score in the order index come from an
  *   IndexCache (what this adapter wrote or read before) or from one read before the batch. The
  *   script therefore touches only declared keys and does blind writes.
- * - Blind writes on different keys commute, so writes are combined per key: every field set on a
- *   hash in the batch goes into one HSET, every member added to a sorted set into one ZADD, and
- *   so on (the last write of a field or member wins, as it would one by one). A thousand events
- *   that each file an ARQ under BIND_STARTED become one HSET on the family and one ZADD.
+ * - Writes are combined per key (batch-plan.ts). A thousand events that each file an ARQ under
+ *   BIND_STARTED become one HSET on the family and one ZADD.
  */
+import { addMember, combine, delField, json, removeMember, setField, type Plan } from "./batch-plan.js";
+import type { IndexCache } from "./index-cache.js";
 import type { Write } from "./port.js";
 import { OP, OpsWriter } from "./redis-ops.js";
-
-interface Known<V> {
-  /** Knows every member: one it has no entry for is absent. */
-  complete: boolean;
-  m: Map<string, V | null>;
-}
-
-/** About 100 MB: beyond, the cache starts over (and reads what it needs, batch by batch). */
-const MAX_ENTRIES = 1_000_000;
-
-/**
- * What the adapter knows of one projection's index families (member -> value) and order indexes
- * (member -> score), valid at checkpoint `validAt` only: the runner's expected-checkpoint guard
- * tells whether anyone else wrote since.
- */
-export class IndexCache {
-  validAt: bigint | null | undefined = undefined;
-  /** After a drop the store holds nothing: every family and order index starts complete. */
-  private allComplete = false;
-  readonly values = new Map<string, Known<string>>();
-  readonly scores = new Map<string, Known<number>>();
-  /** Since the drop, sorted sets written before anything tracked them: their scores are not known. */
-  private readonly writtenUntracked = new Set<string>();
-  private partials = 0;
-  private entries = 0;
-
-  reset(emptyStore: boolean): void {
-    this.values.clear();
-    this.scores.clear();
-    this.writtenUntracked.clear();
-    this.partials = 0;
-    this.entries = 0;
-    this.allComplete = emptyStore;
-    this.validAt = emptyStore ? null : undefined;
-  }
-
-  /** Knows every member of every family and order index (since a drop): nothing to read. */
-  get knowsAll(): boolean {
-    return this.allComplete && this.partials === 0;
-  }
-
-  /** A write to a sorted set the cache does not follow: if it follows it later, it cannot know it all. */
-  written(key: string): void {
-    if (this.allComplete && !this.writtenUntracked.has(key)) {
-      this.writtenUntracked.add(key);
-      this.entries++;
-    }
-  }
-
-  value(family: string, member: string): string | null | undefined {
-    const known = this.values.get(family);
-    if (known) return lookup(known, member);
-    return this.allComplete && !this.writtenUntracked.has(family) ? null : undefined;
-  }
-
-  score(order: string, member: string): number | null | undefined {
-    const known = this.scores.get(order);
-    if (known) return lookup(known, member);
-    return this.allComplete && !this.writtenUntracked.has(order) ? null : undefined;
-  }
-
-  setValue(family: string, member: string, value: string | null): void {
-    this.set(this.values, family, member, value);
-  }
-
-  setScore(order: string, member: string, score: number | null): void {
-    this.set(this.scores, order, member, score);
-  }
-
-  /** The key was deleted: nothing is left under it. */
-  cleared(key: string): void {
-    for (const map of [this.values, this.scores] as Array<Map<string, Known<unknown>>>) {
-      const known = map.get(key);
-      if (!known) continue;
-      if (this.allComplete && !known.complete) this.partials--;
-      this.entries -= known.m.size;
-      map.set(key, { complete: true, m: new Map() });
-    }
-    if (this.writtenUntracked.delete(key)) this.entries--;
-  }
-
-  tracksScores(key: string): boolean {
-    return this.scores.has(key);
-  }
-
-  track(kind: "values" | "scores", key: string): void {
-    const map = kind === "values" ? this.values : this.scores;
-    if (map.has(key)) return;
-    const complete = this.allComplete && !this.writtenUntracked.has(key);
-    if (this.allComplete && !complete) this.partials++;
-    map.set(key, { complete, m: new Map() });
-  }
-
-  /** Too much to remember: forget it all (later batches read what they need first). */
-  get oversized(): boolean {
-    return this.entries > MAX_ENTRIES;
-  }
-
-  private set<V>(maps: Map<string, Known<V>>, key: string, member: string, v: V | null): void {
-    let known = maps.get(key);
-    if (!known) {
-      this.track(maps === this.values ? "values" : "scores", key);
-      known = maps.get(key)!;
-    }
-    const had = known.m.has(member);
-    // In a complete map an absent member needs no entry; a partial map must remember "absent".
-    if (v === null && known.complete) {
-      if (had) {
-        known.m.delete(member);
-        this.entries--;
-      }
-      return;
-    }
-    known.m.set(member, v);
-    if (!had) this.entries++;
-  }
-}
-
-function lookup<V>(known: Known<V>, member: string): V | null | undefined {
-  const v = known.m.get(member);
-  if (v !== undefined) return v;
-  return known.complete ? null : undefined;
-}
-
-/**
- * Starts following the batch's families and order indexes, and lists the members whose family
- * value or order score the cache does not know: to read before compileBatch.
- */
-export function unknowns(writes: readonly Write[], cache: IndexCache) {
-  const values = new Map<string, Set<string>>();
-  const scores = new Map<string, Set<string>>();
-  for (const w of writes) {
-    if (w.op !== "index") continue;
-    cache.track("values", w.index);
-    cache.track("scores", w.order);
-  }
-  if (cache.knowsAll) return { values, scores };
-  const add = (map: Map<string, Set<string>>, key: string, member: string) => {
-    let set = map.get(key);
-    if (!set) map.set(key, (set = new Set()));
-    set.add(member);
-  };
-  for (const w of writes) {
-    if (w.op !== "index") continue;
-    if (cache.value(w.index, w.member) === undefined) add(values, w.index, w.member);
-    if (w.value !== null && cache.score(w.order, w.member) === undefined) add(scores, w.order, w.member);
-  }
-  return { values, scores };
-}
-
-/**
- * What the batch does to one key. Most keys (a doc) get one write: it is kept as is (`first`) and
- * encoded when emitted; a second write turns the plan into sets of fields and members (the last
- * write of a field or member wins, as it would one by one).
- */
-interface Plan {
-  del: boolean;
-  first?: Write;
-  hset?: Map<string, string>;
-  hdel?: Set<string>;
-  zadd?: Map<string, number>;
-  znx?: Map<string, number>;
-  zrem?: Set<string>;
-}
-
-function setField(p: Plan, f: string, json: string): void {
-  (p.hset ??= new Map()).set(f, json);
-  p.hdel?.delete(f);
-}
-
-function delField(p: Plan, f: string): void {
-  p.hset?.delete(f);
-  if (!p.del) (p.hdel ??= new Set()).add(f);
-}
-
-function addMember(p: Plan, m: string, s: number, nx: boolean): void {
-  if (nx) {
-    if (p.zadd?.has(m) || p.znx?.has(m)) return;
-    if (p.del || p.zrem?.has(m)) {
-      p.zrem?.delete(m);
-      (p.zadd ??= new Map()).set(m, s);
-    } else {
-      (p.znx ??= new Map()).set(m, s);
-    }
-    return;
-  }
-  p.zrem?.delete(m);
-  p.znx?.delete(m);
-  (p.zadd ??= new Map()).set(m, s);
-}
-
-function removeMember(p: Plan, m: string): void {
-  p.zadd?.delete(m);
-  p.znx?.delete(m);
-  if (!p.del) (p.zrem ??= new Set()).add(m);
-}
-
-function combine(p: Plan, w: Write): void {
-  switch (w.op) {
-    case "put":
-      for (const f in w.fields) {
-        const v = w.fields[f];
-        if (v !== undefined) setField(p, f, json(w.key, f, v));
-      }
-      return;
-    case "unset":
-      for (const f of w.fields) delField(p, f);
-      return;
-    case "zadd":
-      addMember(p, w.member, w.score === 0 ? 0 : w.score, w.nx === true);
-      return;
-    case "zrem":
-      removeMember(p, w.member);
-      return;
-  }
-}
-
-function json(key: string, f: string, v: unknown): string {
-  if (v === null) return "null";
-  const out = JSON.stringify(v);
-  if (out === undefined) throw new TypeError(`field ${f} of ${key} is not JSON`);
-  return out;
-}
 
 /** Most members or fields per command (Lua's unpack has a stack limit near 8,000 values). */
 const CHUNK = 1000;
@@ -407,20 +184,22 @@ export function compileBatch(meta: string, writes: readonly Write[], cache: Inde
       ops.uint(OP.del);
       ops.uint(k);
     }
-    if (p.zrem?.size) emitMembers(ops, OP.zrem, k, p.zrem);
-    if (p.zadd?.size) emitScored(ops, OP.zadd, k, p.zadd);
-    if (p.znx?.size) emitScored(ops, OP.zaddNx, k, p.znx);
-    if (p.hdel?.size) emitMembers(ops, OP.hdel, k, p.hdel);
-    if (p.hset?.size) emitFields(ops, k, p.hset);
+    // Maps are walked by keys() and get(): iterating entries would allocate a pair for each.
+    const { zrem, zadd, znx, hdel, hset } = p;
+    if (zrem?.size) emitChunked(ops, OP.zrem, k, zrem, (m) => ops.str(m));
+    if (zadd?.size) emitChunked(ops, OP.zadd, k, zadd.keys(), (m) => (ops.score(zadd.get(m)!), ops.str(m)));
+    if (znx?.size) emitChunked(ops, OP.zaddNx, k, znx.keys(), (m) => (ops.score(znx.get(m)!), ops.str(m)));
+    if (hdel?.size) emitChunked(ops, OP.hdel, k, hdel, (f) => ops.str(f));
+    if (hset?.size) emitChunked(ops, OP.hset, k, hset.keys(), (f) => (ops.str(f), ops.str(hset.get(f)!)));
   }
   return { keys, ops };
 }
 
-/** One command per CHUNK members (ZREM, HDEL). */
-function emitMembers(ops: OpsWriter, op: number, k: number, members: Set<string>): void {
+/** Writes `items` as commands of at most CHUNK items each: the op, the key, the count, then each item. */
+function emitChunked<T>(ops: OpsWriter, op: number, k: number, items: Iterable<T>, write: (item: T) => void): void {
   let count = -1;
   let n = 0;
-  for (const m of members) {
+  for (const item of items) {
     if (count < 0 || n === CHUNK) {
       if (count >= 0) ops.setCount(count, n);
       ops.uint(op);
@@ -428,46 +207,7 @@ function emitMembers(ops: OpsWriter, op: number, k: number, members: Set<string>
       count = ops.countSlot();
       n = 0;
     }
-    ops.str(m);
-    n++;
-  }
-  ops.setCount(count, n);
-}
-
-/** One ZADD per CHUNK members: score member pairs. */
-function emitScored(ops: OpsWriter, op: number, k: number, members: Map<string, number>): void {
-  let count = -1;
-  let n = 0;
-  // keys() and get(): iterating entries would allocate a pair for each.
-  for (const m of members.keys()) {
-    if (count < 0 || n === CHUNK) {
-      if (count >= 0) ops.setCount(count, n);
-      ops.uint(op);
-      ops.uint(k);
-      count = ops.countSlot();
-      n = 0;
-    }
-    ops.score(members.get(m)!);
-    ops.str(m);
-    n++;
-  }
-  ops.setCount(count, n);
-}
-
-/** One HSET per CHUNK fields: field value pairs. */
-function emitFields(ops: OpsWriter, k: number, fields: Map<string, string>): void {
-  let count = -1;
-  let n = 0;
-  for (const f of fields.keys()) {
-    if (count < 0 || n === CHUNK) {
-      if (count >= 0) ops.setCount(count, n);
-      ops.uint(OP.hset);
-      ops.uint(k);
-      count = ops.countSlot();
-      n = 0;
-    }
-    ops.str(f);
-    ops.str(fields.get(f)!);
+    write(item);
     n++;
   }
   ops.setCount(count, n);

@@ -16,7 +16,8 @@ import {
   type Write,
 } from "./port.js";
 import { ApplyCommand, BufferPool, HEADROOM } from "./redis-apply.js";
-import { compileBatch, IndexCache, unknowns } from "./redis-batch.js";
+import { IndexCache, unknowns } from "./index-cache.js";
+import { compileBatch } from "./redis-batch.js";
 
 export interface RedisReadStoreOptions {
   /** Close the client on close() (default: true when the store made the client from a URL). */

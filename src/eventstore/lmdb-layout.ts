@@ -1,0 +1,97 @@
+/**
+ * What the embedded store keeps in LMDB (named databases of one environment, so one transaction
+ * spans them all):
+ *   log     position               -> StoredEvent   the global log, read in key order
+ *   heads   stream                 -> Head          the stream's revision and the positions of
+ *                                                   its last, still open chunk of revisions
+ *   chunks  [stream, firstRev]     -> positions[]   closed chunks of CHUNK revisions each
+ *   ids     event id               -> position      idempotent retries and duplicate ids
+ * Positions are 1, 2, 3, ... (ordered-binary number keys, exact up to 2^53), bigint at the port.
+ *
+ * Why chunks: an index entry per event ([stream, revision] -> position) dirties one B-tree page
+ * per stream per commit, because every stream's newest entries sit on a page of their own. The
+ * open chunk lives in the head instead, which is rewritten by every append anyway and packs many
+ * streams per page; a closed chunk costs one write per CHUNK events.
+ */
+import type { Database } from "lmdb";
+import type { EventMetadata, NewEvent, RecordedEvent } from "./port.js";
+
+/** The value stored under a position. The position itself is the key. */
+export interface StoredEvent {
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  /** Milliseconds since the epoch. */
+  recordedAt: number;
+}
+
+/** A stream's last revision and the positions of its open chunk: revisions revision - (revision % CHUNK) .. revision. */
+export interface Head {
+  revision: number;
+  open: number[];
+}
+export type StoredHead = [revision: number, open: number[]];
+
+export interface LmdbDatabases {
+  log: Database<StoredEvent, number>;
+  heads: Database<StoredHead, string>;
+  chunks: Database<number[], [string, number]>;
+  ids: Database<number, string>;
+}
+
+/** Revisions per stream chunk. The open chunk is rewritten by every append to its stream. */
+export const CHUNK = 32;
+// LMDB's default key limit is 1978 bytes, and chunk keys also carry a revision.
+const MAX_KEY_BYTES = 1024;
+
+export function readHead(heads: LmdbDatabases["heads"], stream: string): Head | undefined {
+  const stored = heads.get(stream);
+  return stored && { revision: stored[0], open: stored[1] };
+}
+
+/** Positions of revisions lo..hi of a stream: closed chunks from the chunk index, then the open chunk. */
+export function positionsOf(chunks: LmdbDatabases["chunks"], stream: string, head: Head, lo: number, hi: number): number[] {
+  const { revision: last, open } = head;
+  const openStart = last - (last % CHUNK);
+  const positions: number[] = [];
+  if (lo < openStart) {
+    const range = chunks.getRange({ start: [stream, lo - (lo % CHUNK)], end: [stream, Math.min(hi, openStart - 1) + 1] });
+    for (const { key, value } of range) {
+      const base = key[1];
+      for (let r = Math.max(lo, base); r <= Math.min(hi, base + CHUNK - 1); r++) positions.push(value[r - base]!);
+    }
+  }
+  for (let r = Math.max(lo, openStart); r <= hi; r++) positions.push(open[r - openStart]!);
+  return positions;
+}
+
+export function toRecorded(position: number, s: StoredEvent): RecordedEvent {
+  return {
+    id: s.id,
+    stream: s.stream,
+    revision: s.revision,
+    position: BigInt(position),
+    type: s.type,
+    data: s.data,
+    metadata: s.metadata,
+    recordedAt: new Date(s.recordedAt),
+  };
+}
+
+/** Rejects, before the write transaction, what LMDB could not store as a key. */
+export function validate(stream: string, events: readonly NewEvent[]): void {
+  if (typeof stream !== "string" || stream.length === 0) throw new TypeError("stream name must be a non-empty string");
+  if (tooLong(stream)) throw new RangeError(`stream name longer than ${MAX_KEY_BYTES} bytes`);
+  for (const e of events) {
+    if (typeof e.id !== "string" || e.id.length === 0) {
+      throw new TypeError(`event id must be a non-empty string (stream ${stream})`);
+    }
+    if (tooLong(e.id)) throw new RangeError(`event id longer than ${MAX_KEY_BYTES} bytes`);
+  }
+}
+
+// A UTF-16 code unit takes at most 3 UTF-8 bytes: short strings need no byte count.
+const tooLong = (s: string): boolean => s.length * 3 > MAX_KEY_BYTES && Buffer.byteLength(s) > MAX_KEY_BYTES;

@@ -1,0 +1,131 @@
+/**
+ * One append, written inside the embedded store's write transaction: everything it reads is the
+ * state it writes over, so the checks and the append are one atomic step. Everything that can
+ * throw (the checks, msgpack encoding) runs before the first write, so a failed append leaves
+ * nothing behind without the cost of a child transaction per append.
+ */
+import { asBinary, type Binary, type Database, type RootDatabase } from "lmdb";
+import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
+import { CHUNK, readHead, type LmdbDatabases, type StoredEvent } from "./lmdb-layout.js";
+import type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent } from "./port.js";
+
+const NO_OVERWRITE = { noOverwrite: true } as const;
+
+/** Data or metadata that msgpack cannot encode; thrown before anything was written. */
+export class EncodeError extends Error {
+  constructor(override readonly cause: unknown) {
+    super("event data or metadata cannot be encoded");
+  }
+}
+
+export class LmdbWriter {
+  /** The log's last position as of write transaction `txnId`; saves a cursor per append. */
+  private txnId = -1;
+  private txnLastPosition = 0;
+  /** Whether transaction `txnId` appended events (so it commits, as txnId). */
+  private txnAppended = false;
+  /** The log database's own msgpack encoder (it knows the shared structures), and a raw view to put its output. */
+  private readonly logEncoder: { encode(value: unknown): Uint8Array };
+  private readonly logRaw: Database<Binary, number>;
+
+  constructor(
+    private readonly env: RootDatabase,
+    private readonly db: LmdbDatabases,
+  ) {
+    this.logEncoder = (db.log as unknown as { encoder: { encode(value: unknown): Uint8Array } }).encoder;
+    this.logRaw = db.log as unknown as Database<Binary, number>;
+  }
+
+  /** Appends inside the running write transaction; `fed` collects the events as readAll would return them. */
+  write(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, recordedAt: number, fed?: RecordedEvent[]): AppendResult {
+    const head = readHead(this.db.heads, stream);
+    if (events.length === 0) {
+      checkExpectedRevision(stream, expected, head?.revision);
+      return head ? { revision: head.revision, position: BigInt(head.open.at(-1)!) } : { revision: -1, position: 0n };
+    }
+    const first = this.lastPosition() + 1;
+    const firstRevision = head ? head.revision + 1 : 0;
+    // Encode before the first write: an encoding error then leaves nothing behind.
+    const encoded = events.map((e, i) => {
+      const revision = firstRevision + i;
+      return this.encode({ id: e.id, stream, revision, type: e.type, data: e.data, metadata: e.metadata, recordedAt });
+    });
+
+    // Claim the ids with inserts that refuse to overwrite: the duplicate check and the index write
+    // in one B-tree descent. An id that exists means a retry or a reuse; undo our claims and let
+    // the shared rule decide. Claims are undone the same way when the revision check fails.
+    let claimed = 0;
+    while (claimed < events.length && this.db.ids.putSync(events[claimed]!.id, first + claimed, NO_OVERWRITE)) claimed++;
+    if (claimed < events.length) {
+      this.release(events, claimed);
+      const retry = checkRetry(stream, events, (id) => this.lookupId(id));
+      if (!retry) throw new Error(`event id index is inconsistent for an append to ${stream}`);
+      return retry;
+    }
+    try {
+      checkExpectedRevision(stream, expected, head?.revision);
+    } catch (err) {
+      this.release(events, claimed);
+      throw err;
+    }
+
+    let open = head ? head.open : [];
+    const date = fed && new Date(recordedAt);
+    for (let i = 0; i < events.length; i++) {
+      const revision = firstRevision + i;
+      if (revision % CHUNK === 0 && open.length > 0) {
+        this.db.chunks.put([stream, revision - CHUNK], open);
+        open = [];
+      }
+      open.push(first + i);
+      this.logRaw.put(first + i, asBinary(encoded[i]!));
+      const e = events[i]!;
+      // As readAll would return it (the feed shares data and metadata: events are immutable).
+      fed?.push({ id: e.id, stream, revision, position: BigInt(first + i), type: e.type, data: e.data, metadata: e.metadata, recordedAt: date! });
+    }
+    const revision = firstRevision + events.length - 1;
+    const last = first + events.length - 1;
+    this.db.heads.put(stream, [revision, open]);
+    this.txnLastPosition = last;
+    this.txnAppended = true;
+    return { revision, position: BigInt(last) };
+  }
+
+  lastLogKey(): number | undefined {
+    for (const key of this.db.log.getKeys({ reverse: true, limit: 1 })) return key;
+    return undefined;
+  }
+
+  private release(events: readonly NewEvent[], claimed: number): void {
+    for (let i = 0; i < claimed; i++) this.db.ids.removeSync(events[i]!.id);
+  }
+
+  private encode(stored: StoredEvent): Uint8Array {
+    try {
+      // A copy: msgpack's output buffer is reused by later encodes.
+      return Uint8Array.prototype.slice.call(this.logEncoder.encode(stored));
+    } catch (cause) {
+      throw new EncodeError(cause);
+    }
+  }
+
+  private lastPosition(): number {
+    const txnId = this.env.getWriteTxnId();
+    if (txnId !== this.txnId) {
+      // Transaction ids count commits: when ours appended and this one comes right after it,
+      // nobody else wrote in between, and the position we ended at is still the last.
+      const follows = txnId === this.txnId + 1 && this.txnAppended;
+      this.txnId = txnId;
+      this.txnAppended = false;
+      if (!follows) this.txnLastPosition = this.lastLogKey() ?? 0;
+    }
+    return this.txnLastPosition;
+  }
+
+  private lookupId(id: string): StoredIdRef | undefined {
+    const position = this.db.ids.get(id);
+    if (position === undefined) return undefined;
+    const stored = this.db.log.get(position)!;
+    return { stream: stored.stream, revision: stored.revision, position: BigInt(position) };
+  }
+}
