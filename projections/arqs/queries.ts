@@ -1,7 +1,7 @@
 /** The arqs read model's queries: ARQs by uuid, and filtered lists in creation order. */
 import type { ArqView } from "../../src/domain/arqs/view.js";
 import type { ReadStore } from "../../src/readstore/port.js";
-import { pageOf, type Page } from "../shared/page.js";
+import { filterIndexes, pageOf, type Page } from "../shared/page.js";
 import { FAMILIES, k, type StoredArq } from "./projection.js";
 
 export interface ArqFilter {
@@ -44,15 +44,7 @@ export async function getArqs(store: ReadStore, uuids: readonly string[]): Promi
 
 /** ARQs in creation order; filters combine (AND). */
 export async function listArqs(store: ReadStore, filter: ArqFilter, first: number, after?: string): Promise<Page<ArqView>> {
-  const index: string[] = [];
-  const add = (field: keyof typeof FAMILIES, v: string | null | undefined) => {
-    if (v !== undefined && v !== null) index.push(k(`${FAMILIES[field]}:${v}`));
-  };
-  add("instanceUuid", filter.instanceUuid);
-  add("hostname", filter.hostname);
-  add("state", filter.state);
-  add("deviceProfileName", filter.deviceProfileName);
-  add("projectId", filter.projectId);
-  if (filter.resolvedOnly) add("resolved", "yes");
-  return pageOf(store, index.length ? index : [k("all")], first, after, (u) => getArqs(store, u));
+  const fields = ["instanceUuid", "hostname", "state", "deviceProfileName", "projectId", "resolved"] as const;
+  const index = filterIndexes(k, FAMILIES, { ...filter, resolved: filter.resolvedOnly ? "yes" : null }, fields, "all");
+  return pageOf(store, index, first, after, (u) => getArqs(store, u));
 }

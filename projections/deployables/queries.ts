@@ -1,7 +1,7 @@
 /** The deployables read model's queries: by uuid, filtered lists, and by resource provider or host. */
 import type { ReadStore } from "../../src/readstore/port.js";
 import { readDeployables, type DeployableView } from "../shared/deployables.js";
-import { pageOf, type Page } from "../shared/page.js";
+import { filterIndexes, pageOf, type Page } from "../shared/page.js";
 import { FAMILIES, k } from "./projection.js";
 
 export interface DeployableFilter {
@@ -16,12 +16,8 @@ export function getDeployables(store: ReadStore, uuids: readonly string[]): Prom
 }
 
 export async function listDeployables(store: ReadStore, filter: DeployableFilter, first: number, after?: string): Promise<Page<DeployableView>> {
-  const index: string[] = [];
-  for (const field of ["rpUuid", "name", "deviceUuid", "hostname"] as const) {
-    const v = filter[field];
-    if (v !== undefined && v !== null) index.push(k(`${FAMILIES[field]}:${v}`));
-  }
-  return pageOf(store, index.length ? index : [k("all")], first, after, (u) => getDeployables(store, u));
+  const index = filterIndexes(k, FAMILIES, filter, ["rpUuid", "name", "deviceUuid", "hostname"], "all");
+  return pageOf(store, index, first, after, (u) => getDeployables(store, u));
 }
 
 /** Deployables of resource providers, in the order of `rpUuids` (normally one each). */

@@ -61,25 +61,9 @@ export function project(event: RecordedEvent): Write[] {
   switch (e.type) {
     case "DeviceDiscovered": {
       const d = e.data;
+      const { deviceUuid, at, ...fields } = d;
       return [
-        {
-          op: "put",
-          key: k("device", d.deviceUuid),
-          fields: {
-            uuid: d.deviceUuid,
-            type: d.type,
-            vendor: d.vendor,
-            model: d.model,
-            hostname: d.hostname,
-            status: d.status,
-            stdBoardInfo: d.stdBoardInfo,
-            vendorBoardInfo: d.vendorBoardInfo,
-            controlPath: d.controlPath,
-            createdAt: d.at,
-            updatedAt: null,
-            lost: false,
-          },
-        },
+        { op: "put", key: k("device", deviceUuid), fields: { uuid: deviceUuid, ...fields, createdAt: at, updatedAt: null, lost: false } },
         { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },
         fileDevice(d.deviceUuid, "hostname", d.hostname),
         fileDevice(d.deviceUuid, "type", d.type),
@@ -143,22 +127,9 @@ export function project(event: RecordedEvent): Write[] {
       return deployableWrites(k, e);
     case "AttachHandleAdded": {
       const d = e.data;
+      const { handleUuid, handleType, at: _, ...fields } = d;
       return [
-        {
-          op: "put",
-          key: k("handle", d.handleUuid),
-          fields: {
-            uuid: d.handleUuid,
-            type: d.handleType,
-            info: d.info,
-            inUse: false,
-            arqUuid: null,
-            deployableUuid: d.deployableUuid,
-            deviceUuid: d.deviceUuid,
-            hostname: d.hostname,
-            lost: false,
-          },
-        },
+        { op: "put", key: k("handle", handleUuid), fields: { uuid: handleUuid, type: handleType, ...fields, inUse: false, arqUuid: null, lost: false } },
         { op: "zadd", key: k("handles-of", d.deployableUuid), member: d.handleUuid, score: score(e.position), nx: true },
       ];
     }

@@ -2,7 +2,7 @@
 import type { DeviceStatus, DeviceType, JsonObject } from "../../src/domain/shared/types.js";
 import type { ReadStore } from "../../src/readstore/port.js";
 import { childrenOf as groupChildren, readDeployables, type DeployableView } from "../shared/deployables.js";
-import { pageOf, type Page } from "../shared/page.js";
+import { filterIndexes, pageOf, type Page } from "../shared/page.js";
 import { DEVICE_FAMILIES, k } from "./projection.js";
 
 export type { DeployableView };
@@ -48,12 +48,8 @@ export async function getDevices(store: ReadStore, uuids: readonly string[]): Pr
 }
 
 export async function listDevices(store: ReadStore, filter: DeviceFilter, first: number, after?: string): Promise<Page<DeviceView>> {
-  const index: string[] = [];
-  for (const field of ["hostname", "type", "vendor", "status"] as const) {
-    const v = filter[field];
-    if (v !== undefined && v !== null) index.push(k(`${DEVICE_FAMILIES[field]}:${v}`));
-  }
-  return pageOf(store, index.length ? index : [k("devices")], first, after, (u) => getDevices(store, u));
+  const index = filterIndexes(k, DEVICE_FAMILIES, filter, ["hostname", "type", "vendor", "status"], "devices");
+  return pageOf(store, index, first, after, (u) => getDevices(store, u));
 }
 
 export function getDeployables(store: ReadStore, uuids: readonly string[]): Promise<Array<DeployableView | null>> {

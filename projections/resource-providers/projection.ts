@@ -15,6 +15,7 @@ import type { InventoryEvent } from "../../src/domain/events.js";
 import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
 import type { Write } from "../../src/readstore/port.js";
 import type { Projection } from "../../src/projector/projection.js";
+import { attributeWrites } from "../shared/deployables.js";
 import { keys, score } from "../shared/keys.js";
 
 export const name = "resource-providers";
@@ -70,18 +71,9 @@ export function project(event: RecordedEvent): Write[] {
         { op: "zrem", key: k("by-host", e.data.hostname), member: u },
       ];
     }
-    case "AttributeSet": {
-      const d = e.data;
-      return [
-        { op: "put", key: k("attrs", d.deployableUuid), fields: { [d.attributeUuid]: { key: d.key, value: d.value } } },
-        { op: "zadd", key: k("attr-order", d.deployableUuid), member: d.attributeUuid, score: score(e.position), nx: true },
-      ];
-    }
+    case "AttributeSet":
     case "AttributeRemoved":
-      return [
-        { op: "unset", key: k("attrs", e.data.deployableUuid), fields: [e.data.attributeUuid] },
-        { op: "zrem", key: k("attr-order", e.data.deployableUuid), member: e.data.attributeUuid },
-      ];
+      return attributeWrites(k, e);
     case "AttachHandleAllocated":
       return [{ op: "zadd", key: k("in-use", e.data.deployableUuid), member: e.data.handleUuid, score: score(e.position) }];
     case "AttachHandleReleased":

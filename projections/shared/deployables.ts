@@ -74,6 +74,17 @@ export function deployableWrites(k: KeyFn, event: Recorded<InventoryEvent>): Wri
         { op: "del", key: k("attr-order", u) },
       ];
     }
+    case "AttributeSet":
+    case "AttributeRemoved":
+      return attributeWrites(k, event);
+    default:
+      return [];
+  }
+}
+
+/** Writes for a deployable's attributes (AttributeSet, AttributeRemoved); [] for other events. */
+export function attributeWrites(k: KeyFn, event: Recorded<InventoryEvent>): Write[] {
+  switch (event.type) {
     case "AttributeSet": {
       const d = event.data;
       return [

@@ -31,3 +31,22 @@ export async function pageOf<T>(
   });
   return { items, cursors, hasNextPage: range.hasMore, totalCount: range.total };
 }
+
+/**
+ * The ordered indexes a filter selects, to page through their intersection: the family index of
+ * each field it sets, in `fields` order (put the most selective first), or `all` when it sets none.
+ */
+export function filterIndexes<F extends string>(
+  k: (part: string) => string,
+  families: Readonly<Record<F, string>>,
+  filter: Partial<Record<F, string | null>>,
+  fields: readonly F[],
+  all: string,
+): string[] {
+  const index: string[] = [];
+  for (const f of fields) {
+    const v = filter[f];
+    if (v !== undefined && v !== null) index.push(k(`${families[f]}:${v}`));
+  }
+  return index.length ? index : [k(all)];
+}

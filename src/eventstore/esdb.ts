@@ -23,25 +23,8 @@ import {
 } from "@eventstore/db-client";
 import { v5 as uuidV5 } from "uuid";
 import { checkExpectedRevision } from "./append-check.js";
-import {
-  appendStepByStep,
-  DuplicateEventIdError,
-  matchesFilter,
-  WrongExpectedRevisionError,
-  type AppendResult,
-  type AppendStep,
-  type EventFilter,
-  type EventMetadata,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type ReadAllOptions,
-  type ReadStreamOptions,
-  type RecordedEvent,
-  type SequenceResult,
-  type SubscribeOptions,
-  type Subscription,
-} from "./port.js";
+import { appendStepByStep, DuplicateEventIdError, matchesFilter, WrongExpectedRevisionError } from "./port.js";
+import type { AppendResult, AppendStep, EventFilter, EventMetadata, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SequenceResult, SubscribeOptions, Subscription } from "./port.js";
 
 /**
  * EventStoreDB (@eventstore/db-client 6.2.1) behind the EventStore port, for production.

@@ -1,20 +1,7 @@
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
-import {
-  isRefusal,
-  matchesFilter,
-  type AppendResult,
-  type AppendStep,
-  type SequenceResult,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type ReadAllOptions,
-  type ReadStreamOptions,
-  type RecordedEvent,
-  type SubscribeOptions,
-  type Subscription,
-} from "./port.js";
+import { isRefusal, matchesFilter } from "./port.js";
+import type { AppendResult, AppendStep, SequenceResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from "./port.js";
 import { sliceStream } from "./read-stream.js";
 
 /** In-memory event store for tests. Positions are 1, 2, 3, ... */

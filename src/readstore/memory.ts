@@ -1,18 +1,5 @@
-import {
-  CheckpointMismatchError,
-  decodeCursor,
-  encodeCursor,
-  encodeFields,
-  keyPrefix,
-  validateBatch,
-  compareEntries,
-  type Doc,
-  type RangeOptions,
-  type RangePage,
-  type ReadStore,
-  type StoreDump,
-  type Write,
-} from "./port.js";
+import { CheckpointMismatchError, decodeCursor, encodeCursor, encodeFields, keyPrefix, validateBatch, compareEntries } from "./port.js";
+import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
 import { SortedSet } from "./sorted-set.js";
 
 /** A field as Redis would hold it (JSON), and its decoded value once somebody read it. */

@@ -1,20 +1,6 @@
 import { Redis } from "ioredis";
-import {
-  CheckpointMismatchError,
-  compareEntries,
-  decodeCursor,
-  encodeCursor,
-  keyPrefix,
-  metaKey,
-  padPosition,
-  type Doc,
-  type RangeItem,
-  type RangeOptions,
-  type RangePage,
-  type ReadStore,
-  type StoreDump,
-  type Write,
-} from "./port.js";
+import { CheckpointMismatchError, compareEntries, decodeCursor, encodeCursor, keyPrefix, metaKey, padPosition } from "./port.js";
+import type { Doc, RangeItem, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
 import { ApplyCommand, BufferPool, HEADROOM } from "./redis-apply.js";
 import { IndexCache, unknowns } from "./index-cache.js";
 import { compileBatch } from "./redis-batch.js";

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import type { DriverAttachHandle, DriverDevice } from "../../domain/inventory/report.js";
 import type { Driver, DriverEnv, NvidiaGpuConfig } from "./driver.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
-import { attributeList, customTrait, deployableName, pciAddress } from "./naming.js";
+import { lspciDevice } from "./lspci-device.js";
+import { attributeList, customTrait, pciAddress } from "./naming.js";
 import { exists, isVirtualFunction, listDir, pciDeviceDir, readLine } from "./sysfs.js";
 
 export const NVIDIA_VENDOR_ID = "10de";
@@ -70,26 +71,19 @@ async function gpuDevice(env: DriverEnv, gpu: LspciDevice): Promise<DriverDevice
     return null;
   }
   const productTrait = customTrait("NVIDIA", gpu.productId);
-  return {
+  return lspciDevice(env.hostname, gpu, {
     type: "GPU",
-    vendor: gpu.vendorId,
     model: gpu.description,
-    stdBoardInfo: { product_id: gpu.productId, controller: gpu.className },
     vendorBoardInfo: { vendor_info: "gpu_vb_info" },
-    controlPath: { type: "PCI", info: pciAddress(gpu.address) },
-    stub: false,
-    deployables: [
-      {
-        name: deployableName(env.hostname, gpu.address),
-        numAccelerators: vgpu ? vgpu.instances : 1,
-        driverName: "NVIDIA",
-        attributes: vgpu
-          ? attributeList("VGPU", ["OWNER_CYBORG", customTrait(productTrait, vgpu.traitName)])
-          : attributeList("PGPU", ["OWNER_CYBORG", productTrait]),
-        attachHandles: vgpu ? mdevHandles(gpu.address, vgpu) : [{ type: "PCI", info: pciAddress(gpu.address) }],
-      },
-    ],
-  };
+    deployable: {
+      numAccelerators: vgpu ? vgpu.instances : 1,
+      driverName: "NVIDIA",
+      attributes: vgpu
+        ? attributeList("VGPU", ["OWNER_CYBORG", customTrait(productTrait, vgpu.traitName)])
+        : attributeList("PGPU", ["OWNER_CYBORG", productTrait]),
+      attachHandles: vgpu ? mdevHandles(gpu.address, vgpu) : [{ type: "PCI", info: pciAddress(gpu.address) }],
+    },
+  });
 }
 
 export const nvidiaGpuDriver: Driver = {

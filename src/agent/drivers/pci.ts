@@ -11,7 +11,8 @@ import type { DriverDevice } from "../../domain/inventory/report.js";
 import type { DeviceType } from "../../domain/shared/types.js";
 import type { Driver } from "./driver.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
-import { attributeList, customTrait, deployableName, normalizeTraitPart, pciAddress } from "./naming.js";
+import { lspciDevice } from "./lspci-device.js";
+import { attributeList, customTrait, normalizeTraitPart, pciAddress } from "./naming.js";
 import { compileWhitelist, matchWhitelist } from "./pci-whitelist.js";
 
 /** Cyborg's VENDOR_MAPS ({10de: nvidia, 102b: matrox}) extended with the usual accelerator vendors. */
@@ -53,24 +54,17 @@ export function deviceTypeForClass(classCode: string): DeviceType {
 function pciDevice(hostname: string, dev: LspciDevice, deviceType: DeviceType | undefined): DriverDevice {
   const vendorName = PCI_VENDOR_NAMES[dev.vendorId];
   const traits = ["OWNER_CYBORG", ...(vendorName ? [customTrait("PCI", vendorName)] : []), customTrait("PCI_PRODUCT_ID", dev.productId)];
-  return {
+  return lspciDevice(hostname, dev, {
     type: deviceType ?? deviceTypeForClass(dev.classCode),
-    vendor: dev.vendorId,
     model: dev.productId,
-    stdBoardInfo: { product_id: dev.productId, controller: dev.className },
     vendorBoardInfo: null,
-    controlPath: { type: "PCI", info: pciAddress(dev.address) },
-    stub: false,
-    deployables: [
-      {
-        name: deployableName(hostname, dev.address),
-        numAccelerators: 1,
-        driverName: vendorName ? normalizeTraitPart(vendorName) : dev.vendorId,
-        attributes: attributeList("CUSTOM_PCI", traits),
-        attachHandles: [{ type: "PCI", info: pciAddress(dev.address) }],
-      },
-    ],
-  };
+    deployable: {
+      numAccelerators: 1,
+      driverName: vendorName ? normalizeTraitPart(vendorName) : dev.vendorId,
+      attributes: attributeList("CUSTOM_PCI", traits),
+      attachHandles: [{ type: "PCI", info: pciAddress(dev.address) }],
+    },
+  });
 }
 
 export const pciDriver: Driver = {

@@ -7,7 +7,8 @@
 import type { DriverDevice } from "../../domain/inventory/report.js";
 import type { Driver } from "./driver.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
-import { attributeList, customTrait, deployableName, pciAddress } from "./naming.js";
+import { lspciDevice } from "./lspci-device.js";
+import { attributeList, customTrait, pciAddress } from "./naming.js";
 
 export const XILINX_VENDOR_ID = "10ee";
 const CLASS_NAME = "Processing accelerators";
@@ -31,24 +32,17 @@ export const xilinxFpgaDriver: Driver = {
     return cards.map(
       (functions): DriverDevice => {
         const first = functions[0]!;
-        return {
+        return lspciDevice(env.hostname, first, {
           type: "FPGA",
-          vendor: first.vendorId,
           model: first.description,
-          stdBoardInfo: { product_id: first.productId, controller: first.className },
           vendorBoardInfo: { vendor_info: "fpga_vb_info" },
-          controlPath: { type: "PCI", info: pciAddress(first.address) },
-          stub: false,
-          deployables: [
-            {
-              name: deployableName(env.hostname, first.address),
-              numAccelerators: 1,
-              driverName: "XILINX",
-              attributes: attributeList("FPGA", ["CUSTOM_FPGA_XILINX", customTrait("FPGA_PRODUCT_ID", first.productId)]),
-              attachHandles: functions.map((fn) => ({ type: "PCI" as const, info: pciAddress(fn.address) })),
-            },
-          ],
-        };
+          deployable: {
+            numAccelerators: 1,
+            driverName: "XILINX",
+            attributes: attributeList("FPGA", ["CUSTOM_FPGA_XILINX", customTrait("FPGA_PRODUCT_ID", first.productId)]),
+            attachHandles: functions.map((fn) => ({ type: "PCI" as const, info: pciAddress(fn.address) })),
+          },
+        });
       },
     );
   },

@@ -11,7 +11,7 @@
 import type { ProfileGroup } from "../device-profiles/events.js";
 import { assertNever, type Decider } from "../shared/decider.js";
 import { DomainError, type ArqState, type AttachHandleType, type JsonObject } from "../shared/types.js";
-import type { ArqEvent } from "./events.js";
+import type { ArqCreated, ArqEvent } from "./events.js";
 import { ARQ_TRANSITIONS, canTransition, type ArqTarget } from "./transitions.js";
 
 export interface ArqAttachment {
@@ -51,18 +51,7 @@ export interface BindTarget {
 }
 
 export type ArqCommand =
-  | {
-      type: "CreateArq";
-      data: {
-        arqUuid: string;
-        deviceProfileName: string;
-        deviceProfileUuid: string;
-        deviceProfileGroupId: number;
-        group: ProfileGroup;
-        projectId: string | null;
-        at: string;
-      };
-    }
+  | { type: "CreateArq"; data: ArqCreated["data"] }
   | { type: "StartArqBind"; data: BindTarget & { arqUuid: string; projectId?: string | null; at: string } }
   | {
       type: "CompleteArqBind";

@@ -4,8 +4,8 @@
  * Maps keep insertion order, so handles are offered in the order they were first reported.
  */
 import { assertNever } from "../shared/decider.js";
-import type { AttachHandleType, DeviceStatus, DeviceType, JsonObject } from "../shared/types.js";
-import type { ControlPath, InventoryEvent } from "./events.js";
+import type { AttachHandleType, JsonObject } from "../shared/types.js";
+import type { AttachHandleAllocated, DeployableAdded, DeviceDiscovered, InventoryEvent } from "./events.js";
 
 export interface HandleNode {
   uuid: string;
@@ -21,46 +21,30 @@ export interface AttributeNode {
   value: string;
 }
 
-export interface DeployableNode {
+export type DeployableNode = Pick<
+  DeployableAdded["data"],
+  "name" | "numAccelerators" | "driverName" | "parentUuid" | "rootUuid" | "rpUuid" | "bitstreamId"
+> & {
   uuid: string;
-  name: string;
-  numAccelerators: number;
-  driverName: string | null;
-  parentUuid: string | null;
-  rootUuid: string;
-  rpUuid: string;
-  bitstreamId: string | null;
   /** By key. */
   attributes: ReadonlyMap<string, AttributeNode>;
   /** By handle uuid, in the order first reported. */
   handles: ReadonlyMap<string, HandleNode>;
-}
+};
 
-export interface DeviceNode {
+export type DeviceNode = Pick<
+  DeviceDiscovered["data"],
+  "type" | "vendor" | "model" | "stdBoardInfo" | "vendorBoardInfo" | "controlPath" | "status"
+> & {
   uuid: string;
-  type: DeviceType;
-  vendor: string;
-  model: string;
-  stdBoardInfo: JsonObject | null;
-  vendorBoardInfo: JsonObject | null;
-  controlPath: ControlPath;
-  status: DeviceStatus;
   /** Left the report while some handle was allocated (the ARQs it named); removed once all are released. */
   lostArqs: readonly string[] | null;
   /** By deployable uuid. */
   deployables: ReadonlyMap<string, DeployableNode>;
-}
+};
 
-export interface Allocation {
-  arqUuid: string;
-  instanceUuid: string;
-  deviceUuid: string;
-  deployableUuid: string;
-  rpUuid: string;
-  handleUuid: string;
-  handleType: AttachHandleType;
-  info: JsonObject;
-}
+/** Which handle an ARQ holds: what AttachHandleAllocated recorded. */
+export type Allocation = Omit<AttachHandleAllocated["data"], "hostname" | "at">;
 
 export interface HostState {
   hostname: string | null;
@@ -96,20 +80,9 @@ export function evolveHost(state: HostState, event: InventoryEvent): HostState {
 function evolveTree(state: HostState, event: InventoryEvent): HostState {
   switch (event.type) {
     case "DeviceDiscovered": {
-      const d = event.data;
-      const node: DeviceNode = {
-        uuid: d.deviceUuid,
-        type: d.type,
-        vendor: d.vendor,
-        model: d.model,
-        stdBoardInfo: d.stdBoardInfo,
-        vendorBoardInfo: d.vendorBoardInfo,
-        controlPath: d.controlPath,
-        status: d.status,
-        lostArqs: null,
-        deployables: new Map(),
-      };
-      return { ...state, hostname: d.hostname, devices: withEntry(state.devices, d.deviceUuid, node) };
+      const { hostname, deviceUuid, at: _, ...fields } = event.data;
+      const node: DeviceNode = { uuid: deviceUuid, ...fields, lostArqs: null, deployables: new Map() };
+      return { ...state, hostname, devices: withEntry(state.devices, deviceUuid, node) };
     }
     case "DeviceChanged":
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, ...event.data.changes }));
@@ -130,21 +103,10 @@ function evolveTree(state: HostState, event: InventoryEvent): HostState {
       };
     }
     case "DeployableAdded": {
-      const d = event.data;
-      const node: DeployableNode = {
-        uuid: d.deployableUuid,
-        name: d.name,
-        numAccelerators: d.numAccelerators,
-        driverName: d.driverName,
-        parentUuid: d.parentUuid,
-        rootUuid: d.rootUuid,
-        rpUuid: d.rpUuid,
-        bitstreamId: d.bitstreamId,
-        attributes: new Map(),
-        handles: new Map(),
-      };
-      const next = updateDevice(state, d.deviceUuid, (dev) => ({ ...dev, deployables: withEntry(dev.deployables, node.uuid, node) }));
-      return next === state ? state : { ...next, deviceOfDeployable: withEntry(state.deviceOfDeployable, node.uuid, d.deviceUuid) };
+      const { hostname: _, deviceUuid, deployableUuid, at: __, ...fields } = event.data;
+      const node: DeployableNode = { uuid: deployableUuid, ...fields, attributes: new Map(), handles: new Map() };
+      const next = updateDevice(state, deviceUuid, (dev) => ({ ...dev, deployables: withEntry(dev.deployables, node.uuid, node) }));
+      return next === state ? state : { ...next, deviceOfDeployable: withEntry(state.deviceOfDeployable, node.uuid, deviceUuid) };
     }
     case "DeployableChanged":
       return updateDeployable(state, event.data.deployableUuid, (d) => ({ ...d, ...event.data.changes }));
@@ -178,19 +140,10 @@ function evolveTree(state: HostState, event: InventoryEvent): HostState {
       return { ...next, allocations: withoutAllocations(next.allocations, (a) => a.handleUuid === handleUuid) };
     }
     case "AttachHandleAllocated": {
-      const d = event.data;
-      const next = updateHandle(state, d.deployableUuid, d.handleUuid, (h) => ({ ...h, allocatedTo: { arqUuid: d.arqUuid, instanceUuid: d.instanceUuid } }));
-      const allocation: Allocation = {
-        arqUuid: d.arqUuid,
-        instanceUuid: d.instanceUuid,
-        deviceUuid: d.deviceUuid,
-        deployableUuid: d.deployableUuid,
-        rpUuid: d.rpUuid,
-        handleUuid: d.handleUuid,
-        handleType: d.handleType,
-        info: d.info,
-      };
-      return { ...next, allocations: withEntry(next.allocations, d.arqUuid, allocation) };
+      const { hostname: _, at: __, ...allocation } = event.data;
+      const { deployableUuid, handleUuid, arqUuid, instanceUuid } = allocation;
+      const next = updateHandle(state, deployableUuid, handleUuid, (h) => ({ ...h, allocatedTo: { arqUuid, instanceUuid } }));
+      return { ...next, allocations: withEntry(next.allocations, arqUuid, allocation) };
     }
     case "AttachHandleReleased": {
       const d = event.data;
