@@ -23,7 +23,7 @@ export function serveCommand(): Command {
       const stop = async (signal: string) => {
         if (stopping) return;
         stopping = true;
-        log.info({ signal }, "shutting down: draining HTTP and WebSocket, stopping runners, closing stores");
+        log.info({ signal }, "shutting down: draining HTTP and WebSocket, stopping the projector and binder, closing stores");
         const force = setTimeout(() => process.exit(1), 15_000);
         force.unref();
         await service.close();

@@ -15,7 +15,7 @@ const MAX_ENTRIES = 1_000_000;
 
 /**
  * What the adapter knows of one projection's index families (member -> value) and order indexes
- * (member -> score), valid at checkpoint `validAt` only: the runner's expected-checkpoint guard
+ * (member -> score), valid at checkpoint `validAt` only: the projector's expected-checkpoint guard
  * tells whether anyone else wrote since.
  */
 export class IndexCache {

@@ -51,7 +51,7 @@ export class MemoryReadStore implements ReadStore {
     this.checkpoints.delete(projection);
   }
 
-  /** Forgets everything, as a Redis FLUSHALL would (tests of the runner's self-healing). */
+  /** Forgets everything, as a Redis FLUSHALL would (tests of the projector's self-healing). */
   flushAll(): void {
     this.hashes.clear();
     this.zsets.clear();

@@ -70,7 +70,7 @@ export interface ReadStore {
 
   /**
    * Applies the writes, in order, and sets the projection's checkpoint, as one atomic step.
-   * `expected` guards against a store that changed under the runner: `undefined` skips the check,
+   * `expected` guards against a store that changed under the projector: `undefined` skips the check,
    * `null` requires that the projection has no checkpoint, a position requires exactly that one.
    * Throws CheckpointMismatchError (and writes nothing) when the guard fails or when `checkpoint`
    * is not after the stored one, so replaying an applied event can never apply it twice.
