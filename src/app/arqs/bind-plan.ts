@@ -26,11 +26,11 @@ export class BindPlan {
     return [...this.instanceSteps, ...this.hostSteps, ...this.arqSteps];
   }
 
-  /** The ARQ after the plan was appended (or as loaded, when it had nothing to append). */
-  arq(arqUuid: string): { view: ArqView | null; state: ArqStreamState } {
+  /** The ARQ after the plan was appended (or as loaded, when it had nothing to append); null if it is gone. */
+  view(arqUuid: string): ArqView | null {
     const now = this.arqSteps.find((st) => st.id === arqUuid)?.result ?? this.arqs.get(arqUuid)!;
     const live = liveArq(now.state);
-    return { view: live && arqView(live, now.revision, now.position!), state: now.state };
+    return live && arqView(live, now.revision, now.position!);
   }
 }
 

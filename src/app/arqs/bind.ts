@@ -28,7 +28,7 @@ export async function startBinds(s: Streams, ctx: CommandContext, raw: unknown, 
   const written = new Written();
   try {
     const plan = await appendPlan(s, ctx, written, () => planBinds(s, ctx, bindings, { allocate: opts.allocate ?? false, recordInstances: true }));
-    return bindings.map((b) => plan!.arq(b.arqUuid).view!);
+    return bindings.map((b) => plan!.view(b.arqUuid)!);
   } catch (err) {
     await written.undo(s, ctx);
     throw err;
@@ -56,7 +56,7 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
     await written.undo(s, ctx);
     return { ok: false, reason: notBinding };
   }
-  const view = plan.arq(arqUuid).view!;
+  const view = plan.view(arqUuid)!;
   return view.state === "BOUND" ? { ok: true, arq: view } : { ok: false, reason: view.bindFailureReason ?? `not bound (state ${view.state})` };
 }
 
