@@ -26,6 +26,9 @@ export type DeployableNode = Pick<
   "name" | "numAccelerators" | "driverName" | "parentUuid" | "rootUuid" | "rpUuid" | "bitstreamId"
 > & {
   uuid: string;
+  /** When it was added and last changed (the events' `at`): what the tree looked like then. */
+  createdAt: string;
+  updatedAt: string | null;
   /** By key. */
   attributes: ReadonlyMap<string, AttributeNode>;
   /** By handle uuid, in the order first reported. */
@@ -37,6 +40,9 @@ export type DeviceNode = Pick<
   "type" | "vendor" | "model" | "stdBoardInfo" | "vendorBoardInfo" | "controlPath" | "status"
 > & {
   uuid: string;
+  /** When it was discovered and last changed (changes, status, loss; the events' `at`). */
+  createdAt: string;
+  updatedAt: string | null;
   /** Left the report while some handle was allocated (the ARQs it named); removed once all are released. */
   lostArqs: readonly string[] | null;
   /** By deployable uuid. */
@@ -80,16 +86,16 @@ export function evolveHost(state: HostState, event: InventoryEvent): HostState {
 function evolveTree(state: HostState, event: InventoryEvent): HostState {
   switch (event.type) {
     case "DeviceDiscovered": {
-      const { hostname, deviceUuid, at: _, ...fields } = event.data;
-      const node: DeviceNode = { uuid: deviceUuid, ...fields, lostArqs: null, deployables: new Map() };
+      const { hostname, deviceUuid, at, ...fields } = event.data;
+      const node: DeviceNode = { uuid: deviceUuid, ...fields, createdAt: at, updatedAt: null, lostArqs: null, deployables: new Map() };
       return { ...state, hostname, devices: withEntry(state.devices, deviceUuid, node) };
     }
     case "DeviceChanged":
-      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, ...event.data.changes }));
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, ...event.data.changes, updatedAt: event.data.at }));
     case "DeviceStatusChanged":
-      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, status: event.data.status }));
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, status: event.data.status, updatedAt: event.data.at }));
     case "DeviceLost":
-      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, lostArqs: event.data.arqUuids }));
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, lostArqs: event.data.arqUuids, updatedAt: event.data.at }));
     case "DeviceRemoved": {
       const device = state.devices.get(event.data.deviceUuid);
       if (!device) return state;
@@ -103,13 +109,13 @@ function evolveTree(state: HostState, event: InventoryEvent): HostState {
       };
     }
     case "DeployableAdded": {
-      const { hostname: _, deviceUuid, deployableUuid, at: __, ...fields } = event.data;
-      const node: DeployableNode = { uuid: deployableUuid, ...fields, attributes: new Map(), handles: new Map() };
+      const { hostname: _, deviceUuid, deployableUuid, at, ...fields } = event.data;
+      const node: DeployableNode = { uuid: deployableUuid, ...fields, createdAt: at, updatedAt: null, attributes: new Map(), handles: new Map() };
       const next = updateDevice(state, deviceUuid, (dev) => ({ ...dev, deployables: withEntry(dev.deployables, node.uuid, node) }));
       return next === state ? state : { ...next, deviceOfDeployable: withEntry(state.deviceOfDeployable, node.uuid, deviceUuid) };
     }
     case "DeployableChanged":
-      return updateDeployable(state, event.data.deployableUuid, (d) => ({ ...d, ...event.data.changes }));
+      return updateDeployable(state, event.data.deployableUuid, (d) => ({ ...d, ...event.data.changes, updatedAt: event.data.at }));
     case "DeployableRemoved": {
       const { deviceUuid, deployableUuid } = event.data;
       const next = updateDevice(state, deviceUuid, (dev) => ({ ...dev, deployables: withoutEntry(dev.deployables, deployableUuid) }));
