@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { Application } from "../app/application.js";
 import type { CommandContext } from "../domain/shared/types.js";
 import type { EventStore, Subscription } from "../eventstore/port.js";
 import type { Logger } from "../logger.js";
-import { LostHolders, PendingBinds, type PendingBind } from "./pending-binds.js";
+import { LostHolders, PendingBinds, type Cause, type LostHolder, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {
   store: EventStore;
@@ -60,7 +59,7 @@ export class Binder {
         const started = e.stream.startsWith("arq-") ? this.pending.apply(e) : undefined;
         if (started && this.live) this.enqueue(started);
         const lost = this.lost.apply(e);
-        if (this.live) for (const l of lost) this.failLost(l.arqUuid, l.reason);
+        if (this.live) for (const l of lost) this.failLost(l);
         if (!this.live && e.position >= head!) this.goLive(resolveLive);
       }
     })().catch((err) => this.opts.log.error({ err }, "binder subscription failed"));
@@ -87,7 +86,7 @@ export class Binder {
     if (this.live) return;
     this.live = true;
     for (const b of this.pending.all()) this.enqueue(b);
-    for (const l of this.lost.all()) this.failLost(l.arqUuid, l.reason);
+    for (const l of this.lost.all()) this.failLost(l);
     this.opts.log.info({ pending: this.pending.size }, "binder is live");
     resolve();
   }
@@ -125,7 +124,7 @@ export class Binder {
     try {
       await this.opts.beforeAllocate?.(bind.arqUuid);
       if (!this.pending.has(bind.arqUuid)) return;
-      const result = await this.opts.app.allocateForArq(this.ctx(bind.arqUuid, "allocate"), bind.arqUuid);
+      const result = await this.opts.app.allocateForArq(this.ctx(bind.cause), bind.arqUuid);
       if (!result.ok) this.opts.log.info({ arq: bind.arqUuid, reason: result.reason }, "bind failed");
     } catch (err) {
       this.opts.log.error({ err, arq: bind.arqUuid }, "bind step failed; it will be retried or time out");
@@ -134,9 +133,9 @@ export class Binder {
   }
 
   /** A BOUND ARQ whose handle is gone fails (no accelerator-request-bound: it is not a bind). */
-  private failLost(arqUuid: string, reason: string) {
+  private failLost({ arqUuid, reason, cause }: LostHolder) {
     void this.opts.app
-      .failBind(this.ctx(arqUuid, "lost"), arqUuid, reason, { fromBound: true })
+      .failBind(this.ctx(cause), arqUuid, reason, { fromBound: true })
       .catch((err) => this.opts.log.error({ err, arq: arqUuid }, "could not fail an ARQ whose device was lost"));
   }
 
@@ -149,13 +148,14 @@ export class Binder {
       const reason = `bind did not complete within ${Math.round(this.opts.bindTimeoutMs / 1000)} s (BIND_TIMEOUT_S)`;
       this.expiring.add(b.arqUuid);
       void this.opts.app
-        .failBind(this.ctx(b.arqUuid, "timeout"), b.arqUuid, reason)
+        .failBind(this.ctx(b.cause), b.arqUuid, reason)
         .catch((err) => this.opts.log.error({ err, arq: b.arqUuid }, "could not fail a timed-out bind"))
         .finally(() => this.expiring.delete(b.arqUuid));
     }
   }
 
-  private ctx(arqUuid: string, step: string): CommandContext {
-    return { principal: "system:binder", correlationId: `binder:${arqUuid}`, causationId: `${step}:${randomUUID()}`, at: new Date(this.now()).toISOString() };
+  /** A step answers an event: it carries that event's request (trace) and names the event as its cause. */
+  private ctx(cause: Cause): CommandContext {
+    return { principal: "system:binder", ...cause, at: new Date(this.now()).toISOString() };
   }
 }
