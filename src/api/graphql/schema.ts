@@ -4,6 +4,7 @@ import { buildSchema } from "type-graphql";
 import { authChecker } from "./auth-checker.js";
 import { AcceleratorRequestResolver } from "./resolvers/accelerator-request.resolver.js";
 import { AttachHandleResolver } from "./resolvers/attach-handle.resolver.js";
+import { AuditResolver } from "./resolvers/audit.resolver.js";
 import { DeployableResolver } from "./resolvers/deployable.resolver.js";
 import { DeviceProfileResolver } from "./resolvers/device-profile.resolver.js";
 import { DeviceResolver } from "./resolvers/device.resolver.js";
@@ -25,6 +26,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       InventoryResolver,
       ResourceProviderResolver,
       EventsResolver,
+      AuditResolver,
     ],
     authChecker,
     validate: false,

@@ -10,6 +10,7 @@ import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent } from "
 import { toConnection } from "../types/connection.js";
 import { boundEvents, type BoundEventPayload } from "./bound-events.js";
 import { pageSize } from "./paging.js";
+import { AS_OF, pastOf } from "./past.js";
 
 const MAX_ARQ_LIST = 1000;
 
@@ -22,7 +23,10 @@ export class AcceleratorRequestResolver {
     @Arg("filter", () => ArqFilter, { nullable: true }) filter?: ArqFilter,
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
+    @Arg("asOf", () => String, { ...AS_OF, description: `${AS_OF.description} (with filter.instanceUuid)` }) asOf?: string,
   ) {
+    const past = pastOf(ctx, asOf);
+    if (past) return toConnection(await past.arqs({ ...filter }, pageSize(first), after ?? undefined, asOf!));
     const p = ctx.principal!;
     const scoped = { ...filter, projectId: seesAllProjects(p) ? undefined : (p.projectId ?? "\u0000none") };
     return toConnection(await listArqs(ctx.services.readStore, scoped, pageSize(first), after ?? undefined));
@@ -30,7 +34,9 @@ export class AcceleratorRequestResolver {
 
   @Authorized("arq:read")
   @Query(() => AcceleratorRequest, { nullable: true })
-  async acceleratorRequest(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string) {
+  async acceleratorRequest(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string, @Arg("asOf", () => String, AS_OF) asOf?: string) {
+    const past = pastOf(ctx, asOf);
+    if (past) return past.arq(uuid, asOf!);
     return visible(ctx, await ctx.loaders.arq.load(uuid));
   }
 

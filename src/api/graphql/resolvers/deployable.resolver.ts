@@ -6,6 +6,7 @@ import type { DeployableView } from "../../../../projections/device-tree/queries
 import { toConnection } from "../types/connection.js";
 import { AttachHandle, Deployable, DeployableConnection } from "../types/deployable.type.js";
 import { Device } from "../types/device.type.js";
+import * as past from "../../../audit/past-views.js";
 import { pageSize } from "./paging.js";
 
 @Resolver(() => Deployable)
@@ -29,26 +30,31 @@ export class DeployableResolver {
 
   @FieldResolver(() => Deployable, { nullable: true })
   parent(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.deployable(d.past, d.parentUuid);
     return d.parentUuid ? ctx.loaders.deployable.load(d.parentUuid) : null;
   }
 
   @FieldResolver(() => Deployable, { nullable: true })
   root(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.deployable(d.past, d.rootUuid);
     return d.rootUuid ? ctx.loaders.deployable.load(d.rootUuid) : null;
   }
 
   @FieldResolver(() => [Deployable])
   children(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.childrenOf(d);
     return ctx.loaders.childrenOfDeployable.load(d.uuid);
   }
 
   @FieldResolver(() => Device)
   device(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.deviceOf(d);
     return ctx.loaders.device.load(d.deviceUuid);
   }
 
   @FieldResolver(() => [AttachHandle])
   attachHandles(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.handlesOf(d);
     return ctx.loaders.handlesOfDeployable.load(d.uuid);
   }
 }
