@@ -11,8 +11,8 @@
  */
 import type { DomainEventShape, Loaded } from "../app/handle.js";
 import type { AggregateKind } from "../app/streams.js";
-import { DomainError } from "../domain/shared/types.js";
 import type { EventStore } from "../eventstore/port.js";
+import { resolvePoint } from "./points.js";
 
 /** The point an answer reflects: every event up to `position`, and nothing after. */
 export interface PointInTime {
@@ -35,8 +35,6 @@ interface Snapshot {
   state: unknown;
 }
 
-const POSITION = /^\d{1,20}$/;
-
 export class TimeTravel {
   private readonly every: number;
   private readonly maxSnapshots: number;
@@ -57,20 +55,8 @@ export class TimeTravel {
    * the store recorded at or before it). A point past the head is the head: the future is not known.
    */
   async at(asOf: string): Promise<PointInTime> {
-    const head = (await this.store.headPosition()) ?? 0n;
-    if (POSITION.test(asOf)) {
-      const p = BigInt(asOf);
-      return { position: p < head ? p : head, requested: asOf };
-    }
-    const time = /^\d{4}-\d{2}-\d{2}T/.test(asOf) ? new Date(asOf) : new Date(Number.NaN);
-    if (Number.isNaN(time.getTime())) {
-      throw new DomainError(
-        "BAD_USER_INPUT",
-        `asOf must be a log position (a decimal string such as "1234") or an ISO-8601 time such as "2026-11-24T14:03:00Z"; got ${JSON.stringify(asOf)}`,
-        "asOf",
-      );
-    }
-    return { position: (await this.store.positionAt(time)) ?? 0n, requested: asOf };
+    const [head, p] = await Promise.all([this.store.headPosition(), resolvePoint(this.store, asOf, "asOf")]);
+    return { position: p < (head ?? 0n) ? p : (head ?? 0n), requested: asOf };
   }
 
   /** The aggregate after every event of its stream up to `upTo` (position; inclusive). */

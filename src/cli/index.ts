@@ -2,7 +2,9 @@
 import "reflect-metadata";
 import { Command } from "commander";
 import { agentCommand } from "./agent.command.js";
+import { auditCommand } from "./audit.command.js";
 import { projectionsCommand } from "./projections.command.js";
+import { replayCommand } from "./replay.command.js";
 import { schemaCommand } from "./schema.command.js";
 import { serveCommand } from "./serve.command.js";
 
@@ -15,6 +17,8 @@ program.addCommand(serveCommand(), { isDefault: true });
 program.addCommand(agentCommand());
 program.addCommand(projectionsCommand());
 program.addCommand(schemaCommand());
+program.addCommand(auditCommand());
+program.addCommand(replayCommand());
 
 program.parseAsync(process.argv).catch((err: Error) => {
   console.error(`cyborg-es: ${err.message}`);
