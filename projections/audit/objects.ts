@@ -4,6 +4,13 @@
  * compiler refuses a new event type until it says what the event touches).
  */
 import type { DomainEvent } from "../../src/domain/events.js";
+import { stream } from "../../src/domain/shared/types.js";
+
+/**
+ * The streams an object owns: an event there is not indexed under that object (history reads
+ * the stream itself), which spares a write for most events of the log (every ARQ event).
+ */
+export const OWN_STREAMS: ReadonlyArray<(uuid: string) => string> = [stream.arq, stream.instance, stream.deviceProfileUuid];
 
 type DataOf<T extends DomainEvent["type"]> = Extract<DomainEvent, { type: T }>["data"];
 type Objects = { [T in DomainEvent["type"]]: (d: DataOf<T>) => ReadonlyArray<string | null> };
@@ -14,9 +21,10 @@ export const OBJECTS: Objects = {
   DeviceStatusChanged: (d) => [d.deviceUuid],
   DeviceLost: (d) => [d.deviceUuid, ...d.arqUuids],
   DeviceRemoved: (d) => [d.deviceUuid],
-  DeployableAdded: (d) => [d.deployableUuid, d.deviceUuid],
+  // A device's history takes in its parts' (partsOf): a deployable's events need not name it.
+  DeployableAdded: (d) => [d.deployableUuid],
   DeployableChanged: (d) => [d.deployableUuid],
-  DeployableRemoved: (d) => [d.deployableUuid, d.deviceUuid],
+  DeployableRemoved: (d) => [d.deployableUuid],
   AttributeSet: (d) => [d.deployableUuid],
   AttributeRemoved: (d) => [d.deployableUuid],
   AttachHandleAdded: (d) => [d.handleUuid],
@@ -41,12 +49,12 @@ export const OBJECTS: Objects = {
   DeviceProfileUuidReleased: (d) => [d.uuid],
 };
 
-/** The distinct objects an event names (none for an event type of no aggregate). */
-export function objectsOf(e: { type: string; data: unknown }): string[] {
+/** The distinct objects an event names, but the one whose own stream holds it (none for an event type of no aggregate). */
+export function objectsOf(e: { type: string; data: unknown; stream: string }): string[] {
   const of = (OBJECTS as Record<string, ((d: unknown) => ReadonlyArray<string | null>) | undefined>)[e.type];
   if (!of) return [];
   const out: string[] = [];
-  for (const id of of(e.data)) if (id && !out.includes(id)) out.push(id);
+  for (const id of of(e.data)) if (id && !out.includes(id) && !OWN_STREAMS.some((own) => own(id) === e.stream)) out.push(id);
   return out;
 }
 

@@ -3,7 +3,8 @@
  * log, not the events: history reads the events from the event store (src/audit/history.ts).
  *
  * Keys (all under the hash tag `{audit}`):
- *   :object:<uuid>            zset  entries of the events that name the object (objects.ts)
+ *   :object:<uuid>            zset  entries of the events that name the object (objects.ts), but
+ *                                   those in its own stream (arq-<uuid>, instance-<uuid>, ...)
  *   :parts:<uuid>             zset  a device's deployables and handles, a deployable's handles,
  *                                   by the position that added them (never removed: history stays)
  *   :request:<correlationId>  zset  entries of every event one request caused

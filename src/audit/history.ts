@@ -5,7 +5,8 @@
  * answered it). The audit read model says where the events are; they are read from the log, so
  * each entry shows what the log holds, with who, when, why and a line a person can read.
  */
-import { objectHistory, requestTrace, type LogRef, type RefPage } from "../../projections/audit/queries.js";
+import { OWN_STREAMS } from "../../projections/audit/objects.js";
+import { objectHistory, requestTrace, type LogRef } from "../../projections/audit/queries.js";
 import type { Page } from "../../projections/shared/page.js";
 import { aggregates } from "../app/streams.js";
 import type { EventStore, RecordedEvent } from "../eventstore/port.js";
@@ -35,19 +36,24 @@ export interface HistoryEntry {
   hash: string | null;
 }
 
-export function history(store: EventStore, readStore: ReadStore, uuid: string, first: number, after?: bigint): Promise<Page<HistoryEntry>> {
-  return entries(store, objectHistory(readStore, uuid, first, after));
+/** The object's events: those the audit read model indexed, and those of its own streams (objects.ts). */
+export async function history(store: EventStore, readStore: ReadStore, uuid: string, first: number, after?: bigint): Promise<Page<HistoryEntry>> {
+  const [page, ...owned] = await Promise.all([objectHistory(readStore, uuid, first, after), ...OWN_STREAMS.map((own) => store.readStream(own(uuid)))]);
+  const own = owned.flat();
+  const later = own.filter((e) => after === undefined || e.position > after);
+  // Each source gave its first `first` after the cursor: the merged page's first `first` are right.
+  const merged = [...(await readRefs(store, page!.refs)), ...later.slice(0, first)].sort((a, b) => (a.position < b.position ? -1 : 1));
+  return entries(store, merged.slice(0, first), page!.hasNextPage || merged.length > first, page!.totalCount + own.length);
 }
 
-export function trace(store: EventStore, readStore: ReadStore, correlationId: string, first: number, after?: bigint): Promise<Page<HistoryEntry>> {
-  return entries(store, requestTrace(readStore, correlationId, first, after));
+export async function trace(store: EventStore, readStore: ReadStore, correlationId: string, first: number, after?: bigint): Promise<Page<HistoryEntry>> {
+  const page = await requestTrace(readStore, correlationId, first, after);
+  return entries(store, await readRefs(store, page.refs), page.hasNextPage, page.totalCount);
 }
 
-async function entries(store: EventStore, refPage: Promise<RefPage>): Promise<Page<HistoryEntry>> {
-  const page = await refPage;
-  const events = await readRefs(store, page.refs);
+async function entries(store: EventStore, events: readonly RecordedEvent[], hasNextPage: boolean, totalCount: number): Promise<Page<HistoryEntry>> {
   const items = await Promise.all(events.map((e) => entry(store, e)));
-  return { items, cursors: items.map((i) => i.position), hasNextPage: page.hasNextPage, totalCount: page.totalCount };
+  return { items, cursors: items.map((i) => i.position), hasNextPage, totalCount };
 }
 
 /** The events the references point at, in their order: one read per run of consecutive revisions of a stream. */
