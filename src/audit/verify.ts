@@ -197,7 +197,7 @@ class Walker {
     this.chainStart = genesis?.position;
     if (genesis === undefined) return;
     this.genesis = genesis.hash;
-    const after = first - 1n;
+    const after = this.options.after ?? first - 1n;
     if (after <= genesis.position) {
       this.nextCheckpointsAfter = genesis.position;
       // A log written before the chain: it starts after the event at genesis.position (advance()).

@@ -4,8 +4,9 @@ import cliProgress from "cli-progress";
 import { Command } from "commander";
 import { exportLog, importLog, readExport } from "../audit/export.js";
 import { resolvePoint } from "../audit/points.js";
-import { verifyLog, type VerifyReport } from "../audit/verify.js";
-import { openEventStore } from "../adapters.js";
+import { verifyLog, type VerifyProgress, type VerifyReport } from "../audit/verify.js";
+import { lmdbDir, openEventStore } from "../adapters.js";
+import { verifyLmdbParallel } from "../audit/verify-parallel.js";
 import { loadConfig } from "../config.js";
 import type { EventStore, RecordedEvent } from "../eventstore/port.js";
 import { positionFromString } from "../eventstore/port.js";
@@ -49,20 +50,24 @@ export function auditCommand(): Command {
     .option("--archive <file...>", "NDJSON exports of the log's start (archived, then trimmed), walked before the store")
     .option("--json", "print the report as JSON", false)
     .action(async (o: { after?: string; anchor?: string; archive?: string[]; json: boolean }) => {
-      const report = await withStore(async (store) => {
-        const bar = positionBar("verify");
-        const startedAt = performance.now();
-        const until = await store.headPosition();
-        bar.start(Number(until ?? 0n), 0, { events: 0, rate: 0 });
-        const r = await verifyLog(store, {
-          after: parsePosition(o.after, "--after"),
-          anchor: o.anchor,
-          prefix: o.archive?.length ? archives(o.archive) : undefined,
-          onProgress: (p) => bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) }),
+      const config = loadConfig();
+      const bar = positionBar("verify");
+      const startedAt = performance.now();
+      const progress = (p: VerifyProgress) => bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) });
+      const after = parsePosition(o.after, "--after");
+      let report: VerifyReport;
+      if (config.eventLog === "lmdb" && !o.archive?.length) {
+        // The embedded log: one range per core (verify-parallel.ts).
+        const until = await withStore((store) => store.headPosition());
+        bar.start(Number(until ?? 0n), Number(after ?? 0n), { events: 0, rate: 0 });
+        report = await verifyLmdbParallel(lmdbDir(config), { after, anchor: o.anchor, until, onProgress: progress });
+      } else {
+        report = await withStore(async (store) => {
+          bar.start(Number((await store.headPosition()) ?? 0n), 0, { events: 0, rate: 0 });
+          return verifyLog(store, { after, anchor: o.anchor, prefix: o.archive?.length ? archives(o.archive) : undefined, onProgress: progress });
         });
-        bar.stop();
-        return r;
-      });
+      }
+      bar.stop();
       if (o.json) console.log(JSON.stringify(report, null, 2));
       else printReport(report);
       if (!report.ok) process.exitCode = 1;

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { open } from "lmdb";
 import { afterEach, describe, expect, it } from "vitest";
 import { verifyLog } from "../../src/audit/verify.js";
+import { split, verifyLmdbParallel } from "../../src/audit/verify-parallel.js";
 import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import type { NewEvent, RecordedEvent } from "../../src/eventstore/port.js";
@@ -126,6 +127,32 @@ describe("audit verify (lmdb)", () => {
     // A legacy event is not protected by the chain (docs/audit.md: seal it by archiving the export).
     changeOneByte(dir, 3, "event number 2");
     expect((await verifyDir(dir)).ok).toBe(true);
+  });
+});
+
+describe("audit verify in ranges (all cores)", () => {
+  it("cuts the log at checkpoints into ranges of about equal length", () => {
+    const cps = [0n, 16n, 32n, 48n, 64n].map((position) => ({ position, hash: `h${position}` }));
+    expect(split(cps, undefined, undefined, 70n, 3)).toEqual([
+      { after: undefined, anchor: undefined, until: 16n },
+      { after: 16n, anchor: "h16", until: 48n },
+      { after: 48n, anchor: "h48", until: 70n },
+    ]);
+    expect(split(cps, 40n, "a40", 70n, 2)).toEqual([
+      { after: 40n, anchor: "a40", until: 48n },
+      { after: 48n, anchor: "h48", until: 70n },
+    ]);
+    expect(split([], undefined, undefined, 70n, 4)).toEqual([{ after: undefined, anchor: undefined, until: 70n }]);
+  });
+
+  it("gives the report verifying in one pass gives: clean, and with one byte changed", async () => {
+    const { dir, log } = await writeLog(8);
+    const one = await verifyDir(dir);
+    expect(await verifyLmdbParallel(dir, { workers: 3 })).toEqual(one);
+    changeOneByte(dir, Number(log[44]!.position), `event number ${(log[44]!.data as { i: number }).i}`);
+    const broken = await verifyLmdbParallel(dir, { workers: 3 });
+    expect(broken).toEqual(await verifyDir(dir));
+    expect(broken.firstBreaks.map((b) => b.position)).toEqual([log[44]!.position.toString()]);
   });
 });
 
