@@ -8,7 +8,8 @@
  *   (audit import: a transaction per 1000 events, every hash checked), then one more host is
  *   appended: 64 devices, 4 attach handles each, then allocations and releases until its stream
  *   holds --asof-events events.
- * - verify: `audit verify` over the whole log (every hash recomputed, every checkpoint compared).
+ * - verify: `audit verify` over the whole log (every hash recomputed, every checkpoint compared),
+ *   on all cores as the CLI runs it, then in one thread.
  * - export: `audit export` of the whole log as NDJSON to /dev/null.
  * - replay: `replay --until` into a throwaway Redis, up to 90% of the log (every read model).
  * - asOf: that host's device tree (devices with deployables and handles) asked over HTTP of a
@@ -26,6 +27,7 @@ import { TokenRegistry } from "../src/api/auth/tokens.js";
 import { exportLog, importLog } from "../src/audit/export.js";
 import { replayInto } from "../src/audit/replay.js";
 import { verifyLog } from "../src/audit/verify.js";
+import { verifyLmdbParallel } from "../src/audit/verify-parallel.js";
 import { loadConfig } from "../src/config.js";
 import type { DomainEvent } from "../src/domain/events.js";
 import { stream } from "../src/domain/shared/types.js";
@@ -146,11 +148,16 @@ async function main(): Promise<void> {
     const events = Number(head);
     log(`  host ${host}: ${args.asofDevices} devices, ${args.asofEvents} events in its stream (${((performance.now() - t0) / 1000).toFixed(1)} s); log: ${events} events`);
 
+    // As `cyborg-es audit verify` runs on the embedded log: one range per core (worker threads).
     t0 = performance.now();
-    const report = await verifyLog(store);
+    const report = await verifyLmdbParallel(join(dir, "events"));
     const verifyMs = performance.now() - t0;
     if (!report.ok || report.events !== events) throw new Error(`verify: ${JSON.stringify(report.firstBreaks)}`);
-    log(`verify: ${report.events} events, ${report.checkpoints} checkpoints, ${perS(report.events, verifyMs)} events/s`);
+    t0 = performance.now();
+    const single = await verifyLog(store);
+    const singleMs = performance.now() - t0;
+    if (!single.ok) throw new Error("verify (one thread) disagrees");
+    log(`verify: ${report.events} events, ${report.checkpoints} checkpoints, ${perS(report.events, verifyMs)} events/s (one thread: ${perS(report.events, singleMs)})`);
 
     t0 = performance.now();
     const sink = createWriteStream("/dev/null");
@@ -198,6 +205,7 @@ async function main(): Promise<void> {
       asof_p99_ms: Number(percentile(latencies, 99).toFixed(1)),
       replay_events_per_s: perS(Number(point), replayMs),
       verify_events_per_s: perS(report.events, verifyMs),
+      verify_one_thread_events_per_s: perS(report.events, singleMs),
       export_events_per_s: perS(exported.events, exportMs),
       import_events_per_s: perS(imported.events, importMs),
       machine_speed_ms: speed,
