@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, TOKENS, type TestService, type Who } from "../api/harness.js";
 import * as op from "../api/operations.js";
+import { startRedis, type TestRedis } from "../support/redis.js";
 import { hostDevices } from "./scenario.js";
 
 const ENTRY = `position stream revision eventId type summary principal roles at recordedAt correlationId causationId notification data hash`;
@@ -30,8 +31,9 @@ interface Entry {
   hash: string | null;
 }
 
-describe("history and trace", () => {
+describe.each(["memory", "redis"] as const)("history and trace (read models in %s)", (readModels) => {
   let t: TestService;
+  let redis: TestRedis | undefined;
   const instance = randomUUID();
   const arqs: string[] = [];
   let device = "";
@@ -64,7 +66,8 @@ describe("history and trace", () => {
 
   beforeAll(async () => {
     // The binder finishes binds (none inline), so its steps show in the bind's trace.
-    t = await startTestService({ overrides: { bindInline: false } });
+    redis = readModels === "redis" ? await startRedis() : undefined;
+    t = await startTestService({ env: redis ? { REDIS_URL: redis.url } : {}, overrides: { bindInline: false } });
     await t.ok("admin", op.CREATE_PROFILE, { input: { name: "fpga-1", groups: [{ "resources:FPGA": "1" }] } });
     await as("agent", "report-1", op.REPORT, { hostname: "compute1", devices: hostDevices() });
     const devices = (await t.ok("admin", `{ devices(filter: { hostname: "compute1" }) { nodes { uuid deployables { rpUuid } } } }`)).devices.nodes;
@@ -88,6 +91,7 @@ describe("history and trace", () => {
 
   afterAll(async () => {
     await t?.close();
+    await redis?.stop();
   });
 
   it("trace of a bind: the instance, the ARQ, the host's allocation, the binder's steps and the notification", async () => {
