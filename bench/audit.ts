@@ -20,7 +20,8 @@
  */
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { finished } from "node:stream/promises";
 import { projections } from "../projections/index.js";
 import { TokenRegistry } from "../src/api/auth/tokens.js";
@@ -77,7 +78,7 @@ async function* pages(es: EventStore): AsyncGenerator<RecordedEvent> {
 }
 
 /** One host with `devices` devices of 4 handles, then allocations and releases up to `total` events. */
-async function appendBusyHost(store: EventStore, host: string, devices: number, total: number): Promise<void> {
+export async function appendBusyHost(store: EventStore, host: string, devices: number, total: number): Promise<void> {
   const hex = (n: number) => n.toString(16).padStart(12, "0");
   const uuid = (kind: number, n: number) => `${kind.toString(16).padStart(8, "0")}-0000-4000-8000-${hex(n)}`;
   const events: DomainEvent[] = [];
@@ -218,7 +219,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  main().catch((err) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  });
+}
