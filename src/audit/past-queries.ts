@@ -83,13 +83,10 @@ export class PastQueries {
     const refs = await objectRefsUpTo(this.readStore, instance, point.position, REF_LIMIT);
     const uuids = [...new Set(refs.filter((r) => r.stream.startsWith("arq-")).map((r) => r.stream.slice("arq-".length)))];
     const found = await Promise.all(uuids.map(async (u) => ({ arq: await this.arq(u, point), created: await this.createdAt(u) })));
-    const matching = found
-      .filter(({ arq: a }) => a !== null && a.instanceUuid === instance)
-      .filter(({ arq: a }) => (!filter.state || a!.state === filter.state) && (!filter.hostname || a!.hostname === filter.hostname))
-      .filter(({ arq: a }) => (!filter.deviceProfileName || a!.deviceProfileName === filter.deviceProfileName) && (!filter.resolvedOnly || a!.state === "BOUND" || a!.state === "BIND_FAILED"))
-      .sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0));
+    const matching = found.filter((f): f is { arq: PastArq; created: bigint } => f.arq !== null && matches(f.arq, filter));
+    matching.sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0));
     return pageOfList(
-      matching.map((m) => m.arq!),
+      matching.map((m) => m.arq),
       first,
       after,
     );
@@ -104,6 +101,17 @@ export class PastQueries {
     const [created] = await this.store.readStream(aggregates.arq.streamName(arqUuid), { maxCount: 1 });
     return created?.position ?? 0n;
   }
+}
+
+/** The read model's ARQ filter (projections/arqs/queries.ts), on one ARQ. */
+function matches(a: ArqView, f: ArqFilter): boolean {
+  return (
+    a.instanceUuid === f.instanceUuid &&
+    (!f.state || a.state === f.state) &&
+    (!f.hostname || a.hostname === f.hostname) &&
+    (!f.deviceProfileName || a.deviceProfileName === f.deviceProfileName) &&
+    (!f.resolvedOnly || a.state === "BOUND" || a.state === "BIND_FAILED")
+  );
 }
 
 /** A page of a list computed whole; cursors are the items' indexes. */
