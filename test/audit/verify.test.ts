@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open } from "lmdb";
 import { afterEach, describe, expect, it } from "vitest";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { finished } from "node:stream/promises";
 import { exportLog, readExport } from "../../src/audit/export.js";
 import { verifyLog } from "../../src/audit/verify.js";
@@ -172,6 +172,25 @@ describe("audit verify in ranges (all cores)", () => {
       { after: 48n, anchor: "h48", until: 70n },
     ]);
     expect(split([], undefined, undefined, 70n, 4)).toEqual([{ after: undefined, anchor: undefined, until: 70n }]);
+  });
+
+  // Worker threads run the compiled worker: checked when the build is there and newer than the sources (CI builds first).
+  const built = new URL("../../dist/src/audit/verify-parallel.js", import.meta.url);
+  const fresh = (() => {
+    try {
+      const sources = ["verify-parallel.ts", "verify-walker.ts", "verify.ts", "verify-worker.ts"].map((f) => statSync(new URL(`../../src/audit/${f}`, import.meta.url)).mtimeMs);
+      return statSync(built).mtimeMs >= Math.max(...sources);
+    } catch {
+      return false;
+    }
+  })();
+  it.runIf(fresh)("in worker threads (the compiled build) too", async () => {
+    const { verifyLmdbParallel: inThreads } = (await import(built.href)) as typeof import("../../src/audit/verify-parallel.js");
+    const { dir, log } = await writeLog(8);
+    changeOneByte(dir, Number(log[9]!.position), `event number ${(log[9]!.data as { i: number }).i}`);
+    const threads = await inThreads(dir, { workers: 2 });
+    expect(threads).toEqual(await verifyDir(dir));
+    expect(threads.firstBreaks.map((b) => b.position)).toEqual([log[9]!.position.toString()]);
   });
 
   it("gives the report verifying in one pass gives: clean, and with one byte changed", async () => {
