@@ -110,6 +110,9 @@ export async function* readExport(input: Readable): AsyncGenerator<RecordedEvent
   }
 }
 
+/** Streams whose last hash import keeps in memory. */
+const STREAM_CACHE = 100_000;
+
 export class ImportError extends Error {
   override name = "ImportError";
 }
@@ -126,7 +129,21 @@ export async function importLog(
   options: { batch?: number; onProgress?: (imported: number) => void } = {},
 ): Promise<{ events: number }> {
   const batch = options.batch ?? 1000;
+  /** The last hash of recently seen streams; another one is read back from the store, which has it by then. */
   const last = new Map<string, string>();
+  const remember = (stream: string, hash: string | undefined) => {
+    last.delete(stream);
+    if (hash === undefined) return;
+    last.set(stream, hash);
+    if (last.size > STREAM_CACHE) last.delete(last.keys().next().value!);
+  };
+  const previous = async (e: RecordedEvent): Promise<string> => {
+    if (e.revision === 0) return GENESIS;
+    const known = last.get(e.stream);
+    if (known !== undefined) return known;
+    const [p] = await store.readStream(e.stream, { fromRevision: e.revision - 1, maxCount: 1 });
+    return p?.hash ?? GENESIS;
+  };
   let steps: AppendStep[] = [];
   let pending = 0;
   let imported = 0;
@@ -144,12 +161,13 @@ export async function importLog(
   };
   for await (const e of events) {
     if (e.hash !== undefined) {
-      const expected = eventHash(last.get(e.stream) ?? GENESIS, e);
+      // A stream not seen lately: its previous event is in the store, unless still in this batch.
+      if (e.revision > 0 && !last.has(e.stream) && steps.some((st) => st.stream === e.stream)) await flush();
+      const expected = eventHash(await previous(e), e);
       if (expected !== e.hash) throw new ImportError(`event ${e.id} (${e.stream}@${e.revision}, position ${e.position}) does not match its hash: the export was changed`);
-      last.set(e.stream, e.hash);
-    } else {
-      last.delete(e.stream); // written before the chain: the next event links to GENESIS, as in the store
     }
+    // An event written before the chain has none: the next one links to GENESIS, as in the store.
+    remember(e.stream, e.hash);
     const event = { id: e.id, type: e.type, data: e.data, metadata: e.metadata };
     const tail = steps.at(-1);
     if (tail && tail.stream === e.stream) (tail.events as unknown[]).push(event);
