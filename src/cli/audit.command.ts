@@ -114,11 +114,18 @@ export function auditCommand(): Command {
         const input = createReadStream(file);
         const bar = new cliProgress.SingleBar({ format: "import [{bar}] {percentage}% | {events} events | {rate} events/s", hideCursor: true }, cliProgress.Presets.shades_classic);
         const startedAt = performance.now();
+        const headBefore = await store.headPosition();
         bar.start(size, 0, { events: 0, rate: 0 });
         const r = await importLog(store, readExport(input), { onProgress: (n) => bar.update(input.bytesRead, { events: n, rate: rate(n, startedAt) }) });
         bar.update(size);
         bar.stop();
-        console.error(`imported ${r.events} events in ${((performance.now() - startedAt) / 1000).toFixed(2)} s; run \`cyborg-es audit verify\` to check the whole log`);
+        // Appending an event the store holds already (same id, same place) is a retry that writes nothing.
+        const none = r.events > 0 && (await store.headPosition()) === headBefore;
+        console.error(
+          none
+            ? `the store already held the ${r.events} events of ${file}: nothing written`
+            : `imported ${r.events} events in ${((performance.now() - startedAt) / 1000).toFixed(2)} s; run \`cyborg-es audit verify\` to check the whole log`,
+        );
       });
     });
   return cmd;
