@@ -11,13 +11,15 @@ import type { EventStore } from "../eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
 import * as arqs from "./arqs/index.js";
 import * as profiles from "./device-profiles.js";
+import * as instances from "./instances.js";
+import type { InstanceOperationResult } from "./instances.js";
 import * as inventory from "./inventory.js";
 import { ReportDigests } from "./report-digests.js";
 import { Streams } from "./streams.js";
 import type { ArqBinding } from "../domain/arqs/bind.js";
 import type { ArqView } from "../domain/arqs/view.js";
 import type { DeviceProfileView } from "../domain/device-profiles/view.js";
-import type { InventoryReportView } from "./inventory.js";
+import type { HostStatusView, InventoryReportView } from "./inventory.js";
 
 export interface ApplicationOptions {
   store: EventStore;
@@ -61,6 +63,10 @@ export class Application {
     return inventory.confirmHostInventory(this.streams, this.reportDigests, hostname, digest);
   }
 
+  hostStatus(hostname: string): Promise<HostStatusView> {
+    return inventory.hostStatus(this.streams, this.reportDigests, hostname);
+  }
+
   setDeviceStatus(ctx: CommandContext, hostname: string, deviceUuid: string, status: DeviceStatus): Promise<void> {
     return inventory.setDeviceStatus(this.streams, ctx, hostname, deviceUuid, status);
   }
@@ -96,5 +102,15 @@ export class Application {
 
   getArq(arqUuid: string): Promise<ArqView | null> {
     return arqs.getArq(this.streams, arqUuid);
+  }
+
+  /** ARQs for inline specs (os-acc): the content-named profile they stand for is made on first use. */
+  createArqsForGroups(ctx: CommandContext, groups: unknown): Promise<ArqView[]> {
+    return arqs.createArqsForGroups(this.streams, this.newId, ctx, groups);
+  }
+
+  /** Records an instance operation and releases the instance's accelerators when it calls for it. */
+  recordInstanceOperation(ctx: CommandContext, instanceUuid: string, operation: string): Promise<InstanceOperationResult> {
+    return instances.recordInstanceOperation(this.streams, ctx, instanceUuid, operation);
   }
 }

@@ -77,3 +77,19 @@ export async function setDeviceStatus(s: Streams, ctx: CommandContext, hostname:
 export async function releaseHandleForArq(s: Streams, ctx: CommandContext, hostname: string, arqUuid: string): Promise<void> {
   await s.handle(aggregates.host, hostname, { type: "ReleaseAttachHandle", data: { hostname, arqUuid, at: ctx.at } }, ctx);
 }
+
+/** What os-acc's initialize waits for: has this host's agent reported its inventory? */
+export interface HostStatusView {
+  hostname: string;
+  /** The host's agent reported (devices the log knows, or an empty report this process took). */
+  reported: boolean;
+  devices: number;
+  /** The host stream's revision, -1 if it does not exist. */
+  revision: number;
+}
+
+export async function hostStatus(s: Streams, digests: ReportDigests, hostname: string): Promise<HostStatusView> {
+  validateHostname(hostname);
+  const { state, revision } = await s.load(aggregates.host, hostname);
+  return { hostname, reported: state.hostname !== null || digests.peek(hostname) !== undefined, devices: state.devices.size, revision };
+}

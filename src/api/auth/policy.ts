@@ -18,6 +18,11 @@ export const POLICY = {
   "arq:delete": ["admin", "manager", "member", "service"],
   // Binding, unbinding and deleting by instance are Nova's alone (CVE-2026-40214).
   "arq:bind": ["service"],
+  // Inline specs make a (content-named) profile: not for every project member.
+  "arq:create_inline": ["admin", "service"],
+  // What the compute service did to an instance (os-acc).
+  "instance:operate": ["service"],
+  "host:status": ["admin", "manager", "service"],
   "audit:read": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 

@@ -8,6 +8,7 @@ import { DeployableResolver } from "./resolvers/deployable.resolver.js";
 import { DeviceProfileResolver } from "./resolvers/device-profile.resolver.js";
 import { DeviceResolver } from "./resolvers/device.resolver.js";
 import { EventsResolver } from "./resolvers/events.resolver.js";
+import { InstanceResolver } from "./resolvers/instance.resolver.js";
 import { InventoryResolver } from "./resolvers/inventory.resolver.js";
 import { ResourceProviderResolver } from "./resolvers/resource-provider.resolver.js";
 
@@ -25,6 +26,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       InventoryResolver,
       ResourceProviderResolver,
       EventsResolver,
+      InstanceResolver,
     ],
     authChecker,
     validate: false,

@@ -7,6 +7,7 @@ import { apiError, badInput, forbidden } from "../errors.js";
 import { ArqBindingInput } from "../inputs/arq.input.js";
 import { ArqFilter } from "../inputs/filters.input.js";
 import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent } from "../types/accelerator-request.type.js";
+import { JSONScalar } from "../types/scalars.js";
 import { toConnection } from "../types/connection.js";
 import { boundEvents, type BoundEventPayload } from "./bound-events.js";
 import { pageSize } from "./paging.js";
@@ -49,6 +50,24 @@ export class AcceleratorRequestResolver {
       cmd.projectId = projectId;
     }
     const arqs = await ctx.services.app.createArqs(cmd, { deviceProfileName, groupIndex: groupIndex ?? null });
+    await ctx.services.catchUp();
+    return arqs;
+  }
+
+  @Authorized("arq:create_inline")
+  @Mutation(() => [AcceleratorRequest], {
+    description:
+      "One ARQ per accelerator inline groups (a flavor's resources:/trait:/accel: keys) ask for; the groups are validated as a " +
+      "device profile's and stand for a profile named after them (inline-<hash>), made on first use",
+  })
+  async createAcceleratorRequestsForGroups(
+    @Ctx() ctx: ApiContext,
+    @Arg("groups", () => [JSONScalar]) groups: unknown[],
+    @Arg("projectId", () => String, { nullable: true, description: "The project to create for (default: the token's)" }) projectId?: string,
+  ) {
+    const cmd = commandContext(ctx);
+    if (projectId) cmd.projectId = projectId;
+    const arqs = await ctx.services.app.createArqsForGroups(cmd, structuredClone(groups));
     await ctx.services.catchUp();
     return arqs;
   }
