@@ -42,7 +42,7 @@ export async function reportHostInventory(
     },
   };
   const command: Extract<HostCommand, { type: "ReportHostInventory" }> = { type: "ReportHostInventory", data: { hostname, devices, at: ctx.at } };
-  const result = await handleCommand(s.store, stream.host(hostname), decider, command, ctx, { cache: s.cache });
+  const result = await handleCommand(s.store, stream.host(hostname), decider, command, ctx, { cache: s.cache, locks: s.locks });
   const { summary, report } = last!;
   const digest = digestOfValidated(report);
   // Remember the digest only if this report now diffs to nothing against the state it left

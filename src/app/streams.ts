@@ -9,6 +9,7 @@ import { stream, type CommandContext } from "../domain/shared/types.js";
 import type { EventStore } from "../eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
 import { handleCommand, loadAggregate, toNewEvent, type CommandSource, type DomainEventShape, type Loaded } from "./handle.js";
+import { StreamLocks } from "./stream-locks.js";
 
 /** One aggregate type: how its stream is named, and its decider. */
 export interface AggregateKind<C, S, E extends DomainEventShape> {
@@ -53,6 +54,8 @@ export class Decided<S, E extends DomainEventShape> {
 }
 
 export class Streams {
+  readonly locks = new StreamLocks();
+
   constructor(
     readonly store: EventStore,
     readonly cache = new AggregateCache(),
@@ -63,7 +66,7 @@ export class Streams {
   }
 
   handle<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, command: CommandSource<C, S>, ctx: CommandContext) {
-    return handleCommand(this.store, kind.streamName(id), kind.decider, command, ctx, { cache: this.cache });
+    return handleCommand(this.store, kind.streamName(id), kind.decider, command, ctx, { cache: this.cache, locks: this.locks });
   }
 
   /**

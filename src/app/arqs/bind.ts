@@ -1,18 +1,15 @@
 /**
  * Binding. The mutation (startBinds) and the binder (allocateForArq) plan with the same
- * decideBind (bind-plan.ts) and append the same way: the plan as one sequence; a step refused by
- * a concurrent change is decided again from the new state. Every bind decision is idempotent for
- * its target (an ARQ already started or bound to it decides nothing; a handle the host already
- * allocated to it is reused), so what an earlier attempt appended is never done twice. A refusal
- * by the domain undoes what the call appended.
+ * decideBind (bind-plan.ts) and append the same way (append-plan.ts). A refusal by the domain
+ * undoes what the call appended.
  */
 import { validateBindings } from "../../domain/arqs/bind.js";
 import { liveArq } from "../../domain/arqs/decider.js";
 import type { ArqView } from "../../domain/arqs/view.js";
-import { DomainError, type CommandContext } from "../../domain/shared/types.js";
-import { conflictBackoff, MAX_ATTEMPTS } from "../handle.js";
+import { stream, type CommandContext } from "../../domain/shared/types.js";
 import { releaseHandleForArq } from "../inventory.js";
 import { aggregates, type Streams } from "../streams.js";
+import { appendPlan } from "./append-plan.js";
 import { planBinds, type BindPlan } from "./bind-plan.js";
 import { loadVisible } from "./shared.js";
 
@@ -27,7 +24,9 @@ export async function startBinds(s: Streams, ctx: CommandContext, raw: unknown, 
   await loadVisible(s, ctx, bindings.map((b) => b.arqUuid), (i) => `bindings[${i}].arqUuid`);
   const written = new Written();
   try {
-    const plan = await appendPlan(s, ctx, written, () => planBinds(s, ctx, bindings, { allocate: opts.allocate ?? false, recordInstances: true }));
+    const allocate = opts.allocate ?? false;
+    const streams = bindings.flatMap((b) => [stream.arq(b.arqUuid), stream.instance(b.instanceUuid), ...(allocate ? [stream.host(b.hostname)] : [])]);
+    const plan = await appendPlan(s, ctx, streams, () => planBinds(s, ctx, bindings, { allocate, recordInstances: true }), (p) => written.note(p));
     return bindings.map((b) => plan!.view(b.arqUuid)!);
   } catch (err) {
     await written.undo(s, ctx);
@@ -43,7 +42,10 @@ export async function startBinds(s: Streams, ctx: CommandContext, raw: unknown, 
 export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: string): Promise<AllocateResult> {
   const written = new Written();
   let notBinding = "";
-  const plan = await appendPlan(s, ctx, written, async () => {
+  // The host is known from the ARQ; if the ARQ moves meanwhile, the plan reads it again.
+  const hostname = liveArq((await s.load(aggregates.arq, arqUuid)).state)?.hostname;
+  const streams = [stream.arq(arqUuid), ...(hostname ? [stream.host(hostname)] : [])];
+  const planOnce = async () => {
     const arq = liveArq((await s.load(aggregates.arq, arqUuid)).state);
     if (arq?.state !== "BIND_STARTED") {
       notBinding = `not binding (${arq ? `state ${arq.state}` : "no such ARQ"})`;
@@ -51,26 +53,14 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
     }
     const target = { arqUuid, hostname: arq.hostname!, deviceRpUuid: arq.deviceRpUuid!, instanceUuid: arq.instanceUuid! };
     return planBinds(s, ctx, [target], { allocate: true, recordInstances: false });
-  });
+  };
+  const plan = await appendPlan(s, ctx, streams, planOnce, (p) => written.note(p));
   if (!plan) {
     await written.undo(s, ctx);
     return { ok: false, reason: notBinding };
   }
   const view = plan.view(arqUuid)!;
   return view.state === "BOUND" ? { ok: true, arq: view } : { ok: false, reason: view.bindFailureReason ?? `not bound (state ${view.state})` };
-}
-
-/** Plans and appends until no step is refused; undefined when `plan` finds nothing to do. */
-async function appendPlan(s: Streams, ctx: CommandContext, written: Written, plan: () => Promise<BindPlan | undefined>): Promise<BindPlan | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const p = await plan();
-    if (!p) return undefined;
-    const { refusal } = await s.appendSequence(p.steps, ctx);
-    written.note(p);
-    if (!refusal) return p;
-    if (attempt >= MAX_ATTEMPTS) throw new DomainError("CONFLICT", `binding: gave up after ${attempt} concurrent updates; try again`);
-    await conflictBackoff(attempt);
-  }
 }
 
 /** What one bind call appended, so that a refusal can take it back (Cyborg leaves partial binds dirty, reference 8.5). */
