@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import "reflect-metadata";
 import { Command } from "commander";
 import { agentCommand } from "./agent.command.js";
+import { osaccCommand } from "./osacc.command.js";
 import { projectionsCommand } from "./projections.command.js";
 import { schemaCommand } from "./schema.command.js";
 import { serveCommand } from "./serve.command.js";
@@ -13,6 +13,7 @@ const program = new Command("cyborg-es")
 
 program.addCommand(serveCommand(), { isDefault: true });
 program.addCommand(agentCommand());
+program.addCommand(osaccCommand());
 program.addCommand(projectionsCommand());
 program.addCommand(schemaCommand());
 
