@@ -11,7 +11,7 @@ import type { TokenRegistry } from "./auth/tokens.js";
 import { createContext, type ApiContext, type ApiServices } from "./graphql/context.js";
 import { formatError } from "./graphql/errors.js";
 import { DocumentCache } from "./graphql/document-cache.js";
-import { checkGuards, guardPlugin } from "./graphql/guards.js";
+import { checkGuards, DEFAULT_GUARDS, guardPlugin, queryTextRefusal } from "./graphql/guards.js";
 import { getSchema } from "./graphql/schema.js";
 
 export interface HttpServerOptions {
@@ -39,6 +39,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    parseOptions: { maxTokens: DEFAULT_GUARDS.maxTokens },
     formatError: formatError((err) => opts.log.error({ err }, "internal error in a GraphQL operation")),
     // No cache hints are served, and the cache-control plugin wraps every field resolver to
     // collect them (~2% of the server's CPU under load).
@@ -76,6 +77,8 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
       } catch {
         return sendJson(res, 400, graphqlError("request body is not valid JSON", "BAD_REQUEST"));
       }
+      const tooLong = queryTextRefusal((body as { query?: unknown } | undefined)?.query);
+      if (tooLong) return sendJson(res, 400, graphqlError(tooLong.message, "QUERY_TOO_COMPLEX"));
     }
     const headers = new HeaderMap();
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);

@@ -1,4 +1,5 @@
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { DEFAULT_GUARDS, isTokenLimit, queryTextRefusal, tooComplex } from "./guards.js";
 
 /**
  * Parsed and validated documents by query text (bounded, least recently used out). Clients send
@@ -14,6 +15,8 @@ export class DocumentCache {
   ) {}
 
   get(query: string): DocumentNode | readonly GraphQLError[] {
+    const tooLong = queryTextRefusal(query);
+    if (tooLong) return [tooLong];
     const hit = this.entries.get(query);
     if (hit) {
       this.entries.delete(query);
@@ -22,11 +25,12 @@ export class DocumentCache {
     }
     let result: DocumentNode | readonly GraphQLError[];
     try {
-      const document = parse(query);
+      const document = parse(query, { maxTokens: DEFAULT_GUARDS.maxTokens });
       const errors = validate(this.schema, document);
       result = errors.length ? errors : document;
     } catch (err) {
-      result = [err instanceof GraphQLError ? err : new GraphQLError(String(err))];
+      if (err instanceof GraphQLError && isTokenLimit(err)) result = [tooComplex(`the query has more than ${DEFAULT_GUARDS.maxTokens} tokens; the limit is ${DEFAULT_GUARDS.maxTokens}`)];
+      else result = [err instanceof GraphQLError ? err : new GraphQLError(String(err))];
     }
     this.entries.set(query, result);
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);

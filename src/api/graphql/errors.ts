@@ -1,6 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { DomainError } from "../../domain/shared/types.js";
 import { DuplicateEventIdError, WrongExpectedRevisionError } from "../../eventstore/port.js";
+import { DEFAULT_GUARDS, isTokenLimit } from "./guards.js";
 
 export type ErrorCode = "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT" | "UNAUTHENTICATED" | "FORBIDDEN" | "INTERNAL_SERVER_ERROR";
 
@@ -46,6 +47,9 @@ export function formatError(onInternal: (err: unknown) => void) {
       return { ...base, message: original.message, extensions: { code: "CONFLICT" } };
     }
     const code = formatted.extensions?.code;
+    if (code === "GRAPHQL_PARSE_FAILED" && isTokenLimit(formatted)) {
+      return { ...base, extensions: { code: "QUERY_TOO_COMPLEX", limit: DEFAULT_GUARDS.maxTokens } };
+    }
     if (typeof code === "string" && CLIENT_CODES.has(code)) {
       const { stacktrace: _drop, ...rest } = formatted.extensions ?? {};
       return { ...base, extensions: rest };
