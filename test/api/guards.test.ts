@@ -56,3 +56,13 @@ describe("query guards", () => {
     expect(refusal(() => checkGuards(schema, doc, null, { i: "x" }))).toBeUndefined();
   });
 });
+
+describe("query text", () => {
+  it("counts bracket nesting outside strings and comments", async () => {
+    const { nesting } = await import("../../src/api/graphql/guards.js");
+    expect(nesting(`{ a { b(x: [1, {c: 2}]) } }`, 64)).toBe(5);
+    expect(nesting(`{ a(s: "{{{{[[[", t: """ {{{{ \\""" {{ """) } # {{{{{{`, 64)).toBe(2);
+    expect(nesting(`{ a(s: "\\"{{{{") }`, 64)).toBe(2);
+    expect(nesting("{a:".repeat(5000), 64)).toBe(65);
+  });
+});

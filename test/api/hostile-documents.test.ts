@@ -69,3 +69,51 @@ describe("hostile documents", () => {
     await expect(sub.next(1, 10_000)).rejects.toThrow(/QUERY_TOO_COMPLEX/);
   });
 });
+
+describe("hostile inputs get typed errors naming the field", () => {
+  const post = async (who: keyof typeof TOKENS, query: string, variables: Record<string, unknown> | string) => {
+    const body = typeof variables === "string" ? `{"query":${JSON.stringify(query)},"variables":${variables}}` : JSON.stringify({ query, variables });
+    const res = await fetch(t.url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${TOKENS[who].token}` }, body });
+    const json = (await res.json()) as { errors?: Array<{ extensions?: { code?: string; field?: string } }> };
+    return { status: res.status, code: json.errors?.[0]?.extensions?.code, field: json.errors?.[0]?.extensions?.field };
+  };
+  it("a malformed cursor on any connection", async () => {
+    for (const after of ["", "xyz", "MQ==", "-1"]) {
+      for (const q of [`query($a: String) { devices(after: $a) { totalCount } }`, `query($a: String) { deployables(after: $a) { totalCount } }`, `query($a: String) { acceleratorRequests(after: $a) { totalCount } }`]) {
+        expect(await post("admin", q, { a: after })).toMatchObject({ code: "BAD_USER_INPUT", field: "after" });
+      }
+    }
+  });
+  it("a subscription sent over HTTP", async () => {
+    expect(await post("service", `subscription { acceleratorRequestBound { tag } }`, {})).toEqual({ status: 400, code: "BAD_REQUEST", field: undefined });
+  });
+  it("names too long to be a key of the log", async () => {
+    expect(await post("service", `mutation($n: String!) { createAcceleratorRequests(deviceProfileName: $n) { uuid } }`, { n: "a".repeat(100_000) })).toMatchObject({ code: "BAD_USER_INPUT", field: "deviceProfileName" });
+    expect(await post("admin", `mutation($n: [String!]) { deleteDeviceProfiles(names: $n) }`, { n: ["a".repeat(100_000)] })).toMatchObject({ code: "BAD_USER_INPUT", field: "names[0]" });
+    expect(await post("service", `mutation($a: [ID!]!) { unbindAcceleratorRequests(arqUuids: $a) { uuid } }`, { a: ["a".repeat(300)] })).toMatchObject({ code: "BAD_USER_INPUT", field: "arqUuids[0]" });
+  });
+  it("a profile with too many groups, or a group nested thousands of levels deep", async () => {
+    const many = { input: { name: "many", groups: Array.from({ length: 20_000 }, () => ({ "resources:FPGA": "1" })) } };
+    expect(await post("admin", `mutation($input: DeviceProfileInput!) { createDeviceProfile(input: $input) { uuid } }`, many)).toMatchObject({ code: "BAD_USER_INPUT", field: "groups" });
+    const deep = `{"input":{"name":"deep","groups":[{"resources:FPGA":${'{"a":'.repeat(5000)}1${"}".repeat(5000)}}]}}`;
+    expect(await post("admin", `mutation($input: DeviceProfileInput!) { createDeviceProfile(input: $input) { uuid } }`, deep)).toMatchObject({ code: "BAD_USER_INPUT" });
+  });
+  it("a bind to a resource provider that is not a uuid", async () => {
+    const b = [{ arqUuid: "a1", hostname: "compute1", deviceRpUuid: "x", instanceUuid: "vm-1" }];
+    expect(await post("service", `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid } }`, { b })).toMatchObject({ code: "BAD_USER_INPUT", field: "bindings[0].deviceRpUuid" });
+  });
+});
+
+describe("nesting", () => {
+  it("a literal nested thousands of levels deep in the query text is refused before parsing", async () => {
+    const lit = "{a:".repeat(4000) + "1" + "}".repeat(4000);
+    const res = await fetch(t.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${TOKENS.admin.token}` },
+      body: JSON.stringify({ query: `mutation { createDeviceProfile(input: { name: "deep", groups: [${lit}] }) { uuid } }` }),
+    });
+    const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+    expect([res.status, body.errors[0]!.extensions.code]).toEqual([400, "QUERY_TOO_COMPLEX"]);
+    expect(body.errors[0]!.message).toMatch(/nests more than 64/);
+  });
+});

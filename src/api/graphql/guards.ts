@@ -11,6 +11,8 @@ import { getComplexity, simpleEstimator, type ComplexityEstimator } from "graphq
 export interface GuardLimits {
   /** Characters of query text. */
   maxQueryChars: number;
+  /** Brackets ({, [, () open at once in the query text: graphql-js parses recursively. */
+  maxNesting: number;
   /** Lexical tokens of the query text (graphql-js stops parsing past it). */
   maxTokens: number;
   /** Field selections, aliases included, with fragments expanded. */
@@ -23,6 +25,7 @@ export interface GuardLimits {
 
 export const DEFAULT_GUARDS: GuardLimits = {
   maxQueryChars: 100_000,
+  maxNesting: 64,
   maxTokens: 20_000,
   maxFields: 2_000,
   maxDepth: 12,
@@ -34,12 +37,40 @@ export const DEFAULT_GUARDS: GuardLimits = {
 export const tooComplex = (message: string, extensions: Record<string, unknown> = {}) =>
   new GraphQLError(message, { extensions: { code: "QUERY_TOO_COMPLEX", ...extensions, http: { status: 400 } } });
 
-/** The refusal of a query text longer than the limit, before it is parsed; undefined when within it. */
+/** The refusal of a query text too long or too nested to parse, checked before it is parsed; undefined when within the limits. */
 export function queryTextRefusal(query: unknown, limits: GuardLimits = DEFAULT_GUARDS): GraphQLError | undefined {
-  if (typeof query === "string" && query.length > limits.maxQueryChars) {
+  if (typeof query !== "string") return undefined;
+  if (query.length > limits.maxQueryChars) {
     return tooComplex(`the query is ${query.length} characters long; the limit is ${limits.maxQueryChars}`, { limit: limits.maxQueryChars });
   }
+  if (nesting(query, limits.maxNesting) > limits.maxNesting) {
+    return tooComplex(`the query nests more than ${limits.maxNesting} brackets deep`, { limit: limits.maxNesting });
+  }
   return undefined;
+}
+
+/** How deep brackets nest in GraphQL text (strings, block strings and comments skipped); stops counting past `stopAbove`. */
+export function nesting(text: string, stopAbove: number): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "#") {
+      while (i < text.length && text[i] !== "\n") i++;
+    } else if (c === '"') {
+      const block = text.startsWith('"""', i);
+      const end = block ? '"""' : '"';
+      i += end.length;
+      // Escapes: \x in a string, \""" in a block string.
+      while (i < text.length && !text.startsWith(end, i)) i += block ? (text.startsWith('\\"""', i) ? 4 : 1) : text[i] === "\\" ? 2 : 1;
+      i += end.length - 1;
+    } else if (c === "{" || c === "[" || c === "(") {
+      if (++depth > deepest && (deepest = depth) > stopAbove) return deepest;
+    } else if (c === "}" || c === "]" || c === ")") {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
 /** graphql-js stopped parsing at `maxTokens` (its message spells "more that"). */
@@ -211,7 +242,12 @@ export function guardPlugin(schema: GraphQLSchema, limits: GuardLimits = DEFAULT
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ document, request }) {
+        async didResolveOperation({ document, request, operation }) {
+          if (operation?.operation === "subscription") {
+            throw new GraphQLError("subscriptions are served over WebSocket at /graphql (the graphql-transport-ws protocol), not over HTTP", {
+              extensions: { code: "BAD_REQUEST", http: { status: 400 } },
+            });
+          }
           checkGuards(schema, document, request.operationName, request.variables, limits);
         },
       };

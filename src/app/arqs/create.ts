@@ -2,7 +2,7 @@
 import { liveArq } from "../../domain/arqs/decider.js";
 import { arqCountFor, planArqs } from "../../domain/arqs/plan.js";
 import { arqView, type ArqView } from "../../domain/arqs/view.js";
-import { DomainError, type CommandContext } from "../../domain/shared/types.js";
+import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../../domain/shared/types.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
 
 /** The most ARQs one creation may make. */
@@ -15,6 +15,7 @@ export async function createArqs(
   input: { deviceProfileName: string; groupIndex?: number | null },
 ): Promise<ArqView[]> {
   const name = input.deviceProfileName;
+  if (typeof name === "string" && name.length > MAX_ID_LENGTH) throw new DomainError("BAD_USER_INPUT", `a device profile name is at most ${MAX_ID_LENGTH} characters`, "deviceProfileName");
   const loadedProfile = typeof name === "string" && name.length > 0 ? await s.load(aggregates.profile, name) : null;
   const state = loadedProfile?.state;
   if (state?.status !== "active") throw new DomainError("NOT_FOUND", `Device Profile not found with name=${String(name)}`, "deviceProfileName");

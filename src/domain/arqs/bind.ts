@@ -16,6 +16,7 @@ import { decideAllocate } from "../inventory/allocation.js";
 import type { InventoryEvent } from "../inventory/events.js";
 import { evolveHost, type HostState } from "../inventory/state.js";
 import { fold } from "../shared/decider.js";
+import { isUuid } from "../shared/json.js";
 import { DomainError } from "../shared/types.js";
 import { checkBindField, decideArq, evolveArq, liveArq, type ArqStreamState, type BindTarget } from "./decider.js";
 import type { ArqEvent } from "./events.js";
@@ -79,6 +80,8 @@ export function validateBindings(bindings: unknown): ArqBinding[] {
   return bindings.map((b: Partial<Record<keyof ArqBinding, unknown>> | null, i) => {
     const field = (f: keyof ArqBinding) => checkBindField(f, b?.[f], `bindings[${i}].${f}`);
     const binding = { arqUuid: field("arqUuid"), hostname: field("hostname"), deviceRpUuid: field("deviceRpUuid"), instanceUuid: field("instanceUuid") };
+    // Resource providers are Placement's: uuid3 of the deployable's name, as Cyborg names them.
+    if (!isUuid(binding.deviceRpUuid)) throw new DomainError("BAD_USER_INPUT", `deviceRpUuid must be a resource provider's uuid, got ${JSON.stringify(binding.deviceRpUuid)}`, `bindings[${i}].deviceRpUuid`);
     if (seen.has(binding.arqUuid)) throw new DomainError("BAD_USER_INPUT", `ARQ ${binding.arqUuid} appears twice`, `bindings[${i}].arqUuid`);
     seen.add(binding.arqUuid);
     return binding;

@@ -15,6 +15,11 @@ export const MAX_PROFILE_NAME_LENGTH = 255;
 export const MAX_DESCRIPTION_LENGTH = 65_535;
 /** Upper bound of one `resources:` amount: each unit becomes one ARQ. */
 export const MAX_RESOURCE_AMOUNT = 1000;
+/** Cyborg sets no bound; a profile is a flavor's request, so these are generous. */
+export const MAX_GROUPS = 100;
+export const MAX_KEYS_PER_GROUP = 100;
+export const MAX_KEY_LENGTH = 255;
+export const MAX_VALUE_LENGTH = 255;
 export const GROUP_KEY_PREFIXES = ["resources:", "trait:", "accel:"] as const;
 export const TRAIT_VALUES = ["required", "forbidden"] as const;
 export const ATTACH_TARGETS = ["VM", "host", "none"] as const;
@@ -86,6 +91,7 @@ export function validateGroups(groups: unknown): ProfileGroup[] {
   if (!Array.isArray(groups) || groups.length === 0) {
     throw bad("groups", "DeviceProfile needs a non-empty list of groups.");
   }
+  if (groups.length > MAX_GROUPS) throw bad("groups", `A device profile has at most ${MAX_GROUPS} groups; this one has ${groups.length}.`);
   return groups.map((group, i) => validateGroup(group, `groups[${i}]`));
 }
 
@@ -93,8 +99,10 @@ function validateGroup(group: unknown, field: string): ProfileGroup {
   if (!isJsonObject(group)) throw bad(field, "Each device profile group must be an object of key/value strings.");
   const entries = Object.entries(group);
   if (entries.length === 0) throw bad(field, "Each device profile group must have at least one key.");
+  if (entries.length > MAX_KEYS_PER_GROUP) throw bad(field, `A device profile group has at most ${MAX_KEYS_PER_GROUP} keys; this one has ${entries.length}.`);
   const out: ProfileGroup = {};
   for (const [rawKey, rawValue] of entries) {
+    if (rawKey.length > MAX_KEY_LENGTH) throw bad(`${field}.${rawKey.slice(0, 40)}…`, `Device profile group keys are at most ${MAX_KEY_LENGTH} characters.`);
     const keyField = `${field}.${rawKey}`;
     const [key, value] = validateEntry(rawKey, rawValue, keyField);
     if (Object.hasOwn(out, key)) throw bad(keyField, `Duplicate key ${key} in the group (after normalisation).`);
@@ -109,6 +117,7 @@ function validateEntry(key: string, rawValue: unknown, field: string): [string, 
     throw bad(field, "Device profile group values must be strings.");
   }
   const value = String(rawValue);
+  if (value.length > MAX_VALUE_LENGTH) throw bad(field, `Device profile group values are at most ${MAX_VALUE_LENGTH} characters.`);
   const prefix = GROUP_KEY_PREFIXES.find((p) => key.startsWith(p));
   if (!prefix) throw bad(field, "Device profile group keys must be of the form ^(resources:|trait:|accel:)");
   const rest = key.slice(prefix.length);

@@ -10,7 +10,7 @@ import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent } from "
 import { JSONScalar } from "../types/scalars.js";
 import { toConnection } from "../types/connection.js";
 import { boundEvents, type BoundEventPayload } from "./bound-events.js";
-import { pageSize } from "./paging.js";
+import { afterCursor, pageSize } from "./paging.js";
 
 const MAX_ARQ_LIST = 1000;
 
@@ -26,7 +26,7 @@ export class AcceleratorRequestResolver {
   ) {
     const p = ctx.principal!;
     const scoped = { ...filter, projectId: seesAllProjects(p) ? undefined : (p.projectId ?? "\u0000none") };
-    return toConnection(await listArqs(ctx.services.readStore, scoped, pageSize(first), after ?? undefined));
+    return toConnection(await listArqs(ctx.services.readStore, scoped, pageSize(first), afterCursor(after)));
   }
 
   @Authorized("arq:read")

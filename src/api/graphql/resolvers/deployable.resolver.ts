@@ -6,7 +6,7 @@ import type { DeployableView } from "../../../../projections/device-tree/queries
 import { toConnection } from "../types/connection.js";
 import { AttachHandle, Deployable, DeployableConnection } from "../types/deployable.type.js";
 import { Device } from "../types/device.type.js";
-import { pageSize } from "./paging.js";
+import { afterCursor, pageSize } from "./paging.js";
 
 @Resolver(() => Deployable)
 export class DeployableResolver {
@@ -18,7 +18,7 @@ export class DeployableResolver {
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
   ) {
-    return toConnection(await listDeployables(ctx.services.readStore, { ...filter }, pageSize(first), after ?? undefined));
+    return toConnection(await listDeployables(ctx.services.readStore, { ...filter }, pageSize(first), afterCursor(after)));
   }
 
   @Authorized("hardware:read")

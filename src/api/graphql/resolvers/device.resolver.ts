@@ -7,7 +7,7 @@ import { Deployable } from "../types/deployable.type.js";
 import { Device, DeviceConnection } from "../types/device.type.js";
 import { DeviceStatus } from "../types/scalars.js";
 import { listDevices, type DeviceView } from "../../../../projections/device-tree/queries.js";
-import { pageSize } from "./paging.js";
+import { afterCursor, pageSize } from "./paging.js";
 
 @Resolver(() => Device)
 export class DeviceResolver {
@@ -19,7 +19,7 @@ export class DeviceResolver {
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
   ) {
-    return toConnection(await listDevices(ctx.services.readStore, { ...filter }, pageSize(first), after ?? undefined));
+    return toConnection(await listDevices(ctx.services.readStore, { ...filter }, pageSize(first), afterCursor(after)));
   }
 
   @Authorized("hardware:read")
