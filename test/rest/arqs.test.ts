@@ -128,6 +128,28 @@ describe("accelerator requests", () => {
     expect((await call("member", "DELETE", `/v2/accelerator_requests?arqs=${arq.uuid}`)).status).toBe(204);
   });
 
+  it("takes a user token it cannot check (Keystone's, forwarded by Nova) when Nova's service token vouches for it", async () => {
+    const keystone = { "x-auth-token": "gAAAAABkeystone-user-token-not-in-the-registry" };
+    expectFault(await call(null, "GET", "/v2/accelerator_requests", { headers: keystone }), 401, "UNAUTHENTICATED");
+    expectFault(await call(null, "GET", "/v2/accelerator_requests", { headers: keystone, serviceToken: "admin" }), 401, "UNAUTHENTICATED");
+    const created = await call(null, "POST", "/v2/accelerator_requests", { headers: keystone, serviceToken: "service", body: { device_profile_name: "fpga" } });
+    expect(created.status).toBe(201);
+    const [arq] = created.json.arqs;
+    expect(arq.project_id).toBe("service");
+    const instance = randomUUID();
+    const bound = await call(null, "PATCH", "/v2/accelerator_requests", { headers: keystone, serviceToken: "service", body: bindPatch([arq.uuid], { hostname: "compute1", rp, instance }) });
+    expect(bound.status).toBe(202);
+    expect((await call(null, "DELETE", `/v2/accelerator_requests?instance=${instance}`, { headers: keystone, serviceToken: "service" })).status).toBe(204);
+  });
+
+  it("refuses to bind an ARQ in a state that cannot bind (409; Cyborg's ARQBadState is a 500)", async () => {
+    const [arq] = await create("member");
+    const first = randomUUID();
+    expect((await bind([arq.uuid], first)).status).toBe(202);
+    expectFault(await bind([arq.uuid], randomUUID()), 409, "CONFLICT", /Bad state: BOUND/);
+    await call("service", "DELETE", `/v2/accelerator_requests?instance=${first}`);
+  });
+
   it("takes /project_id from 2.1, from admins only", async () => {
     const [arq] = await create("service");
     const body = { [arq.uuid]: [...bindPatch([arq.uuid], { hostname: "compute1", rp, instance: randomUUID() })[arq.uuid]!, { op: "add", path: "/project_id", value: "p7" }] };

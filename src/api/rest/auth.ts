@@ -2,7 +2,9 @@
  * Authentication the OpenStack way, on the one token registry and policy of the GraphQL API:
  * `X-Auth-Token` names the caller; the compute service proves itself with a token that has the
  * `service` role, sent as `X-Service-Token` (Nova with send_service_user_token) or as the
- * `X-Auth-Token` itself (cyborg-reference 1.4). REST_AUTH=noauth (development only) makes every
+ * `X-Auth-Token` itself (cyborg-reference 1.4). A request whose X-Auth-Token is not in the
+ * registry (a Keystone user token Nova forwards) is accepted when a service X-Service-Token
+ * vouches for it, and acts as that service. REST_AUTH=noauth (development only) makes every
  * request an admin of project "noauth" that also acts as the compute service.
  */
 import type { IncomingMessage } from "node:http";
@@ -28,12 +30,19 @@ export function authenticate(req: IncomingMessage, tokens: TokenRegistry, mode: 
   if (mode === "noauth") return NOAUTH;
   const token = header(req, "x-auth-token");
   if (!token) throw new RestError("UNAUTHENTICATED", "The request you have made requires authentication: send X-Auth-Token.");
-  const principal = tokens.lookup(token);
-  if (!principal) throw new RestError("UNAUTHENTICATED", "The X-Auth-Token is not a known token.");
   const serviceToken = header(req, "x-service-token");
   const service = serviceToken ? tokens.lookup(serviceToken) : undefined;
   if (serviceToken && !service) throw new RestError("UNAUTHENTICATED", "The X-Service-Token is not a known token.");
-  return { principal, actsAsService: allows(principal, "arq:bind") || (service !== undefined && allows(service, "arq:bind")) };
+  const serviceVouches = service !== undefined && allows(service, "arq:bind");
+  const principal = tokens.lookup(token);
+  if (!principal) {
+    // Nova forwards the user's Keystone token, which cyborg-es cannot check: Nova's own service
+    // token vouches for the request, which then acts as that service (no more than the service
+    // token alone may do).
+    if (serviceVouches) return { principal: service!, actsAsService: true };
+    throw new RestError("UNAUTHENTICATED", "The X-Auth-Token is not a known token.");
+  }
+  return { principal, actsAsService: allows(principal, "arq:bind") || serviceVouches };
 }
 
 /** The policy table of auth/policy.ts, answered in Cyborg's words. */

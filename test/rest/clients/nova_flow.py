@@ -4,10 +4,10 @@ Reads {"endpoint", "user_token", "service_token", "profile", "hostname", "rp", "
 stdin and does what Nova's conductor and compute manager do: read the profile's request groups,
 create the ARQs and match them to the resource provider, bind them in one PATCH, wait for the
 binds to resolve as the compute manager does (GET ?instance=, keeping the resolved ones), read
-the ARQs with their attach handles, then delete by instance (and, for a second profile's ARQs
-that never bound, by uuid). The user's token goes as X-Auth-Token and Nova's service token as
-X-Service-Token ([service_user] send_service_user_token, required since CVE-2026-40214). Prints
-one JSON object with what it saw.
+the ARQs with their attach handles, then delete by instance (and, for ARQs that never bound, by
+uuid). The user's token goes as X-Auth-Token and Nova's service token as X-Service-Token
+([service_user] send_service_user_token, required since CVE-2026-40214; auth_type admin_token
+with a service token of cyborg-es's token file). Prints one JSON object with what it saw.
 """
 import json
 import os
@@ -39,7 +39,7 @@ objects.register_all()
 
 from nova.accelerator import cyborg  # noqa: E402
 
-ctx = nova_context.RequestContext(user_id="demo", project_id="p1", auth_token=spec["user_token"])
+ctx = nova_context.RequestContext(user_id="demo", project_id="demo", auth_token=spec["user_token"])
 client = cyborg.get_client(ctx)
 out = {}
 
