@@ -19,6 +19,11 @@ const schema = z.object({
     .string()
     .regex(/^(api|projector|binder)(,(api|projector|binder))*$/, "a comma list of api, projector, binder")
     .default("api,projector,binder"),
+  /**
+   * How the REST API (Cyborg v2) authenticates: `keystone` looks X-Auth-Token up in the token
+   * file; `noauth` (development only) treats every REST request as an admin of project "noauth".
+   */
+  REST_AUTH: z.enum(["keystone", "noauth"]).default("keystone"),
 });
 
 /**
@@ -48,9 +53,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
   }
   const c = parsed.data;
+  const mode = c.EVENTSTORE_URL || c.REDIS_URL ? "production" : "embedded";
+  if (c.REST_AUTH === "noauth" && mode === "production") {
+    throw new ConfigError(
+      'invalid configuration:\n  REST_AUTH="noauth": refused in the production mode (EVENTSTORE_URL or REDIS_URL set); it is for development only',
+    );
+  }
   return {
     ...c,
-    mode: c.EVENTSTORE_URL || c.REDIS_URL ? "production" : "embedded",
+    mode,
     eventLog: c.EVENTSTORE_URL ? "esdb" : "lmdb",
     readModels: c.REDIS_URL ? "redis" : "memory",
     roles: new Set(c.ROLES.split(",") as Array<"api" | "projector" | "binder">),

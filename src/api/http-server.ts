@@ -13,6 +13,8 @@ import { formatError } from "./graphql/errors.js";
 import { DocumentCache } from "./graphql/document-cache.js";
 import { checkGuards, DEFAULT_GUARDS, guardPlugin, queryTextRefusal } from "./graphql/guards.js";
 import { getSchema } from "./graphql/schema.js";
+import type { RestAuthMode } from "./rest/auth.js";
+import { createRestRouter } from "./rest/router.js";
 
 export interface HttpServerOptions {
   services: ApiServices;
@@ -21,6 +23,8 @@ export interface HttpServerOptions {
   maxBodyBytes: number;
   /** GET /readyz: the event store answers and the projections have caught up. */
   ready(): Promise<{ ok: boolean; detail: Record<string, unknown> }>;
+  /** The Cyborg v2 REST API's authentication (REST_AUTH); keystone when not given. */
+  restAuth?: RestAuthMode;
 }
 
 export interface RunningServer {
@@ -31,7 +35,8 @@ export interface RunningServer {
 
 /**
  * One node:http server: GraphQL over HTTP at POST /graphql (Apollo's executeHTTPGraphQLRequest,
- * no framework: it halves the cost per request here), graphql-ws on the same path, /healthz, /readyz.
+ * no framework: it halves the cost per request here), graphql-ws on the same path, /healthz, /readyz,
+ * and the Cyborg v2 REST API (rest/router.ts) at /, /v2 and /accelerator.
  */
 export async function startHttpServer(opts: HttpServerOptions, port: number, host: string): Promise<RunningServer> {
   const schema = await getSchema();
@@ -55,6 +60,14 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     });
   });
   http.keepAliveTimeout = 65_000;
+  const rest = createRestRouter({
+    services: opts.services,
+    tokens: opts.tokens,
+    log: opts.log,
+    auth: opts.restAuth ?? "keystone",
+    readBody: (req) => readBody(req, opts.maxBodyBytes),
+    maxBodyBytes: opts.maxBodyBytes,
+  });
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = splitUrl(req.url ?? "/");
@@ -63,6 +76,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
       const r = await opts.ready().catch((err: Error) => ({ ok: false, detail: { error: err.message } }));
       return sendJson(res, r.ok ? 200 : 503, { status: r.ok ? "ready" : "not ready", ...r.detail });
     }
+    if (url.pathname !== "/graphql" && (await rest(req, res, url.pathname, url.search))) return;
     if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql` });
 
     let body: unknown;

@@ -25,4 +25,11 @@ describe("configuration", () => {
     expect(loadConfig({ EVENTSTORE_URL: "esdb://localhost:2113" })).toMatchObject({ eventLog: "esdb", readModels: "memory" });
     expect(loadConfig({})).toMatchObject({ eventLog: "lmdb", readModels: "memory" });
   });
+
+  it("takes REST_AUTH=noauth in the embedded mode only", () => {
+    expect(loadConfig({}).REST_AUTH).toBe("keystone");
+    expect(loadConfig({ REST_AUTH: "noauth" }).REST_AUTH).toBe("noauth");
+    expect(() => loadConfig({ REST_AUTH: "noauth", REDIS_URL: "redis://localhost:6379" })).toThrow(/REST_AUTH="noauth": refused in the production mode/);
+    expect(() => loadConfig({ REST_AUTH: "none" })).toThrow(/REST_AUTH="none"/);
+  });
 });
