@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from "type-graphql";
 import { listArqs } from "../../../../projections/arqs/queries.js";
 import type { ArqView } from "../../../domain/arqs/view.js";
-import { canSeeArq, seesAllProjects } from "../../auth/policy.js";
+import { arqProjectScope, boundArqRefusingDelete, canSeeArq, seesAllProjects } from "../../auth/policy.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { apiError, badInput, forbidden } from "../errors.js";
 import { ArqBindingInput } from "../inputs/arq.input.js";
@@ -25,7 +25,7 @@ export class AcceleratorRequestResolver {
     @Arg("after", () => String, { nullable: true }) after?: string,
   ) {
     const p = ctx.principal!;
-    const scoped = { ...filter, projectId: seesAllProjects(p) ? undefined : (p.projectId ?? "\u0000none") };
+    const scoped = { ...filter, projectId: arqProjectScope(p) };
     return toConnection(await listArqs(ctx.services.readStore, scoped, pageSize(first), afterCursor(after)));
   }
 
@@ -112,11 +112,9 @@ export class AcceleratorRequestResolver {
       checkList("arqUuids", arqUuids);
       // Deleting an ARQ that is bound to an instance is Nova's alone, as in Cyborg.
       // Another project's ARQs are left to deleteArqs, which answers NOT_FOUND without telling more.
-      if (!p.roles.has("service")) {
-        const arqs = await Promise.all(arqUuids.map((uuid) => ctx.services.app.getArq(uuid)));
-        const bound = arqs.find((a) => a?.instanceUuid && canSeeArq(p, a.projectId));
-        if (bound) throw forbidden(`deleting ARQ ${bound.uuid}, which is bound to instance ${bound.instanceUuid} (requires the service role)`);
-      }
+      const arqs = p.roles.has("service") ? [] : await Promise.all(arqUuids.map((uuid) => ctx.services.app.getArq(uuid)));
+      const bound = boundArqRefusingDelete(p, p.roles.has("service"), arqs);
+      if (bound) throw forbidden(`deleting ARQ ${bound.uuid}, which is bound to instance ${bound.instanceUuid} (requires the service role)`);
     }
     const deleted = await ctx.services.app.deleteArqs(commandContext(ctx), { arqUuids, instanceUuid });
     await ctx.services.catchUp();
