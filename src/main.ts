@@ -53,14 +53,15 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const store = overrides.store ?? (await openEventStore(config));
     opened.push(() => store.close());
     const side = await openReadSide(config);
-    const readStore = overrides.wrapReadStore?.(side.readStore) ?? side.readStore;
-    opened.push(() => readStore.close(), () => side.pubsub.close());
+    opened.push(() => side.readStore.close(), () => side.pubsub.close());
+    // The API reads through the guarded view: a model that is lost or being rebuilt is UNAVAILABLE, never empty.
+    const readStore = overrides.wrapReadStore?.(side.readStore.guarded()) ?? side.readStore.guarded();
     const app = new Application({ store });
 
     let projector: Projector | undefined;
     if (config.roles.has("projector")) {
-      const hooks = [new BoundNotifier(side.pubsub, readStore, log.child({ component: "notifications" }))];
-      projector = new Projector({ events: store, store: readStore, projections, hooks, log: log.child({ component: "projector" }) });
+      const hooks = [new BoundNotifier(side.pubsub, side.readStore, log.child({ component: "notifications" }))];
+      projector = new Projector({ events: store, store: side.readStore, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
       await projector.start();
       log.info({ eventLog: store.kind, readModels: readStore.kind }, "read models caught up with the event log");
@@ -78,7 +79,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     if (config.roles.has("api")) {
       const catchUp = readYourWrites({ events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS, log });
       const services = { app, readStore, store, notifications, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
-      const ready = readiness({ store, projections: () => projector?.status() ?? [], boundSubscriptions: () => notifications.listening });
+      const ready = readiness({ store, readStore, names: projections.map((p) => p.name), projections: () => projector?.status() ?? [], boundSubscriptions: () => notifications.listening });
       const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;

@@ -9,7 +9,7 @@ import getRawBody from "raw-body";
 import type { Logger } from "../logger.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import { createContext, type ApiContext, type ApiServices } from "./graphql/context.js";
-import { formatError } from "./graphql/errors.js";
+import { formatError, unavailableStatusPlugin } from "./graphql/errors.js";
 import { DocumentCache } from "./graphql/document-cache.js";
 import { checkGuards, DEFAULT_GUARDS, guardPlugin, queryTextRefusal } from "./graphql/guards.js";
 import { getSchema } from "./graphql/schema.js";
@@ -40,15 +40,16 @@ export interface RunningServer {
  */
 export async function startHttpServer(opts: HttpServerOptions, port: number, host: string): Promise<RunningServer> {
   const schema = await getSchema();
+  const format = formatError((err) => opts.log.error({ err }, "internal error in a GraphQL operation"));
   const apollo = new ApolloServer<ApiContext>({
     schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     parseOptions: { maxTokens: DEFAULT_GUARDS.maxTokens },
-    formatError: formatError((err) => opts.log.error({ err }, "internal error in a GraphQL operation")),
+    formatError: format,
     // No cache hints are served, and the cache-control plugin wraps every field resolver to
     // collect them (~2% of the server's CPU under load).
-    plugins: [guardPlugin(schema), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginInlineTraceDisabled()],
+    plugins: [guardPlugin(schema), unavailableStatusPlugin, ApolloServerPluginCacheControlDisabled(), ApolloServerPluginInlineTraceDisabled()],
   });
   await apollo.start();
 
@@ -134,6 +135,9 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
         return { schema, document: doc, operationName: payload.operationName, variableValues: payload.variables };
       },
       context: (ctx) => createContext(opts.services, ctx.extra.principal),
+      // Errors reach WebSocket clients through the same formatter as HTTP's: a stable code, never internal text.
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => format(e.toJSON(), e)),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) } : undefined),
     },
     wss,
   );
