@@ -2,6 +2,7 @@
 import "reflect-metadata";
 import { Command } from "commander";
 import { agentCommand } from "./agent.command.js";
+import { placementCommand } from "./placement.command.js";
 import { projectionsCommand } from "./projections.command.js";
 import { schemaCommand } from "./schema.command.js";
 import { serveCommand } from "./serve.command.js";
@@ -14,6 +15,7 @@ const program = new Command("cyborg-es")
 program.addCommand(serveCommand(), { isDefault: true });
 program.addCommand(agentCommand());
 program.addCommand(projectionsCommand());
+program.addCommand(placementCommand());
 program.addCommand(schemaCommand());
 
 program.parseAsync(process.argv).catch((err: Error) => {

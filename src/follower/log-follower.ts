@@ -18,6 +18,7 @@
  * - status() gives lag and the last error; the status is also published to the ReadStore (under
  *   `<name>-status`) so a CLI in another process can show it (readFollowerStatus).
  */
+import { setMaxListeners } from "node:events";
 import pRetry, { AbortError } from "p-retry";
 import { matchesFilter, type EventFilter, type EventStore, type RecordedEvent, type Subscription } from "../eventstore/port.js";
 import type { Logger } from "../logger.js";
@@ -248,6 +249,8 @@ export class LogFollower {
     this.sub = sub;
     // Ends this run's worker and its retries (not the follower) when the pump fails.
     const run = new AbortController();
+    // A handler may have many requests in flight, each listening for the abort.
+    setMaxListeners(0, run.signal);
     const onStop = () => run.abort(this.abort.signal.reason);
     this.abort.signal.addEventListener("abort", onStop, { once: true });
     opened();
