@@ -28,7 +28,7 @@ const schema = z.object({
   /** How often hosts that Placement could not match yet are tried again (missing compute node, allocations on a provider to remove). */
   PLACEMENT_RETRY_S: z.coerce.number().positive().max(3600).default(30),
   /** Requests in flight to Placement at once. */
-  PLACEMENT_CONCURRENCY: z.coerce.number().int().positive().max(64).default(8),
+  PLACEMENT_CONCURRENCY: z.coerce.number().int().positive().max(64).default(4),
 });
 
 /**

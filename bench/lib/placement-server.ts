@@ -6,7 +6,7 @@
  * brings it back on the same port with the same database.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./redis-server.js";
@@ -36,6 +36,12 @@ export function hasUwsgiPython(): boolean {
 
 export function commandExists(cmd: string): boolean {
   return spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
+}
+
+/** The errors at the end of a server log, for an error message. */
+function lastLines(file: string): string {
+  const lines = readFileSync(file, "utf8").split("\n").filter((l) => /error|exception|locked|critical/i.test(l));
+  return lines.slice(-5).join(" | ") || `see ${file}`;
 }
 
 function writeConfig(dir: string, synchronous: boolean): string {
@@ -97,8 +103,10 @@ export async function startPlacementServer(options: { processes?: number; synchr
   const processes = options.processes ?? 2;
   let proc: ChildProcess | undefined;
 
-  async function launch(): Promise<void> {
-    const out = openSync(join(dir, "server.log"), "a");
+  /** Starts the server; a worker that dies while the app loads (sqlite busy under load) gets a second chance. */
+  async function launch(attempt = 1): Promise<void> {
+    const logFile = join(dir, "server.log");
+    const out = openSync(logFile, "a");
     const env = { ...process.env, OS_PLACEMENT_CONFIG_DIR: dir };
     const args =
       server === "uwsgi"
@@ -111,6 +119,7 @@ export async function startPlacementServer(options: { processes?: number; synchr
           ]
         : ["--host", "127.0.0.1", "--port", String(port)];
     const child = spawn(server === "uwsgi" ? "uwsgi" : "placement-api", args, { env, stdio: ["ignore", out, out] });
+    closeSync(out);
     proc = child;
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
@@ -120,8 +129,11 @@ export async function startPlacementServer(options: { processes?: number; synchr
     for (;;) {
       const ok = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
       if (ok) return;
-      if (child.exitCode !== null) throw new Error(`Placement exited with ${child.exitCode} at start; see ${join(dir, "server.log")}`);
-      if (Date.now() > deadline) throw new Error(`Placement did not answer on ${url} within 60 s; see ${join(dir, "server.log")}`);
+      if (child.exitCode !== null) {
+        if (attempt < 3) return launch(attempt + 1);
+        throw new Error(`Placement exited with ${child.exitCode} at start (${attempt} attempts): ${lastLines(logFile)}`);
+      }
+      if (Date.now() > deadline) throw new Error(`Placement did not answer on ${url} within 60 s: ${lastLines(logFile)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

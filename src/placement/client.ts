@@ -43,7 +43,7 @@ export interface PlacementClientOptions {
   timeoutMs?: number;
   /** Quick retries of a request that got no answer or a 5xx (default 3, from 100 ms). */
   retries?: number;
-  /** Requests in flight at once (default 8). */
+  /** Requests in flight at once (default 4). */
   concurrency?: number;
   /** Called after every answer (tests count writes; metrics). */
   onResponse?: (r: { method: string; path: string; status: number; ms: number }) => void;
@@ -76,7 +76,7 @@ export class PlacementClient {
     };
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retries = options.retries ?? 3;
-    this.slots = new Semaphore(options.concurrency ?? 8);
+    this.slots = new Semaphore(options.concurrency ?? 4);
   }
 
   async request<T>(method: string, path: string, o: RequestOptions = {}): Promise<{ status: number; body: T }> {
