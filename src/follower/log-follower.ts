@@ -129,7 +129,7 @@ export class LogFollower {
     return this.opts.name;
   }
 
-  /** Starts following; resolves once the checkpoint is read and the subscription open. */
+  /** Starts following; resolves once the checkpoint is read and the subscription open, or that failed once (it goes on trying). */
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
@@ -171,7 +171,7 @@ export class LogFollower {
     const behind = this.startHead !== undefined && (this.seen === undefined || this.seen < this.startHead);
     let state = this.state;
     const failing = this.retries + this.runFailures;
-    if (state === "live" || state === "catching-up") state = failing > 0 ? "retrying" : behind || pending > this.opts.maxBatch ? "catching-up" : "live";
+    if (state !== "stopped") state = failing > 0 ? "retrying" : state === "starting" ? state : behind || pending > this.opts.maxBatch ? "catching-up" : "live";
     const holding = failing > 0 && this.lastError !== null;
     return {
       name: this.name,
@@ -222,6 +222,7 @@ export class LogFollower {
         if (!this.running) break;
         if (err instanceof Restart) continue;
         // Store and subscription failures (the handler's are retried in place, batch by batch).
+        opened();
         this.runFailures++;
         this.failed(err);
         this.opts.log.warn({ follower: this.name, attempt: this.runFailures, err: (err as Error).message }, "following the log failed; starting over after a backoff");
