@@ -37,6 +37,8 @@ export interface HostSyncResult {
   changes: ProviderChange[];
   /** Why Placement cannot match yet (allocations on a provider to remove): look again later. */
   waiting: string[];
+  /** Providers no longer wanted but kept while allocated. */
+  kept: ProviderRef[];
 }
 
 export interface HostSyncerOptions {
@@ -64,6 +66,8 @@ const MAX_KNOWN = 200_000;
 export class HostSyncer {
   private readonly computeNodes = new Map<string, string>();
   private readonly known = new Map<string, Known>();
+  /** Host -> the providers (uuid -> name) its last successful sync left in Placement. */
+  private readonly synced = new Map<string, Map<string, string>>();
   private readonly client: PlacementClient;
   private readonly dryRun: boolean;
 
@@ -80,18 +84,45 @@ export class HostSyncer {
   /** Forget what was seen of the host (after a failure, the next sync reads everything again). */
   forget(host: string, desired: readonly DesiredProvider[] = []): void {
     this.computeNodes.delete(host);
+    for (const uuid of this.synced.get(host)?.keys() ?? []) this.known.delete(uuid);
+    this.synced.delete(host);
     for (const d of desired) this.known.delete(d.uuid);
   }
 
+  /**
+   * Cold (first sync of the host here, or after a failure): list the host's tree, and compare every
+   * provider in it. Warm: the providers the last sync left are known with the generation of the
+   * last write, so only what changed is written (a stale generation is a 409: read, then write)
+   * and no listing is needed; drift made by hand meanwhile is for `placement reconcile`. A
+   * provider found gone (404) sends the host back to the cold path.
+   */
   async syncHost(host: string, desired: readonly DesiredProvider[], signal?: AbortSignal): Promise<HostSyncResult> {
-    const out: HostSyncResult = { host, changes: [], waiting: [] };
+    for (let attempt = 1; ; attempt++) {
+      const last = this.dryRun ? undefined : this.synced.get(host);
+      const compute = this.computeNodes.get(host);
+      const out: HostSyncResult = { host, changes: [], waiting: [], kept: [] };
+      try {
+        if (last && compute) await this.syncWarm(host, desired, compute, last, out, signal);
+        else await this.syncCold(host, desired, out, signal);
+      } catch (err) {
+        if (!(err instanceof ProviderGone) || attempt >= 3) throw err instanceof ProviderGone ? err.cause : err;
+        this.forget(host, desired);
+        continue;
+      }
+      if (!this.dryRun) this.synced.set(host, new Map([...desired, ...out.kept].map((p) => [p.uuid, p.name] as const)));
+      return out;
+    }
+  }
+
+  private async syncCold(host: string, desired: readonly DesiredProvider[], out: HostSyncResult, signal?: AbortSignal, lookedAgain = false): Promise<void> {
     const compute = await this.computeNode(host, desired.length > 0, out, signal);
-    if (compute === null) return out;
+    if (compute === null) return;
     const tree = compute.planned ? [] : await this.client.listProviders({ in_tree: compute.uuid }, signal);
     if (!compute.planned && !tree.some((p) => p.uuid === compute.uuid)) {
       // The compute node was deleted and maybe made again under another uuid: look it up once more.
       this.computeNodes.delete(host);
-      return this.syncHost(host, desired, signal);
+      if (!lookedAgain) return this.syncCold(host, desired, out, signal, true);
+      throw new ComputeNodeNotFoundError(host);
     }
     const ours = new Map(tree.filter((p) => p.uuid !== compute.uuid && isCyborgProvider(p)).map((p) => [p.uuid, p] as const));
     const wanted = new Set(desired.map((d) => d.uuid));
@@ -99,12 +130,29 @@ export class HostSyncer {
       ...desired.map((d) => this.syncProvider(host, d, compute.uuid, ours.get(d.uuid) ?? null, out, signal)),
       ...[...ours.values()].filter((p) => !wanted.has(p.uuid)).map((p) => this.removeProvider(host, p, out, signal)),
     ]);
-    return out;
+  }
+
+  private async syncWarm(host: string, desired: readonly DesiredProvider[], computeUuid: string, last: ReadonlyMap<string, string>, out: HostSyncResult, signal?: AbortSignal): Promise<void> {
+    const wanted = new Set(desired.map((d) => d.uuid));
+    const gone = (ref: ProviderRef) => (err: unknown) => {
+      throw err instanceof PlacementRefusedError && err.answer.status === 404 ? new ProviderGone(ref, err) : err;
+    };
+    await settle([
+      ...desired.map((d) => {
+        if (!last.has(d.uuid)) return this.syncProvider(host, d, computeUuid, null, out, signal);
+        const ref = { uuid: d.uuid, name: d.name };
+        const generation = this.known.get(d.uuid)?.generation ?? null;
+        return this.converge(host, ref, generation, { inventories: desiredInventories(d), traits: d.traits }, out, signal).catch(gone(ref));
+      }),
+      ...[...last].filter(([uuid]) => !wanted.has(uuid)).map(([uuid, name]) =>
+        this.removeProvider(host, { uuid, name, generation: this.known.get(uuid)?.generation ?? -1, parent_provider_uuid: computeUuid, root_provider_uuid: computeUuid }, out, signal),
+      ),
+    ]);
   }
 
   /** Deletes (or, while allocated, reserves) providers that nothing wants any more: the reconcile's orphans. */
   async removeOrphan(host: string, p: ProviderRecord, signal?: AbortSignal): Promise<HostSyncResult> {
-    const out: HostSyncResult = { host, changes: [], waiting: [] };
+    const out: HostSyncResult = { host, changes: [], waiting: [], kept: [] };
     await this.removeProvider(host, p, out, signal);
     return out;
   }
@@ -177,12 +225,13 @@ export class HostSyncer {
 
   /**
    * Inventory then traits, each written only when it differs. `generation` is the one the tree
-   * listing showed: what we remember is good only if it is still that one.
+   * listing showed (warm: the one of our last write): what we remember is good only if it is
+   * still that one; null: read first.
    */
   private async converge(
     host: string,
     ref: ProviderRef,
-    generation: number,
+    generation: number | null,
     want: { inventories: Inventories | ((current: Inventories) => Inventories); traits: readonly string[] | null },
     out: HostSyncResult,
     signal?: AbortSignal,
@@ -252,6 +301,7 @@ export class HostSyncer {
     } catch (err) {
       if (!(err instanceof DryRunInUse || isConflict(err, PLACEMENT_CODES.providerInUse))) throw err;
       out.waiting.push(`${ref.name} (${ref.uuid}) is gone but has allocations: kept with reserved = total until they are released`);
+      out.kept.push(ref);
       const before = out.changes.length;
       await this.converge(host, ref, p.generation, { inventories: reserveAll, traits: null }, out, signal);
       for (const c of out.changes.slice(before)) if (c.action === "set-inventory") c.action = "keep-in-use";
@@ -279,6 +329,16 @@ export class HostSyncer {
 }
 
 class DryRunInUse extends Error {}
+
+/** A provider the warm path expected is not in Placement (deleted by hand, a new database): go cold. */
+class ProviderGone extends Error {
+  constructor(
+    ref: ProviderRef,
+    override readonly cause: PlacementRefusedError,
+  ) {
+    super(`provider ${ref.name} (${ref.uuid}) is no longer in Placement`);
+  }
+}
 
 /** What a desired provider's inventory is in Placement; none when it has no accelerator (total >= 1 there). */
 export function desiredInventories(d: DesiredProvider): Inventories {

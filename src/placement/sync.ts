@@ -88,7 +88,8 @@ class Sync implements PlacementSync {
   private readonly waiting = new Map<string, Omit<WaitingHost, "host">>();
   private readonly locks = new Map<string, Promise<void>>();
   private retryTimer: NodeJS.Timeout | undefined;
-  private retrying: Promise<void> = Promise.resolve();
+  /** The retry round running, if any. */
+  private round: Promise<void> | undefined;
   private readonly stopping = new AbortController();
 
   constructor(private readonly options: PlacementSyncOptions) {
@@ -116,7 +117,7 @@ class Sync implements PlacementSync {
     for (const [host, w] of Object.entries(doc ?? {})) this.waiting.set(host, w as Omit<WaitingHost, "host">);
     await this.follower.start();
     const everyMs = this.options.config.PLACEMENT_RETRY_S * 1000;
-    this.retryTimer = setInterval(() => void this.retryWaiting(), everyMs);
+    this.retryTimer = setInterval(() => void (this.round ?? this.retryWaiting()), everyMs);
     this.retryTimer.unref();
     this.log.info({ placement: this.client.url, waitingHosts: this.waiting.size }, "Placement sync started");
   }
@@ -125,7 +126,7 @@ class Sync implements PlacementSync {
     clearInterval(this.retryTimer);
     this.stopping.abort(new Error("the Placement sync stopped"));
     await this.follower.stop();
-    await this.retrying;
+    await this.round;
   }
 
   caughtUp(timeoutMs?: number): Promise<void> {
@@ -141,34 +142,52 @@ class Sync implements PlacementSync {
     };
   }
 
+  /** A round over the waiting hosts; called while one runs, it runs another after it (the timer skips instead). */
   retryWaiting(): Promise<void> {
-    // One round at a time; a round already running covers this call.
-    this.retrying = this.retrying.then(async () => {
-      for (const host of [...this.waiting.keys()]) {
-        if (this.stopping.signal.aborted) return;
-        await this.syncOne(host, this.stopping.signal).catch((err: Error) => {
-          if (!this.stopping.signal.aborted) this.log.warn({ host, err: err.message }, "Placement is still unavailable for a waiting host");
-        });
-      }
-    });
-    return this.retrying;
+    const after = this.round ?? Promise.resolve();
+    const round = after.then(() => this.retryRound());
+    this.round = round;
+    void round.finally(() => this.round === round && (this.round = undefined));
+    return round;
+  }
+
+  private async retryRound(): Promise<void> {
+    for (const host of [...this.waiting.keys()]) {
+      if (this.stopping.signal.aborted) return;
+      await this.syncOne(host, this.stopping.signal).catch((err: Error) => {
+        if (!this.stopping.signal.aborted) this.log.warn({ host, err: err.message }, "Placement is still unavailable for a waiting host");
+      });
+    }
   }
 
   /** Every host the batch touched, each made to match once, in parallel (the client caps requests in flight). */
-  private async handle(batch: readonly RecordedEvent[], signal: AbortSignal): Promise<Write[]> {
+  private async handle(events: readonly RecordedEvent[], signal: AbortSignal): Promise<Write[]> {
     const latest = new Map<string, number>();
-    for (const e of batch) {
+    for (const e of events) {
       const host = hostOfStream(e.stream);
       if (host !== null) latest.set(host, Math.max(latest.get(host) ?? -1, e.revision));
     }
+    // Placement down for one host is down for all: the first such failure stops the batch's other
+    // hosts (the batch comes again after a backoff; the hosts finished by then are not redone).
+    const batch = new AbortController();
+    setMaxListeners(0, batch.signal);
+    const stop = () => batch.abort(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
     const failures: unknown[] = [];
-    await Promise.all(
-      [...latest].map(async ([host, revision]) => {
-        // Done already by an earlier attempt at this batch (or by a retry round).
-        if ((this.synced.get(host) ?? -1) >= revision) return;
-        await this.syncOne(host, signal).catch((err: unknown) => void failures.push(err));
-      }),
-    );
+    try {
+      await Promise.all(
+        [...latest].map(async ([host, revision]) => {
+          // Done already by an earlier attempt at this batch (or by a retry round).
+          if ((this.synced.get(host) ?? -1) >= revision || batch.signal.aborted) return;
+          await this.syncOne(host, batch.signal).catch((err: unknown) => {
+            failures.push(err);
+            if (isTransient(err)) batch.abort(err);
+          });
+        }),
+      );
+    } finally {
+      signal.removeEventListener("abort", stop);
+    }
     if (failures.length) throw failures.find(isTransient) ?? failures[0];
     return this.waitingWrites();
   }

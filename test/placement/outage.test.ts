@@ -21,7 +21,7 @@ afterAll(async () => {
 const HOSTS = Array.from({ length: 12 }, (_, i) => `burst${i}`);
 const BUSES = ["3b", "5e", "86", "af"];
 
-it("waits while Placement is down in the middle of a burst, then catches up: nothing skipped, nothing done twice", async () => {
+it("waits while Placement is down in the middle of a burst, then catches up: nothing skipped, nothing done twice", { timeout: 120_000 }, async () => {
   const { client, requests } = recordingClient(server);
   const { sync, hosts } = await startSync(server, { client, config: { PLACEMENT_MISSING_COMPUTE_NODE: "create" } });
   try {
