@@ -25,7 +25,8 @@ afterEach(async () => {
   for (const s of syncs.splice(0)) await s.stop();
 });
 
-async function sync(o: Parameters<typeof startSync>[1] = {}) {
+/** A sync over its own memory stores, stopped after the test. */
+async function started(o: Parameters<typeof startSync>[1] = {}) {
   const s = await startSync(server, o);
   syncs.push(s.sync);
   return s;
@@ -43,7 +44,7 @@ const rp = (host: string, bus: string) => rpUuidFor(`${host}_0000:${bus}:00.0`);
 describe("Placement sync (real Placement)", () => {
   it("represents a host's report: one child provider per deployable, inventory, traits created on demand; reprogramming swaps traits", async () => {
     const compute = await novaComputeNode(server, "c1");
-    const { sync, hosts } = await startSync(server).then((s) => (syncs.push(s.sync), s));
+    const { sync, hosts } = await started();
     await hosts.report("c1", [
       fpgaCard("c1", "5e", { accelerators: 2, traits: ["CUSTOM_T1_INTEL", "CUSTOM_T1_FUNCTION_GZIP"] }),
       fpgaCard("c1", "af", { traits: ["CUSTOM_T1_INTEL", "CUSTOM_T1_FUNCTION_AES"] }),
@@ -90,7 +91,7 @@ describe("Placement sync (real Placement)", () => {
 
   it("never deletes a provider under a VM: claimed, bound, removed while allocated, kept reserved, deleted once released", async () => {
     const compute = await novaComputeNode(server, "c2");
-    const { sync, hosts } = await sync_();
+    const { sync, hosts } = await started();
     await hosts.report("c2", [fpgaCard("c2", "5e", { accelerators: 2, traits: ["CUSTOM_T2_GZIP"] }), fpgaCard("c2", "af", { traits: ["CUSTOM_T2_AES"] })]);
     await sync.caughtUp(20_000);
 
@@ -130,7 +131,7 @@ describe("Placement sync (real Placement)", () => {
 
   it("reserves a device in maintenance, and frees it again", async () => {
     const compute = await novaComputeNode(server, "c3");
-    const { sync, hosts } = await sync_();
+    const { sync, hosts } = await started();
     await hosts.report("c3", [fpgaCard("c3", "5e", { accelerators: 4, traits: ["CUSTOM_T3"] })]);
     await sync.caughtUp(20_000);
     const device = await hosts.deviceAt("c3", "5e");
@@ -147,7 +148,7 @@ describe("Placement sync (real Placement)", () => {
   });
 
   it("waits for a missing compute node (the others go on), then fills it in", async () => {
-    const { sync, hosts } = await sync_({ config: { PLACEMENT_MISSING_COMPUTE_NODE: "wait" } });
+    const { sync, hosts } = await started({ config: { PLACEMENT_MISSING_COMPUTE_NODE: "wait" } });
     const other = await novaComputeNode(server, "c4b");
     await hosts.report("c4", [fpgaCard("c4", "5e", { traits: ["CUSTOM_T4"] })]);
     await hosts.report("c4b", [fpgaCard("c4b", "5e", { traits: ["CUSTOM_T4"] })]);
@@ -162,7 +163,7 @@ describe("Placement sync (real Placement)", () => {
   });
 
   it("creates a root provider named after the host when told to (standalone use)", async () => {
-    const { sync, hosts } = await sync_({ config: { PLACEMENT_MISSING_COMPUTE_NODE: "create" } });
+    const { sync, hosts } = await started({ config: { PLACEMENT_MISSING_COMPUTE_NODE: "create" } });
     await hosts.report("c6", [fpgaCard("c6", "5e", { traits: ["CUSTOM_T6"] })]);
     await sync.caughtUp(20_000);
     const { resource_providers: roots } = await api.get<{ resource_providers: Array<{ uuid: string; parent_provider_uuid: string | null }> }>("/resource_providers?name=c6");
@@ -170,9 +171,31 @@ describe("Placement sync (real Placement)", () => {
     expect((await treeOf(server, roots[0]!.uuid)).map((p) => p.name)).toEqual(["c6_0000:5e:00.0"]);
   });
 
+  it("writes only what changed on a known host, and makes a provider deleted by hand again at its next change", async () => {
+    const compute = await novaComputeNode(server, "c7");
+    const { client, requests } = recordingClient(server);
+    const { sync, hosts } = await started({ client });
+    await hosts.report("c7", [fpgaCard("c7", "5e", { accelerators: 2, traits: ["CUSTOM_T7"] }), fpgaCard("c7", "af", { traits: ["CUSTOM_T7"] })]);
+    await sync.caughtUp(20_000);
+
+    requests.clear();
+    await hosts.setStatus("c7", await hosts.deviceAt("c7", "5e"), "MAINTAINING");
+    await sync.caughtUp(20_000);
+    expect(requests.log).toEqual([{ method: "PUT", path: `/resource_providers/${rp("c7", "5e")}/inventories`, status: 200 }]);
+
+    expect((await api.call("DELETE", `/resource_providers/${rp("c7", "af")}`)).status).toBe(204);
+    await hosts.setStatus("c7", await hosts.deviceAt("c7", "af"), "MAINTAINING");
+    await sync.caughtUp(20_000);
+    expect((await treeOf(server, compute)).map((p) => [p.name, p.inventories.FPGA?.reserved, p.traits])).toEqual([
+      ["c7_0000:5e:00.0", 2, ["CUSTOM_T7", "OWNER_CYBORG"]],
+      ["c7_0000:af:00.0", 1, ["CUSTOM_T7", "OWNER_CYBORG"]],
+    ]);
+    expect(sync.status()).toMatchObject({ waitingHosts: 0, retries: 0 });
+  });
+
   it("resumes from its checkpoint after a restart, and after a lost checkpoint makes everything match again without writing", async () => {
     const compute = await novaComputeNode(server, "c5");
-    const first = await sync_();
+    const first = await started();
     await first.hosts.report("c5", [fpgaCard("c5", "5e", { traits: ["CUSTOM_T5_A"] }), fpgaCard("c5", "af", { traits: ["CUSTOM_T5_A"] })]);
     await first.sync.caughtUp(20_000);
     await first.sync.stop();
@@ -180,7 +203,7 @@ describe("Placement sync (real Placement)", () => {
     // While it is stopped: one card reprogrammed.
     await first.hosts.report("c5", [fpgaCard("c5", "5e", { traits: ["CUSTOM_T5_B"] }), fpgaCard("c5", "af", { traits: ["CUSTOM_T5_A"] })]);
     const { client, requests } = recordingClient(server);
-    const second = await sync_({ store: first.store, readStore: first.readStore, client });
+    const second = await started({ store: first.store, readStore: first.readStore, client });
     await second.sync.caughtUp(20_000);
     expect((await treeOf(server, compute)).map((p) => [p.name, p.traits])).toEqual([
       ["c5_0000:5e:00.0", ["CUSTOM_T5_B", "OWNER_CYBORG"]],
@@ -197,14 +220,9 @@ describe("Placement sync (real Placement)", () => {
     // The checkpoint is lost: the whole log is followed again; Placement already matches, so nothing is written.
     await first.readStore.drop("placement-sync");
     requests.clear();
-    const third = await sync_({ store: first.store, readStore: first.readStore, client });
+    const third = await started({ store: first.store, readStore: first.readStore, client });
     await third.sync.caughtUp(20_000);
     expect(requests.log.length).toBeGreaterThan(0);
     expect(requests.writes()).toEqual([]);
   });
 });
-
-/** startSync, stopped after the test. */
-async function sync_(o: Parameters<typeof startSync>[1] = {}) {
-  return sync(o);
-}
