@@ -61,6 +61,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const c = parsed.data;
   const roles = new Set(c.ROLES.split(",") as Role[]);
+  // Without ROLES, setting PLACEMENT_URL is enough to keep Placement in sync.
+  if (present.ROLES === undefined && c.PLACEMENT_URL) roles.add("placement");
   if (roles.has("placement") && !c.PLACEMENT_URL) {
     throw new ConfigError(`invalid configuration:\n  ROLES=${JSON.stringify(c.ROLES)}: the placement role needs PLACEMENT_URL (and PLACEMENT_TOKEN)`);
   }
