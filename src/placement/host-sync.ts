@@ -18,8 +18,8 @@ import pRetry from "p-retry";
 import { v5 } from "uuid";
 import { INVENTORY_NAMESPACE, rpUuidFor } from "../domain/inventory/ids.js";
 import type { DesiredProvider } from "../domain/inventory/resource-providers.js";
-import type { Logger } from "../logger.js";
 import type { Inventories, PlacementClient, ProviderRecord } from "./client.js";
+import { desiredInventories, describeInventories, reserveAll, sameInventories, sameSet } from "./inventories.js";
 import { ComputeNodeNotFoundError, isConflict, isTransient, PLACEMENT_CODES, PlacementRefusedError, type ProviderRef } from "./errors.js";
 
 export type MissingComputeNode = "wait" | "create";
@@ -46,7 +46,6 @@ export interface HostSyncerOptions {
   missingComputeNode: MissingComputeNode;
   /** Report what would change, write nothing. */
   dryRun?: boolean;
-  log?: Logger;
 }
 
 /** The root provider created for a host without a compute node (PLACEMENT_MISSING_COMPUTE_NODE=create). */
@@ -338,33 +337,6 @@ class ProviderGone extends Error {
   ) {
     super(`provider ${ref.name} (${ref.uuid}) is no longer in Placement`);
   }
-}
-
-/** What a desired provider's inventory is in Placement; none when it has no accelerator (total >= 1 there). */
-export function desiredInventories(d: DesiredProvider): Inventories {
-  if (d.total < 1) return {};
-  return { [d.resourceClass]: { total: d.total, reserved: d.reserved, min_unit: 1, max_unit: d.total, step_size: 1, allocation_ratio: 1 } };
-}
-
-const reserveAll = (cur: Inventories): Inventories => Object.fromEntries(Object.entries(cur).map(([rc, r]) => [rc, { ...r, reserved: r.total }]));
-
-const FIELDS = ["total", "reserved", "min_unit", "max_unit", "step_size", "allocation_ratio"] as const;
-
-function sameInventories(a: Inventories, b: Inventories): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((rc) => b[rc] !== undefined && FIELDS.every((f) => a[rc]![f] === b[rc]![f]));
-}
-
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const s = new Set(a);
-  return b.every((x) => s.has(x));
-}
-
-export function describeInventories(inv: Inventories): string {
-  const parts = Object.entries(inv).map(([rc, r]) => `${rc} total=${r.total} reserved=${r.reserved}${r.max_unit !== r.total ? ` max_unit=${r.max_unit}` : ""}`);
-  return parts.length ? parts.join(", ") : "no inventory";
 }
 
 /** Waits for all; rethrows a transient failure first (so the whole batch waits), else the first one. */

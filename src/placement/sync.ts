@@ -95,7 +95,7 @@ class Sync implements PlacementSync {
   constructor(private readonly options: PlacementSyncOptions) {
     this.log = options.log.child({ component: PLACEMENT_SYNC });
     this.client = options.tuning?.client ?? placementClientFor(options.config);
-    this.syncer = new HostSyncer({ client: this.client, missingComputeNode: options.config.PLACEMENT_MISSING_COMPUTE_NODE, log: this.log });
+    this.syncer = new HostSyncer({ client: this.client, missingComputeNode: options.config.PLACEMENT_MISSING_COMPUTE_NODE });
     this.states = new HostStates(options.store);
     this.follower = new LogFollower({
       name: PLACEMENT_SYNC,
