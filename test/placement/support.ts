@@ -25,6 +25,9 @@ export function configFor(server: PlacementServer, o: Partial<PlacementConfig> =
 
 export interface Requests {
   log: Array<{ method: string; path: string; status: number }>;
+  /** Answered requests (a 5xx, e.g. sqlite's "database is locked", is retried: not counted). */
+  answered(): Array<{ method: string; path: string; status: number }>;
+  /** Answered writes. */
   writes(): Array<{ method: string; path: string; status: number }>;
   clear(): void;
 }
@@ -41,7 +44,12 @@ export function recordingClient(server: PlacementServer): { client: PlacementCli
   });
   return {
     client,
-    requests: { log: entries, writes: () => entries.filter((e) => e.method !== "GET"), clear: () => void entries.splice(0) },
+    requests: {
+      log: entries,
+      answered: () => entries.filter((e) => e.status < 500),
+      writes: () => entries.filter((e) => e.method !== "GET" && e.status < 500),
+      clear: () => void entries.splice(0),
+    },
   };
 }
 

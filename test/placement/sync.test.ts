@@ -181,7 +181,7 @@ describe("Placement sync (real Placement)", () => {
     requests.clear();
     await hosts.setStatus("c7", await hosts.deviceAt("c7", "5e"), "MAINTAINING");
     await sync.caughtUp(20_000);
-    expect(requests.log).toEqual([{ method: "PUT", path: `/resource_providers/${rp("c7", "5e")}/inventories`, status: 200 }]);
+    expect(requests.answered()).toEqual([{ method: "PUT", path: `/resource_providers/${rp("c7", "5e")}/inventories`, status: 200 }]);
 
     expect((await api.call("DELETE", `/resource_providers/${rp("c7", "af")}`)).status).toBe(204);
     await hosts.setStatus("c7", await hosts.deviceAt("c7", "af"), "MAINTAINING");
@@ -210,7 +210,7 @@ describe("Placement sync (real Placement)", () => {
       ["c5_0000:af:00.0", ["CUSTOM_T5_A", "OWNER_CYBORG"]],
     ]);
     // Only the events after the checkpoint were handled: one host, one write (the traits).
-    expect(requests.log.filter((r) => r.path.startsWith("/resource_providers?in_tree="))).toHaveLength(1);
+    expect(requests.answered().filter((r) => r.path.startsWith("/resource_providers?in_tree="))).toHaveLength(1);
     expect(requests.writes()).toEqual([
       { method: "PUT", path: "/traits/CUSTOM_T5_B", status: 201 },
       { method: "PUT", path: `/resource_providers/${rp("c5", "5e")}/traits`, status: 200 },
