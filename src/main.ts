@@ -1,7 +1,7 @@
 /**
  * The composition root: configuration -> adapters (adapters.ts) -> application -> roles -> servers.
- * ROLES picks what this process runs: the api (any number of replicas), the projector and the
- * binder (one active at a time each).
+ * ROLES picks what this process runs: the api (any number of replicas), the projector, the
+ * binder and the Placement sync (one active at a time each).
  */
 import { BoundNotifier } from "../projections/arqs/bound-notifier.js";
 import { projections } from "../projections/index.js";
@@ -15,6 +15,7 @@ import { Binder, type BinderOptions } from "./binder/binder.js";
 import type { Config } from "./config.js";
 import type { EventStore } from "./eventstore/port.js";
 import type { Logger } from "./logger.js";
+import { startPlacementSync, type PlacementSync } from "./placement/sync.js";
 import { Projector } from "./projector/projector.js";
 import { readYourWrites } from "./projector/read-your-writes.js";
 import type { ReadStore } from "./readstore/port.js";
@@ -72,6 +73,11 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       opened.push(() => binder!.stop());
       await binder.start();
     }
+    let placement: PlacementSync | undefined;
+    if (config.roles.has("placement")) {
+      placement = await startPlacementSync({ store, readStore: side.readStore, config, log });
+      opened.push(() => placement!.stop());
+    }
     const notifications = new BindNotificationRouter(side.pubsub);
     opened.push(() => notifications.close());
 
@@ -79,7 +85,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     if (config.roles.has("api")) {
       const catchUp = readYourWrites({ events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS, log });
       const services = { app, readStore, store, notifications, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
-      const ready = readiness({ store, readStore, names: projections.map((p) => p.name), projections: () => projector?.status() ?? [], boundSubscriptions: () => notifications.listening });
+      const ready = readiness({ store, readStore, names: projections.map((p) => p.name), projections: () => projector?.status() ?? [], followers: () => (placement ? [placement.status()] : []), boundSubscriptions: () => notifications.listening });
       const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;

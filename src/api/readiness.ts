@@ -4,6 +4,7 @@
  * of this process is live.
  */
 import type { EventStore } from "../eventstore/port.js";
+import type { FollowerStatus } from "../follower/log-follower.js";
 import type { ProjectionStatus } from "../projector/progress.js";
 import type { ReadStore } from "../readstore/port.js";
 
@@ -14,6 +15,8 @@ export interface ReadinessSources {
   names: readonly string[];
   /** This process's projections (none when it runs no projector). */
   projections(): ProjectionStatus[];
+  /** This process's log followers (the Placement sync): shown, not part of readiness (the API serves while Placement is down). */
+  followers(): readonly FollowerStatus[];
   /** Open acceleratorRequestBound subscriptions in this process. */
   boundSubscriptions(): number;
 }
@@ -25,7 +28,7 @@ export function readiness(s: ReadinessSources): () => Promise<{ ok: boolean; det
     const notServing = s.names.filter((_, i) => !serving[i]);
     return {
       ok: notServing.length === 0 && projections.every((p) => p.state === "live"),
-      detail: { eventLog: s.store.kind, head: head?.toString() ?? null, notServing, projections, boundSubscriptions: s.boundSubscriptions() },
+      detail: { eventLog: s.store.kind, head: head?.toString() ?? null, notServing, projections, followers: s.followers(), boundSubscriptions: s.boundSubscriptions() },
     };
   };
 }

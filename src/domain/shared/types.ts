@@ -65,6 +65,15 @@ export const stream = {
   instance: (uuid: string) => `instance-${id(uuid, "instanceUuid")}`,
 } as const;
 
+/** What each aggregate's stream names start with (for filters over the whole log). */
+export const streamPrefix = {
+  deviceProfile: "deviceProfile-",
+  deviceProfileUuid: "deviceProfileUuid-",
+  host: "host-",
+  arq: "arq-",
+  instance: "instance-",
+} as const satisfies Record<keyof typeof stream, string>;
+
 function id(value: unknown, field: string): string {
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_ID_LENGTH) {
     const shown = typeof value === "string" ? `${value.length} characters` : typeof value;
