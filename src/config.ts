@@ -34,6 +34,16 @@ const schema = z.object({
   PLACEMENT_RETRY_S: z.coerce.number().positive().max(3600).default(30),
   /** Requests in flight to Placement at once. */
   PLACEMENT_CONCURRENCY: z.coerce.number().int().positive().max(64).default(4),
+  /** Requests one token may make per RATE_LIMIT_WINDOW_S (0: no limit); counted in Redis when REDIS_URL is set, so replicas share it. */
+  RATE_LIMIT_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().max(3600).default(1),
+  /** Token roles the rate limit does not apply to: the compute service drives every boot; admins run the cloud. */
+  RATE_LIMIT_EXEMPT_ROLES: z
+    .string()
+    .regex(/^$|^(admin|manager|member|reader|service|agent)(,(admin|manager|member|reader|service|agent))*$/, "a comma list of token roles")
+    .default("admin,service"),
+  /** Most ARQs a project may hold (0: no quota); checked when a token without the admin or service role creates ARQs. */
+  ARQ_QUOTA_PER_PROJECT: z.coerce.number().int().min(0).max(10_000_000).default(1000),
 });
 
 /**

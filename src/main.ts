@@ -5,11 +5,12 @@
  */
 import { BoundNotifier } from "../projections/arqs/bound-notifier.js";
 import { projections } from "../projections/index.js";
-import { openEventStore, openReadSide } from "./adapters.js";
+import { arqQuota, openEventStore, openReadSide } from "./adapters.js";
 import { loadTokenRegistry, type TokenRegistry } from "./api/auth/tokens.js";
 import { startHttpServer } from "./api/http-server.js";
 import { BindNotificationRouter } from "./api/notification-router.js";
 import { readiness } from "./api/readiness.js";
+import { rateLimitFor } from "./api/rate-limit.js";
 import { Application } from "./app/application.js";
 import { Binder, type BinderOptions } from "./binder/binder.js";
 import type { Config } from "./config.js";
@@ -17,7 +18,7 @@ import type { EventStore } from "./eventstore/port.js";
 import type { Logger } from "./logger.js";
 import { startPlacementSync, type PlacementSync } from "./placement/sync.js";
 import { Projector } from "./projector/projector.js";
-import { readYourWrites } from "./projector/read-your-writes.js";
+import { readYourWrites, untilReached } from "./projector/read-your-writes.js";
 import type { ReadStore } from "./readstore/port.js";
 
 export interface ServiceOverrides {
@@ -57,7 +58,6 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     opened.push(() => side.readStore.close(), () => side.pubsub.close());
     // The API reads through the guarded view: a model that is lost or being rebuilt is UNAVAILABLE, never empty.
     const readStore = overrides.wrapReadStore?.(side.readStore.guarded()) ?? side.readStore.guarded();
-    const app = new Application({ store });
 
     let projector: Projector | undefined;
     if (config.roles.has("projector")) {
@@ -67,6 +67,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       await projector.start();
       log.info({ eventLog: store.kind, readModels: readStore.kind }, "read models caught up with the event log");
     }
+    const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
+    const app = new Application({ store, quota: arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models)) });
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
       binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, ...overrides.binder });
@@ -83,10 +85,12 @@ export async function startService(config: Config, log: Logger, overrides: Servi
 
     let url: string | undefined;
     if (config.roles.has("api")) {
-      const catchUp = readYourWrites({ events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS, log });
+      const catchUp = readYourWrites({ ...models, log });
+      const rateLimit = await rateLimitFor(config);
+      opened.push(() => rateLimit.close());
       const services = { app, readStore, store, notifications, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
-      const ready = readiness({ store, readStore, names: projections.map((p) => p.name), projections: () => projector?.status() ?? [], followers: () => (placement ? [placement.status()] : []), boundSubscriptions: () => notifications.listening });
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH }, config.PORT, config.HOST);
+      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => (placement ? [placement.status()] : []), boundSubscriptions: () => notifications.listening });
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readStore.kind }, "cyborg-es is serving");

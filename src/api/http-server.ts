@@ -1,6 +1,6 @@
 import { ApolloServer, HeaderMap } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from "@apollo/server/plugin/disabled";
-import type { GraphQLError } from "graphql";
+import { GraphQLError } from "graphql";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { useServer } from "graphql-ws/use/ws";
@@ -15,6 +15,7 @@ import { checkGuards, DEFAULT_GUARDS, guardPlugin, queryTextRefusal } from "./gr
 import { getSchema } from "./graphql/schema.js";
 import type { RestAuthMode } from "./rest/auth.js";
 import { createRestRouter } from "./rest/router.js";
+import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
 
 export interface HttpServerOptions {
   services: ApiServices;
@@ -25,6 +26,8 @@ export interface HttpServerOptions {
   ready(): Promise<{ ok: boolean; detail: Record<string, unknown> }>;
   /** The Cyborg v2 REST API's authentication (REST_AUTH); keystone when not given. */
   restAuth?: RestAuthMode;
+  /** The per-token request rate limit, for every front door (none when not given). */
+  rateLimit?: RateLimit;
 }
 
 export interface RunningServer {
@@ -68,6 +71,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     auth: opts.restAuth ?? "keystone",
     readBody: (req) => readBody(req, opts.maxBodyBytes),
     maxBodyBytes: opts.maxBodyBytes,
+    rateLimit: opts.rateLimit,
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -98,6 +102,11 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     const headers = new HeaderMap();
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
     const principal = opts.tokens.authenticate(req.headers.authorization);
+    const limited = await opts.rateLimit?.take(principal, req.socket.remoteAddress);
+    if (limited) {
+      res.setHeader("retry-after", String(limited.retryAfterS));
+      return sendJson(res, 429, graphqlError(rateLimitedMessage(limited), "RATE_LIMITED", { retryAfterSeconds: limited.retryAfterS }));
+    }
     const correlationId = headerValue(req.headers["x-correlation-id"]);
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: (req.method ?? "GET").toUpperCase(), headers, search: url.search, body },
@@ -124,7 +133,9 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
         return true;
       },
       // Parse and validate once per query text, and apply the same guards as HTTP.
-      onSubscribe: (_ctx, _id, payload) => {
+      onSubscribe: async (ctx, _id, payload) => {
+        const limited = await opts.rateLimit?.take(ctx.extra.principal, ctx.extra.request.socket.remoteAddress);
+        if (limited) return [new GraphQLError(rateLimitedMessage(limited), { extensions: { code: "RATE_LIMITED", retryAfterSeconds: limited.retryAfterS } })];
         const doc = documents.get(payload.query);
         if (!("kind" in doc)) return [...doc];
         try {
@@ -191,6 +202,6 @@ function splitUrl(target: string): { pathname: string; search: string } {
   return q < 0 ? { pathname: target, search: "" } : { pathname: target.slice(0, q), search: target.slice(q) };
 }
 
-const graphqlError = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
+const graphqlError = (message: string, code: string, extra: Record<string, unknown> = {}) => ({ errors: [{ message, extensions: { code, ...extra } }] });
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 

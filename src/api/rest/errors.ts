@@ -22,6 +22,8 @@ export type RestErrorCode =
   | "UNSUPPORTED_OPERATION"
   | "NOT_IMPLEMENTED"
   | "UNAVAILABLE"
+  | "RATE_LIMITED"
+  | "QUOTA_EXCEEDED"
   | "INTERNAL_SERVER_ERROR";
 
 const STATUS: Record<RestErrorCode, number> = {
@@ -37,6 +39,8 @@ const STATUS: Record<RestErrorCode, number> = {
   UNSUPPORTED_OPERATION: 409,
   NOT_IMPLEMENTED: 501,
   UNAVAILABLE: 503,
+  RATE_LIMITED: 429,
+  QUOTA_EXCEEDED: 403,
   INTERNAL_SERVER_ERROR: 500,
 };
 
