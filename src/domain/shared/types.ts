@@ -55,4 +55,6 @@ export const stream = {
   host: (hostname: string) => `host-${hostname}`,
   arq: (uuid: string) => `arq-${uuid}`,
   instance: (uuid: string) => `instance-${uuid}`,
+  /** The embedded bitstream catalogue: one stream (uploads are rare; its revision keeps ids unique). */
+  bitstreams: () => "bitstreams",
 } as const;
