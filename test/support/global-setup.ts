@@ -10,7 +10,29 @@ function hasRedis(): boolean {
   return spawnSync(bin, ["--version"], { stdio: "ignore" }).status === 0;
 }
 
+/**
+ * Glance (Debian's glance-api) for the bitstream-catalogue tests: installed when missing and we
+ * are root; otherwise those tests are skipped with a message (test/support/glance.ts).
+ */
+function ensureGlance(): void {
+  const has = () => spawnSync("sh", ["-c", "command -v glance-api && command -v glance-manage"], { stdio: "ignore" }).status === 0;
+  if (has() || process.env.GLANCE_API_BIN) return;
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (!isRoot || spawnSync("apt-get", ["--version"], { stdio: "ignore" }).status !== 0) return;
+  console.log("[test setup] glance-api not found; installing Debian's glance-api package (apt-get, about a minute)...");
+  try {
+    execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
+    execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "glance-api"], {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+  } catch (err) {
+    console.warn(`[test setup] could not install glance-api (${(err as Error).message}); the Glance tests will be skipped`);
+  }
+}
+
 export default function setup(): void {
+  ensureGlance();
   if (hasRedis()) return;
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   if (isRoot && spawnSync("apt-get", ["--version"], { stdio: "ignore" }).status === 0) {
