@@ -4,8 +4,8 @@
  * Two uploads of the same content share one file.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { createWriteStream } from "node:fs";
+import { mkdir, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -44,14 +44,14 @@ export class ContentStore {
     }
   }
 
+  /** The content, opened now (a file removed later still reads whole); null when there is none. */
   async open(sha256: string): Promise<Readable | null> {
-    const path = this.path(sha256);
     try {
-      await stat(path);
-    } catch {
-      return null;
+      return (await open(this.path(sha256), "r")).createReadStream();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw err;
     }
-    return createReadStream(path);
   }
 
   async remove(sha256: string): Promise<void> {
