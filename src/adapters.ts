@@ -4,6 +4,7 @@
  * demand, so the embedded mode never loads a client it does not use.
  */
 import { join } from "node:path";
+import type { ApplicationOptions } from "./app/application.js";
 import type { Config } from "./config.js";
 import type { EventStore } from "./eventstore/port.js";
 import type { PubSub } from "./pubsub/port.js";
@@ -25,4 +26,14 @@ export async function openReadSide(config: Config): Promise<{ readStore: ReadSto
   }
   const [{ MemoryReadStore }, { InProcessPubSub }] = await Promise.all([import("./readstore/memory.js"), import("./pubsub/in-process.js")]);
   return { readStore: new MemoryReadStore(), pubsub: new InProcessPubSub() };
+}
+
+/** The bitstream catalogue: Glance when GLANCE_URL is set, else the embedded one (content in DATA_DIR/bitstreams). */
+export async function bitstreamOptions(config: Config): Promise<NonNullable<ApplicationOptions["bitstreams"]>> {
+  const maxBytes = config.BITSTREAM_MAX_BYTES;
+  if (config.GLANCE_URL) {
+    const { GlanceCatalogue } = await import("./bitstreams/glance.js");
+    return { catalogue: new GlanceCatalogue({ url: config.GLANCE_URL, token: config.GLANCE_TOKEN, maxBytes }) };
+  }
+  return { contentDir: join(config.DATA_DIR, "bitstreams"), maxBytes };
 }

@@ -5,10 +5,12 @@
  */
 import { BoundNotifier } from "../projections/arqs/bound-notifier.js";
 import { projections } from "../projections/index.js";
-import { openEventStore, openReadSide } from "./adapters.js";
+import { bitstreamOptions, openEventStore, openReadSide } from "./adapters.js";
 import { loadTokenRegistry, type TokenRegistry } from "./api/auth/tokens.js";
 import { startHttpServer } from "./api/http-server.js";
+import { bitstreamRoutes } from "./api/bitstream-routes.js";
 import { BindNotificationRouter } from "./api/notification-router.js";
+import { ProgrammingFeed } from "./api/programming-feed.js";
 import { readiness } from "./api/readiness.js";
 import { Application } from "./app/application.js";
 import { Binder, type BinderOptions } from "./binder/binder.js";
@@ -55,7 +57,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const side = await openReadSide(config);
     const readStore = overrides.wrapReadStore?.(side.readStore) ?? side.readStore;
     opened.push(() => readStore.close(), () => side.pubsub.close());
-    const app = new Application({ store });
+    const app = new Application({ store, bitstreams: await bitstreamOptions(config) });
 
     let projector: Projector | undefined;
     if (config.roles.has("projector")) {
@@ -72,14 +74,16 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       await binder.start();
     }
     const notifications = new BindNotificationRouter(side.pubsub);
-    opened.push(() => notifications.close());
+    const programming = new ProgrammingFeed(store);
+    opened.push(() => notifications.close(), () => programming.close());
 
     let url: string | undefined;
     if (config.roles.has("api")) {
       const catchUp = readYourWrites({ events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS, log });
-      const services = { app, readStore, store, notifications, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
+      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
       const ready = readiness({ store, projections: () => projector?.status() ?? [], boundSubscriptions: () => notifications.listening });
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready }, config.PORT, config.HOST);
+      const routes = [bitstreamRoutes({ app, tokens, catchUp, log })];
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, routes }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readStore.kind }, "cyborg-es is serving");

@@ -14,6 +14,9 @@ import { DocumentCache } from "./graphql/document-cache.js";
 import { checkGuards, guardPlugin } from "./graphql/guards.js";
 import { getSchema } from "./graphql/schema.js";
 
+/** A route beside GraphQL: answers the request and returns true, or returns false to pass it on. */
+export type HttpRoute = (req: IncomingMessage, res: ServerResponse, pathname: string, search: string) => Promise<boolean>;
+
 export interface HttpServerOptions {
   services: ApiServices;
   tokens: TokenRegistry;
@@ -21,6 +24,8 @@ export interface HttpServerOptions {
   maxBodyBytes: number;
   /** GET /readyz: the event store answers and the projections have caught up. */
   ready(): Promise<{ ok: boolean; detail: Record<string, unknown> }>;
+  /** Routes tried before GraphQL's 404 (bitstream content). */
+  routes?: HttpRoute[];
 }
 
 export interface RunningServer {
@@ -62,6 +67,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
       const r = await opts.ready().catch((err: Error) => ({ ok: false, detail: { error: err.message } }));
       return sendJson(res, r.ok ? 200 : 503, { status: r.ok ? "ready" : "not ready", ...r.detail });
     }
+    for (const route of url.pathname === "/graphql" ? [] : (opts.routes ?? [])) if (await route(req, res, url.pathname, url.search.replace(/^\?/, ""))) return;
     if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql` });
 
     let body: unknown;

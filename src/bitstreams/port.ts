@@ -1,7 +1,7 @@
 /**
  * The bitstream catalogue port: where FPGA bitstreams and their metadata live. Two adapters pass
  * one contract suite (test/bitstreams/contract.ts): the embedded catalogue (metadata as events on
- * the `bitstreams` stream, content by SHA-256 in DATA_DIR: app/bitstreams/embedded-catalogue.ts)
+ * the `bitstreams-catalogue` stream, content by SHA-256 in DATA_DIR: app/bitstreams/embedded-catalogue.ts)
  * and Glance (images whose properties carry the metadata: glance.ts).
  */
 import type { Readable } from "node:stream";

@@ -19,6 +19,12 @@ export const POLICY = {
   // Binding, unbinding and deleting by instance are Nova's alone (CVE-2026-40214).
   "arq:bind": ["service"],
   "audit:read": ["admin"],
+  // FPGA bitstreams (the catalogue) and programming (Cyborg's deployable:program is admin).
+  "bitstream:read": ["admin", "manager"],
+  "bitstream:write": ["admin"],
+  "deployable:program": ["admin"],
+  // A host's agent takes its programming requests and reports their outcome (its own host only).
+  "programming:agent": ["admin", "agent"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Rule = keyof typeof POLICY;

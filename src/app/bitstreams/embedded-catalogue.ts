@@ -1,5 +1,5 @@
 /**
- * The embedded bitstream catalogue: metadata as events on the `bitstreams` stream (decided by
+ * The embedded bitstream catalogue: metadata as events on the `bitstreams-catalogue` stream (decided by
  * domain/bitstreams/decider.ts), content by SHA-256 in DATA_DIR/bitstreams. Reads fold the stream
  * through the aggregate cache, so a lookup costs a read of the events since the last one.
  * With several API processes, each keeps content in its own DATA_DIR: use Glance there.

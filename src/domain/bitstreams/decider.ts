@@ -1,5 +1,5 @@
 /**
- * Stream `bitstreams`: the embedded bitstream catalogue (uploads and deletions are rare operator
+ * Stream `bitstreams-catalogue`: the embedded bitstream catalogue (uploads and deletions are rare operator
  * actions, so one stream holds them all and its revision keeps ids unique). A bitstream is removed
  * only when nothing uses it: the caller gathers what does (regions running it, requests in
  * flight, profiles naming it) and the rule refuses while the list is not empty.

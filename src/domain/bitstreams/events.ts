@@ -1,4 +1,4 @@
-/** Events of stream `bitstreams`: the embedded catalogue's metadata (content is stored by SHA-256 in DATA_DIR). */
+/** Events of stream `bitstreams-catalogue`: the embedded catalogue's metadata (content is stored by SHA-256 in DATA_DIR). */
 import type { Bitstream } from "./bitstream.js";
 
 export interface BitstreamAdded {

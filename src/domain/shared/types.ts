@@ -56,5 +56,5 @@ export const stream = {
   arq: (uuid: string) => `arq-${uuid}`,
   instance: (uuid: string) => `instance-${uuid}`,
   /** The embedded bitstream catalogue: one stream (uploads are rare; its revision keeps ids unique). */
-  bitstreams: () => "bitstreams",
+  bitstreams: () => "bitstreams-catalogue",
 } as const;
