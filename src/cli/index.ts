@@ -2,6 +2,7 @@
 import "reflect-metadata";
 import { Command } from "commander";
 import { agentCommand } from "./agent.command.js";
+import { bitstreamCommand } from "./bitstream.command.js";
 import { projectionsCommand } from "./projections.command.js";
 import { schemaCommand } from "./schema.command.js";
 import { serveCommand } from "./serve.command.js";
@@ -13,6 +14,7 @@ const program = new Command("cyborg-es")
 
 program.addCommand(serveCommand(), { isDefault: true });
 program.addCommand(agentCommand());
+program.addCommand(bitstreamCommand());
 program.addCommand(projectionsCommand());
 program.addCommand(schemaCommand());
 
