@@ -9,37 +9,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib/redis-server.js";
-import { TokenRegistry, type Role } from "../../src/api/auth/tokens.js";
-import { rpUuidFor } from "../../src/domain/inventory/ids.js";
-import { collect, startTestService, TOKENS, type TestService } from "../api/harness.js";
-import { BIND, BOUND, CREATE_ARQS, CREATE_PROFILE, type BoundEvent } from "../api/operations.js";
-import { buildCli, type BuiltCli } from "../support/cli-build.js";
-import { startAgent, type AgentProcess } from "./support/agent-process.js";
+import { collect, startTestService, type TestService } from "../api/harness.js";
+import { BOUND, CREATE_PROFILE, type BoundEvent } from "../api/operations.js";
+import { bind, fpgaE2e, history, region, requests, UPLOAD } from "./support/fpga-e2e.js";
 
-const HOSTS = ["pre", "byid", "byfn", "unknown", "corrupt", "broken", "race", "restart", "offline"] as const;
-const agentToken = (host: string) => `agent-token-${host}-0123456789`;
-/** The harness's tokens, and an agent token per host of this file. */
-const tokens = () =>
-  new TokenRegistry([
-    ...Object.entries(TOKENS).map(([name, t]) => ({ name, ...t })),
-    ...HOSTS.map((h) => ({ name: `agent-${h}`, token: agentToken(h), roles: ["agent"] as Role[], projectId: null, hostname: h })),
-  ] as never);
-
-const UPLOAD = `mutation($input: BitstreamInput!) { uploadBitstream(input: $input) { id checksum } }`;
-const DEPLOYABLE = `query($host: String!) { deployables(filter: { hostname: $host }) { nodes { uuid bitstreamId traits
-  programming { requestId } lastProgramming { outcome reason command durationMs } } } }`;
-const HISTORY = `query($stream: String!) { streamHistory(stream: $stream, first: 1000) { type data metadata } }`;
-
-let cli: BuiltCli;
-const agents: AgentProcess[] = [];
+const kit = fpgaE2e(["pre", "byid", "byfn", "unknown", "corrupt", "broken", "race", "restart", "offline"]);
+const { tokens } = kit;
+const agentFor = kit.agentFor.bind(kit);
 const cleanups: Array<() => Promise<void> | void> = [];
-beforeAll(async () => {
-  cli = await buildCli();
-});
+beforeAll(() => kit.build());
 afterAll(async () => {
-  for (const a of agents) await a.stop();
+  await kit.stop();
   for (const c of cleanups.reverse()) await c();
-  await cli?.remove();
 });
 
 interface Catalogue {
@@ -65,30 +46,6 @@ async function catalogue(t: TestService): Promise<Catalogue> {
   await profile("unknown", { "accel:bitstream_id": randomUUID() });
   return { a, b, corrupt };
 }
-
-/** The agent of `host`, running and with its first report in. */
-async function agentFor(t: TestService, host: string, extra: string[] = []): Promise<AgentProcess> {
-  const agent = await startAgent(cli, ["--url", t.url, "--token", agentToken(host), "--hostname", host, "--drivers", "fake", "--interval", "1", "--fake-region-type", "r1", ...extra]);
-  agents.push(agent);
-  await agent.waitFor((l) => l.msg === "listening for programming requests", "that it listens for programming requests");
-  await agent.waitFor((l) => l.msg === "inventory changed", "its first report");
-  return agent;
-}
-
-/** Binds one ARQ of the profile on the host's fake region; resolves with its bound event. */
-async function bind(t: TestService, host: string, profile: string) {
-  const instance = randomUUID();
-  const [arq] = (await t.ok("service", CREATE_ARQS, { name: profile })).createAcceleratorRequests;
-  const events = collect<BoundEvent>(t.ws("service"), BOUND, { arqs: [arq.uuid] });
-  const [started] = (await t.ok("service", BIND, { bindings: [{ arqUuid: arq.uuid, hostname: host, deviceRpUuid: rpUuidFor(`${host}_FakeDevice`), instanceUuid: instance }] }))
-    .bindAcceleratorRequests;
-  return { arq: arq.uuid as string, started: started.state as string, bound: async () => (await events.next(1, 30_000))[0]!.acceleratorRequestBound };
-}
-
-const region = async (t: TestService, host: string) => (await t.ok("admin", DEPLOYABLE, { host })).deployables.nodes[0];
-const history = async (t: TestService, host: string) =>
-  (await t.ok("admin", HISTORY, { stream: `host-${host}` })).streamHistory as Array<{ type: string; data: Record<string, any>; metadata: Record<string, any> }>;
-const requests = async (t: TestService, host: string) => (await history(t, host)).filter((e) => e.type === "RegionProgrammingRequested");
 
 describe("programming at bind time, with the agent", () => {
   let t: TestService;
