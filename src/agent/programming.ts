@@ -73,10 +73,21 @@ export async function runProgramming(opts: ProgrammingOptions, signal: AbortSign
   const taken = new Set<string>();
   const regions = new Map<string, Promise<void>>();
   const client = connect(opts);
-  signal.addEventListener("abort", () => void client.dispose(), { once: true });
+  let unsubscribe = () => undefined as void;
+  let ended = () => undefined as void;
+  signal.addEventListener(
+    "abort",
+    () => {
+      unsubscribe();
+      ended();
+      void client.dispose();
+    },
+    { once: true },
+  );
   while (!signal.aborted) {
     await new Promise<void>((resolve) => {
-      const stop = client.subscribe<{ programmingRequests: ProgrammingRequestMessage }>(
+      ended = resolve;
+      unsubscribe = client.subscribe<{ programmingRequests: ProgrammingRequestMessage }>(
         { query: SUBSCRIPTION, variables: { hostname: opts.hostname } },
         {
           next: ({ data, errors }) => {
@@ -98,7 +109,6 @@ export async function runProgramming(opts: ProgrammingOptions, signal: AbortSign
           complete: () => resolve(),
         },
       );
-      signal.addEventListener("abort", () => (stop(), resolve()), { once: true });
     });
     if (!signal.aborted) await new Promise((r) => setTimeout(r, 1000));
   }

@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from "type-graphql";
 import type { ApiContext } from "../context.js";
 import { DeployableFilter } from "../inputs/filters.input.js";
-import { lastProgrammingOf, listDeployables, programmingOf } from "../../../../projections/deployables/queries.js";
+import { listDeployables } from "../../../../projections/deployables/queries.js";
 import { RegionProgramming, RegionProgrammingOutcome } from "../types/bitstream.type.js";
 import type { DeployableView } from "../../../../projections/device-tree/queries.js";
 import { toConnection } from "../types/connection.js";
@@ -49,13 +49,13 @@ export class DeployableResolver {
   }
 
   @FieldResolver(() => RegionProgramming, { nullable: true, description: "The programming request in flight on this region" })
-  async programming(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
-    return (await programmingOf(ctx.services.readStore, [d.uuid]))[0];
+  programming(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    return ctx.loaders.programming.load(d.uuid);
   }
 
   @FieldResolver(() => RegionProgrammingOutcome, { nullable: true, description: "How the region's last programming request ended" })
-  async lastProgramming(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
-    return (await lastProgrammingOf(ctx.services.readStore, [d.uuid]))[0];
+  lastProgramming(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    return ctx.loaders.lastProgramming.load(d.uuid);
   }
 
   @FieldResolver(() => [AttachHandle])
