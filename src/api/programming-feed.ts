@@ -43,16 +43,22 @@ export class ProgrammingFeed {
   }
 
   private start(): Promise<void> {
-    this.started ??= (async () => {
-      const after = await this.store.headPosition();
-      const sub = (this.sub = this.store.subscribeToAll({ after, filter: { eventTypes: ["RegionProgrammingRequested"], streamPrefixes: ["host-"] } }));
-      this.loop = (async () => {
-        for await (const e of sub) {
-          const { hostname, requestId } = e.data as { hostname: string; requestId: string };
-          for (const q of this.byHost.get(hostname) ?? []) q.push(requestId);
-        }
-      })();
-    })();
+    this.started ??= this.follow().catch((err) => {
+      // The next listener tries again (the subscriptions waiting on this one fail with the error).
+      this.started = undefined;
+      throw err;
+    });
     return this.started;
+  }
+
+  private async follow(): Promise<void> {
+    const after = await this.store.headPosition();
+    const sub = (this.sub = this.store.subscribeToAll({ after, filter: { eventTypes: ["RegionProgrammingRequested"], streamPrefixes: ["host-"] } }));
+    this.loop = (async () => {
+      for await (const e of sub) {
+        const { hostname, requestId } = e.data as { hostname: string; requestId: string };
+        for (const q of this.byHost.get(hostname) ?? []) q.push(requestId);
+      }
+    })();
   }
 }
