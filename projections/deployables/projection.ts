@@ -51,8 +51,9 @@ export function project(event: RecordedEvent): Write[] {
         file(d.deployableUuid, "rpUuid", d.rpUuid),
         file(d.deployableUuid, "deviceUuid", d.deviceUuid),
         file(d.deployableUuid, "name", d.name),
-        file(d.deployableUuid, "bitstreamId", d.bitstreamId),
       );
+      // Reports add deployables running nothing known: filed by bitstream once programmed.
+      if (d.bitstreamId !== null) writes.push(file(d.deployableUuid, "bitstreamId", d.bitstreamId));
       break;
     }
     case "DeployableChanged":
