@@ -135,7 +135,9 @@ export async function handleRequest(opts: ProgrammingOptions, r: ProgrammingRequ
   log.info("programming requested");
   // The report is sent before the lock is let go: the next inventory report follows it.
   return opts.lock.shared(async () => {
-    const outcome = await program(opts, r);
+    const outcome = await program(opts, r).catch(
+      (err: Error): ProgrammingOutcome => ({ ok: false, command: null, durationMs: null, reason: `the agent could not program: ${err.message}` }),
+    );
     if (outcome.ok) log.info({ command: outcome.command, durationMs: outcome.durationMs }, "programmed");
     else log.warn({ reason: outcome.reason, command: outcome.command }, "programming failed");
     await report(opts, r, outcome);
