@@ -171,7 +171,7 @@ async function program(opts: ProgrammingOptions, r: ProgrammingRequestMessage): 
       return failed((err as Error).message || String(err), programmer.command(target), Math.round(performance.now() - t0));
     }
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true }).catch((err: Error) => opts.log.warn({ err: err.message, dir }, "could not remove a downloaded bitstream"));
   }
 }
 
