@@ -67,12 +67,21 @@ function fakeHost(hostname: string) {
   });
 }
 
-/** A pino logger that counts the agents' connections and otherwise stays quiet. */
+/** When each region's agent took its request and when it had programmed it (the agents' log, wall clock). */
+const agentTimes = new Map<string, { requested?: number; programmed?: number; downloadMs?: number }>();
+
+/** A pino logger that counts the agents' connections, notes their request times, and otherwise stays quiet. */
 function agentLog(onConnected: () => void): Logger {
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       if (chunk.includes('"listening for programming requests"')) onConnected();
-      else if (chunk.includes('"level":50')) process.stderr.write(`agent: ${chunk}`);
+      else if (chunk.includes('"programming requested"') || chunk.includes('"msg":"programmed"')) {
+        const line = JSON.parse(chunk.toString()) as { msg: string; time: number; deployable: string; downloadMs?: number };
+        const t = agentTimes.get(line.deployable) ?? {};
+        if (line.msg === "programmed") (t.programmed = line.time), (t.downloadMs = line.downloadMs);
+        else t.requested ??= line.time;
+        agentTimes.set(line.deployable, t);
+      } else if (chunk.includes('"level":50')) process.stderr.write(`agent: ${chunk}`);
       done();
     },
   });
@@ -115,7 +124,7 @@ async function main() {
   await admin.gql(`mutation($i: DeviceProfileInput!) { createDeviceProfile(input: $i) { uuid } }`, {
     i: { name: profile, groups: [{ "resources:FPGA": "2", "trait:CUSTOM_FAKE_DEVICE": "required", "accel:function_id": "nlb0" }] },
   });
-  const rps: Array<{ uuid: string; parentProviderName: string }> = (await admin.gql(`{ resourceProviders { uuid parentProviderName } }`)).resourceProviders.filter(
+  const rps: Array<{ uuid: string; name: string; parentProviderName: string }> = (await admin.gql(`{ resourceProviders { uuid name parentProviderName } }`)).resourceProviders.filter(
     (r: { parentProviderName: string }) => r.parentProviderName.startsWith(prefix),
   );
 
@@ -137,10 +146,15 @@ async function main() {
   const clients = Array.from({ length: clientCount }, () => new BenchClient(url, BENCH_TOKENS.service));
   const failures: string[] = [];
 
+  /** Per region of the programming phase: when its bind was sent and its first ARQ bound (wall clock). */
+  const flowTimes = new Map<string, { sent: number; bound?: number }>();
+
   /** 2 ARQs bound to one region in one mutation; the latency of each, from the mutation to its event. */
-  async function flow(c: BenchClient, rp: { uuid: string; parentProviderName: string }): Promise<number[]> {
+  async function flow(c: BenchClient, rp: { uuid: string; name: string; parentProviderName: string }): Promise<number[]> {
     const arqs: string[] = (await c.gql(CREATE, { name: profile })).createAcceleratorRequests.map((a: { uuid: string }) => a.uuid);
     const t0 = performance.now();
+    const times = flowTimes.get(rp.name) ?? { sent: Date.now() };
+    flowTimes.set(rp.name, times);
     const seen = new Map<string, number>();
     const done = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("no acceleratorRequestBound within 60 s")), 60_000);
@@ -151,6 +165,7 @@ async function main() {
             const e = data!.acceleratorRequestBound;
             if (e.status !== "COMPLETED") failures.push(`${e.tag}: ${e.reason}`);
             if (!seen.has(e.tag)) seen.set(e.tag, performance.now() - t0);
+            times.bound ??= Date.now();
             if (seen.size === arqs.length) {
               clearTimeout(timer);
               dispose();
@@ -196,6 +211,14 @@ async function main() {
   await server.close();
 
   const overhead = programming.map((ms) => ms - delayMs);
+  // Where the overhead goes, per region: the bind to the agent taking the request (mutation, log,
+  // subscription), and the agent's report of its programming to the first ARQ's event (report
+  // mutation, binder, read models, notification); the download and its check (the agent's log).
+  const legs = [...flowTimes].flatMap(([name, f]) => {
+    const a = agentTimes.get(name);
+    return a?.requested && a.programmed && f.bound ? [{ delivery: a.requested - f.sent, download: a.downloadMs ?? 0, completion: f.bound - a.programmed }] : [];
+  });
+  const median = (xs: number[]) => percentile(xs.sort((x, y) => x - y), 50);
   const r = {
     hosts: hosts.length,
     regions: rps.length,
@@ -208,6 +231,9 @@ async function main() {
     overhead_p50_ms: +percentile(overhead, 50).toFixed(1),
     overhead_p99_ms: +percentile(overhead, 99).toFixed(1),
     overhead_max_ms: +overhead.at(-1)!.toFixed(1),
+    request_delivery_p50_ms: median(legs.map((l) => l.delivery)),
+    download_p50_ms: median(legs.map((l) => l.download)),
+    report_to_bound_p50_ms: median(legs.map((l) => l.completion)),
     programmed_bind_p50_ms: +percentile(programmed, 50).toFixed(1),
     programmed_bind_p99_ms: +percentile(programmed, 99).toFixed(1),
     failures: failures.length,

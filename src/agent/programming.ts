@@ -11,7 +11,9 @@ import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable, Transform } from "node:stream";
+import http, { type IncomingMessage } from "node:http";
+import https from "node:https";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createClient, type Client } from "graphql-ws";
 import pRetry, { AbortError } from "p-retry";
@@ -56,6 +58,9 @@ export interface ProgrammingOutcome {
   durationMs: number | null;
   reason: string | null;
 }
+
+/** How long the download and its check took (logged, not reported). */
+type Timed = ProgrammingOutcome & { downloadMs?: number };
 
 const SUBSCRIPTION = `subscription Requests($hostname: String!) {
   programmingRequests(hostname: $hostname) {
@@ -138,25 +143,28 @@ export async function handleRequest(opts: ProgrammingOptions, r: ProgrammingRequ
     const outcome = await program(opts, r).catch(
       (err: Error): ProgrammingOutcome => ({ ok: false, command: null, durationMs: null, reason: `the agent could not program: ${err.message}` }),
     );
-    if (outcome.ok) log.info({ command: outcome.command, durationMs: outcome.durationMs }, "programmed");
+    const { downloadMs, ...reported } = outcome as Timed;
+    if (outcome.ok) log.info({ command: outcome.command, durationMs: outcome.durationMs, downloadMs }, "programmed");
     else log.warn({ reason: outcome.reason, command: outcome.command }, "programming failed");
-    await report(opts, r, outcome);
-    return outcome;
+    await report(opts, r, reported);
+    return reported;
   });
 }
 
-async function program(opts: ProgrammingOptions, r: ProgrammingRequestMessage): Promise<ProgrammingOutcome> {
+async function program(opts: ProgrammingOptions, r: ProgrammingRequestMessage): Promise<Timed> {
   const failed = (reason: string, command: string[] | null = null, durationMs: number | null = null): ProgrammingOutcome => ({ ok: false, command, durationMs, reason });
   const programmer = programmerFor(opts, r.driverName);
   if (!programmer) return failed(`no enabled driver of this agent (${opts.drivers.join(", ")}) programs ${r.driverName ?? "this"} deployables`);
   const dir = await mkdtemp(join(opts.workDir ?? tmpdir(), "cyborg-es-bitstream-"));
   try {
     const file = join(dir, `${r.bitstreamId}.bin`);
+    const d0 = performance.now();
     try {
       await download(opts, r, file);
     } catch (err) {
       return failed((err as Error).message);
     }
+    const downloadMs = Math.round(performance.now() - d0);
     const target: ProgramTarget = {
       controlPath: r.controlPath.info as ProgramTarget["controlPath"],
       deployableName: r.deployableName,
@@ -166,7 +174,7 @@ async function program(opts: ProgrammingOptions, r: ProgrammingRequestMessage): 
     const t0 = performance.now();
     try {
       const { command } = await programmer.program(opts.env, target);
-      return { ok: true, command, durationMs: Math.round(performance.now() - t0), reason: null };
+      return { ok: true, command, durationMs: Math.round(performance.now() - t0), reason: null, downloadMs };
     } catch (err) {
       return failed((err as Error).message || String(err), programmer.command(target), Math.round(performance.now() - t0));
     }
@@ -188,17 +196,6 @@ function programmerFor(opts: ProgrammingOptions, driverName: string | null): Pro
 async function download(opts: ProgrammingOptions, r: ProgrammingRequestMessage, file: string): Promise<void> {
   const [algorithm, expected] = r.checksum.split(":") as [string, string];
   const url = new URL(r.downloadPath, opts.client.url);
-  const res = await pRetry(
-    async () => {
-      const res = await fetch(url, { headers: { authorization: `Bearer ${opts.client.token}` } }).catch((err: Error) => {
-        throw new Error(`cannot download bitstream ${r.bitstreamId} from ${url.origin}: ${String(err.cause ?? err.message)}`);
-      });
-      if (res.status >= 500) throw new Error(`downloading bitstream ${r.bitstreamId}: HTTP ${res.status}`);
-      if (!res.ok || !res.body) throw new AbortError(`downloading bitstream ${r.bitstreamId}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
-      return res;
-    },
-    { retries: 3, minTimeout: 500, maxTimeout: 5000 },
-  );
   const hash = createHash(algorithm);
   const hashing = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -206,9 +203,28 @@ async function download(opts: ProgrammingOptions, r: ProgrammingRequestMessage, 
       done(null, chunk);
     },
   });
-  await pipeline(Readable.fromWeb(res.body as import("node:stream/web").ReadableStream), hashing, createWriteStream(file));
+  // node:http rather than fetch: the body is a Node stream, without web-stream conversion per chunk.
+  const res = await pRetry(() => get(url, opts.client.token, r.bitstreamId), { retries: 3, minTimeout: 500, maxTimeout: 5000 });
+  await pipeline(res, hashing, createWriteStream(file));
   const got = hash.digest("hex");
   if (got !== expected) throw new Error(`checksum mismatch for bitstream ${r.bitstreamId}: expected ${r.checksum}, got ${algorithm}:${got}`);
+}
+
+/** GET with the agent's token: the response stream on 200; a retryable error on 5xx or no answer; AbortError otherwise. */
+function get(url: URL, token: string, bitstreamId: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = (url.protocol === "https:" ? https : http).get(url, { headers: { authorization: `Bearer ${token}` }, timeout: 60_000 }, (res) => {
+      if (res.statusCode === 200) return resolve(res);
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.length < 8 && chunks.push(c));
+      res.on("end", () => {
+        const message = `downloading bitstream ${bitstreamId}: HTTP ${res.statusCode} ${Buffer.concat(chunks).toString("utf8").slice(0, 300)}`;
+        reject((res.statusCode ?? 500) >= 500 ? new Error(message) : new AbortError(message));
+      });
+    });
+    req.on("timeout", () => req.destroy(new Error(`downloading bitstream ${bitstreamId}: no answer from ${url.origin}`)));
+    req.on("error", (err) => reject(new Error(`cannot download bitstream ${bitstreamId} from ${url.origin}: ${err.message}`)));
+  });
 }
 
 /** Reports until the service takes it (it may be restarting); a report it refuses for good is dropped. */
