@@ -118,6 +118,8 @@ export async function runProgramming(opts: ProgrammingOptions, signal: AbortSign
     if (!signal.aborted) await new Promise((r) => setTimeout(r, 1000));
   }
   await Promise.allSettled([...regions.values()]);
+  const dir = await workDirs.get(opts)?.catch(() => undefined);
+  if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
 }
 
 function connect(opts: ProgrammingOptions): Client {
@@ -155,9 +157,8 @@ async function program(opts: ProgrammingOptions, r: ProgrammingRequestMessage): 
   const failed = (reason: string, command: string[] | null = null, durationMs: number | null = null): ProgrammingOutcome => ({ ok: false, command, durationMs, reason });
   const programmer = programmerFor(opts, r.driverName);
   if (!programmer) return failed(`no enabled driver of this agent (${opts.drivers.join(", ")}) programs ${r.driverName ?? "this"} deployables`);
-  const dir = await mkdtemp(join(opts.workDir ?? tmpdir(), "cyborg-es-bitstream-"));
+  const file = join(await workDir(opts), `${r.requestId}.bin`);
   try {
-    const file = join(dir, `${r.bitstreamId}.bin`);
     const d0 = performance.now();
     try {
       await download(opts, r, file);
@@ -179,8 +180,21 @@ async function program(opts: ProgrammingOptions, r: ProgrammingRequestMessage): 
       return failed((err as Error).message || String(err), programmer.command(target), Math.round(performance.now() - t0));
     }
   } finally {
-    await rm(dir, { recursive: true, force: true }).catch((err: Error) => opts.log.warn({ err: err.message, dir }, "could not remove a downloaded bitstream"));
+    await rm(file, { force: true }).catch((err: Error) => opts.log.warn({ err: err.message, file }, "could not remove a downloaded bitstream"));
   }
+}
+
+const workDirs = new WeakMap<ProgrammingOptions, Promise<string>>();
+
+/** Where this worker keeps downloads: its own directory, made once (`workDir`, or under the system's temporary directory). */
+function workDir(opts: ProgrammingOptions): Promise<string> {
+  let dir = workDirs.get(opts);
+  if (!dir) {
+    dir = mkdtemp(join(opts.workDir ?? tmpdir(), "cyborg-es-bitstreams-"));
+    workDirs.set(opts, dir);
+    dir.catch(() => workDirs.delete(opts));
+  }
+  return dir;
 }
 
 function programmerFor(opts: ProgrammingOptions, driverName: string | null): Programmer | undefined {
