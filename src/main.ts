@@ -5,10 +5,12 @@
  */
 import { BoundNotifier } from "../projections/arqs/bound-notifier.js";
 import { projections } from "../projections/index.js";
-import { arqQuota, openEventStore, openReadSide } from "./adapters.js";
+import { arqQuota, bitstreamOptions, openEventStore, openReadSide } from "./adapters.js";
 import { loadTokenRegistry, type TokenRegistry } from "./api/auth/tokens.js";
 import { startHttpServer } from "./api/http-server.js";
+import { bitstreamRoutes } from "./api/bitstream-routes.js";
 import { BindNotificationRouter } from "./api/notification-router.js";
+import { ProgrammingFeed } from "./api/programming-feed.js";
 import { readiness } from "./api/readiness.js";
 import { rateLimitFor } from "./api/rate-limit.js";
 import { Application } from "./app/application.js";
@@ -68,7 +70,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       log.info({ eventLog: store.kind, readModels: readStore.kind }, "read models caught up with the event log");
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
-    const app = new Application({ store, quota: arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models)) });
+    const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
+    const app = new Application({ store, quota, bitstreams: await bitstreamOptions(config) });
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
       binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, ...overrides.binder });
@@ -81,16 +84,18 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       opened.push(() => placement!.stop());
     }
     const notifications = new BindNotificationRouter(side.pubsub);
-    opened.push(() => notifications.close());
+    const programming = new ProgrammingFeed(store);
+    opened.push(() => notifications.close(), () => programming.close());
 
     let url: string | undefined;
     if (config.roles.has("api")) {
       const catchUp = readYourWrites({ ...models, log });
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
-      const services = { app, readStore, store, notifications, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
+      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => (placement ? [placement.status()] : []), boundSubscriptions: () => notifications.listening });
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit }, config.PORT, config.HOST);
+      const routes = [bitstreamRoutes({ app, tokens, catchUp, log })];
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, routes }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readStore.kind }, "cyborg-es is serving");

@@ -17,6 +17,9 @@ import type { RestAuthMode } from "./rest/auth.js";
 import { createRestRouter } from "./rest/router.js";
 import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
 
+/** A route beside GraphQL: answers the request and returns true, or returns false to pass it on. */
+export type HttpRoute = (req: IncomingMessage, res: ServerResponse, pathname: string, search: string) => Promise<boolean>;
+
 export interface HttpServerOptions {
   services: ApiServices;
   tokens: TokenRegistry;
@@ -28,6 +31,8 @@ export interface HttpServerOptions {
   restAuth?: RestAuthMode;
   /** The per-token request rate limit, for every front door (none when not given). */
   rateLimit?: RateLimit;
+  /** Routes tried before GraphQL's 404 (bitstream content). */
+  routes?: HttpRoute[];
 }
 
 export interface RunningServer {
@@ -81,6 +86,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
       const r = await opts.ready().catch((err: Error) => ({ ok: false, detail: { error: err.message } }));
       return sendJson(res, r.ok ? 200 : 503, { status: r.ok ? "ready" : "not ready", ...r.detail });
     }
+    for (const route of url.pathname === "/graphql" ? [] : (opts.routes ?? [])) if (await route(req, res, url.pathname, url.search.replace(/^\?/, ""))) return;
     if (url.pathname !== "/graphql" && (await rest(req, res, url.pathname, url.search))) return;
     if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql` });
 

@@ -7,7 +7,8 @@
  *   python3-cyborgclient + python3-openstackclient (the `openstack accelerator` CLI) and
  *   python3-nova (Nova's own client, nova.accelerator.cyborg), under Debian's /usr/bin/python3;
  * - Debian's Placement (placement-api, placement-manage, the uwsgi python3 plugin;
- *   python3-osc-placement for the `openstack resource provider` commands of the README).
+ *   python3-osc-placement for the `openstack resource provider` commands of the README);
+ * - Debian's Glance (glance-api, glance-manage) for the bitstream catalogue's tests.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { commandExists, hasUwsgiPython } from "../../bench/lib/placement-server.js";
@@ -51,11 +52,17 @@ const needs: Need[] = [
       "The Placement tests run Debian's real Placement service. Install it with " +
       "`sudo apt-get install placement-api python3-osc-placement uwsgi-plugin-python3` (Debian 12 / Ubuntu).",
   },
+  {
+    what: "OpenStack Glance",
+    present: () => Boolean(process.env.GLANCE_API_BIN) || (commandExists("glance-api") && commandExists("glance-manage")),
+    packages: ["glance-api"],
+    hint: "The bitstream catalogue's tests run Debian's real Glance. Install it with `sudo apt-get install --no-install-recommends glance-api` (Debian 12 / Ubuntu).",
+  },
 ];
 
 function aptInstall(packages: string[]): void {
   execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-  execFileSync("apt-get", ["install", "-y", "-qq", "-o", "DPkg::Lock::Timeout=600", ...packages], {
+  execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=600", ...packages], {
     stdio: "inherit",
     env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
   });
