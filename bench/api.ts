@@ -13,6 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
+import { fakeHost } from "./lib/fake-host.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
 import { startRedisServer } from "./lib/redis-server.js";
@@ -29,29 +30,6 @@ const BOUND = `subscription($arqs: [ID!]) { acceleratorRequestBound(arqUuids: $a
 const CREATE = `mutation($name: String!) { createAcceleratorRequests(deviceProfileName: $name) { uuid } }`;
 const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid state } }`;
 const READ = `query($i: ID) { acceleratorRequests(filter: { instanceUuid: $i }) { nodes { uuid state attachHandleType attachHandleInfo } } }`;
-
-function fakeHost(hostname: string) {
-  return [
-    {
-      type: "FPGA",
-      vendor: "0xABCD",
-      model: "bench",
-      controlPath: { type: "PCI", info: { domain: "0000", bus: "0c", device: "00", function: "0" } },
-      deployables: [
-        {
-          name: `${hostname}_FakeDevice`,
-          numAccelerators: HANDLES_PER_HOST,
-          driverName: "fake",
-          attributes: [{ key: "rc", value: "FPGA" }, { key: "trait0", value: "CUSTOM_FAKE_DEVICE" }],
-          attachHandles: Array.from({ length: HANDLES_PER_HOST }, (_, i) => ({
-            type: "TEST_PCI",
-            info: { domain: "0000", bus: "0c", device: (i >> 3).toString(16).padStart(2, "0"), function: String(i & 7) },
-          })),
-        },
-      ],
-    },
-  ];
-}
 
 async function main() {
   let url = args.url;
@@ -86,7 +64,7 @@ async function main() {
   for (let h = 0; h < hosts; h++) {
     await admin.gql(
       `mutation($h: String!, $d: [DriverDeviceInput!]!) { reportHostInventory(hostname: $h, devices: $d) { added } }`,
-      { h: `${hostPrefix}-${h}`, d: fakeHost(`${hostPrefix}-${h}`) },
+      { h: `${hostPrefix}-${h}`, d: fakeHost(`${hostPrefix}-${h}`, HANDLES_PER_HOST) },
     );
   }
   const rps: Array<{ uuid: string; parentProviderName: string }> = (

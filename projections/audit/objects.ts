@@ -47,6 +47,14 @@ export const OBJECTS: Objects = {
   DeviceProfileArqsDeleted: (d) => [d.profileUuid, ...d.arqUuids],
   DeviceProfileUuidClaimed: (d) => [d.uuid],
   DeviceProfileUuidReleased: (d) => [d.uuid],
+  InstanceOperationRecorded: (d) => [d.instanceUuid],
+  // A region's programming: the region, the request, the bitstream and the binds that wait for it.
+  RegionProgrammingRequested: (d) => [d.deployableUuid, d.requestId, d.bitstream.id, ...(d.requestedBy.kind === "bind" ? [d.requestedBy.arqUuid, d.requestedBy.instanceUuid] : [])],
+  RegionProgrammed: (d) => [d.deployableUuid, d.requestId, d.bitstream.id, ...d.arqUuids],
+  RegionProgrammingFailed: (d) => [d.deployableUuid, d.requestId, d.bitstreamId, ...d.arqUuids],
+  RegionProgrammingAbandoned: (d) => [d.deployableUuid, d.requestId, d.bitstreamId, ...d.arqUuids],
+  BitstreamAdded: (d) => [d.id],
+  BitstreamRemoved: (d) => [d.id],
 };
 
 /** The distinct objects an event names, but the one whose own stream holds it (none for an event type of no aggregate). */

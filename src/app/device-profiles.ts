@@ -6,7 +6,7 @@
 import type { DeviceProfileState } from "../domain/device-profiles/decider.js";
 import { validateDeviceProfile, type DeviceProfileInput } from "../domain/device-profiles/validation.js";
 import { isUuid } from "../domain/shared/json.js";
-import { DomainError, type CommandContext } from "../domain/shared/types.js";
+import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../domain/shared/types.js";
 import { deviceProfileView, type DeviceProfileView } from "../domain/device-profiles/view.js";
 import { aggregates, type Streams } from "./streams.js";
 
@@ -59,7 +59,9 @@ export async function deleteDeviceProfiles(s: Streams, ctx: CommandContext, sel:
   if (names.length + uuids.length === 0) throw new DomainError("BAD_USER_INPUT", "give the names or the uuids of the profiles to delete", "names");
   const targets = new Map<string, { name: string; uuid: string }>();
   for (const [i, name] of names.entries()) {
-    if (typeof name !== "string" || name.length === 0) throw new DomainError("BAD_USER_INPUT", "a device profile name is needed", `names[${i}]`);
+    if (typeof name !== "string" || name.length === 0 || name.length > MAX_ID_LENGTH) {
+      throw new DomainError("BAD_USER_INPUT", `a device profile name of 1 to ${MAX_ID_LENGTH} characters is needed`, `names[${i}]`);
+    }
     const { state } = await s.load(aggregates.profile, name);
     if (state.status !== "active") throw new DomainError("NOT_FOUND", `Device Profile not found with name=${name}`, `names[${i}]`);
     targets.set(name, { name, uuid: state.profile.uuid });

@@ -6,6 +6,7 @@ import { fold, type Decider } from "../domain/shared/decider.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
 import { WrongExpectedRevisionError, type EventStore, type NewEvent } from "../eventstore/port.js";
 import type { AggregateCache } from "./aggregate-cache.js";
+import type { StreamLocks } from "./stream-locks.js";
 import { newEventId } from "./event-ids.js";
 
 export interface DomainEventShape {
@@ -30,6 +31,8 @@ export interface HandleResult<S, E> extends Loaded<S> {
 
 export interface HandleOptions {
   cache?: AggregateCache;
+  /** Serialises the process's writers to the stream (see stream-locks.ts). */
+  locks?: StreamLocks;
   maxAttempts?: number;
 }
 
@@ -64,6 +67,7 @@ export async function handleCommand<C, S, E extends DomainEventShape>(
   ctx: CommandContext,
   options: HandleOptions = {},
 ): Promise<HandleResult<S, E>> {
+  if (options.locks) return options.locks.run([streamName], () => handleCommand(store, streamName, decider, command, ctx, { ...options, locks: undefined }));
   const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
   for (let attempt = 1; ; attempt++) {
     const loaded = await loadAggregate(store, streamName, decider, options.cache);

@@ -42,7 +42,7 @@ export async function reportHostInventory(
     },
   };
   const command: Extract<HostCommand, { type: "ReportHostInventory" }> = { type: "ReportHostInventory", data: { hostname, devices, at: ctx.at } };
-  const result = await handleCommand(s.store, stream.host(hostname), decider, command, ctx, { cache: s.cache });
+  const result = await handleCommand(s.store, stream.host(hostname), decider, command, ctx, { cache: s.cache, locks: s.locks });
   const { summary, report } = last!;
   const digest = digestOfValidated(report);
   // Remember the digest only if this report now diffs to nothing against the state it left
@@ -76,4 +76,20 @@ export async function setDeviceStatus(s: Streams, ctx: CommandContext, hostname:
 /** Idempotent: frees whatever handle the ARQ holds on the host, if any. */
 export async function releaseHandleForArq(s: Streams, ctx: CommandContext, hostname: string, arqUuid: string): Promise<void> {
   await s.handle(aggregates.host, hostname, { type: "ReleaseAttachHandle", data: { hostname, arqUuid, at: ctx.at } }, ctx);
+}
+
+/** What os-acc's initialize waits for: has this host's agent reported its inventory? */
+export interface HostStatusView {
+  hostname: string;
+  /** The host's agent reported (devices the log knows, or an empty report this process took). */
+  reported: boolean;
+  devices: number;
+  /** The host stream's revision, -1 if it does not exist. */
+  revision: number;
+}
+
+export async function hostStatus(s: Streams, digests: ReportDigests, hostname: string): Promise<HostStatusView> {
+  validateHostname(hostname);
+  const { state, revision } = await s.load(aggregates.host, hostname);
+  return { hostname, reported: state.hostname !== null || digests.peek(hostname) !== undefined, devices: state.devices.size, revision };
 }

@@ -1,5 +1,6 @@
 /** The store and the aggregate cache, with the deciders bound to their streams. */
 import { arqDecider } from "../domain/arqs/decider.js";
+import { catalogueDecider } from "../domain/bitstreams/decider.js";
 import { deviceProfileDecider } from "../domain/device-profiles/decider.js";
 import { uuidClaimDecider } from "../domain/device-profiles/uuid-claim.js";
 import { instanceDecider } from "../domain/instances/decider.js";
@@ -9,6 +10,7 @@ import { stream, type CommandContext } from "../domain/shared/types.js";
 import type { EventStore } from "../eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
 import { handleCommand, loadAggregate, toNewEvent, type CommandSource, type DomainEventShape, type Loaded } from "./handle.js";
+import { StreamLocks } from "./stream-locks.js";
 
 /** One aggregate type: how its stream is named, and its decider. */
 export interface AggregateKind<C, S, E extends DomainEventShape> {
@@ -27,6 +29,7 @@ export const aggregates = {
   host: kind(stream.host, hostDecider),
   arq: kind(stream.arq, arqDecider),
   instance: kind(stream.instance, instanceDecider),
+  catalogue: kind(() => stream.bitstreams(), catalogueDecider),
 };
 
 /** A decision ready to append: the events `kind`'s decider gave for the state it loaded. */
@@ -53,6 +56,8 @@ export class Decided<S, E extends DomainEventShape> {
 }
 
 export class Streams {
+  readonly locks = new StreamLocks();
+
   constructor(
     readonly store: EventStore,
     readonly cache = new AggregateCache(),
@@ -63,7 +68,7 @@ export class Streams {
   }
 
   handle<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, command: CommandSource<C, S>, ctx: CommandContext) {
-    return handleCommand(this.store, kind.streamName(id), kind.decider, command, ctx, { cache: this.cache });
+    return handleCommand(this.store, kind.streamName(id), kind.decider, command, ctx, { cache: this.cache, locks: this.locks });
   }
 
   /**

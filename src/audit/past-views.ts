@@ -4,6 +4,7 @@
  * the folded state (`past`), so the nested GraphQL fields of a past device (deployables, handles,
  * the ARQ holding a handle) are answered from the same point in time.
  */
+import type { LastProgrammingView, ProgrammingView } from "../../projections/deployables/queries.js";
 import type { AttachHandleView, DeployableView, DeviceView } from "../../projections/device-tree/queries.js";
 import { findDeployable, type DeployableNode, type DeviceNode, type HandleNode, type HostState } from "../domain/inventory/state.js";
 import type { PointInTime } from "./time-travel.js";
@@ -77,6 +78,22 @@ export function deviceOf(d: PastDeployable): PastDevice | null {
 export function handlesOf(d: PastDeployable): PastHandle[] {
   const found = findDeployable(d.past.host, d.uuid);
   return found ? [...found.deployable.handles.values()].map((h) => handleView(d.past, found.device, found.deployable, h)) : [];
+}
+
+/** The region's programming request in flight then, as the deployables read model shows it. */
+export function programmingOf(d: PastDeployable): ProgrammingView | null {
+  const p = findDeployable(d.past.host, d.uuid)?.deployable.programming;
+  if (!p) return null;
+  const b = p.bitstream;
+  return { requestId: p.requestId, bitstreamId: b.id, bitstreamName: b.name, checksum: b.checksum, functionId: b.functionId, requestedBy: p.requestedBy, requestedAt: p.requestedAt };
+}
+
+/** How the region's last programming request had ended then. */
+export function lastProgrammingOf(d: PastDeployable): LastProgrammingView | null {
+  const last = findDeployable(d.past.host, d.uuid)?.deployable.lastProgramming;
+  if (!last) return null;
+  const outcome = last.outcome === "programmed" ? "PROGRAMMED" : last.outcome === "failed" ? "FAILED" : "ABANDONED";
+  return { requestId: last.requestId, bitstreamId: last.bitstream.id, outcome, ...last.report };
 }
 
 function deployableView(past: Past, device: DeviceNode, d: DeployableNode): PastDeployable {

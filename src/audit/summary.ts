@@ -51,6 +51,17 @@ const TELL: Tellers = {
   DeviceProfileArqsDeleted: (d) => `device profile ${d.profileUuid} no longer used by ARQ ${list(d.arqUuids)}`,
   DeviceProfileUuidClaimed: (d) => `uuid ${d.uuid} claimed for device profile ${d.name}`,
   DeviceProfileUuidReleased: (d) => `uuid ${d.uuid} released by device profile ${d.name}`,
+  InstanceOperationRecorded: (d) => `instance ${d.instanceUuid}: operation ${d.operation} recorded (ARQs: ${d.effect})`,
+  RegionProgrammingRequested: (d) =>
+    `region ${d.deployableUuid} on ${d.hostname}: programming with bitstream ${d.bitstream.name} (${d.bitstream.id}) requested (request ${d.requestId}) ${
+      d.requestedBy.kind === "bind" ? `for ARQ ${d.requestedBy.arqUuid} of instance ${d.requestedBy.instanceUuid}` : `by operator ${d.requestedBy.principal}`
+    }`,
+  RegionProgrammed: (d) =>
+    `region ${d.deployableUuid} on ${d.hostname} programmed with bitstream ${d.bitstream.name} (${d.bitstream.id}) in ${d.durationMs} ms (request ${d.requestId}${d.late ? ", late: abandoned before" : ""})`,
+  RegionProgrammingFailed: (d) => `region ${d.deployableUuid} on ${d.hostname}: programming with bitstream ${d.bitstreamId} failed: ${d.reason} (request ${d.requestId})`,
+  RegionProgrammingAbandoned: (d) => `region ${d.deployableUuid} on ${d.hostname}: programming with bitstream ${d.bitstreamId} abandoned: ${d.reason} (request ${d.requestId})`,
+  BitstreamAdded: (d) => `bitstream ${d.name} (${d.id}, ${d.checksum}, ${n(d.size, "byte")}) added to the catalogue`,
+  BitstreamRemoved: (d) => `bitstream ${d.name} (${d.id}) removed from the catalogue`,
 };
 
 /** Who acted, as the event records it: "nova (service)", "system:binder". */

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-import "reflect-metadata";
 import { Command } from "commander";
 import { agentCommand } from "./agent.command.js";
 import { auditCommand } from "./audit.command.js";
+import { osaccCommand } from "./osacc.command.js";
+import { placementCommand } from "./placement.command.js";
+import { bitstreamCommand } from "./bitstream.command.js";
 import { projectionsCommand } from "./projections.command.js";
 import { replayCommand } from "./replay.command.js";
 import { schemaCommand } from "./schema.command.js";
@@ -15,7 +17,10 @@ const program = new Command("cyborg-es")
 
 program.addCommand(serveCommand(), { isDefault: true });
 program.addCommand(agentCommand());
+program.addCommand(osaccCommand());
+program.addCommand(bitstreamCommand());
 program.addCommand(projectionsCommand());
+program.addCommand(placementCommand());
 program.addCommand(schemaCommand());
 program.addCommand(auditCommand());
 program.addCommand(replayCommand());

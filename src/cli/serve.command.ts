@@ -1,7 +1,6 @@
 import { Command } from "commander";
 import { ConfigError, loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";
-import { startService } from "../main.js";
 
 export function serveCommand(): Command {
   return new Command("serve")
@@ -18,6 +17,8 @@ export function serveCommand(): Command {
         throw err;
       }
       const log = createLogger(config.LOG_LEVEL);
+      // Loaded here: the other commands (os-acc, agent) start without the server's modules.
+      const { startService } = await import("../main.js");
       const service = await startService(config, log);
       let stopping = false;
       const stop = async (signal: string) => {

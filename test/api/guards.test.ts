@@ -1,6 +1,6 @@
 import { parse, type GraphQLSchema } from "graphql";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkGuards, costDependsOnVariables } from "../../src/api/graphql/guards.js";
+import { checkGuards, costDependsOnVariables, DEFAULT_GUARDS } from "../../src/api/graphql/guards.js";
 import { getSchema } from "../../src/api/graphql/schema.js";
 
 let schema: GraphQLSchema;
@@ -27,7 +27,7 @@ describe("query guards", () => {
 
   it("a page size given as a variable is judged on every request, not remembered from the first", () => {
     const doc = parse(`query($n: Int) { devices(first: $n) { nodes { uuid deployables { uuid } } } }`);
-    const limits = { maxDepth: 12, maxComplexity: 500 };
+    const limits = { ...DEFAULT_GUARDS, maxComplexity: 500 };
     expect(refusal(() => checkGuards(schema, doc, null, { n: 2 }, limits))).toBeUndefined();
     expect(refusal(() => checkGuards(schema, doc, null, { n: 1000 }, limits))).toBe("QUERY_TOO_COMPLEX");
     expect(refusal(() => checkGuards(schema, doc, null, { n: 2 }, limits))).toBeUndefined();
@@ -35,7 +35,7 @@ describe("query guards", () => {
 
   it("a remembered verdict refuses again, with a fresh error each time, and other limits are judged anew", () => {
     const doc = parse(`{ devices(first: 1000) { nodes { uuid deployables { uuid } } } }`);
-    const tight = { maxDepth: 12, maxComplexity: 500 };
+    const tight = { ...DEFAULT_GUARDS, maxComplexity: 500 };
     const errors: unknown[] = [];
     for (let i = 0; i < 2; i++) {
       try {
@@ -47,12 +47,22 @@ describe("query guards", () => {
     expect(errors).toHaveLength(2);
     expect(errors[0]).not.toBe(errors[1]);
     expect((errors[1] as { extensions: { code: string } }).extensions.code).toBe("QUERY_TOO_COMPLEX");
-    expect(refusal(() => checkGuards(schema, doc, null, {}, { maxDepth: 12, maxComplexity: 1_000_000 }))).toBeUndefined();
+    expect(refusal(() => checkGuards(schema, doc, null, {}, DEFAULT_GUARDS))).toBeUndefined();
   });
 
   it("variables that do not coerce are left to the executor and not remembered", () => {
     const doc = parse(`query($i: ID!) { acceleratorRequests(filter: { instanceUuid: $i }) { nodes { uuid } } }`);
     expect(refusal(() => checkGuards(schema, doc, null, {}))).toBeUndefined();
     expect(refusal(() => checkGuards(schema, doc, null, { i: "x" }))).toBeUndefined();
+  });
+});
+
+describe("query text", () => {
+  it("counts bracket nesting outside strings and comments", async () => {
+    const { nesting } = await import("../../src/api/graphql/guards.js");
+    expect(nesting(`{ a { b(x: [1, {c: 2}]) } }`, 64)).toBe(5);
+    expect(nesting(`{ a(s: "{{{{[[[", t: """ {{{{ \\""" {{ """) } # {{{{{{`, 64)).toBe(2);
+    expect(nesting(`{ a(s: "\\"{{{{") }`, 64)).toBe(2);
+    expect(nesting("{a:".repeat(5000), 64)).toBe(65);
   });
 });

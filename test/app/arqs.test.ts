@@ -256,8 +256,9 @@ describe("ARQs (application)", () => {
     });
     it("an unknown RP or a device in maintenance fails the bind with the reason", async () => {
       const { app, ids, store } = await world(2, 2);
-      await app.startBinds(nova, [bindingFor(ids[0]!, "vm-1", "rp-unknown")]);
-      expect(await app.allocateForArq(binder, ids[0]!)).toMatchObject({ ok: false, reason: expect.stringMatching(/No deployable with resource provider rp-unknown/) });
+      const unknownRp = rpUuidFor("compute1_nowhere");
+      await app.startBinds(nova, [bindingFor(ids[0]!, "vm-1", unknownRp)]);
+      expect(await app.allocateForArq(binder, ids[0]!)).toMatchObject({ ok: false, reason: expect.stringContaining(`No deployable with resource provider ${unknownRp}`) });
       expect((await app.getArq(ids[0]!))!.state).toBe("BIND_FAILED");
       const device = [...(await hostState(store, HOST)).devices.keys()][0]!;
       await app.setDeviceStatus(ADMIN, HOST, device, "MAINTAINING");

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { Application } from "../../src/app/application.js";
 import { toNewEvent } from "../../src/app/handle.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { expectDomainRejection } from "../domain/decider-spec.js";
@@ -92,7 +93,9 @@ describe("device profiles (application)", () => {
     expect(await types(store, stream.deviceProfile("a"))).toEqual(["DeviceProfileCreated", "DeviceProfileDeleted"]);
   });
   it("a takeover decided on a stale read fails once the holder confirmed its claim", async () => {
-    const { app, store } = setup();
+    // B runs in another process (in one process, writers of a stream wait for each other).
+    const { app, store, newId } = setup();
+    const other = new Application({ store, newId });
     // Hold B's takeover (Released + Claimed) until A has created and confirmed.
     const gate = deferred();
     const append = store.append.bind(store);
@@ -107,7 +110,7 @@ describe("device profiles (application)", () => {
       return MemoryEventStore.prototype.readStream.call(store, s, o);
     });
     await store.append(stream.deviceProfileUuid(U1), [toNewEvent({ type: "DeviceProfileUuidClaimed", data: { uuid: U1, name: "a" } }, ADMIN)], "no_stream");
-    const b = app.createDeviceProfile(ADMIN, { name: "b", groups, uuid: U1 });
+    const b = other.createDeviceProfile(ADMIN, { name: "b", groups, uuid: U1 });
     await gateA.promise; // B has read profile a (absent) and judged the claim stale
     await app.createDeviceProfile(ADMIN, { name: "a", groups, uuid: U1 });
     gate.resolve();

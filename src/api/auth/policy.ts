@@ -12,13 +12,28 @@ export const POLICY = {
   "hardware:read": ["admin", "manager"],
   "resource_provider:read": ["admin", "manager", "service"],
   "device:status": ["admin"],
+  // Attribute writes (REST): admin, as in Cyborg since 2026.
+  "attribute:write": ["admin"],
   "inventory:report": ["admin", "agent"],
   "arq:read": ["admin", "manager", "member", "reader", "service"],
   "arq:create": ["admin", "manager", "member", "service"],
   "arq:delete": ["admin", "manager", "member", "service"],
   // Binding, unbinding and deleting by instance are Nova's alone (CVE-2026-40214).
   "arq:bind": ["service"],
+  // Inline specs make a (content-named) profile: not for every project member.
+  "arq:create_inline": ["admin", "service"],
+  // What the compute service did to an instance (os-acc).
+  "instance:operate": ["service"],
+  "host:status": ["admin", "manager", "service"],
+  // A bind that names the ARQ's project (REST /project_id, microversion 2.1): admins only, as in Cyborg.
+  "arq:bind_project": ["admin"],
   "audit:read": ["admin"],
+  // FPGA bitstreams (the catalogue) and programming (Cyborg's deployable:program is admin).
+  "bitstream:read": ["admin", "manager"],
+  "bitstream:write": ["admin"],
+  "deployable:program": ["admin"],
+  // A host's agent takes its programming requests and reports their outcome (its own host only).
+  "programming:agent": ["admin", "agent"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Rule = keyof typeof POLICY;
@@ -32,7 +47,26 @@ export function seesAllProjects(p: Principal): boolean {
   return p.roles.has("admin") || p.roles.has("service");
 }
 
+/** The project an ARQ list is confined to: undefined for all projects; a token without a project sees none. */
+export function arqProjectScope(p: Principal): string | undefined {
+  return seesAllProjects(p) ? undefined : (p.projectId ?? "\u0000none");
+}
+
 /** ARQs belong to a project: only its tokens, admins and the compute service see them. */
 export function canSeeArq(p: Principal, arqProjectId: unknown): boolean {
   return seesAllProjects(p) || arqProjectId === p.projectId;
+}
+
+/**
+ * Deleting an ARQ bound to an instance is the compute service's alone (Cyborg hard-codes it
+ * beside its policy, CVE-2026-40214): the first such ARQ the caller can see, if it lacks the
+ * service role. Another project's ARQs are left to the delete command, which answers NOT_FOUND.
+ */
+export function boundArqRefusingDelete<T extends { instanceUuid: string | null; projectId: string | null }>(
+  p: Principal,
+  actsAsService: boolean,
+  arqs: ReadonlyArray<T | null>,
+): T | undefined {
+  if (actsAsService) return undefined;
+  return arqs.find((a): a is T => a !== null && a.instanceUuid !== null && canSeeArq(p, a.projectId));
 }

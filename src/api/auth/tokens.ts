@@ -67,7 +67,12 @@ export class TokenRegistry {
   /** The principal for an `Authorization` header value, or undefined when it is absent or unknown. */
   authenticate(authorization: string | undefined | null): Principal | undefined {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-    return m ? this.byHash.get(sha256(m[1]!)) : undefined;
+    return m ? this.lookup(m[1]!) : undefined;
+  }
+
+  /** The principal for a bare token (the REST API's X-Auth-Token and X-Service-Token), or undefined. */
+  lookup(token: string): Principal | undefined {
+    return this.byHash.get(sha256(token));
   }
 }
 

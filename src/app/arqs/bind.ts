@@ -1,33 +1,41 @@
 /**
  * Binding. The mutation (startBinds) and the binder (allocateForArq) plan with the same
- * decideBind (bind-plan.ts) and append the same way: the plan as one sequence; a step refused by
- * a concurrent change is decided again from the new state. Every bind decision is idempotent for
- * its target (an ARQ already started or bound to it decides nothing; a handle the host already
- * allocated to it is reused), so what an earlier attempt appended is never done twice. A refusal
- * by the domain undoes what the call appended.
+ * decideBind (bind-plan.ts) and append the same way (append-plan.ts). A refusal by the domain
+ * undoes what the call appended.
  */
 import { validateBindings } from "../../domain/arqs/bind.js";
 import { liveArq } from "../../domain/arqs/decider.js";
 import type { ArqView } from "../../domain/arqs/view.js";
-import { DomainError, type CommandContext } from "../../domain/shared/types.js";
-import { conflictBackoff, MAX_ATTEMPTS } from "../handle.js";
+import { stream, type CommandContext } from "../../domain/shared/types.js";
 import { releaseHandleForArq } from "../inventory.js";
 import { aggregates, type Streams } from "../streams.js";
+import { appendPlan } from "./append-plan.js";
+import type { BitstreamCatalogue } from "../../bitstreams/port.js";
 import { planBinds, type BindPlan } from "./bind-plan.js";
+import { needResolver } from "./bitstream-need.js";
 import { loadVisible } from "./shared.js";
 
-export type AllocateResult = { ok: true; arq: ArqView } | { ok: false; reason: string };
+/** `waiting`: the bind holds its handle and waits for its region's programming. */
+export type AllocateResult = { ok: true; arq: ArqView } | { ok: false; reason: string; waiting?: boolean };
 
 /**
  * Records each instance's ARQs (an instance is bound once) and starts each ARQ's bind; with
  * `allocate`, binds at once those whose handle is free. A refusal undoes what this call did.
  */
-export async function startBinds(s: Streams, ctx: CommandContext, raw: unknown, opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
+export async function startBinds(
+  s: Streams,
+  ctx: CommandContext,
+  raw: unknown,
+  opts: { allocate?: boolean; catalogue?: BitstreamCatalogue } = {},
+): Promise<ArqView[]> {
   const bindings = validateBindings(raw);
   await loadVisible(s, ctx, bindings.map((b) => b.arqUuid), (i) => `bindings[${i}].arqUuid`);
   const written = new Written();
+  const bitstreams = opts.catalogue && needResolver(opts.catalogue);
   try {
-    const plan = await appendPlan(s, ctx, written, () => planBinds(s, ctx, bindings, { allocate: opts.allocate ?? false, recordInstances: true }));
+    const allocate = opts.allocate ?? false;
+    const streams = bindings.flatMap((b) => [stream.arq(b.arqUuid), stream.instance(b.instanceUuid), ...(allocate ? [stream.host(b.hostname)] : [])]);
+    const plan = await appendPlan(s, ctx, streams, () => planBinds(s, ctx, bindings, { allocate, recordInstances: true, bitstreams }), (p) => written.note(p));
     return bindings.map((b) => plan!.view(b.arqUuid)!);
   } catch (err) {
     await written.undo(s, ctx);
@@ -37,40 +45,38 @@ export async function startBinds(s: Streams, ctx: CommandContext, raw: unknown, 
 
 /**
  * The binder's step for one ARQ in BIND_STARTED: allocate a handle on the host and record BOUND,
- * appended together; a refused allocation records BIND_FAILED with the reason. If the ARQ moved
- * on meanwhile (unbound, deleted, failed), a handle allocated for it is released.
+ * appended together; a refused allocation records BIND_FAILED with the reason. A bind that needs
+ * its region programmed holds its handle and waits (`waiting`); one whose programming failed is
+ * failed, and its handle released. If the ARQ moved on meanwhile (unbound, deleted, failed), a
+ * handle allocated for it is released.
  */
-export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: string): Promise<AllocateResult> {
+export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: string, catalogue?: BitstreamCatalogue): Promise<AllocateResult> {
   const written = new Written();
   let notBinding = "";
-  const plan = await appendPlan(s, ctx, written, async () => {
+  const bitstreams = catalogue && needResolver(catalogue);
+  // The host is known from the ARQ; if the ARQ moves meanwhile, the plan reads it again.
+  const hostname = liveArq((await s.load(aggregates.arq, arqUuid)).state)?.hostname;
+  const streams = [stream.arq(arqUuid), ...(hostname ? [stream.host(hostname)] : [])];
+  const planOnce = async () => {
     const arq = liveArq((await s.load(aggregates.arq, arqUuid)).state);
     if (arq?.state !== "BIND_STARTED") {
       notBinding = `not binding (${arq ? `state ${arq.state}` : "no such ARQ"})`;
       return undefined;
     }
     const target = { arqUuid, hostname: arq.hostname!, deviceRpUuid: arq.deviceRpUuid!, instanceUuid: arq.instanceUuid! };
-    return planBinds(s, ctx, [target], { allocate: true, recordInstances: false });
-  });
+    return planBinds(s, ctx, [target], { allocate: true, recordInstances: false, bitstreams, catalogueErrorsFail: true });
+  };
+  const plan = await appendPlan(s, ctx, streams, planOnce, (p) => written.note(p));
   if (!plan) {
     await written.undo(s, ctx);
     return { ok: false, reason: notBinding };
   }
   const view = plan.view(arqUuid)!;
-  return view.state === "BOUND" ? { ok: true, arq: view } : { ok: false, reason: view.bindFailureReason ?? `not bound (state ${view.state})` };
-}
-
-/** Plans and appends until no step is refused; undefined when `plan` finds nothing to do. */
-async function appendPlan(s: Streams, ctx: CommandContext, written: Written, plan: () => Promise<BindPlan | undefined>): Promise<BindPlan | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const p = await plan();
-    if (!p) return undefined;
-    const { refusal } = await s.appendSequence(p.steps, ctx);
-    written.note(p);
-    if (!refusal) return p;
-    if (attempt >= MAX_ATTEMPTS) throw new DomainError("CONFLICT", `binding: gave up after ${attempt} concurrent updates; try again`);
-    await conflictBackoff(attempt);
-  }
+  if (view.state === "BOUND") return { ok: true, arq: view };
+  if (view.state === "BIND_STARTED") return { ok: false, reason: "waiting for the region's programming", waiting: true };
+  // A bind failed while holding its handle (its programming failed): the handle goes back.
+  if (view.state === "BIND_FAILED" && view.hostname) await releaseHandleForArq(s, ctx, view.hostname, arqUuid);
+  return { ok: false, reason: view.bindFailureReason ?? `not bound (state ${view.state})` };
 }
 
 /** What one bind call appended, so that a refusal can take it back (Cyborg leaves partial binds dirty, reference 8.5). */

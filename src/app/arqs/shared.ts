@@ -1,6 +1,6 @@
 /** What the ARQ use cases share: visibility, loading, input lists. */
 import { liveArq, type Arq } from "../../domain/arqs/decider.js";
-import { DomainError, type CommandContext } from "../../domain/shared/types.js";
+import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../../domain/shared/types.js";
 import { aggregates, type Streams } from "../streams.js";
 
 /** Admins (and service principals) see every ARQ; others their project's. A null project is admin-only. */
@@ -23,7 +23,7 @@ export async function loadVisible(s: Streams, ctx: CommandContext, uuids: readon
 export function uuidList(value: unknown, field: string): string[] {
   if (!Array.isArray(value)) throw new DomainError("BAD_USER_INPUT", `${field} must be a list of ARQ uuids`, field);
   value.forEach((v, i) => {
-    if (typeof v !== "string" || v.length === 0) throw new DomainError("BAD_USER_INPUT", "an ARQ uuid is needed", `${field}[${i}]`);
+    if (typeof v !== "string" || v.length === 0 || v.length > MAX_ID_LENGTH) throw new DomainError("BAD_USER_INPUT", `an ARQ uuid of 1 to ${MAX_ID_LENGTH} characters is needed`, `${field}[${i}]`);
   });
   return [...new Set(value as string[])];
 }

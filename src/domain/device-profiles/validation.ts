@@ -8,6 +8,7 @@ import { isUuid } from "../shared/json.js";
 import { isJsonObject } from "../shared/json.js";
 import { DomainError } from "../shared/types.js";
 import { isCustomTrait, isValidResourceClass, normalizeTraitName } from "../inventory/traits.js";
+import { normalizeFunctionId } from "../bitstreams/function-id.js";
 import type { ProfileGroup } from "./events.js";
 
 export const PROFILE_NAME_RE = /^[a-zA-Z0-9-_]+$/;
@@ -15,19 +16,25 @@ export const MAX_PROFILE_NAME_LENGTH = 255;
 export const MAX_DESCRIPTION_LENGTH = 65_535;
 /** Upper bound of one `resources:` amount: each unit becomes one ARQ. */
 export const MAX_RESOURCE_AMOUNT = 1000;
+/** Cyborg sets no bound; a profile is a flavor's request, so these are generous. */
+export const MAX_GROUPS = 100;
+export const MAX_KEYS_PER_GROUP = 100;
+export const MAX_KEY_LENGTH = 255;
+export const MAX_VALUE_LENGTH = 255;
 export const GROUP_KEY_PREFIXES = ["resources:", "trait:", "accel:"] as const;
 export const TRAIT_VALUES = ["required", "forbidden"] as const;
 export const ATTACH_TARGETS = ["VM", "host", "none"] as const;
 /** The spec's field alphabet: letters, digits, "-", "_", ":" and "=". */
 export const FIELD_VALUE_RE = /^[A-Za-z0-9_:=-]+$/;
 
-type AccelRule = { kind: "uuid" } | { kind: "name" } | { kind: "enum"; values: readonly string[] };
+type AccelRule = { kind: "uuid" } | { kind: "functionId" } | { kind: "name" } | { kind: "enum"; values: readonly string[] };
 /** Valid `accel:` keys (spec, "Valid accel keys"). */
 export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
   attach_target: { kind: "enum", values: ATTACH_TARGETS },
   bitstream_id: { kind: "uuid" },
   bitstream_name: { kind: "name" },
-  function_id: { kind: "uuid" },
+  // What drivers report (AFU ids, hex strings such as the spec's '3AFB', uuids), not only uuids.
+  function_id: { kind: "functionId" },
   function_name: { kind: "name" },
 };
 
@@ -86,6 +93,7 @@ export function validateGroups(groups: unknown): ProfileGroup[] {
   if (!Array.isArray(groups) || groups.length === 0) {
     throw bad("groups", "DeviceProfile needs a non-empty list of groups.");
   }
+  if (groups.length > MAX_GROUPS) throw bad("groups", `A device profile has at most ${MAX_GROUPS} groups; this one has ${groups.length}.`);
   return groups.map((group, i) => validateGroup(group, `groups[${i}]`));
 }
 
@@ -93,8 +101,10 @@ function validateGroup(group: unknown, field: string): ProfileGroup {
   if (!isJsonObject(group)) throw bad(field, "Each device profile group must be an object of key/value strings.");
   const entries = Object.entries(group);
   if (entries.length === 0) throw bad(field, "Each device profile group must have at least one key.");
+  if (entries.length > MAX_KEYS_PER_GROUP) throw bad(field, `A device profile group has at most ${MAX_KEYS_PER_GROUP} keys; this one has ${entries.length}.`);
   const out: ProfileGroup = {};
   for (const [rawKey, rawValue] of entries) {
+    if (rawKey.length > MAX_KEY_LENGTH) throw bad(`${field}.${rawKey.slice(0, 40)}…`, `Device profile group keys are at most ${MAX_KEY_LENGTH} characters.`);
     const keyField = `${field}.${rawKey}`;
     const [key, value] = validateEntry(rawKey, rawValue, keyField);
     if (Object.hasOwn(out, key)) throw bad(keyField, `Duplicate key ${key} in the group (after normalisation).`);
@@ -109,6 +119,7 @@ function validateEntry(key: string, rawValue: unknown, field: string): [string, 
     throw bad(field, "Device profile group values must be strings.");
   }
   const value = String(rawValue);
+  if (value.length > MAX_VALUE_LENGTH) throw bad(field, `Device profile group values are at most ${MAX_VALUE_LENGTH} characters.`);
   const prefix = GROUP_KEY_PREFIXES.find((p) => key.startsWith(p));
   if (!prefix) throw bad(field, "Device profile group keys must be of the form ^(resources:|trait:|accel:)");
   const rest = key.slice(prefix.length);
@@ -163,6 +174,11 @@ function validateAccel(key: string, value: string, field: string): string {
     case "uuid":
       if (!isUuid(value)) throw bad(field, `accel:${key} must be a UUID, got ${JSON.stringify(value)}`);
       return value.toLowerCase();
+    case "functionId": {
+      const id = normalizeFunctionId(value);
+      if (id === null) throw bad(field, `accel:${key} may only hold letters, digits, "-" and "_" (at most 255), got ${JSON.stringify(value)}`);
+      return id;
+    }
     case "name":
       if (!FIELD_VALUE_RE.test(value)) {
         throw bad(field, `accel:${key} may only hold letters, digits, "-", "_", ":" and "=", got ${JSON.stringify(value)}`);

@@ -7,6 +7,7 @@ import { liveArq, type ArqStreamState } from "../arqs/decider.js";
 import { assertNever, fold, type Decider } from "../shared/decider.js";
 import { DomainError } from "../shared/types.js";
 import type { InstanceEvent } from "./events.js";
+import { operationEffect } from "./operations.js";
 
 export interface InstanceState {
   /** The instance's ARQs, in bind order. */
@@ -16,7 +17,8 @@ export interface InstanceState {
 export type InstanceCommand =
   /** stale: ARQs the instance lists that no longer belong to it (see isStaleFor); released first. */
   | { type: "BindInstanceArqs"; data: { instanceUuid: string; arqUuids: string[]; stale?: readonly string[]; at: string } }
-  | { type: "ReleaseInstanceArqs"; data: { instanceUuid: string; arqUuids: string[]; at: string } };
+  | { type: "ReleaseInstanceArqs"; data: { instanceUuid: string; arqUuids: string[]; at: string } }
+  | { type: "RecordInstanceOperation"; data: { instanceUuid: string; operation: string; at: string } };
 
 export const initialInstanceState = (): InstanceState => ({ arqUuids: [] });
 
@@ -30,6 +32,8 @@ export function evolveInstance(state: InstanceState, event: InstanceEvent): Inst
       const gone = new Set(event.data.arqUuids);
       return { arqUuids: state.arqUuids.filter((id) => !gone.has(id)) };
     }
+    case "InstanceOperationRecorded":
+      return state;
     default:
       return assertNever(event);
   }
@@ -37,6 +41,13 @@ export function evolveInstance(state: InstanceState, event: InstanceEvent): Inst
 
 export function decideInstance(command: InstanceCommand, state: InstanceState): InstanceEvent[] {
   const { instanceUuid, at } = command.data;
+  if (command.type === "RecordInstanceOperation") {
+    const { operation } = command.data;
+    if (typeof instanceUuid !== "string" || instanceUuid.trim().length === 0 || instanceUuid.length > 255) {
+      throw new DomainError("BAD_USER_INPUT", "an instance uuid of at most 255 characters is needed", "instanceUuid");
+    }
+    return [{ type: "InstanceOperationRecorded", data: { instanceUuid, operation, effect: operationEffect(operation), at } }];
+  }
   const arqUuids = [...new Set(command.data.arqUuids)];
   switch (command.type) {
     case "BindInstanceArqs": {

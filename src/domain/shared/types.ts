@@ -41,7 +41,7 @@ export interface CommandContext {
 /** A business rule refused the command. `code` maps 1:1 onto GraphQL `extensions.code`. */
 export class DomainError extends Error {
   constructor(
-    readonly code: "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT" | "FORBIDDEN",
+    readonly code: "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT" | "FORBIDDEN" | "UNSUPPORTED_OPERATION" | "QUOTA_EXCEEDED",
     message: string,
     /** The offending input field, for BAD_USER_INPUT (e.g. "groups[0].resources:FPGA"). */
     readonly field?: string,
@@ -52,10 +52,38 @@ export class DomainError extends Error {
   }
 }
 
+/** Longest id in a stream name (the embedded log keys streams by name). */
+export const MAX_ID_LENGTH = 255;
+
+/**
+ * The stream of each aggregate, by its id. The last guard before the log: an id that is not a
+ * string of 1 to MAX_ID_LENGTH characters is refused here (use cases check their inputs first,
+ * naming the field as the caller sent it).
+ */
 export const stream = {
-  deviceProfile: (name: string) => `deviceProfile-${name}`,
-  deviceProfileUuid: (uuid: string) => `deviceProfileUuid-${uuid}`,
-  host: (hostname: string) => `host-${hostname}`,
-  arq: (uuid: string) => `arq-${uuid}`,
-  instance: (uuid: string) => `instance-${uuid}`,
+  deviceProfile: (name: string) => `deviceProfile-${id(name, "name")}`,
+  deviceProfileUuid: (uuid: string) => `deviceProfileUuid-${id(uuid, "uuid")}`,
+  host: (hostname: string) => `host-${id(hostname, "hostname")}`,
+  arq: (uuid: string) => `arq-${id(uuid, "arqUuid")}`,
+  instance: (uuid: string) => `instance-${id(uuid, "instanceUuid")}`,
+  /** The embedded bitstream catalogue: one stream (uploads are rare; its revision keeps ids unique). */
+  bitstreams: () => "bitstreams-catalogue",
 } as const;
+
+/** What each aggregate's stream names start with (for filters over the whole log). */
+export const streamPrefix = {
+  deviceProfile: "deviceProfile-",
+  deviceProfileUuid: "deviceProfileUuid-",
+  host: "host-",
+  arq: "arq-",
+  instance: "instance-",
+  bitstreams: "bitstreams-catalogue",
+} as const satisfies Record<keyof typeof stream, string>;
+
+function id(value: unknown, field: string): string {
+  if (typeof value !== "string" || value.length === 0 || value.length > MAX_ID_LENGTH) {
+    const shown = typeof value === "string" ? `${value.length} characters` : typeof value;
+    throw new DomainError("BAD_USER_INPUT", `${field} must be a string of 1 to ${MAX_ID_LENGTH} characters (got ${shown})`, field);
+  }
+  return value;
+}

@@ -72,6 +72,7 @@ describe("validateBindings", () => {
     expectDomainError(() => validateBindings([target, { ...target, arqUuid: "b", hostname: " " }]), "BAD_USER_INPUT", "bindings[1].hostname", /Fields absent in patch: hostname/);
     expectDomainError(() => validateBindings([{ ...target, deviceRpUuid: "x".repeat(256) }]), "BAD_USER_INPUT", "bindings[0].deviceRpUuid");
     expectDomainError(() => validateBindings([target, target]), "BAD_USER_INPUT", "bindings[1].arqUuid", /appears twice/);
+    expectDomainError(() => validateBindings([{ ...target, deviceRpUuid: "x" }]), "BAD_USER_INPUT", "bindings[0].deviceRpUuid", /resource provider's uuid/);
     expectDomainError(() => validateBindings("nope"), "BAD_USER_INPUT", "bindings");
   });
 });

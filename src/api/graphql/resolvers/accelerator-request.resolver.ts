@@ -1,15 +1,16 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from "type-graphql";
 import { listArqs } from "../../../../projections/arqs/queries.js";
 import type { ArqView } from "../../../domain/arqs/view.js";
-import { canSeeArq, seesAllProjects } from "../../auth/policy.js";
+import { arqProjectScope, boundArqRefusingDelete, canSeeArq, seesAllProjects } from "../../auth/policy.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { apiError, badInput, forbidden } from "../errors.js";
 import { ArqBindingInput } from "../inputs/arq.input.js";
 import { ArqFilter } from "../inputs/filters.input.js";
 import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent } from "../types/accelerator-request.type.js";
+import { JSONScalar } from "../types/scalars.js";
 import { toConnection } from "../types/connection.js";
 import { boundEvents, type BoundEventPayload } from "./bound-events.js";
-import { pageSize } from "./paging.js";
+import { afterCursor, pageSize } from "./paging.js";
 import { AS_OF, pastOf } from "./past.js";
 
 const MAX_ARQ_LIST = 1000;
@@ -26,10 +27,10 @@ export class AcceleratorRequestResolver {
     @Arg("asOf", () => String, { ...AS_OF, description: `${AS_OF.description} (with filter.instanceUuid)` }) asOf?: string,
   ) {
     const past = pastOf(ctx, asOf);
-    if (past) return toConnection(await past.arqs({ ...filter }, pageSize(first), after ?? undefined, asOf!));
+    if (past) return toConnection(await past.arqs({ ...filter }, pageSize(first), afterCursor(after), asOf!));
     const p = ctx.principal!;
-    const scoped = { ...filter, projectId: seesAllProjects(p) ? undefined : (p.projectId ?? "\u0000none") };
-    return toConnection(await listArqs(ctx.services.readStore, scoped, pageSize(first), after ?? undefined));
+    const scoped = { ...filter, projectId: arqProjectScope(p) };
+    return toConnection(await listArqs(ctx.services.readStore, scoped, pageSize(first), afterCursor(after)));
   }
 
   @Authorized("arq:read")
@@ -55,6 +56,24 @@ export class AcceleratorRequestResolver {
       cmd.projectId = projectId;
     }
     const arqs = await ctx.services.app.createArqs(cmd, { deviceProfileName, groupIndex: groupIndex ?? null });
+    await ctx.services.catchUp();
+    return arqs;
+  }
+
+  @Authorized("arq:create_inline")
+  @Mutation(() => [AcceleratorRequest], {
+    description:
+      "One ARQ per accelerator inline groups (a flavor's resources:/trait:/accel: keys) ask for; the groups are validated as a " +
+      "device profile's and stand for a profile named after them (inline-<hash>), made on first use",
+  })
+  async createAcceleratorRequestsForGroups(
+    @Ctx() ctx: ApiContext,
+    @Arg("groups", () => [JSONScalar]) groups: unknown[],
+    @Arg("projectId", () => String, { nullable: true, description: "The project to create for (default: the token's)" }) projectId?: string,
+  ) {
+    const cmd = commandContext(ctx);
+    if (projectId) cmd.projectId = projectId;
+    const arqs = await ctx.services.app.createArqsForGroups(cmd, structuredClone(groups));
     await ctx.services.catchUp();
     return arqs;
   }
@@ -99,11 +118,9 @@ export class AcceleratorRequestResolver {
       checkList("arqUuids", arqUuids);
       // Deleting an ARQ that is bound to an instance is Nova's alone, as in Cyborg.
       // Another project's ARQs are left to deleteArqs, which answers NOT_FOUND without telling more.
-      if (!p.roles.has("service")) {
-        const arqs = await Promise.all(arqUuids.map((uuid) => ctx.services.app.getArq(uuid)));
-        const bound = arqs.find((a) => a?.instanceUuid && canSeeArq(p, a.projectId));
-        if (bound) throw forbidden(`deleting ARQ ${bound.uuid}, which is bound to instance ${bound.instanceUuid} (requires the service role)`);
-      }
+      const arqs = p.roles.has("service") ? [] : await Promise.all(arqUuids.map((uuid) => ctx.services.app.getArq(uuid)));
+      const bound = boundArqRefusingDelete(p, p.roles.has("service"), arqs);
+      if (bound) throw forbidden(`deleting ARQ ${bound.uuid}, which is bound to instance ${bound.instanceUuid} (requires the service role)`);
     }
     const deleted = await ctx.services.app.deleteArqs(commandContext(ctx), { arqUuids, instanceUuid });
     await ctx.services.catchUp();

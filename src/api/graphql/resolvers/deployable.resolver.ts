@@ -2,12 +2,13 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } f
 import type { ApiContext } from "../context.js";
 import { DeployableFilter } from "../inputs/filters.input.js";
 import { listDeployables } from "../../../../projections/deployables/queries.js";
+import { RegionProgramming, RegionProgrammingOutcome } from "../types/bitstream.type.js";
 import type { DeployableView } from "../../../../projections/device-tree/queries.js";
 import { toConnection } from "../types/connection.js";
 import { AttachHandle, Deployable, DeployableConnection } from "../types/deployable.type.js";
 import { Device } from "../types/device.type.js";
 import * as past from "../../../audit/past-views.js";
-import { pageSize } from "./paging.js";
+import { afterCursor, pageSize } from "./paging.js";
 
 @Resolver(() => Deployable)
 export class DeployableResolver {
@@ -19,7 +20,7 @@ export class DeployableResolver {
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
   ) {
-    return toConnection(await listDeployables(ctx.services.readStore, { ...filter }, pageSize(first), after ?? undefined));
+    return toConnection(await listDeployables(ctx.services.readStore, { ...filter }, pageSize(first), afterCursor(after)));
   }
 
   @Authorized("hardware:read")
@@ -50,6 +51,18 @@ export class DeployableResolver {
   device(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
     if (past.isPast(d)) return past.deviceOf(d);
     return ctx.loaders.device.load(d.deviceUuid);
+  }
+
+  @FieldResolver(() => RegionProgramming, { nullable: true, description: "The programming request in flight on this region" })
+  programming(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.programmingOf(d);
+    return ctx.loaders.programming.load(d.uuid);
+  }
+
+  @FieldResolver(() => RegionProgrammingOutcome, { nullable: true, description: "How the region's last programming request ended" })
+  lastProgramming(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.lastProgrammingOf(d);
+    return ctx.loaders.lastProgramming.load(d.uuid);
   }
 
   @FieldResolver(() => [AttachHandle])

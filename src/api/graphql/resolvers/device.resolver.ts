@@ -8,7 +8,7 @@ import { Device, DeviceConnection } from "../types/device.type.js";
 import { DeviceStatus } from "../types/scalars.js";
 import { listDevices, type DeviceView } from "../../../../projections/device-tree/queries.js";
 import { deployablesOf, isPast } from "../../../audit/past-views.js";
-import { pageSize } from "./paging.js";
+import { afterCursor, pageSize } from "./paging.js";
 import { AS_OF, pastOf } from "./past.js";
 
 @Resolver(() => Device)
@@ -23,8 +23,8 @@ export class DeviceResolver {
     @Arg("asOf", () => String, { ...AS_OF, description: `${AS_OF.description} (with filter.hostname)` }) asOf?: string,
   ) {
     const past = pastOf(ctx, asOf);
-    if (past) return toConnection(await past.devices({ ...filter }, pageSize(first), after ?? undefined, asOf!));
-    return toConnection(await listDevices(ctx.services.readStore, { ...filter }, pageSize(first), after ?? undefined));
+    if (past) return toConnection(await past.devices({ ...filter }, pageSize(first), afterCursor(after), asOf!));
+    return toConnection(await listDevices(ctx.services.readStore, { ...filter }, pageSize(first), afterCursor(after)));
   }
 
   @Authorized("hardware:read")

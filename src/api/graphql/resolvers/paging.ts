@@ -1,3 +1,4 @@
+import { decodeCursor } from "../../../readstore/port.js";
 import { badInput } from "../errors.js";
 
 export const DEFAULT_PAGE = 100;
@@ -10,3 +11,14 @@ export function pageSize(first: number | null | undefined): number {
   return Math.min(first, MAX_PAGE);
 }
 
+
+/** `after` as the list it pages through gave it (`endCursor`, an edge's `cursor`); anything else is bad input. */
+export function afterCursor(after: string | null | undefined): string | undefined {
+  if (after === null || after === undefined) return undefined;
+  try {
+    decodeCursor(after);
+  } catch {
+    throw badInput("after", `after must be a cursor from the same list (its pageInfo.endCursor), got ${JSON.stringify(after.slice(0, 64))}`);
+  }
+  return after;
+}

@@ -1,0 +1,105 @@
+/**
+ * bench:osacc: os-acc plug + unplug cycles at 1, 8 and 32 concurrent instances: plug latency
+ * (create the ARQs from a device profile, bind, wait for the bound event, return the attach
+ * entries) and cycles per second. os-acc runs on each compute node: each concurrent instance is
+ * on a compute node of its own (one host, one os-acc). `--one-host` puts them all on one host,
+ * whose stream then orders every allocation and release.
+ *
+ *   npm run bench:osacc                                # embedded server in its own process
+ *   npm run bench:osacc -- --redis                     # read models on a throwaway redis-server
+ * Options: --levels 1,8,32 --cycles 600 --warmup 200 --one-host
+ */
+import { randomUUID } from "node:crypto";
+import { OsAcc } from "../src/osacc/index.js";
+import { BenchClient, parseArgs, percentile } from "./lib/client.js";
+import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
+import { fakeHost } from "./lib/fake-host.js";
+import { machineSpeedMs } from "./lib/machine-speed.js";
+import { startRedisServer } from "./lib/redis-server.js";
+
+const args = parseArgs(process.argv.slice(2));
+const levels = (args.levels ?? "1,8,32").split(",").map(Number);
+const cycles = Number(args.cycles ?? 600);
+const warmup = Number(args.warmup ?? 200);
+const HANDLES = 64;
+
+async function main() {
+  const cleanups: Array<() => Promise<void>> = [];
+  const env: Record<string, string> = {};
+  if (args.redis) {
+    const redis = await startRedisServer();
+    cleanups.push(() => redis.stop());
+    env.REDIS_URL = redis.url;
+  }
+  const server = await startBenchServer(env);
+  cleanups.unshift(() => server.close());
+  const admin = new BenchClient(server.url, BENCH_TOKENS.admin);
+  await admin.gql(`mutation($i: DeviceProfileInput!) { createDeviceProfile(input: $i) { uuid } }`, { i: { name: "bench-fpga", groups: [{ "resources:FPGA": "1" }] } });
+  const hostCount = args["one-host"] ? 1 : Math.max(...levels, 8);
+  const rps: Array<{ uuid: string; hostname: string }> = [];
+  for (let h = 0; h < hostCount; h++) {
+    const hostname = `compute-${h}`;
+    await admin.gql(`mutation($h: String!, $d: [DriverDeviceInput!]!) { reportHostInventory(hostname: $h, devices: $d) { added } }`, { h: hostname, d: fakeHost(hostname, HANDLES) });
+    rps.push({ uuid: (await admin.gql(`query($h: String) { resourceProviders(hostname: $h) { uuid } }`, { h: hostname })).resourceProviders[0].uuid, hostname });
+  }
+  await admin.close();
+  const specs = { "accel:device_profile": "bench-fpga" };
+
+  async function level(concurrency: number, total: number) {
+    const nodes = Array.from({ length: concurrency }, (_, i) => ({ acc: new OsAcc({ url: server.url, token: BENCH_TOKENS.service }), rp: rps[i % rps.length]! }));
+    const plugs: number[] = [];
+    let failed = 0;
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      nodes.map(async ({ acc, rp }) => {
+        while (next < total) {
+          next++;
+          const instance = { uuid: randomUUID(), project: "bench" };
+          try {
+            const p0 = performance.now();
+            const attached = await acc.plug(instance, rp, specs);
+            plugs.push(performance.now() - p0);
+            if (attached.length !== 1 || (await acc.unplug(instance)) !== 1) throw new Error("a cycle did not plug and unplug one accelerator");
+          } catch (err) {
+            failed++;
+            if (failed <= 3) process.stderr.write(`  failed: ${(err as Error).message}\n`);
+          }
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    await Promise.all(nodes.map((n) => n.acc.close()));
+    plugs.sort((a, b) => a - b);
+    return { concurrency, cycles: total, cycles_per_s: Math.round((total - failed) / seconds), plug_p50_ms: +percentile(plugs, 50).toFixed(1), plug_p99_ms: +percentile(plugs, 99).toFixed(1), failed };
+  }
+
+  const speedBefore = machineSpeedMs();
+  process.stderr.write(`machine: ${speedBefore} ms for the fixed CPU task\nwarm-up: ${warmup} cycles\n`);
+  await level(8, warmup);
+  const results: Array<Awaited<ReturnType<typeof level>>> = [];
+  for (const c of levels) {
+    const r = await level(c, cycles);
+    process.stderr.write(`  ${c} concurrent: ${r.cycles_per_s} cycles/s, plug p50 ${r.plug_p50_ms} ms, p99 ${r.plug_p99_ms} ms, ${r.failed} failed\n`);
+    results.push(r);
+  }
+  const speedAfter = machineSpeedMs();
+  for (const c of cleanups) await c();
+  const at = (c: number) => results.find((r) => r.concurrency === c);
+  const summary = {
+    mode: args.redis ? "redis" : "embedded",
+    hosts: hostCount,
+    plug_p99_ms: at(8)?.plug_p99_ms ?? null,
+    cycles_per_s: at(32)?.cycles_per_s ?? null,
+    failed: results.reduce((n, r) => n + r.failed, 0),
+    levels: results,
+    machine_ms: [speedBefore, speedAfter],
+  };
+  console.log(`plug p99 at 8 concurrent: ${summary.plug_p99_ms} ms; ${summary.cycles_per_s} cycles/s at 32; ${summary.failed} failed`);
+  console.log(`BENCH ${JSON.stringify(summary)}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

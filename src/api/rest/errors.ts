@@ -1,0 +1,90 @@
+/**
+ * Errors in Cyborg's envelope: `{"error_message": "<JSON of {faultcode, faultstring, debuginfo}>"}`
+ * (WSME's fault wrapped by ParsableErrorMiddleware, cyborg-reference 1.1). The inner object also
+ * carries our stable `code` and, for bad input, the offending `field`: clients that read only
+ * `faultstring` (openstacksdk, Nova) are unaffected. Never a stack trace.
+ */
+import { DomainError } from "../../domain/shared/types.js";
+import { DuplicateEventIdError, WrongExpectedRevisionError } from "../../eventstore/port.js";
+import { ReadStoreUnavailableError } from "../../readstore/port.js";
+import { UNAVAILABLE_RETRY_AFTER_S } from "../graphql/errors.js";
+
+export type RestErrorCode =
+  | "BAD_USER_INPUT"
+  | "UNAUTHENTICATED"
+  | "FORBIDDEN"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "NOT_ACCEPTABLE"
+  | "CONFLICT"
+  | "PAYLOAD_TOO_LARGE"
+  | "LOCKED"
+  | "UNSUPPORTED_OPERATION"
+  | "NOT_IMPLEMENTED"
+  | "UNAVAILABLE"
+  | "RATE_LIMITED"
+  | "QUOTA_EXCEEDED"
+  | "PROGRAMMING_FAILED"
+  | "INTERNAL_SERVER_ERROR";
+
+const STATUS: Record<RestErrorCode, number> = {
+  BAD_USER_INPUT: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  NOT_ACCEPTABLE: 406,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  LOCKED: 423,
+  UNSUPPORTED_OPERATION: 409,
+  NOT_IMPLEMENTED: 501,
+  UNAVAILABLE: 503,
+  RATE_LIMITED: 429,
+  QUOTA_EXCEEDED: 403,
+  PROGRAMMING_FAILED: 502,
+  INTERNAL_SERVER_ERROR: 500,
+};
+
+export class RestError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: RestErrorCode,
+    message: string,
+    readonly field?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "RestError";
+    this.status = STATUS[code];
+  }
+}
+
+export const badRequest = (message: string, field?: string) => new RestError("BAD_USER_INPUT", message, field);
+export const notFound = (message: string) => new RestError("NOT_FOUND", message);
+export const forbidden = (message: string) => new RestError("FORBIDDEN", message);
+
+/** A command's refusal or a store conflict as a REST error; undefined for anything unexpected. */
+export function fromCommandError(err: unknown): RestError | undefined {
+  if (err instanceof RestError) return err;
+  if (err instanceof DomainError) return new RestError(err.code, err.message, err.field);
+  if (err instanceof ReadStoreUnavailableError) return new RestError("UNAVAILABLE", err.message, undefined, { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) });
+  if (err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError) {
+    return new RestError("CONFLICT", `${err.message}; try again`);
+  }
+  return undefined;
+}
+
+export const INTERNAL = new RestError("INTERNAL_SERVER_ERROR", "internal error; the server log has the details");
+
+/** The response body for an error. */
+export function envelope(err: RestError): string {
+  const fault: Record<string, unknown> = {
+    faultcode: err.status >= 500 ? "Server" : "Client",
+    faultstring: err.message,
+    debuginfo: null,
+    code: err.code,
+  };
+  if (err.field) fault.field = err.field;
+  return JSON.stringify({ error_message: JSON.stringify(fault) });
+}

@@ -1,0 +1,177 @@
+/**
+ * The Cyborg v2 REST API on the GraphQL server's port: `/` (versions), `/v2/...`, the same under
+ * `/accelerator` (the prefix Cyborg's links and service catalogues use), and resource paths
+ * without a version (Cyborg's root adds `v2`). It owns translation only: paths, microversions,
+ * authentication, status codes and shapes; commands go to the Application the resolvers use and
+ * reads through reads.ts.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "../../logger.js";
+import type { TokenRegistry } from "../auth/tokens.js";
+import type { ApiServices } from "../graphql/context.js";
+import { createArqs, deleteArqs, listArqs, patchArqs, showArq } from "./accelerator-requests.js";
+import { listAttributes, showAttribute, writeAttribute } from "./attributes.js";
+import { rateLimitedMessage, type RateLimit } from "../rate-limit.js";
+import { authenticate, type Caller, type RestAuthMode } from "./auth.js";
+import { commandFor, Query, type RestContext, type RestResult } from "./context.js";
+import { listDeployables, programDeployable, showDeployable } from "./deployables.js";
+import { createDeviceProfile, deleteDeviceProfiles, listDeviceProfiles, showDeviceProfile } from "./device-profiles.js";
+import { listDevices, setDeviceStatus, showDevice } from "./devices.js";
+import { badRequest, envelope, fromCommandError, INTERNAL, notFound, RestError } from "./errors.js";
+import { negotiate, RANGE_HEADERS, versionHeader } from "./microversion.js";
+import { RestReads } from "./reads.js";
+import { rootDocument, v2Document } from "./versions.js";
+
+export interface RestOptions {
+  services: ApiServices;
+  tokens: TokenRegistry;
+  log: Logger;
+  auth: RestAuthMode;
+  /** The request body, or undefined past the size limit. */
+  readBody(req: IncomingMessage): Promise<string | undefined>;
+  maxBodyBytes: number;
+  rateLimit?: RateLimit;
+}
+
+type Handler = (ctx: RestContext, param: string) => Promise<RestResult>;
+
+/** Routes by resource, then `*` for the uuid (or name) segment, then the action. */
+const ROUTES: Record<string, Partial<Record<string, Handler>>> = {
+  device_profiles: { GET: listDeviceProfiles, POST: createDeviceProfile, DELETE: (ctx) => deleteDeviceProfiles(ctx) },
+  "device_profiles/*": { GET: showDeviceProfile, DELETE: deleteDeviceProfiles },
+  accelerator_requests: { GET: listArqs, POST: createArqs, PATCH: (ctx) => patchArqs(ctx), DELETE: (ctx) => deleteArqs(ctx) },
+  "accelerator_requests/*": { GET: showArq, PATCH: patchArqs, DELETE: deleteArqs },
+  deployables: { GET: listDeployables },
+  "deployables/*": { GET: showDeployable },
+  "deployables/*/program": { PATCH: programDeployable },
+  devices: { GET: listDevices },
+  "devices/*": { GET: showDevice },
+  "devices/*/enable": { POST: setDeviceStatus("ENABLED") },
+  "devices/*/disable": { POST: setDeviceStatus("MAINTAINING") },
+  attributes: { GET: listAttributes, POST: writeAttribute },
+  "attributes/*": { GET: showAttribute, DELETE: writeAttribute },
+};
+const RESOURCES = new Set(Object.keys(ROUTES).filter((k) => !k.includes("/")));
+
+/** Answers the request and returns true when the path is the REST API's; false leaves it to the caller. */
+export type RestRouter = (req: IncomingMessage, res: ServerResponse, pathname: string, search: string) => Promise<boolean>;
+
+export function createRestRouter(opts: RestOptions): RestRouter {
+  const reads = new RestReads(opts.services.readStore);
+
+  return async (req, res, pathname, search) => {
+    const prefixed = pathname === "/accelerator" || pathname.startsWith("/accelerator/");
+    const segments = (prefixed ? pathname.slice("/accelerator".length) : pathname).split("/").filter(Boolean);
+    const versioned = segments[0] === "v2";
+    if (versioned) segments.shift();
+    else if (segments.length > 0 && !RESOURCES.has(segments[0]!)) {
+      if (!prefixed) return false;
+      send(res, new RestError("NOT_FOUND", `No such path ${pathname}: the API is at /v2 (or /accelerator/v2).`));
+      return true;
+    }
+    const publicUrl = publicUrlOf(req);
+    if (!versioned && segments.length === 0) {
+      if (req.method !== "GET" && req.method !== "HEAD") send(res, methodNotAllowed("GET"));
+      else send(res, { status: 200, body: rootDocument(publicUrl) });
+      return true;
+    }
+
+    const headers: Record<string, string> = { ...RANGE_HEADERS };
+    try {
+      const version = negotiate(req.headers["openstack-api-version"]);
+      Object.assign(headers, versionHeader(version));
+      if (segments.length === 0) {
+        if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed("GET");
+        send(res, { status: 200, body: v2Document(publicUrl) }, headers);
+        return true;
+      }
+      const { handler, param } = route(req.method ?? "GET", segments, pathname);
+      const caller = await limited(() => authenticate(req, opts.tokens, opts.auth), req, opts.rateLimit);
+      const ctx: RestContext = {
+        caller,
+        version,
+        publicUrl,
+        query: new Query(new URLSearchParams(search)),
+        services: opts.services,
+        reads,
+        body: () => readJson(req, opts),
+        command: () => commandFor(opts.services, caller, req),
+      };
+      send(res, await handler(ctx, param), headers);
+    } catch (err) {
+      const known = fromCommandError(err);
+      if (!known) opts.log.error({ err, method: req.method, path: pathname }, "internal error in a REST request");
+      const e = known ?? INTERNAL;
+      if (e.code === "PAYLOAD_TOO_LARGE") res.setHeader("connection", "close");
+      send(res, e, { ...headers, ...e.headers });
+    }
+    return true;
+  };
+}
+
+/** Authenticates, then counts the request against the caller's rate limit (an unknown token's against its address). */
+async function limited(auth: () => Caller, req: IncomingMessage, limit: RateLimit | undefined): Promise<Caller> {
+  let caller: Caller | undefined;
+  try {
+    caller = auth();
+  } finally {
+    const refused = await limit?.take(caller?.principal, req.socket.remoteAddress);
+    if (refused) throw new RestError("RATE_LIMITED", rateLimitedMessage(refused), undefined, { "retry-after": String(refused.retryAfterS) });
+  }
+  return caller;
+}
+
+function route(method: string, segments: string[], pathname: string): { handler: Handler; param: string } {
+  const [resource, id, action, ...rest] = segments;
+  const key = [resource, id === undefined ? undefined : "*", action].filter((s) => s !== undefined).join("/");
+  const methods = rest.length === 0 ? ROUTES[key] : undefined;
+  if (!methods || !Object.hasOwn(ROUTES, key)) throw notFound(`No such resource ${pathname}.`);
+  const handler = methods[method === "HEAD" ? "GET" : method];
+  if (!handler) throw methodNotAllowed(Object.keys(methods).join(", "));
+  let param = "";
+  if (id !== undefined) {
+    try {
+      param = decodeURIComponent(id);
+    } catch {
+      throw badRequest(`The path segment ${JSON.stringify(id)} is not valid percent-encoding.`);
+    }
+  }
+  return { handler, param };
+}
+
+async function readJson(req: IncomingMessage, opts: RestOptions): Promise<unknown> {
+  const raw = await opts.readBody(req);
+  if (raw === undefined) throw new RestError("PAYLOAD_TOO_LARGE", `The request body exceeds ${opts.maxBodyBytes} bytes (MAX_BODY_BYTES).`);
+  if (raw.length === 0) throw badRequest("The request needs a JSON body.");
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw badRequest("The request body is not valid JSON.");
+  }
+}
+
+const methodNotAllowed = (allow: string) => new RestError("METHOD_NOT_ALLOWED", `The method is not allowed here; allowed: ${allow}.`, undefined, { Allow: allow });
+
+/** Cyborg's public_url when [api]public_endpoint is unset: the scheme and host the client used. */
+function publicUrlOf(req: IncomingMessage): string {
+  const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
+  return `http://${host}`;
+}
+
+function send(res: ServerResponse, r: RestResult | RestError, headers: Record<string, string> = {}): void {
+  // One writeHead with every header: cheaper than a setHeader per header.
+  const all: Record<string, string | number> = { ...headers };
+  let body: string | undefined;
+  if (r instanceof RestError) body = envelope(r);
+  else {
+    Object.assign(all, r.headers);
+    if (r.body !== undefined) body = JSON.stringify(r.body);
+  }
+  if (body === undefined) all["content-length"] = 0;
+  else {
+    all["content-type"] = "application/json";
+    all["content-length"] = Buffer.byteLength(body);
+  }
+  res.writeHead(r.status, all);
+  res.end(body);
+}

@@ -1,0 +1,22 @@
+/** ARQs for inline specs (os-acc): the content-named profile they stand for is made on first use. */
+import { inlineProfileName } from "../../domain/device-profiles/inline.js";
+import { validateGroups } from "../../domain/device-profiles/validation.js";
+import type { ArqView } from "../../domain/arqs/view.js";
+import { DomainError, type CommandContext } from "../../domain/shared/types.js";
+import { createDeviceProfile } from "../device-profiles.js";
+import { aggregates, type Streams } from "../streams.js";
+import { createArqs } from "./create.js";
+import type { ArqQuota } from "./quota.js";
+
+export async function createArqsForGroups(s: Streams, newId: () => string, ctx: CommandContext, rawGroups: unknown, quota?: ArqQuota): Promise<ArqView[]> {
+  const groups = validateGroups(rawGroups);
+  const name = inlineProfileName(groups);
+  if ((await s.load(aggregates.profile, name)).state.status !== "active") {
+    const description = "made for inline accelerator specs (os-acc); named after its groups";
+    await createDeviceProfile(s, newId, ctx, { name, description, groups }).catch((err: unknown) => {
+      // A concurrent caller made it first: same name, same groups.
+      if (!(err instanceof DomainError && err.code === "CONFLICT" && err.field === "name")) throw err;
+    });
+  }
+  return createArqs(s, newId, ctx, { deviceProfileName: name }, quota);
+}

@@ -1,0 +1,115 @@
+/**
+ * One release call's decisions (unbind or delete ARQs): each ARQ's own event, then what it held
+ * freed: its handle on its host's stream, its place on its instance's stream and, for a delete,
+ * on its profile's stream. Appended as one sequence (append-plan.ts).
+ *
+ * What an ARQ held is taken from its event (previousHostname, previousInstanceUuid), and kept in
+ * `held` across attempts: a retry after the ARQ's step was appended finds the ARQ already released
+ * (its event decides nothing again) but still frees what it held.
+ */
+import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
+import type { ArqEvent } from "../../domain/arqs/events.js";
+import { arqView, type ArqView } from "../../domain/arqs/view.js";
+import type { DeviceProfileState } from "../../domain/device-profiles/decider.js";
+import type { DeviceProfileEvent } from "../../domain/device-profiles/events.js";
+import type { InstanceState } from "../../domain/instances/decider.js";
+import type { InstanceEvent } from "../../domain/instances/events.js";
+import type { InventoryEvent } from "../../domain/inventory/events.js";
+import type { HostState } from "../../domain/inventory/state.js";
+import { fold } from "../../domain/shared/decider.js";
+import type { CommandContext } from "../../domain/shared/types.js";
+import type { DomainEventShape, Loaded } from "../handle.js";
+import { aggregates, Decided, type Streams } from "../streams.js";
+
+/** What a released ARQ held, as its release event told. */
+export interface Held {
+  hostname: string | null;
+  instanceUuid: string | null;
+  /** The profile to record the deletion on (deletes only). */
+  profile: { name: string; uuid: string } | null;
+}
+
+export class ReleasePlan {
+  readonly arqSteps: Array<Decided<ArqStreamState, ArqEvent>> = [];
+  readonly hostSteps: Array<Decided<HostState, InventoryEvent>> = [];
+  readonly instanceSteps: Array<Decided<InstanceState, InstanceEvent>> = [];
+  readonly profileSteps: Array<Decided<DeviceProfileState, DeviceProfileEvent>> = [];
+  readonly arqs = new Map<string, Loaded<ArqStreamState>>();
+
+  get steps(): Array<Decided<unknown, DomainEventShape>> {
+    return [...this.arqSteps, ...this.hostSteps, ...this.instanceSteps, ...this.profileSteps];
+  }
+
+  /** The ARQ after the plan was appended (or as loaded); null once deleted. */
+  view(arqUuid: string): ArqView | null {
+    const now = this.arqSteps.find((st) => st.id === arqUuid)?.result ?? this.arqs.get(arqUuid)!;
+    const live = liveArq(now.state);
+    return live && arqView(live, now.revision, now.position!);
+  }
+}
+
+export interface ReleaseRequest {
+  how: "unbind" | "delete";
+  arqUuids: readonly string[];
+  /** Also release these ARQs from this instance's record (delete by instance: stale and never-started ones). */
+  instance?: { instanceUuid: string; arqUuids: readonly string[] };
+}
+
+export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseRequest, held: Map<string, Held>): Promise<ReleasePlan> {
+  const plan = new ReleasePlan();
+  const at = ctx.at;
+  const loaded = await Promise.all(req.arqUuids.map((id) => s.load(aggregates.arq, id)));
+  req.arqUuids.forEach((arqUuid, i) => {
+    const l = loaded[i]!;
+    plan.arqs.set(arqUuid, l);
+    const events = aggregates.arq.decider.decide({ type: req.how === "delete" ? "DeleteArq" : "UnbindArq", data: { arqUuid, at } }, l.state);
+    for (const e of events) {
+      if (e.type === "ArqUnbound") held.set(arqUuid, { hostname: e.data.previousHostname, instanceUuid: e.data.previousInstanceUuid, profile: null });
+      if (e.type === "ArqDeleted") {
+        const d = e.data;
+        held.set(arqUuid, { hostname: d.previousHostname, instanceUuid: d.previousInstanceUuid, profile: { name: d.deviceProfileName, uuid: d.deviceProfileUuid } });
+      }
+    }
+    if (events.length > 0) plan.arqSteps.push(new Decided(aggregates.arq, arqUuid, l, events));
+  });
+
+  const byHost = group(held, (h) => h.hostname);
+  const byInstance = group(held, (h) => h.instanceUuid);
+  if (req.instance) byInstance.set(req.instance.instanceUuid, [...new Set([...(byInstance.get(req.instance.instanceUuid) ?? []), ...req.instance.arqUuids])]);
+  const byProfile = group(held, (h) => (h.profile ? `${h.profile.name}\n${h.profile.uuid}` : null));
+  await Promise.all([
+    ...[...byHost].map(async ([hostname, arqUuids]) => {
+      const l = await s.load(aggregates.host, hostname);
+      let state = l.state;
+      const events: InventoryEvent[] = [];
+      for (const arqUuid of arqUuids) {
+        const released = aggregates.host.decider.decide({ type: "ReleaseAttachHandle", data: { hostname, arqUuid, at } }, state);
+        state = fold(aggregates.host.decider, state, released);
+        events.push(...released);
+      }
+      if (events.length > 0) plan.hostSteps.push(new Decided(aggregates.host, hostname, l, events, { after: state }));
+    }),
+    ...[...byInstance].map(async ([instanceUuid, arqUuids]) => {
+      const l = await s.load(aggregates.instance, instanceUuid);
+      const events = aggregates.instance.decider.decide({ type: "ReleaseInstanceArqs", data: { instanceUuid, arqUuids: [...arqUuids], at } }, l.state);
+      if (events.length > 0) plan.instanceSteps.push(new Decided(aggregates.instance, instanceUuid, l, events));
+    }),
+    ...[...byProfile].map(async ([key, arqUuids]) => {
+      const [name, profileUuid] = key.split("\n") as [string, string];
+      const l = await s.load(aggregates.profile, name);
+      const events = aggregates.profile.decider.decide({ type: "RecordArqsDeleted", data: { name, profileUuid, arqUuids, at } }, l.state);
+      // Deletions commute on the profile stream: appended wherever it is (see create.ts).
+      if (events.length > 0) plan.profileSteps.push(new Decided(aggregates.profile, name, l, events, { expected: "stream_exists" }));
+    }),
+  ]);
+  return plan;
+}
+
+function group(held: ReadonlyMap<string, Held>, key: (h: Held) => string | null): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [arqUuid, h] of held) {
+    const k = key(h);
+    if (k !== null) out.set(k, [...(out.get(k) ?? []), arqUuid]);
+  }
+  return out;
+}

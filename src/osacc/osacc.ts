@@ -1,0 +1,227 @@
+/**
+ * os-acc: the calls a compute node makes to attach accelerators to instances (seed
+ * cyborg-nova-glance-interaction, "os_acc Structure"), over the service's GraphQL API.
+ *
+ * Plug and unplug are idempotent: a second plug of an instance returns what the first attached, a
+ * second unplug releases nothing. A plug that fails half-way releases what it took.
+ */
+import { AgentUnavailable, BadRequest, BindFailed, ServiceError } from "./errors.js";
+import { parseExtraSpecs } from "./extra-specs.js";
+import { attachedAccelerator, type AttachedAccelerator, type BoundArq } from "./hostdev.js";
+import { Transport, type TransportOptions } from "./transport.js";
+
+export interface InstanceInfo {
+  uuid: string;
+  name?: string;
+  /** The instance's project: its ARQs belong to it. */
+  project?: string;
+  image?: string;
+}
+
+/** The resource provider the scheduler chose (Placement's allocation); one per request group, or one for all. */
+export interface SelectedRp {
+  uuid: string;
+  /** The compute node's name as the service knows it (default: the OsAcc's hostname). */
+  hostname?: string;
+}
+
+export interface OsAccOptions extends TransportOptions {
+  /** This compute node's name (the agent's --hostname). */
+  hostname?: string;
+  /** How long a plug waits for its binds (default 120 s; the service fails a bind after BIND_TIMEOUT_S anyway). */
+  bindTimeoutMs?: number;
+}
+
+export interface OperationResult {
+  operation: string;
+  effect: "keep" | "release" | "move" | "plug";
+  /** How many accelerators the operation released. */
+  released: number;
+  /** What was plugged on the new host, when the operation plugs again and a target was given. */
+  plugged: AttachedAccelerator[] | null;
+}
+
+type BoundEvent = { tag: string; status: "COMPLETED" | "FAILED"; reason: string | null; arq: BoundArq & { state: string } };
+
+const ARQ_FIELDS = "uuid state deviceProfileGroupId attachHandleType attachHandleUuid attachHandleInfo";
+const BOUND = `subscription($a: [ID!]) { acceleratorRequestBound(arqUuids: $a) { tag status reason arq { ${ARQ_FIELDS} } } }`;
+const OF_INSTANCE = `query($i: ID) { acceleratorRequests(filter: { instanceUuid: $i }, first: 1000) { nodes { uuid } } }`;
+const CREATE = `mutation($n: String!, $p: String) { createAcceleratorRequests(deviceProfileName: $n, projectId: $p) { uuid deviceProfileGroupId } }`;
+const CREATE_INLINE = `mutation($g: [JSON!]!, $p: String) { createAcceleratorRequestsForGroups(groups: $g, projectId: $p) { uuid deviceProfileGroupId } }`;
+const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid } }`;
+const DELETE_INSTANCE = `mutation($i: ID) { deleteAcceleratorRequests(instanceUuid: $i) }`;
+const DELETE_ARQS = `mutation($a: [ID!]) { deleteAcceleratorRequests(arqUuids: $a) }`;
+const STATUS = `query($h: String!) { hostStatus(hostname: $h) { reported } }`;
+const OPERATION = `mutation($i: ID!, $o: String!) { recordInstanceOperation(instanceUuid: $i, operation: $o) { operation effect released } }`;
+
+export class OsAcc {
+  private readonly t: Transport;
+
+  constructor(private readonly o: OsAccOptions) {
+    this.t = new Transport(o);
+  }
+
+  /** Waits until this host's agent has reported its inventory; AgentUnavailable after `timeoutMs` (default 60 s). */
+  async initialize(hostname = this.o.hostname, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<void> {
+    if (!hostname) throw new BadRequest("initialize needs the host's name", "hostname");
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { hostStatus } = await this.t.request<{ hostStatus: { reported: boolean } }>(STATUS, { h: hostname });
+      if (hostStatus.reported) return;
+      if (Date.now() >= deadline) {
+        throw new AgentUnavailable(`the agent of host ${hostname} has not reported its inventory within ${Math.round(timeoutMs / 1000)} s: is \`cyborg-es agent --hostname ${hostname}\` running with a token for this host?`);
+      }
+      await new Promise((r) => setTimeout(r, options.pollMs ?? 500));
+    }
+  }
+
+  /**
+   * Creates the instance's ARQs from the flavor's extra specs, binds them to the selected
+   * provider(s), waits, and returns what to attach. When the instance already has accelerators
+   * (a second plug, or a concurrent one), the bind says so: the new ARQs are deleted again and the
+   * instance's own are returned.
+   */
+  async plug(instance: InstanceInfo, selectedRp: SelectedRp | SelectedRp[], extraSpecs: unknown): Promise<AttachedAccelerator[]> {
+    const uuid = instanceUuid(instance);
+    const rps = this.providers(selectedRp);
+    const spec = parseExtraSpecs(extraSpecs);
+    const p = instance.project ?? null;
+    const created = "profile" in spec
+      ? (await this.t.request<{ createAcceleratorRequests: Array<{ uuid: string; deviceProfileGroupId: number }> }>(CREATE, { n: spec.profile, p })).createAcceleratorRequests
+      : (await this.t.request<{ createAcceleratorRequestsForGroups: Array<{ uuid: string; deviceProfileGroupId: number }> }>(CREATE_INLINE, { g: spec.groups, p })).createAcceleratorRequestsForGroups;
+    if (created.length === 0) return [];
+    const arqUuids = created.map((a) => a.uuid);
+    const bindings = created.map((a) => {
+      const rp = rps[a.deviceProfileGroupId] ?? rps[0]!;
+      return { arqUuid: a.uuid, hostname: rp.hostname, deviceRpUuid: rp.uuid, instanceUuid: uuid };
+    });
+    // The service sends binds that resolved before it listened: subscribing alongside the bind loses nothing.
+    const waiter = this.waitFor(arqUuids);
+    try {
+      try {
+        await this.t.request(BIND, { b: bindings });
+      } catch (err) {
+        await this.deleteArqs(arqUuids);
+        if (err instanceof ServiceError && err.code === "CONFLICT" && err.field === "instanceUuid") return await this.attachedTo(uuid);
+        throw err;
+      }
+      try {
+        return await waiter.resolved();
+      } catch (err) {
+        await this.release(uuid, arqUuids);
+        throw err;
+      }
+    } finally {
+      waiter.close();
+    }
+  }
+
+  /** Releases every accelerator of the instance; returns how many. */
+  async unplug(instance: InstanceInfo): Promise<number> {
+    const { deleteAcceleratorRequests } = await this.t.request<{ deleteAcceleratorRequests: string[] }>(DELETE_INSTANCE, { i: instanceUuid(instance) });
+    return deleteAcceleratorRequests.length;
+  }
+
+  /**
+   * Records what the compute service did to the instance; the service releases the accelerators
+   * when the operation calls for it. An operation that plugs again (unshelve, restore; resize,
+   * cold-migrate and evacuate on the new host) plugs there when `target` is given.
+   */
+  async operation(instance: InstanceInfo, operation: string, target?: { selectedRp: SelectedRp | SelectedRp[]; extraSpecs: unknown }): Promise<OperationResult> {
+    const uuid = instanceUuid(instance);
+    const { recordInstanceOperation: r } = await this.t.request<{ recordInstanceOperation: { operation: string; effect: OperationResult["effect"]; released: string[] } }>(
+      OPERATION,
+      { i: uuid, o: operation },
+    );
+    const plugs = (r.effect === "plug" || r.effect === "move") && target;
+    return { operation: r.operation, effect: r.effect, released: r.released.length, plugged: plugs ? await this.plug(instance, target.selectedRp, target.extraSpecs) : null };
+  }
+
+  close(): Promise<void> {
+    return this.t.close();
+  }
+
+  private providers(selectedRp: SelectedRp | SelectedRp[]): Array<{ uuid: string; hostname: string }> {
+    const list = Array.isArray(selectedRp) ? selectedRp : [selectedRp];
+    if (list.length === 0) throw new BadRequest("selectedRp names no resource provider", "selectedRp");
+    return list.map((rp, i) => {
+      const field = Array.isArray(selectedRp) ? `selectedRp[${i}]` : "selectedRp";
+      if (typeof rp?.uuid !== "string" || rp.uuid.length === 0) throw new BadRequest("a selected resource provider needs its uuid", `${field}.uuid`);
+      const hostname = rp.hostname ?? this.o.hostname;
+      if (!hostname) throw new BadRequest("a selected resource provider needs the host's name (or give OsAcc a hostname)", `${field}.hostname`);
+      return { uuid: rp.uuid, hostname };
+    });
+  }
+
+  private async arqsOf(uuid: string): Promise<string[]> {
+    return (await this.t.request<{ acceleratorRequests: { nodes: Array<{ uuid: string }> } }>(OF_INSTANCE, { i: uuid })).acceleratorRequests.nodes.map((a) => a.uuid);
+  }
+
+  private async deleteArqs(arqUuids: string[]): Promise<void> {
+    if (arqUuids.length > 0) await this.t.request(DELETE_ARQS, { a: arqUuids }).catch(() => undefined);
+  }
+
+  /** What a failed plug took: the instance's ARQs, and those it created that never reached the instance. */
+  private async release(uuid: string, created: string[]): Promise<void> {
+    const { deleteAcceleratorRequests: gone } = await this.t.request<{ deleteAcceleratorRequests: string[] }>(DELETE_INSTANCE, { i: uuid });
+    await this.deleteArqs(created.filter((a) => !gone.includes(a)));
+  }
+
+  /** What the instance already has attached (once its binds resolved). */
+  private async attachedTo(uuid: string): Promise<AttachedAccelerator[]> {
+    const arqs = await this.arqsOf(uuid);
+    if (arqs.length === 0) throw new ServiceError("CONFLICT", `instance ${uuid} changed while it was plugged; try again`);
+    const waiter = this.waitFor(arqs);
+    try {
+      return await waiter.resolved();
+    } finally {
+      waiter.close();
+    }
+  }
+
+  /** Listens to these ARQs' bind events; `resolved()` waits until each resolved (the service fails binds after BIND_TIMEOUT_S). */
+  private waitFor(arqs: string[]) {
+    const events = new Map<string, BoundEvent>();
+    let wake: () => void = () => undefined;
+    let failure: Error | undefined;
+    const stop = this.t.subscribe<{ acceleratorRequestBound: BoundEvent }>(
+      BOUND,
+      { a: arqs },
+      (d) => {
+        events.set(d.acceleratorRequestBound.tag, d.acceleratorRequestBound);
+        wake();
+      },
+      (err) => {
+        failure = err;
+        wake();
+      },
+    );
+    const timeoutMs = this.o.bindTimeoutMs ?? 120_000;
+    return {
+      close: stop,
+      resolved: async (): Promise<AttachedAccelerator[]> => {
+        const deadline = Date.now() + timeoutMs;
+        while (!arqs.every((a) => events.has(a))) {
+          if (failure) throw failure;
+          const left = deadline - Date.now();
+          if (left <= 0) throw new ServiceError("TIMEOUT", `${arqs.filter((a) => !events.has(a)).length} of ${arqs.length} binds did not resolve within ${Math.round(timeoutMs / 1000)} s`);
+          await new Promise<void>((r) => {
+            const timer = setTimeout(r, Math.min(left, 1000));
+            wake = () => (clearTimeout(timer), r());
+          });
+        }
+        const failed = arqs.map((a) => events.get(a)!).filter((e) => e.status === "FAILED");
+        if (failed.length > 0) {
+          throw new BindFailed(`${failed.length} of ${arqs.length} accelerators could not be bound: ${failed.map((e) => e.reason ?? "no reason given").join("; ")}`, failed.map((e) => ({ arqUuid: e.tag, reason: e.reason })));
+        }
+        return arqs.map((a) => attachedAccelerator(events.get(a)!.arq));
+      },
+    };
+  }
+}
+
+function instanceUuid(instance: InstanceInfo): string {
+  if (typeof instance?.uuid !== "string" || instance.uuid.length === 0) throw new BadRequest("the instance needs its uuid", "instance.uuid");
+  return instance.uuid;
+}
