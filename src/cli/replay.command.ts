@@ -24,7 +24,7 @@ export function replayCommand(): Command {
     .description("materialize the read models as they were at a point, to ask every normal query of the past")
     .requiredOption("--until <position|time>", "the point: a log position, or an ISO-8601 time (the last event recorded by then)")
     .option("--into <target>", "redis://host:port/<db> (a separate database: never the live one) or memory", "memory")
-    .option("--serve [port]", "then serve the past read-only over GraphQL on this port (always with memory)")
+    .option("--serve [port]", "then serve the past read-only (GraphQL and REST) on this port (always with --into memory)")
     .action(async (o: { until: string; into: string; serve?: string | boolean }) => {
       const config = loadConfig();
       const events = await openEventStore(config);
@@ -59,11 +59,19 @@ export function replayCommand(): Command {
     });
 }
 
+/** The same server, another database: the next number (0-15, Redis's default count). */
+export function otherDatabase(url: string): string {
+  const u = new URL(url);
+  const db = Number(u.pathname.replace(/^\//, "") || "0");
+  u.pathname = `/${Number.isInteger(db) ? (db + 1) % 16 : 5}`;
+  return u.toString();
+}
+
 async function openTarget(into: string, config: Config): Promise<ReadStore> {
   if (into === "memory") return new MemoryReadStore();
   if (!/^rediss?:\/\//.test(into)) throw new Error(`--into must be memory or a Redis URL such as redis://localhost:6379/5, got ${JSON.stringify(into)}`);
   if (config.REDIS_URL && sameRedis(into, config.REDIS_URL)) {
-    throw new Error(`--into ${into} is the live read models' database (REDIS_URL): replay into another one, e.g. ${into.replace(/\/\d*$/, "")}/5`);
+    throw new Error(`--into ${into} is the live read models' database (REDIS_URL): replay into another one, e.g. ${otherDatabase(into)}`);
   }
   const { RedisReadStore } = await import("../readstore/redis.js");
   return new RedisReadStore(into);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { open } from "lmdb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { auditCommand } from "../../src/cli/audit.command.js";
-import { replayCommand, sameRedis } from "../../src/cli/replay.command.js";
+import { otherDatabase, replayCommand, sameRedis } from "../../src/cli/replay.command.js";
 import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
 import { RedisReadStore } from "../../src/readstore/redis.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
@@ -99,5 +99,8 @@ describe("cyborg-es audit and replay", () => {
     }
     expect(sameRedis("redis://127.0.0.1:6379", "redis://127.0.0.1:6379/0")).toBe(true);
     expect(sameRedis("redis://127.0.0.1:6379/1", "redis://127.0.0.1:6379/0")).toBe(false);
+    // The refusal suggests a database that is not the refused one.
+    expect(otherDatabase("redis://127.0.0.1:6379/5")).toBe("redis://127.0.0.1:6379/6");
+    expect(otherDatabase("redis://127.0.0.1:6379")).toBe("redis://127.0.0.1:6379/1");
   });
 });
