@@ -26,7 +26,7 @@ export class AuditResolver {
   @Authorized("audit:read")
   @Query(() => HistoryEntryConnection, {
     description:
-      "Every event that named the object (device with its deployables and handles, deployable, attach handle, ARQ, profile, instance), across streams, oldest first",
+      "Every event that named the object (device with its deployables and handles, deployable, attach handle, ARQ, profile, instance, bitstream, programming request), across streams, oldest first",
   })
   async history(
     @Ctx() ctx: ApiContext,
@@ -35,7 +35,7 @@ export class AuditResolver {
     @Arg("after", () => String, { nullable: true, description: "A position: entries after it" }) after?: string,
   ) {
     const id = uuid.toLowerCase();
-    if (!UUID.test(id)) throw badInput("uuid", `${JSON.stringify(uuid)} is not a UUID (a device, deployable, attach handle, ARQ, profile or instance uuid)`);
+    if (!UUID.test(id)) throw badInput("uuid", `${JSON.stringify(uuid)} is not a UUID (a device, deployable, attach handle, ARQ, profile, instance, bitstream or programming request uuid)`);
     return toConnection(await history(ctx.services.store, ctx.services.readStore, id, pageSize(first), afterPosition(after)));
   }
 
