@@ -184,6 +184,20 @@ describe.each(["memory", "redis"] as const)("history and trace (read models in %
     expect((await t.ok("admin", HISTORY, { uuid: randomUUID() })).history).toMatchObject({ totalCount: 0, nodes: [] });
   });
 
+  it("the REST API records the same who and why: the token's name and roles, the request id as correlation", async () => {
+    const base = new URL(t.url).origin;
+    const res = await fetch(`${base}/v2/accelerator_requests`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-auth-token": TOKENS.service.token, "x-openstack-request-id": "req-rest-1" },
+      body: JSON.stringify({ device_profile_name: "fpga-1" }),
+    });
+    expect(res.status).toBe(201);
+    const uuid = ((await res.json()) as { arqs: Array<{ uuid: string }> }).arqs[0]!.uuid;
+    const entries = await historyOf(uuid);
+    expect(entries.map((e) => e.type)).toEqual(["ArqCreated", "DeviceProfileArqsCreated"]);
+    for (const e of entries) expect(e).toMatchObject({ principal: "service", roles: ["service"], correlationId: "req-rest-1", summary: expect.stringMatching(/by service \(service\)$/) });
+  });
+
   it("no token secret reaches the log: principals are token names, never tokens", async () => {
     const log = await t.service.store.readAll();
     expect(log.length).toBeGreaterThan(40);
