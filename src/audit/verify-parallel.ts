@@ -117,7 +117,9 @@ export function merge(reports: readonly VerifyReport[]): VerifyReport {
     events: sum(reports, (r) => r.events),
     hashed: sum(reports, (r) => r.hashed),
     unhashed: { count: sum(reports, (r) => r.unhashed.count), first: firsts[0] ?? null, last: lasts.at(-1) ?? null },
-    checkpoints: sum(reports, (r) => r.checkpoints),
+    // Each range after the first starts at a checkpoint and compares it with its anchor, which is
+    // that checkpoint: the range before it compared it already.
+    checkpoints: sum(reports, (r) => r.checkpoints) - Math.max(0, reports.length - 1),
     breaks: sum(reports, (r) => r.breaks),
     firstBreaks: reports.flatMap((r) => r.firstBreaks).slice(0, 10),
     chain: reports.at(-1)?.chain ?? null,

@@ -150,8 +150,10 @@ export class Walker {
       if (after === genesis.position) this.chain = genesis.hash;
       return;
     }
-    // Starting later (--after): the chain's value there is the anchor the caller kept.
-    this.nextCheckpointsAfter = after;
+    // Starting later (--after): the chain's value there is the anchor the caller kept. A checkpoint
+    // stored at that very position (the head then, or an interval's) is compared with it too, so a
+    // wrong anchor is caught even when nothing was appended since.
+    this.nextCheckpointsAfter = this.options.anchor === undefined ? after : after - 1n;
     this.chain = this.options.anchor;
   }
 

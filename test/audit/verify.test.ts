@@ -71,6 +71,24 @@ describe("audit verify (lmdb)", () => {
     expect(report.chain!.position).toBe(log.at(-1)!.position.toString());
   });
 
+  it("--after P --anchor H: the kept value is checked, even when nothing was appended since", async () => {
+    const { dir } = await writeLog();
+    const store = await LmdbEventStore.open(dir);
+    try {
+      const { chain } = await verifyLog(store);
+      const wrong = chain!.hash.replace(/^./, (c) => (c === "0" ? "1" : "0"));
+      const after = BigInt(chain!.position);
+      expect(await verifyLog(store, { after, anchor: chain!.hash })).toMatchObject({ ok: true, events: 0, checkpoints: 1 });
+      expect(await verifyLog(store, { after, anchor: wrong })).toMatchObject({ ok: false, breaks: 1, firstBreaks: [{ position: chain!.position }] });
+      // From a checkpoint's position (48) with a wrong value: found there, and the rest walks on.
+      expect(await verifyLog(store, { after: 48n, anchor: wrong })).toMatchObject({ ok: false, breaks: 1, firstBreaks: [{ position: "48" }] });
+      // From a position with no checkpoint: the chain from the anchor is compared at the next one.
+      expect(await verifyLog(store, { after: 40n, anchor: wrong })).toMatchObject({ ok: false, firstBreaks: [{ position: "48" }] });
+    } finally {
+      await store.close();
+    }
+  });
+
   it("one byte changed in one event's data is found at exactly that event", async () => {
     const { dir, log } = await writeLog();
     const victim = log[37]!;
