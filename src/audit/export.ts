@@ -142,7 +142,13 @@ export async function importLog(
     const known = last.get(e.stream);
     if (known !== undefined) return known;
     const [p] = await store.readStream(e.stream, { fromRevision: e.revision - 1, maxCount: 1 });
-    return p?.hash ?? GENESIS;
+    if (!p) {
+      throw new ImportError(
+        `event ${e.id} (${e.stream}@${e.revision}, position ${e.position}): revision ${e.revision - 1} of its stream is neither in the file nor in the store: ` +
+          "import needs whole streams (an export made with --since, --stream-prefix or --type cuts them; export the whole log, or with --until only)",
+      );
+    }
+    return p.hash ?? GENESIS;
   };
   let steps: AppendStep[] = [];
   let pending = 0;
