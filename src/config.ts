@@ -45,6 +45,8 @@ const schema = z.object({
     .string()
     .regex(/^$|^(admin|manager|member|reader|service|agent)(,(admin|manager|member|reader|service|agent))*$/, "a comma list of token roles")
     .default("admin,service"),
+  /** How long an Idempotency-Key is remembered: a retry within it gets the first answer. */
+  IDEMPOTENCY_TTL_S: z.coerce.number().int().positive().max(30 * 86_400).default(86_400),
   /** Most ARQs a project may hold (0: no quota); checked when a token without the admin or service role creates ARQs. */
   ARQ_QUOTA_PER_PROJECT: z.coerce.number().int().min(0).max(10_000_000).default(1000),
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import pRetry from "p-retry";
 import type { DriverDevice } from "../domain/inventory/report.js";
 import type { Logger } from "../logger.js";
@@ -45,8 +46,10 @@ async function discoverAndReport(opts: AgentOptions): Promise<ReportSummary> {
     for (const d of kept) devices.push({ ...d, stub: true });
     opts.log.warn({ driver: e.driver, error: e.message, keptAsStubs: kept.length }, "driver failed; the other drivers still report");
   }
+  // One key for this cycle's full report: a retry after a lost answer is answered, not applied again.
+  const reportKey = randomUUID();
   const r = await pRetry(
-    () => sendReport((query, variables) => postGraphQL(opts.client, query, variables), opts.hostname, devices),
+    () => sendReport((query, variables, key) => postGraphQL(opts.client, query, variables, key), opts.hostname, devices, reportKey),
     {
       retries: opts.retries ?? 6,
       minTimeout: opts.minRetryMs ?? 1000,

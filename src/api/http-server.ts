@@ -114,9 +114,10 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
       return sendJson(res, 429, graphqlError(rateLimitedMessage(limited), "RATE_LIMITED", { retryAfterSeconds: limited.retryAfterS }));
     }
     const correlationId = headerValue(req.headers["x-correlation-id"]);
+    const idempotencyKey = headerValue(req.headers["idempotency-key"]) ?? (body as { extensions?: { idempotencyKey?: unknown } } | undefined)?.extensions?.idempotencyKey;
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: (req.method ?? "GET").toUpperCase(), headers, search: url.search, body },
-      context: async () => createContext(opts.services, principal, correlationId),
+      context: async () => createContext(opts.services, principal, correlationId, idempotencyKey),
     });
     for (const [k, v] of result.headers) res.setHeader(k, v);
     res.statusCode = result.status ?? 200;
@@ -151,7 +152,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
         }
         return { schema, document: doc, operationName: payload.operationName, variableValues: payload.variables };
       },
-      context: (ctx) => createContext(opts.services, ctx.extra.principal),
+      context: (ctx, _id, payload) => createContext(opts.services, ctx.extra.principal, undefined, payload.extensions?.idempotencyKey),
       // Errors reach WebSocket clients through the same formatter as HTTP's: a stable code, never internal text.
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => format(e.toJSON(), e)),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) } : undefined),

@@ -23,6 +23,8 @@ export interface ApiServices {
   limits: { maxBindings: number };
   /** bindAcceleratorRequests binds at once the ARQs whose handle is free (one commit); the binder does the rest. */
   bindInline: boolean;
+  /** How long an idempotency key is remembered (IDEMPOTENCY_TTL_S). */
+  idempotencyTtlMs: number;
 }
 
 /** What a listener waits for: these ARQs, or this instance's ARQs, or (neither) everything. */
@@ -41,14 +43,21 @@ export interface ApiContext {
   correlationId: string;
   services: ApiServices;
   loaders: Loaders;
+  /** The request's Idempotency-Key, as sent (checked where it is used). */
+  idempotencyKey?: unknown;
+  /** The mutation the key covers, once it runs. */
+  keyedMutation?: string;
+  /** The keyed mutation runs again after an attempt that may have written (see CommandContext). */
+  resuming?: boolean;
 }
 
-export function createContext(services: ApiServices, principal: Principal | undefined, correlationId?: string): ApiContext {
+export function createContext(services: ApiServices, principal: Principal | undefined, correlationId?: string, idempotencyKey?: unknown): ApiContext {
   return {
     principal,
     correlationId: correlationId && /^[\w.:-]{1,128}$/.test(correlationId) ? correlationId : randomUUID(),
     services,
     loaders: new Loaders(services.readStore),
+    idempotencyKey,
   };
 }
 
@@ -62,5 +71,6 @@ export function commandContext(ctx: ApiContext): CommandContext & { isAdmin: boo
     at: new Date().toISOString(),
     projectId: p.projectId,
     isAdmin: seesAllProjects(p),
+    resuming: ctx.resuming,
   };
 }

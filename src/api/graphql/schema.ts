@@ -2,6 +2,7 @@ import "reflect-metadata";
 import { printSchema, type GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import { authChecker } from "./auth-checker.js";
+import { withIdempotencyKeys } from "./idempotency.js";
 import { AcceleratorRequestResolver } from "./resolvers/accelerator-request.resolver.js";
 import { AttachHandleResolver } from "./resolvers/attach-handle.resolver.js";
 import { BitstreamResolver } from "./resolvers/bitstream.resolver.js";
@@ -44,7 +45,7 @@ export function getSchema(): Promise<GraphQLSchema> {
         throw new Error("subscriptions subscribe through the PubSub port, not type-graphql");
       },
     },
-  });
+  }).then(withIdempotencyKeys);
   return cached;
 }
 

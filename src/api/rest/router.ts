@@ -87,6 +87,9 @@ export function createRestRouter(opts: RestOptions): RestRouter {
       }
       const { handler, param } = route(req.method ?? "GET", segments, pathname);
       const caller = await limited(() => authenticate(req, opts.tokens, opts.auth), req, opts.rateLimit);
+      // The body is read once: the idempotency key's fingerprint and the handler share it.
+      let raw: Promise<string | undefined> | undefined;
+      const rawBody = () => (raw ??= opts.readBody(req));
       const ctx: RestContext = {
         caller,
         version,
@@ -94,10 +97,12 @@ export function createRestRouter(opts: RestOptions): RestRouter {
         query: new Query(new URLSearchParams(search)),
         services: opts.services,
         reads,
-        body: () => readJson(req, opts),
+        body: () => rawBody().then((text) => parseJson(text, opts)),
         command: () => commandFor(opts.services, caller, req),
       };
-      send(res, await handler(ctx, param), headers);
+      const key = req.headers["idempotency-key"];
+      const keyed = key !== undefined && req.method !== "GET" && req.method !== "HEAD";
+      send(res, keyed ? await underKey(ctx, handler, param, { key, method: req.method!, pathname, search, body: await rawBody() }) : await handler(ctx, param), headers);
     } catch (err) {
       const known = fromCommandError(err);
       if (!known) opts.log.error({ err, method: req.method, path: pathname }, "internal error in a REST request");
@@ -107,6 +112,20 @@ export function createRestRouter(opts: RestOptions): RestRouter {
     }
     return true;
   };
+}
+
+/**
+ * A POST, PATCH or DELETE with an `Idempotency-Key` header runs under the key (Application.idempotent):
+ * a retry after a lost answer gets the first answer (status, body) and writes nothing.
+ */
+async function underKey(ctx: RestContext, handler: Handler, param: string, r: { key: string | string[]; method: string; pathname: string; search: string; body: string | undefined }): Promise<RestResult> {
+  const operation = `${r.method} ${r.pathname}`;
+  const request = { operation, search: r.search, body: r.body ?? null };
+  const key = Array.isArray(r.key) ? r.key.join(",") : r.key;
+  const { answer } = await ctx.services.app.idempotent(ctx.command(), { key, operation, request, ttlMs: ctx.services.idempotencyTtlMs }, (app, keyed) =>
+    handler({ ...ctx, services: { ...ctx.services, app }, command: () => ({ ...ctx.command(), resuming: keyed.resuming }) }, param),
+  );
+  return answer;
 }
 
 /** Authenticates, then counts the request against the caller's rate limit (an unknown token's against its address). */
@@ -139,8 +158,7 @@ function route(method: string, segments: string[], pathname: string): { handler:
   return { handler, param };
 }
 
-async function readJson(req: IncomingMessage, opts: RestOptions): Promise<unknown> {
-  const raw = await opts.readBody(req);
+function parseJson(raw: string | undefined, opts: RestOptions): unknown {
   if (raw === undefined) throw new RestError("PAYLOAD_TOO_LARGE", `The request body exceeds ${opts.maxBodyBytes} bytes (MAX_BODY_BYTES).`);
   if (raw.length === 0) throw badRequest("The request needs a JSON body.");
   try {
