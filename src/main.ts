@@ -15,6 +15,7 @@ import { Binder, type BinderOptions } from "./binder/binder.js";
 import type { Config } from "./config.js";
 import type { EventStore } from "./eventstore/port.js";
 import type { Logger } from "./logger.js";
+import { startObservability } from "./observability/index.js";
 import { Projector } from "./projector/projector.js";
 import { readYourWrites } from "./projector/read-your-writes.js";
 import type { ReadStore } from "./readstore/port.js";
@@ -50,16 +51,18 @@ export async function startService(config: Config, log: Logger, overrides: Servi
   };
   try {
     const tokens = overrides.tokens ?? loadTokenRegistry(config, log);
-    const store = overrides.store ?? (await openEventStore(config));
+    const obs = await startObservability(config, log);
+    opened.push(() => obs.close());
+    const store = obs.store(overrides.store ?? (await openEventStore(config)));
     opened.push(() => store.close());
     const side = await openReadSide(config);
     const readStore = overrides.wrapReadStore?.(side.readStore) ?? side.readStore;
     opened.push(() => readStore.close(), () => side.pubsub.close());
-    const app = new Application({ store });
+    const app = obs.app(new Application({ store }));
 
     let projector: Projector | undefined;
     if (config.roles.has("projector")) {
-      const hooks = [new BoundNotifier(side.pubsub, readStore, log.child({ component: "notifications" }))];
+      const hooks = [new BoundNotifier(side.pubsub, readStore, log.child({ component: "notifications" })), ...obs.projectorHooks];
       projector = new Projector({ events: store, store: readStore, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
       await projector.start();
@@ -67,19 +70,22 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     }
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
-      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, ...overrides.binder });
+      const onBindResolved = obs.metrics?.bindResolved.bind(obs.metrics);
+      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, onBindResolved, ...overrides.binder });
       opened.push(() => binder!.stop());
       await binder.start();
     }
-    const notifications = new BindNotificationRouter(side.pubsub);
+    const notifications = new BindNotificationRouter(side.pubsub, obs.tracing);
     opened.push(() => notifications.close());
+    obs.metrics?.watch({ projections: () => projector?.status() ?? [], openSubscriptions: () => notifications.listening, bindsInFlight: () => binder?.bindsInFlight ?? 0 });
 
     let url: string | undefined;
     if (config.roles.has("api")) {
       const catchUp = readYourWrites({ events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS, log });
-      const services = { app, readStore, store, notifications, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
+      const services = { app, readStore, store, notifications, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, metrics: obs.metrics };
       const ready = readiness({ store, projections: () => projector?.status() ?? [], boundSubscriptions: () => notifications.listening });
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH }, config.PORT, config.HOST);
+      const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, ...observed }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readStore.kind }, "cyborg-es is serving");

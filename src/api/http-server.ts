@@ -1,5 +1,9 @@
 import { ApolloServer, HeaderMap } from "@apollo/server";
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from "@apollo/server/plugin/disabled";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from "@apollo/server/plugin/disabled";
 import type { GraphQLError } from "graphql";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -7,6 +11,10 @@ import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import getRawBody from "raw-body";
 import type { Logger } from "../logger.js";
+import { operationsPlugin } from "../observability/graphql-plugin.js";
+import type { Metrics } from "../observability/metrics.js";
+import { sendMetrics } from "../observability/metrics-server.js";
+import { activeTraceId, inSpan, SpanKind, type Tracing } from "../observability/tracing.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import { createContext, type ApiContext, type ApiServices } from "./graphql/context.js";
 import { formatError } from "./graphql/errors.js";
@@ -15,6 +23,7 @@ import { checkGuards, DEFAULT_GUARDS, guardPlugin, queryTextRefusal } from "./gr
 import { getSchema } from "./graphql/schema.js";
 import type { RestAuthMode } from "./rest/auth.js";
 import { createRestRouter } from "./rest/router.js";
+import { defaultSiteRoot, StaticSite } from "./static-site.js";
 
 export interface HttpServerOptions {
   services: ApiServices;
@@ -25,6 +34,12 @@ export interface HttpServerOptions {
   ready(): Promise<{ ok: boolean; detail: Record<string, unknown> }>;
   /** The Cyborg v2 REST API's authentication (REST_AUTH); keystone when not given. */
   restAuth?: RestAuthMode;
+  /** Counts GraphQL operations; served at GET /metrics unless `metricsElsewhere` (METRICS_PORT). */
+  metrics?: Metrics;
+  metricsElsewhere?: boolean;
+  tracing?: Tracing;
+  /** The console's build output (default: dist/console under the project). */
+  siteRoot?: string;
 }
 
 export interface RunningServer {
@@ -40,21 +55,30 @@ export interface RunningServer {
  */
 export async function startHttpServer(opts: HttpServerOptions, port: number, host: string): Promise<RunningServer> {
   const schema = await getSchema();
+  const operations = operationsPlugin({ schema, metrics: opts.metrics, tracing: opts.tracing });
+  const site = new StaticSite(opts.siteRoot ?? defaultSiteRoot(), "/console/");
   const apollo = new ApolloServer<ApiContext>({
     schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     parseOptions: { maxTokens: DEFAULT_GUARDS.maxTokens },
-    formatError: formatError((err) => opts.log.error({ err }, "internal error in a GraphQL operation")),
+    formatError: formatError((err) => opts.log.error({ err, correlationId: operations.correlationOf(err) }, "internal error in a GraphQL operation")),
     // No cache hints are served, and the cache-control plugin wraps every field resolver to
     // collect them (~2% of the server's CPU under load).
-    plugins: [guardPlugin(schema), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginInlineTraceDisabled()],
+    // The landing page would load Apollo's explorer from a CDN: GET /graphql serves our own (console/).
+    plugins: [
+      operations.plugin,
+      guardPlugin(schema),
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+      ApolloServerPluginLandingPageDisabled(),
+    ],
   });
   await apollo.start();
 
   const http = createServer((req, res) => {
     handle(req, res).catch((err) => {
-      opts.log.error({ err }, "request failed");
+      opts.log.error({ err, correlationId: headerValue(req.headers["x-correlation-id"]) }, "request failed");
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: "internal error", extensions: { code: "INTERNAL_SERVER_ERROR" } }] });
       else res.end();
     });
@@ -76,8 +100,20 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
       const r = await opts.ready().catch((err: Error) => ({ ok: false, detail: { error: err.message } }));
       return sendJson(res, r.ok ? 200 : 503, { status: r.ok ? "ready" : "not ready", ...r.detail });
     }
+    if (url.pathname === "/metrics" && opts.metrics && !opts.metricsElsewhere) return sendMetrics(opts.metrics, res);
+    if (site.serve(req, res, url.pathname)) return;
     if (url.pathname !== "/graphql" && (await rest(req, res, url.pathname, url.search))) return;
-    if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql` });
+    if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql, the console at /console` });
+    // A browser asking for /graphql gets the GraphQL explorer (GraphiQL, built into dist/console).
+    if (req.method === "GET" && !url.search && String(req.headers.accept ?? "").includes("text/html")) return site.page(req, res, "graphiql.html");
+    if (!opts.tracing) return graphql(req, res, url);
+    return inSpan(opts.tracing, `${req.method} /graphql`, { "http.request.method": req.method ?? "" }, async (span) => {
+      await graphql(req, res, url);
+      span?.setAttribute("http.response.status_code", res.statusCode);
+    }, { parent: opts.tracing.extract(req.headers), kind: SpanKind.SERVER });
+  }
+
+  async function graphql(req: IncomingMessage, res: ServerResponse, url: { search: string }) {
 
     let body: unknown;
     if (req.method === "POST") {
@@ -97,7 +133,8 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     const headers = new HeaderMap();
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
     const principal = opts.tokens.authenticate(req.headers.authorization);
-    const correlationId = headerValue(req.headers["x-correlation-id"]);
+    // Without the header, and with tracing on, the trace id: one id finds the trace and the history.
+    const correlationId = headerValue(req.headers["x-correlation-id"]) ?? activeTraceId(opts.tracing);
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: (req.method ?? "GET").toUpperCase(), headers, search: url.search, body },
       context: async () => createContext(opts.services, principal, correlationId),

@@ -40,6 +40,10 @@ export class PendingBinds {
     return this.pending.has(arqUuid);
   }
 
+  get(arqUuid: string): PendingBind | undefined {
+    return this.pending.get(arqUuid);
+  }
+
   all(): PendingBind[] {
     return [...this.pending.values()];
   }

@@ -3,6 +3,7 @@ import type { ArqBoundEvent } from "../../../projections/arqs/bound-notifier.js"
 import type { Application } from "../../app/application.js";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { EventStore } from "../../eventstore/port.js";
+import type { OperationMetrics } from "../../observability/metrics.js";
 import type { ReadStore } from "../../readstore/port.js";
 import type { Principal } from "../auth/tokens.js";
 import { seesAllProjects } from "../auth/policy.js";
@@ -20,6 +21,8 @@ export interface ApiServices {
   limits: { maxBindings: number };
   /** bindAcceleratorRequests binds at once the ARQs whose handle is free (one commit); the binder does the rest. */
   bindInline: boolean;
+  /** Where front doors record operations and agent reports (absent with METRICS=off). */
+  metrics?: OperationMetrics;
 }
 
 /** What a listener waits for: these ARQs, or this instance's ARQs, or (neither) everything. */
