@@ -11,6 +11,7 @@ import { EventsResolver } from "./resolvers/events.resolver.js";
 import { InstanceResolver } from "./resolvers/instance.resolver.js";
 import { InventoryResolver } from "./resolvers/inventory.resolver.js";
 import { ResourceProviderResolver } from "./resolvers/resource-provider.resolver.js";
+import { ViewerResolver } from "./resolvers/viewer.resolver.js";
 
 let cached: Promise<GraphQLSchema> | undefined;
 
@@ -27,6 +28,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       ResourceProviderResolver,
       EventsResolver,
       InstanceResolver,
+      ViewerResolver,
     ],
     authChecker,
     validate: false,
