@@ -104,8 +104,9 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     if (site.serve(req, res, url.pathname)) return;
     if (url.pathname !== "/graphql" && (await rest(req, res, url.pathname, url.search))) return;
     if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql, the console at /console` });
-    // A browser asking for /graphql gets the GraphQL explorer (GraphiQL, built into dist/console).
-    if (req.method === "GET" && !url.search && String(req.headers.accept ?? "").includes("text/html")) return site.page(req, res, "graphiql.html");
+    // A browser asking for /graphql gets the GraphQL explorer (GraphiQL, built into dist/console);
+    // ?query= fills its editor.
+    if (req.method === "GET" && String(req.headers.accept ?? "").includes("text/html")) return site.page(req, res, "graphiql.html");
     if (!opts.tracing) return graphql(req, res, url);
     return inSpan(opts.tracing, `${req.method} /graphql`, { "http.request.method": req.method ?? "" }, async (span) => {
       await graphql(req, res, url);

@@ -6,10 +6,15 @@
  * - the real OpenStack clients for the REST API's tests (test/rest/openstack-clients.test.ts):
  *   python3-cyborgclient + python3-openstackclient (the `openstack accelerator` CLI) and
  *   python3-nova (Nova's own client, nova.accelerator.cyborg), under Debian's /usr/bin/python3.
+ * - chromium, for the console's browser tests (test/console; driven by playwright-core).
+ * It also builds the console when its build output is missing or older than its sources.
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 
 export const DEBIAN_PYTHON = "/usr/bin/python3";
+/** Where Debian's chromium package puts the browser (the first is the binary, the second its wrapper). */
+export const CHROMIUM_PATHS = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"];
 const OPENSTACK_PACKAGES = ["python3-cyborgclient", "python3-openstackclient", "python3-nova"];
 
 function hasRedis(): boolean {
@@ -24,6 +29,8 @@ function hasOpenStackClients(): boolean {
     "sys.exit(0 if all(u.find_spec(m) for m in ('cyborgclient.osc.v2', 'openstackclient.shell', 'nova.accelerator.cyborg')) else 1)";
   return spawnSync(DEBIAN_PYTHON, ["-c", probe], { stdio: "ignore" }).status === 0;
 }
+
+const hasChromium = () => Boolean(process.env.CHROMIUM_PATH) || CHROMIUM_PATHS.some((p) => existsSync(p));
 
 function aptInstall(packages: string[]): boolean {
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
@@ -51,4 +58,13 @@ export default function setup(): void {
         `Install them with \`sudo apt-get install ${OPENSTACK_PACKAGES.join(" ")}\` (Debian 12 or later).`,
     );
   }
+  if (!hasChromium() && !(aptInstall(["chromium"]) && hasChromium())) {
+    throw new Error(
+      "The console's browser tests need Chromium. Install it with `sudo apt-get install chromium` (Debian/Ubuntu), " +
+        "or set CHROMIUM_PATH to a Chromium or Chrome binary.",
+    );
+  }
+  // The console's build output, which the service serves at /console (npm run build makes it too).
+  const built = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale", "console"], { stdio: "inherit" });
+  if (built.status !== 0) throw new Error("could not build the console (node scripts/build.mjs console)");
 }
