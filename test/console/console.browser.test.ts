@@ -175,6 +175,14 @@ describe("the console in a browser", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("shows which ARQ holds each used attach handle", async () => {
+    await page.goto(`${origin}/console/hosts/compute1`);
+    await page.locator(".handles li.used").first().waitFor(WAIT);
+    expect(await page.locator(".handles li.used").count()).toBe(2);
+    expect(await page.locator(".device header").first().textContent()).toMatch(/\d+ free, 2 used of \d+ attach handles/);
+    await screenshot(page, "10-host-with-binds");
+  });
+
   it("pages and searches 1,000 hosts", { timeout: 120_000 }, async () => {
     const hosts = Array.from({ length: 1000 }, (_, i) => `rack${String(Math.floor(i / 40)).padStart(2, "0")}-node${String(i).padStart(4, "0")}`);
     // Straight to the application (the agent's path is tested above): a thousand reports in seconds.
@@ -197,7 +205,7 @@ describe("the console in a browser", () => {
     await page.getByText("1 of 1001 hosts").waitFor(WAIT);
     await page.getByRole("link", { name: "rack07-node0299" }).click();
     await page.getByRole("heading", { name: "Host rack07-node0299" }).waitFor(WAIT);
-    await screenshot(page, "10-host-of-1000");
+    await screenshot(page, "11-host-of-1000");
     expect(loadMs, "the hosts page of 1,000 hosts loads within 10 s").toBeLessThan(10_000);
     console.log(`[console] hosts page with 1,001 hosts ready in ${loadMs} ms`);
   });

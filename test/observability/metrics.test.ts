@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib/redis-server.js";
 import { collect, FAKE_HOST_DEVICES, startTestService, type TestService } from "../api/harness.js";
@@ -89,6 +90,12 @@ describe("GET /metrics after a scheduler's flow", () => {
     expect(live.every((s) => s.value === 1)).toBe(true);
     for (const s of m.samples) for (const v of Object.values(s.labels)) expect(v, `${s.name} label`).not.toMatch(UUID);
     sub.unsubscribe();
+
+    // The README's metric list is the registry's, name for name and type for type.
+    const readme = readFileSync("README.md", "utf8");
+    const listed = new Map([...readme.matchAll(/^\| `(cyborg_\w+)` \| (\w+) \|/gm)].map((x) => [x[1]!, x[2]!]));
+    const served = new Map([...m.types].filter(([name]) => name.startsWith("cyborg_")));
+    expect(listed).toEqual(served);
   });
 
   it("labels an operation by its root field whatever the client names it", async () => {

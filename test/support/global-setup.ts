@@ -6,8 +6,9 @@
  * - the real OpenStack clients for the REST API's tests (test/rest/openstack-clients.test.ts):
  *   python3-cyborgclient + python3-openstackclient (the `openstack accelerator` CLI) and
  *   python3-nova (Nova's own client, nova.accelerator.cyborg), under Debian's /usr/bin/python3.
- * - chromium, for the console's browser tests (test/console; driven by playwright-core).
- * It also builds the console when its build output is missing or older than its sources.
+ * - chromium, for the console's browser tests (test/console; driven by playwright-core);
+ * - curl and jq, for the README's walk-through (test/readme).
+ * It also builds what is stale: the console, and the CLI the walk-through runs.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -64,7 +65,11 @@ export default function setup(): void {
         "or set CHROMIUM_PATH to a Chromium or Chrome binary.",
     );
   }
-  // The console's build output, which the service serves at /console (npm run build makes it too).
-  const built = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale", "console"], { stdio: "inherit" });
-  if (built.status !== 0) throw new Error("could not build the console (node scripts/build.mjs console)");
+  for (const tool of ["curl", "jq"]) {
+    const has = () => spawnSync(tool, ["--version"], { stdio: "ignore" }).status === 0;
+    if (!has() && !(aptInstall([tool]) && has())) throw new Error(`The README's walk-through test needs ${tool}: install it (apt-get install ${tool}).`);
+  }
+  // What npm run build makes: the console served at /console, and the CLI the walk-through runs.
+  const built = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale"], { stdio: "inherit" });
+  if (built.status !== 0) throw new Error("could not build (node scripts/build.mjs)");
 }
