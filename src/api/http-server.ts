@@ -62,6 +62,10 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     introspection: true,
     includeStacktraceInErrorResponses: false,
     parseOptions: { maxTokens: DEFAULT_GUARDS.maxTokens },
+    // `cyborg-es serve` stops the whole service on SIGTERM/SIGINT; Apollo's own handler would stop
+    // only Apollo and then re-raise the signal, killing the process before the graceful close
+    // (stores, checkpoints, the last spans) finished.
+    stopOnTerminationSignals: false,
     formatError: formatError((err) => opts.log.error({ err, correlationId: operations.correlationOf(err) }, "internal error in a GraphQL operation")),
     // No cache hints are served, and the cache-control plugin wraps every field resolver to
     // collect them (~2% of the server's CPU under load).

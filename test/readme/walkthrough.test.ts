@@ -43,7 +43,7 @@ describe("README: npm start, then the walk-through as written", () => {
   }, 250_000);
 
   afterAll(async () => {
-    if (server?.pid && server.exitCode === null) {
+    if (server?.pid && server.exitCode === null && server.signalCode === null) {
       const exited = new Promise((r) => server.once("exit", r));
       process.kill(-server.pid, "SIGTERM");
       await exited;
@@ -74,6 +74,15 @@ describe("README: npm start, then the walk-through as written", () => {
     expect(out).toMatch(/"bindAcceleratorRequests":\[\{"uuid":"[0-9a-f-]{36}","state":"BOUND","hostname":"compute1"\}\]/);
     expect(out).toMatch(/"acceleratorRequests":\{"nodes":\[\{"uuid":"[0-9a-f-]{36}","state":"BOUND","attachHandleType":"TEST_PCI","attachHandleInfo":\{/);
     expect(out).toContain('"type":"ArqBound"');
+  });
+
+  it("stops cleanly on Ctrl-C (the service's own shutdown, not Apollo's)", async () => {
+    const exited = new Promise((r) => server.once("exit", r));
+    process.kill(-server.pid!, "SIGINT"); // what a terminal sends to the foreground process group
+    await exited;
+    const deadline = Date.now() + 10_000;
+    while (!output.includes('"msg":"stopped"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(output).toContain('"msg":"stopped"');
   });
 
   it("the docs the README points to are in the repository", () => {
