@@ -54,7 +54,8 @@ for (const step of steps) {
   }
   say(`building ${step.what}, ${step.expect}...`);
   const t0 = Date.now();
-  const r = spawnSync(step.cmd[0], step.cmd.slice(1), { stdio: "inherit" });
+  // A production build whatever NODE_ENV the caller has (vite would bundle React's development build).
+  const r = spawnSync(step.cmd[0], step.cmd.slice(1), { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
   if (r.status !== 0) {
     say(`${step.what}: failed (${r.error?.message ?? `exit code ${r.status}`})`);
     process.exit(r.status || 1);

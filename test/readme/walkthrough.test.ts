@@ -30,7 +30,9 @@ describe("README: npm start, then the walk-through as written", () => {
     dataDir = mkdtempSync(join(tmpdir(), "cyborg-es-readme-"));
     port = await freePort();
     // Its own process group, so that stopping it stops npm, the shell and the service.
-    server = spawn("npm", ["start"], { env: { ...process.env, PORT: String(port), DATA_DIR: dataDir }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    // As a user's shell runs it: without vitest's NODE_ENV=test.
+    const { NODE_ENV: _, ...env } = process.env;
+    server = spawn("npm", ["start"], { env: { ...env, PORT: String(port), DATA_DIR: dataDir }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     server.stdout!.on("data", (c: Buffer) => (output += c.toString()));
     server.stderr!.on("data", (c: Buffer) => (output += c.toString()));
     const deadline = Date.now() + 240_000;
