@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Application } from "../app/application.js";
 import type { CommandContext } from "../domain/shared/types.js";
 import type { EventStore, RecordedEvent, Subscription } from "../eventstore/port.js";
-import type { Logger } from "../logger.js";
+import { reportWhile, type Logger } from "../logger.js";
 import { LostHolders, PendingBinds, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {
@@ -70,7 +70,7 @@ export class Binder {
     const tick = Math.max(50, Math.min(1000, this.opts.bindTimeoutMs / 4));
     this.timer = setInterval(() => this.expire(), tick);
     this.timer.unref();
-    await live;
+    await reportWhile(live, 2000, () => this.opts.log.info({ head: head?.toString(), bindsInFlight: this.pending.size }, "binder: reading the log up to its head"));
   }
 
   /** ARQs in BIND_STARTED, as of the events the binder has read. */

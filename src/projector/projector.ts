@@ -16,6 +16,7 @@ import type { EventStore, RecordedEvent } from "../eventstore/port.js";
 import { CheckpointMismatchError, type ReadStore } from "../readstore/port.js";
 import { Checkpoints } from "./checkpoints.js";
 import { LogReader } from "./log-reader.js";
+import { reportWhile } from "../logger.js";
 import { statusOf, Waiters, type ProjectionStatus } from "./progress.js";
 import type { Projection, ProjectorHooks } from "./projection.js";
 import { replay, type RebuildProgress } from "./rebuild.js";
@@ -83,7 +84,10 @@ export class Projector {
     this.startReader();
     this.loopDone = this.loop();
     this.o.log.info({ checkpoints: [...checkpoints].map(([n, c]) => [n, c?.toString() ?? null]) }, "projector started");
-    if (this.reader.head !== undefined) await this.waitFor(this.reader.head);
+    const head = this.reader.head;
+    if (head === undefined) return;
+    const behind = () => this.status().reduce((n, s) => Math.max(n, s.lagEvents ?? 0), 0);
+    await reportWhile(this.waitFor(head), 2000, () => this.o.log.info({ head: head.toString(), eventsBehind: behind() }, "catching up with the event log"));
   }
 
   async stop(): Promise<void> {
