@@ -10,14 +10,17 @@
  * On an embedded server it also measures what observability costs: each round runs the flows on a
  * fresh server three times, interleaved, with metrics and tracing off, with metrics on (the
  * default), and with tracing on sampling 1% (spans sent over OTLP/HTTP to a sink in this process)
- * and metrics off. The headline figures are the default configuration's (medians over rounds);
- * metrics_overhead_pct and tracing_overhead_pct are the throughput lost against both off.
+ * and metrics off; each round starts with the next configuration. The headline figures are the
+ * default configuration's (medians over rounds); metrics_overhead_pct and tracing_overhead_pct are
+ * the throughput lost against both off, and *_cpu_overhead_pct the server's extra CPU time per
+ * flow (read from /proc: a figure that other work on the machine moves far less).
  * The warm-up flows are not measured: a server that has just started spends its first seconds
  * compiling its hot code (V8's optimizing compiler ran on every core for ~2 s of a 7 s run).
  * `machine_ms` (before and after the run) is a fixed CPU task timed in this process: on a shared
  * VM it varies by half from one minute to the next, and the figures with it.
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
@@ -41,6 +44,8 @@ const READ = `query($i: ID) { acceleratorRequests(filter: { instanceUuid: $i }) 
 
 interface RunResult {
   flows_per_s: number;
+  /** The server's CPU time (user + system) per measured flow; null when it cannot be read (--url, no /proc). */
+  server_cpu_ms_per_flow: number | null;
   bind_p50_ms: number;
   bind_p95_ms: number;
   bind_p99_ms: number;
@@ -49,7 +54,18 @@ interface RunResult {
 }
 
 /** Sets up hosts and a profile, then runs the warm-up and the measured flows against one server. */
-async function runFlows(url: string, token: string, adminToken: string, label: string): Promise<RunResult> {
+/** CPU time a local process has used, in ms (Linux: /proc/<pid>/stat utime + stime), or null. */
+function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ)
+  } catch {
+    return null;
+  }
+}
+
+async function runFlows(url: string, token: string, adminToken: string, label: string, serverPid?: number): Promise<RunResult> {
   const admin = new BenchClient(url, adminToken);
   const profile = `bench-${randomUUID().slice(0, 8)}`;
   await admin.gql(`mutation($i: DeviceProfileInput!) { createDeviceProfile(input: $i) { uuid } }`, {
@@ -113,19 +129,22 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
 
   await run(warmup, false);
   const t0 = performance.now();
+  const cpu0 = cpuMs(serverPid);
   await run(flows, true);
   const seconds = (performance.now() - t0) / 1000;
+  const cpu1 = cpuMs(serverPid);
   await Promise.all(pool.map((c) => c.close()));
   latencies.sort((a, b) => a - b);
   const r = {
     flows_per_s: Math.round((flows - errors) / seconds),
+    server_cpu_ms_per_flow: cpu0 !== null && cpu1 !== null ? +((cpu1 - cpu0) / (flows - errors)).toFixed(3) : null,
     bind_p50_ms: +percentile(latencies, 50).toFixed(1),
     bind_p95_ms: +percentile(latencies, 95).toFixed(1),
     bind_p99_ms: +percentile(latencies, 99).toFixed(1),
     errors,
     errorSamples,
   };
-  process.stderr.write(`[${label}] ${r.flows_per_s} flows/s; bind p50 ${r.bind_p50_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors\n`);
+  process.stderr.write(`[${label}] ${r.flows_per_s} flows/s, server CPU ${r.server_cpu_ms_per_flow} ms per flow; bind p50 ${r.bind_p50_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors\n`);
   return r;
 }
 
@@ -174,14 +193,17 @@ async function main() {
   const sink = await startSpanSink();
   const results: Record<ConfigName, RunResult[]> = { off: [], metrics: [], tracing: [] };
   try {
+    const names = Object.keys(CONFIGS) as ConfigName[];
     for (let round = 1; round <= rounds; round++) {
-      for (const name of Object.keys(CONFIGS) as ConfigName[]) {
+      // Each round starts with the next configuration, so a machine that slows down (or speeds up)
+      // during the run does not always penalise the same one.
+      for (const name of names.map((_, i) => names[(i + round - 1) % names.length]!)) {
         const env: Record<string, string> = { ...CONFIGS[name] };
         if (redis) env.REDIS_URL = redis.url;
         if (name === "tracing") env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url;
         const server = await startBenchServer(env);
         try {
-          results[name].push(await runFlows(server.url, BENCH_TOKENS.service, BENCH_TOKENS.admin, `round ${round}/${rounds} ${mode} ${name}`));
+          results[name].push(await runFlows(server.url, BENCH_TOKENS.service, BENCH_TOKENS.admin, `round ${round}/${rounds} ${mode} ${name}`, server.pid));
         } finally {
           await server.close();
         }
@@ -193,6 +215,9 @@ async function main() {
   }
   const rate = (n: ConfigName) => median(results[n].map((r) => r.flows_per_s));
   const loss = (n: ConfigName) => +(((rate("off") - rate(n)) / rate("off")) * 100).toFixed(1);
+  // CPU per flow moves far less than throughput when other work shares the machine.
+  const cpu = (n: ConfigName) => median(results[n].map((r) => r.server_cpu_ms_per_flow ?? Number.NaN));
+  const cpuCost = (n: ConfigName) => (Number.isNaN(cpu("off")) ? null : +(((cpu(n) - cpu("off")) / cpu("off")) * 100).toFixed(1));
   const headline = results.metrics.reduce((best, r) => (Math.abs(r.flows_per_s - rate("metrics")) < Math.abs(best.flows_per_s - rate("metrics")) ? r : best));
   process.stderr.write(`spans received at 1% sampling: ${sink.spans()}\n`);
   report(mode, { ...headline, flows_per_s: Math.round(rate("metrics")) }, {
@@ -201,9 +226,16 @@ async function main() {
     flows_per_s_off: results.off.map((r) => r.flows_per_s),
     flows_per_s_metrics: results.metrics.map((r) => r.flows_per_s),
     flows_per_s_tracing: results.tracing.map((r) => r.flows_per_s),
+    metrics_cpu_overhead_pct: cpuCost("metrics"),
+    tracing_cpu_overhead_pct: cpuCost("tracing"),
+    server_cpu_ms_per_flow_off: results.off.map((r) => r.server_cpu_ms_per_flow),
+    server_cpu_ms_per_flow_metrics: results.metrics.map((r) => r.server_cpu_ms_per_flow),
+    server_cpu_ms_per_flow_tracing: results.tracing.map((r) => r.server_cpu_ms_per_flow),
     rounds,
   }, speedBefore);
 }
+
+const signed = (x: unknown) => (typeof x === "number" ? `${x >= 0 ? "+" : ""}${x}%` : "-");
 
 function report(mode: string, r: RunResult, extra: Record<string, unknown>, speedBefore: number) {
   const speedAfter = machineSpeedMs();
@@ -212,6 +244,7 @@ function report(mode: string, r: RunResult, extra: Record<string, unknown>, spee
     clients,
     flows,
     flows_per_s: r.flows_per_s,
+    server_cpu_ms_per_flow: r.server_cpu_ms_per_flow,
     bind_p50_ms: r.bind_p50_ms,
     bind_p95_ms: r.bind_p95_ms,
     bind_p99_ms: r.bind_p99_ms,
@@ -221,7 +254,8 @@ function report(mode: string, r: RunResult, extra: Record<string, unknown>, spee
   };
   console.log(
     `mode ${mode}: ${out.flows_per_s} flows/s (metrics on, the default); bind latency p50 ${out.bind_p50_ms} ms, p95 ${out.bind_p95_ms} ms, p99 ${out.bind_p99_ms} ms; ` +
-      `${r.errors} errors; metrics cost ${extra.metrics_overhead_pct ?? "-"}%, tracing at 1% ${extra.tracing_overhead_pct ?? "-"}%; machine ${speedBefore}/${speedAfter} ms`,
+      `${r.errors} errors; throughput lost to metrics ${extra.metrics_overhead_pct ?? "-"}%, to tracing at 1% ${extra.tracing_overhead_pct ?? "-"}%; ` +
+      `server CPU per flow ${signed(extra.metrics_cpu_overhead_pct)} and ${signed(extra.tracing_cpu_overhead_pct)}; machine ${speedBefore}/${speedAfter} ms`,
   );
   if (r.errorSamples.length) console.log(`error samples: ${r.errorSamples.join(" | ")}`);
   console.log(`BENCH ${JSON.stringify(out)}`);
