@@ -7,7 +7,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-
 import { CHROMIUM_PATHS } from "./global-setup.js";
 
 export const chromiumPath = () => process.env.CHROMIUM_PATH ?? CHROMIUM_PATHS.find((p) => existsSync(p));
