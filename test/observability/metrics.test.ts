@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib/redis-server.js";
-import { collect, FAKE_HOST_DEVICES, startTestService, type TestService } from "../api/harness.js";
+import { collect, FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
 
 /** `# TYPE` lines and samples of a Prometheus text exposition. */
@@ -96,6 +96,19 @@ describe("GET /metrics after a scheduler's flow", () => {
     const listed = new Map([...readme.matchAll(/^\| `(cyborg_\w+)` \| (\w+) \|/gm)].map((x) => [x[1]!, x[2]!]));
     const served = new Map([...m.types].filter(([name]) => name.startsWith("cyborg_")));
     expect(listed).toEqual(served);
+  });
+
+  it("counts REST requests by route template, never by path", async () => {
+    const base = t.url.replace(/\/graphql$/, "");
+    const get = (path: string) => fetch(`${base}${path}`, { headers: { "x-auth-token": TOKENS.admin.token } });
+    expect((await get("/v2/device_profiles")).status).toBe(200);
+    expect((await get(`/accelerator/v2/accelerator_requests/${randomUUID()}`)).status).toBe(404);
+    expect((await get("/v2/nothing_here")).status).toBe(404);
+    const m = await scrape();
+    expect(m.value("cyborg_rest_operations_total", { route: "/v2/device_profiles", method: "GET", status: "200" })).toBe(1);
+    expect(m.value("cyborg_rest_operations_total", { route: "/v2/accelerator_requests/{id}", method: "GET", status: "404" })).toBe(1);
+    expect(m.value("cyborg_rest_operation_duration_seconds_count", { route: "/v2/device_profiles" })).toBe(1);
+    for (const s of m.samples.filter((x) => x.name.startsWith("cyborg_rest_"))) expect(s.labels.route ?? "", s.name).not.toMatch(UUID);
   });
 
   it("labels an operation by its root field whatever the client names it", async () => {
