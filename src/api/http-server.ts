@@ -115,7 +115,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     return inSpan(opts.tracing, `${req.method} /graphql`, { "http.request.method": req.method ?? "" }, async (span) => {
       await graphql(req, res, url);
       span?.setAttribute("http.response.status_code", res.statusCode);
-    }, { parent: opts.tracing.extract(req.headers), kind: SpanKind.SERVER });
+    }, { parent: opts.tracing.extract(req.headers), kind: SpanKind.SERVER, root: true });
   }
 
   async function graphql(req: IncomingMessage, res: ServerResponse, url: { search: string }) {

@@ -11,7 +11,7 @@ export function traceApplication(app: Application, tracing: Tracing | undefined)
       return (...args: unknown[]) => {
         // Commands take a CommandContext first: who, and the request's correlation id.
         const ctx = args[0] as { correlationId?: unknown; principal?: unknown } | undefined;
-        const attributes =
+        const attributes = () =>
           typeof ctx?.correlationId === "string" ? { [CORRELATION_ATTRIBUTE]: ctx.correlationId, "cyborg.principal": String(ctx.principal) } : {};
         return inSpan(tracing, `app.${prop}`, attributes, async () => (value as (...a: unknown[]) => unknown).apply(target, args));
       };

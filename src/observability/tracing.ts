@@ -51,7 +51,6 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
   const resource = resources.resourceFromAttributes({ "service.name": "cyborg-es" }).merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   const propagator = new W3CTraceContextPropagator();
-  const setter = { set: (c: Record<string, string>, k: string, v: string) => void (c[k] = v) };
   const getter = {
     get: (c: Record<string, string | string[] | undefined>, k: string) => c[k],
     keys: (c: Record<string, unknown>) => Object.keys(c),
@@ -59,9 +58,10 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
   return {
     tracer: provider.getTracer("cyborg-es"),
     traceparent(ctx = context.active()) {
-      const carrier: Record<string, string> = {};
-      propagator.inject(ctx, carrier, setter);
-      return carrier.traceparent?.endsWith("-01") ? carrier.traceparent : undefined;
+      const span = trace.getSpan(ctx);
+      if (!span?.isRecording()) return undefined;
+      const { traceId, spanId } = span.spanContext();
+      return `00-${traceId}-${spanId}-01`;
     },
     contextOf: (traceparent) => (traceparent ? propagator.extract(ROOT_CONTEXT, { traceparent }, getter) : ROOT_CONTEXT),
     extract: (headers) => propagator.extract(ROOT_CONTEXT, headers, getter),
@@ -71,18 +71,27 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
 
 /**
  * Runs `fn` inside a span (a child of `parent`, or of the active span), ended when `fn` settles;
- * a thrown error marks it failed. Without tracing, it only calls `fn`.
+ * a thrown error marks it failed. Without tracing, it only calls `fn`. So does it outside a sampled
+ * trace: a span that is not a `root` is made only under a recording parent, and a root the sampler
+ * drops sets no context, so the requests the sampler leaves out (99% at 1%) make no span objects
+ * and enter no async context beyond the root's sampling decision.
  */
 export function inSpan<T>(
   tracing: Tracing | undefined,
   name: string,
-  attributes: Attributes,
+  attributes: Attributes | (() => Attributes),
   fn: (span?: Span) => Promise<T>,
-  options: { parent?: Context; kind?: SpanKind } = {},
+  options: { parent?: Context; kind?: SpanKind; root?: boolean } = {},
 ): Promise<T> {
   if (!tracing) return fn();
   const parent = options.parent ?? context.active();
-  return tracing.tracer.startActiveSpan(name, { attributes, kind: options.kind ?? SpanKind.INTERNAL }, parent, async (span) => {
+  if (!options.root && !trace.getSpan(parent)?.isRecording()) return fn();
+  const span = tracing.tracer.startSpan(name, { attributes: typeof attributes === "function" ? attributes() : attributes, kind: options.kind ?? SpanKind.INTERNAL }, parent);
+  if (!span.isRecording()) {
+    span.end();
+    return fn();
+  }
+  return context.with(trace.setSpan(parent, span), async () => {
     try {
       return await fn(span);
     } catch (err) {
