@@ -14,9 +14,9 @@ import type { Logger } from "../logger.js";
 import { operationsPlugin } from "../observability/graphql-plugin.js";
 import type { Metrics } from "../observability/metrics.js";
 import { sendMetrics } from "../observability/metrics-server.js";
-import { activeTraceId, inSpan, SpanKind, type Tracing } from "../observability/tracing.js";
+import { CORRELATION_ATTRIBUTE, run as runInSpan, SpanKind, type Tracing } from "../observability/tracing.js";
 import type { TokenRegistry } from "./auth/tokens.js";
-import { createContext, type ApiContext, type ApiServices } from "./graphql/context.js";
+import { createContext, validCorrelationId, type ApiContext, type ApiServices } from "./graphql/context.js";
 import { formatError } from "./graphql/errors.js";
 import { DocumentCache } from "./graphql/document-cache.js";
 import { checkGuards, DEFAULT_GUARDS, guardPlugin, queryTextRefusal } from "./graphql/guards.js";
@@ -111,14 +111,24 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     // A browser asking for /graphql gets the GraphQL explorer (GraphiQL, built into dist/console);
     // ?query= fills its editor.
     if (req.method === "GET" && String(req.headers.accept ?? "").includes("text/html")) return site.page(req, res, "graphiql.html");
-    if (!opts.tracing) return graphql(req, res, url);
-    return inSpan(opts.tracing, `${req.method} /graphql`, { "http.request.method": req.method ?? "" }, async (span) => {
-      await graphql(req, res, url);
-      span?.setAttribute("http.response.status_code", res.statusCode);
-    }, { parent: opts.tracing.extract(req.headers), kind: SpanKind.SERVER, root: true });
+    const requested = validCorrelationId(headerValue(req.headers["x-correlation-id"]));
+    if (!opts.tracing) return graphql(req, res, url, requested);
+    // The request's span: with tracing on, a sampled request's correlation id is (without the
+    // header) its trace id, and the key its command's and append's spans find their parent by.
+    const span = opts.tracing.tracer.startSpan(`${req.method} /graphql`, { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "" } }, opts.tracing.extract(req.headers));
+    if (!span.isRecording()) {
+      span.end();
+      return graphql(req, res, url, requested);
+    }
+    const correlationId = requested ?? span.spanContext().traceId;
+    span.setAttribute(CORRELATION_ATTRIBUTE, correlationId);
+    return runInSpan(opts.tracing, correlationId, span, async () => {
+      await graphql(req, res, url, correlationId);
+      span.setAttribute("http.response.status_code", res.statusCode);
+    });
   }
 
-  async function graphql(req: IncomingMessage, res: ServerResponse, url: { search: string }) {
+  async function graphql(req: IncomingMessage, res: ServerResponse, url: { search: string }, correlationId: string | undefined) {
 
     let body: unknown;
     if (req.method === "POST") {
@@ -138,8 +148,6 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     const headers = new HeaderMap();
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
     const principal = opts.tokens.authenticate(req.headers.authorization);
-    // Without the header, and with tracing on, the trace id: one id finds the trace and the history.
-    const correlationId = headerValue(req.headers["x-correlation-id"]) ?? activeTraceId(opts.tracing);
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: (req.method ?? "GET").toUpperCase(), headers, search: url.search, body },
       context: async () => createContext(opts.services, principal, correlationId),

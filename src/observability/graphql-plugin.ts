@@ -4,7 +4,6 @@
  * and the correlation id for the log line of an internal error.
  */
 import type { ApolloServerPlugin } from "@apollo/server";
-import { trace } from "@opentelemetry/api";
 import { Kind, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import type { Metrics } from "./metrics.js";
 import { CORRELATION_ATTRIBUTE, type Tracing } from "./tracing.js";
@@ -52,7 +51,7 @@ export function operationsPlugin(o: OperationsPluginOptions): { plugin: ApolloSe
           operation = rootField(op, known);
           type = op?.operation ?? "unknown";
           if (o.tracing) {
-            const span = trace.getActiveSpan();
+            const span = o.tracing.current(contextValue.correlationId);
             span?.updateName(`graphql ${type} ${operation}`);
             span?.setAttributes({ "graphql.operation.type": type, "graphql.operation.name": operation, [CORRELATION_ATTRIBUTE]: contextValue.correlationId });
           }

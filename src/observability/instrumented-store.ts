@@ -13,7 +13,7 @@ export function instrumentEventStore(store: EventStore, metrics: Metrics | undef
   if (!metrics && !tracing) return store;
   const withTrace = (events: readonly NewEvent[]): readonly NewEvent[] => {
     // The command's span (the caller's), not the append's: a retried append carries the same one.
-    const traceparent = tracing?.traceparent();
+    const traceparent = tracing?.traceparent(events[0]?.metadata.correlationId);
     return traceparent ? events.map((e) => ({ ...e, metadata: { ...e.metadata, traceparent } })) : events;
   };
   // Built only for a span that records: with metrics alone an append costs two clock reads and one observation.
@@ -29,6 +29,7 @@ export function instrumentEventStore(store: EventStore, metrics: Metrics | undef
     },
     append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision) {
       const traced = withTrace(events);
+      const correlationId = events[0]?.metadata.correlationId;
       return inSpan(tracing, "eventstore.append", () => attributes([stream], events), async () => {
         const t0 = performance.now();
         try {
@@ -39,11 +40,12 @@ export function instrumentEventStore(store: EventStore, metrics: Metrics | undef
           metrics?.append("append", isRefusal(err) ? "conflict" : "error", (performance.now() - t0) / 1000, 0);
           throw err;
         }
-      });
+      }, { correlationId });
     },
     appendSequence(steps: readonly AppendStep[]) {
       const traced = tracing ? steps.map((s) => ({ ...s, events: withTrace(s.events) })) : steps;
       const spanAttributes = () => attributes(steps.map((s) => s.stream), steps.flatMap((s) => s.events));
+      const correlationId = steps[0]?.events[0]?.metadata.correlationId;
       return inSpan(tracing, "eventstore.appendSequence", spanAttributes, async (span) => {
         const t0 = performance.now();
         try {
@@ -57,7 +59,7 @@ export function instrumentEventStore(store: EventStore, metrics: Metrics | undef
           metrics?.append("appendSequence", "error", (performance.now() - t0) / 1000, 0);
           throw err;
         }
-      });
+      }, { correlationId });
     },
     readStream: (stream, options) => store.readStream(stream, options),
     readAll: (options) => store.readAll(options),

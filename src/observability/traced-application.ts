@@ -13,7 +13,8 @@ export function traceApplication(app: Application, tracing: Tracing | undefined)
         const ctx = args[0] as { correlationId?: unknown; principal?: unknown } | undefined;
         const attributes = () =>
           typeof ctx?.correlationId === "string" ? { [CORRELATION_ATTRIBUTE]: ctx.correlationId, "cyborg.principal": String(ctx.principal) } : {};
-        return inSpan(tracing, `app.${prop}`, attributes, async () => (value as (...a: unknown[]) => unknown).apply(target, args));
+        const correlationId = typeof ctx?.correlationId === "string" ? ctx.correlationId : undefined;
+        return inSpan(tracing, `app.${prop}`, attributes, async () => (value as (...a: unknown[]) => unknown).apply(target, args), { correlationId });
       };
     },
   });

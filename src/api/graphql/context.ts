@@ -43,10 +43,13 @@ export interface ApiContext {
   loaders: Loaders;
 }
 
+/** A client's X-Correlation-Id when it is one the audit log keeps (word characters, . : -, at most 128). */
+export const validCorrelationId = (id: string | undefined): string | undefined => (id && /^[\w.:-]{1,128}$/.test(id) ? id : undefined);
+
 export function createContext(services: ApiServices, principal: Principal | undefined, correlationId?: string): ApiContext {
   return {
     principal,
-    correlationId: correlationId && /^[\w.:-]{1,128}$/.test(correlationId) ? correlationId : randomUUID(),
+    correlationId: validCorrelationId(correlationId) ?? randomUUID(),
     services,
     loaders: new Loaders(services.readStore),
   };
