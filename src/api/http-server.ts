@@ -4,7 +4,7 @@ import {
   ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from "@apollo/server/plugin/disabled";
-import type { GraphQLError } from "graphql";
+import { GraphQLError } from "graphql";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { useServer } from "graphql-ws/use/ws";
@@ -17,12 +17,13 @@ import { sendMetrics } from "../observability/metrics-server.js";
 import { CORRELATION_ATTRIBUTE, run as runInSpan, SpanKind, type Tracing } from "../observability/tracing.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import { createContext, validCorrelationId, type ApiContext, type ApiServices } from "./graphql/context.js";
-import { formatError } from "./graphql/errors.js";
+import { formatError, unavailableStatusPlugin } from "./graphql/errors.js";
 import { DocumentCache } from "./graphql/document-cache.js";
 import { checkGuards, DEFAULT_GUARDS, guardPlugin, queryTextRefusal } from "./graphql/guards.js";
 import { getSchema } from "./graphql/schema.js";
 import type { RestAuthMode } from "./rest/auth.js";
 import { createRestRouter } from "./rest/router.js";
+import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
 import { defaultSiteRoot, StaticSite } from "./static-site.js";
 
 export interface HttpServerOptions {
@@ -40,6 +41,8 @@ export interface HttpServerOptions {
   tracing?: Tracing;
   /** The console's build output (default: dist/console under the project). */
   siteRoot?: string;
+  /** The per-token request rate limit, for every front door (none when not given). */
+  rateLimit?: RateLimit;
 }
 
 export interface RunningServer {
@@ -57,6 +60,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
   const schema = await getSchema();
   const operations = operationsPlugin({ schema, metrics: opts.metrics, tracing: opts.tracing });
   const site = new StaticSite(opts.siteRoot ?? defaultSiteRoot(), "/console/");
+  const format = formatError((err) => opts.log.error({ err, correlationId: operations.correlationOf(err) }, "internal error in a GraphQL operation"));
   const apollo = new ApolloServer<ApiContext>({
     schema,
     introspection: true,
@@ -66,13 +70,14 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     // only Apollo and then re-raise the signal, killing the process before the graceful close
     // (stores, checkpoints, the last spans) finished.
     stopOnTerminationSignals: false,
-    formatError: formatError((err) => opts.log.error({ err, correlationId: operations.correlationOf(err) }, "internal error in a GraphQL operation")),
+    formatError: format,
     // No cache hints are served, and the cache-control plugin wraps every field resolver to
     // collect them (~2% of the server's CPU under load).
     // The landing page would load Apollo's explorer from a CDN: GET /graphql serves our own (console/).
     plugins: [
       operations.plugin,
       guardPlugin(schema),
+      unavailableStatusPlugin,
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginInlineTraceDisabled(),
       ApolloServerPluginLandingPageDisabled(),
@@ -95,6 +100,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     auth: opts.restAuth ?? "keystone",
     readBody: (req) => readBody(req, opts.maxBodyBytes),
     maxBodyBytes: opts.maxBodyBytes,
+    rateLimit: opts.rateLimit,
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -148,6 +154,11 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     const headers = new HeaderMap();
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
     const principal = opts.tokens.authenticate(req.headers.authorization);
+    const limited = await opts.rateLimit?.take(principal, req.socket.remoteAddress);
+    if (limited) {
+      res.setHeader("retry-after", String(limited.retryAfterS));
+      return sendJson(res, 429, graphqlError(rateLimitedMessage(limited), "RATE_LIMITED", { retryAfterSeconds: limited.retryAfterS }));
+    }
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: (req.method ?? "GET").toUpperCase(), headers, search: url.search, body },
       context: async () => createContext(opts.services, principal, correlationId),
@@ -173,7 +184,9 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
         return true;
       },
       // Parse and validate once per query text, and apply the same guards as HTTP.
-      onSubscribe: (_ctx, _id, payload) => {
+      onSubscribe: async (ctx, _id, payload) => {
+        const limited = await opts.rateLimit?.take(ctx.extra.principal, ctx.extra.request.socket.remoteAddress);
+        if (limited) return [new GraphQLError(rateLimitedMessage(limited), { extensions: { code: "RATE_LIMITED", retryAfterSeconds: limited.retryAfterS } })];
         const doc = documents.get(payload.query);
         if (!("kind" in doc)) return [...doc];
         try {
@@ -184,6 +197,9 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
         return { schema, document: doc, operationName: payload.operationName, variableValues: payload.variables };
       },
       context: (ctx) => createContext(opts.services, ctx.extra.principal),
+      // Errors reach WebSocket clients through the same formatter as HTTP's: a stable code, never internal text.
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => format(e.toJSON(), e)),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) } : undefined),
     },
     wss,
   );
@@ -237,6 +253,6 @@ function splitUrl(target: string): { pathname: string; search: string } {
   return q < 0 ? { pathname: target, search: "" } : { pathname: target.slice(0, q), search: target.slice(q) };
 }
 
-const graphqlError = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
+const graphqlError = (message: string, code: string, extra: Record<string, unknown> = {}) => ({ errors: [{ message, extensions: { code, ...extra } }] });
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 

@@ -27,6 +27,8 @@ export interface ApplicationOptions {
   newId?: () => string;
   /** Entries of the in-process aggregate cache (default 10 000). */
   cacheSize?: number;
+  /** The per-project ARQ quota; none when not given. */
+  quota?: arqs.ArqQuota;
 }
 
 export type { AllocateResult } from "./arqs/index.js";
@@ -35,10 +37,12 @@ export class Application {
   private readonly streams: Streams;
   private readonly newId: () => string;
   private readonly reportDigests = new ReportDigests();
+  private readonly quota: arqs.ArqQuota | undefined;
 
   constructor(opts: ApplicationOptions) {
     this.streams = new Streams(opts.store, new AggregateCache(opts.cacheSize));
     this.newId = opts.newId ?? randomUUID;
+    this.quota = opts.quota;
   }
 
   createDeviceProfile(ctx: CommandContext, input: DeviceProfileInput): Promise<DeviceProfileView> {
@@ -72,7 +76,7 @@ export class Application {
   }
 
   createArqs(ctx: CommandContext, input: { deviceProfileName: string; groupIndex?: number | null }): Promise<ArqView[]> {
-    return arqs.createArqs(this.streams, this.newId, ctx, input);
+    return arqs.createArqs(this.streams, this.newId, ctx, input, this.quota);
   }
 
   /** With `allocate`, ARQs whose handle is free are bound at once (one commit); the binder does the rest. */
@@ -106,7 +110,7 @@ export class Application {
 
   /** ARQs for inline specs (os-acc): the content-named profile they stand for is made on first use. */
   createArqsForGroups(ctx: CommandContext, groups: unknown): Promise<ArqView[]> {
-    return arqs.createArqsForGroups(this.streams, this.newId, ctx, groups);
+    return arqs.createArqsForGroups(this.streams, this.newId, ctx, groups, this.quota);
   }
 
   /** Records an instance operation and releases the instance's accelerators when it calls for it. */

@@ -17,9 +17,10 @@ import { CheckpointMismatchError, type ReadStore } from "../readstore/port.js";
 import { Checkpoints } from "./checkpoints.js";
 import { LogReader } from "./log-reader.js";
 import { reportWhile } from "../logger.js";
-import { statusOf, Waiters, type ProjectionStatus } from "./progress.js";
+import { logCatchUp, statusOf, Waiters, type ProjectionStatus } from "./progress.js";
 import type { Projection, ProjectorHooks } from "./projection.js";
 import { replay, type RebuildProgress } from "./rebuild.js";
+import { ServingMarks } from "./serving.js";
 import { projectBatch, Slots, type Slot } from "./slots.js";
 
 export interface ProjectorLogger {
@@ -66,11 +67,16 @@ export class Projector {
   private lastHealth = 0;
   private behindSince?: number;
   private inFlight: readonly RecordedEvent[] = [];
+  private readonly serving: ServingMarks;
 
   constructor(options: ProjectorOptions) {
     this.o = { hooks: [], batchSize: 1000, rebuildBatchSize: 2000, healthCheckMs: 1000, log: silent, now: Date.now, ...options };
     this.slots = new Slots(options.projections);
-    this.checkpoints = new Checkpoints(this.o.store, this.slots, this.o.log, () => (this.needRestart = true));
+    this.checkpoints = new Checkpoints(this.o.store, this.slots, this.o.log, (s) => {
+      this.needRestart = true;
+      this.serving.demote(s);
+    });
+    this.serving = new ServingMarks(this.o.store, this.slots, () => (this.lastHealth = 0));
     this.reader = new LogReader(this.o.events, this.o.batchSize, () => this.wakeLoop?.(), this.o.log);
   }
 
@@ -85,9 +91,8 @@ export class Projector {
     this.loopDone = this.loop();
     this.o.log.info({ checkpoints: [...checkpoints].map(([n, c]) => [n, c?.toString() ?? null]) }, "projector started");
     const head = this.reader.head;
-    if (head === undefined) return;
-    const behind = () => this.status().reduce((n, s) => Math.max(n, s.lagEvents ?? 0), 0);
-    await reportWhile(this.waitFor(head), 2000, () => this.o.log.info({ head: head.toString(), eventsBehind: behind() }, "catching up with the event log"));
+    if (head !== undefined) await reportWhile(this.waitFor(head), 2000, () => logCatchUp(this.o.log, head, this.status()));
+    await this.serving.update(head);
   }
 
   async stop(): Promise<void> {
@@ -151,6 +156,7 @@ export class Projector {
         if (this.o.now() - this.lastHealth >= this.o.healthCheckMs) await this.healthCheck();
         const batch = await this.nextBatch();
         if (batch.length > 0) await this.apply(batch);
+        await this.serving.update(this.reader.head);
         backoff = 0;
       } catch (err) {
         if (!this.running) break;
