@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { countProjectArqs } from "../projections/arqs/queries.js";
 import type { ArqQuota } from "./app/arqs/quota.js";
+import type { ApplicationOptions } from "./app/application.js";
 import type { Config } from "./config.js";
 import type { EventStore } from "./eventstore/port.js";
 import type { PubSub } from "./pubsub/port.js";
@@ -38,4 +39,14 @@ export function arqQuota(limit: number, store: ReadStore, reached: (position: bi
       return countProjectArqs(store, projectId);
     },
   };
+}
+
+/** The bitstream catalogue: Glance when GLANCE_URL is set, else the embedded one (content in DATA_DIR/bitstreams). */
+export async function bitstreamOptions(config: Config): Promise<NonNullable<ApplicationOptions["bitstreams"]>> {
+  const maxBytes = config.BITSTREAM_MAX_BYTES;
+  if (config.GLANCE_URL) {
+    const { GlanceCatalogue } = await import("./bitstreams/glance.js");
+    return { catalogue: new GlanceCatalogue({ url: config.GLANCE_URL, token: config.GLANCE_TOKEN, maxBytes }) };
+  }
+  return { contentDir: join(config.DATA_DIR, "bitstreams"), maxBytes };
 }

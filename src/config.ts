@@ -15,6 +15,9 @@ const schema = z.object({
   BIND_TIMEOUT_S: z.coerce.number().positive().max(3600).default(60),
   MAX_BINDINGS_PER_MUTATION: z.coerce.number().int().positive().max(10_000).default(100),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  GLANCE_URL: z.string().regex(/^https?:\/\//, "must be a URL such as http://127.0.0.1:9292").optional(),
+  GLANCE_TOKEN: z.string().min(1).optional(),
+  BITSTREAM_MAX_BYTES: z.coerce.number().int().positive().default(1_073_741_824),
   /** Prometheus metrics at GET /metrics (on by default: about 1.6% of the server's CPU, bench/RESULTS.md). */
   METRICS: z.enum(["on", "off"]).default("on"),
   /** Serve /metrics on this port instead of the API's (same HOST), e.g. to keep it off a public listener. */

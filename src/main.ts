@@ -5,10 +5,12 @@
  */
 import { BoundNotifier } from "../projections/arqs/bound-notifier.js";
 import { projections } from "../projections/index.js";
-import { arqQuota, openEventStore, openReadSide } from "./adapters.js";
+import { arqQuota, bitstreamOptions, openEventStore, openReadSide } from "./adapters.js";
 import { loadTokenRegistry, type TokenRegistry } from "./api/auth/tokens.js";
 import { startHttpServer } from "./api/http-server.js";
+import { bitstreamRoutes } from "./api/bitstream-routes.js";
 import { BindNotificationRouter } from "./api/notification-router.js";
+import { ProgrammingFeed } from "./api/programming-feed.js";
 import { readiness } from "./api/readiness.js";
 import { rateLimitFor } from "./api/rate-limit.js";
 import { Application } from "./app/application.js";
@@ -71,7 +73,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       log.info({ eventLog: store.kind, readModels: readStore.kind }, "read models caught up with the event log");
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
-    const app = obs.app(new Application({ store, quota: arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models)) }));
+    const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
+    const app = obs.app(new Application({ store, quota, bitstreams: await bitstreamOptions(config) }));
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
       const onBindResolved = obs.metrics?.bindResolved.bind(obs.metrics);
@@ -85,7 +88,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       opened.push(() => placement!.stop());
     }
     const notifications = new BindNotificationRouter(side.pubsub, obs.tracing);
-    opened.push(() => notifications.close());
+    const programming = new ProgrammingFeed(store);
+    opened.push(() => notifications.close(), () => programming.close());
     obs.metrics?.watch({ projections: () => projector?.status() ?? [], openSubscriptions: () => notifications.listening, bindsInFlight: () => binder?.bindsInFlight ?? 0 });
 
     let url: string | undefined;
@@ -93,10 +97,11 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const catchUp = readYourWrites({ ...models, log });
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
-      const services = { app, readStore, store, notifications, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, metrics: obs.metrics };
+      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, metrics: obs.metrics };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => (placement ? [placement.status()] : []), boundSubscriptions: () => notifications.listening });
+      const routes = [bitstreamRoutes({ app, tokens, catchUp, log })];
       const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, ...observed }, config.PORT, config.HOST);
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, routes, ...observed }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readStore.kind }, "cyborg-es is serving");

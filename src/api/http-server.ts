@@ -26,6 +26,9 @@ import { createRestRouter } from "./rest/router.js";
 import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
 import { defaultSiteRoot, StaticSite } from "./static-site.js";
 
+/** A route beside GraphQL: answers the request and returns true, or returns false to pass it on. */
+export type HttpRoute = (req: IncomingMessage, res: ServerResponse, pathname: string, search: string) => Promise<boolean>;
+
 export interface HttpServerOptions {
   services: ApiServices;
   tokens: TokenRegistry;
@@ -43,6 +46,8 @@ export interface HttpServerOptions {
   siteRoot?: string;
   /** The per-token request rate limit, for every front door (none when not given). */
   rateLimit?: RateLimit;
+  /** Routes tried before GraphQL's 404 (bitstream content). */
+  routes?: HttpRoute[];
 }
 
 export interface RunningServer {
@@ -112,6 +117,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     }
     if (url.pathname === "/metrics" && opts.metrics && !opts.metricsElsewhere) return sendMetrics(opts.metrics, res);
     if (site.serve(req, res, url.pathname)) return;
+    for (const route of url.pathname === "/graphql" ? [] : (opts.routes ?? [])) if (await route(req, res, url.pathname, url.search.replace(/^\?/, ""))) return;
     if (url.pathname !== "/graphql" && (await rest(req, res, url.pathname, url.search))) return;
     if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql, the console at /console` });
     // A browser asking for /graphql gets the GraphQL explorer (GraphiQL, built into dist/console);

@@ -8,6 +8,7 @@
  *   python3-nova (Nova's own client, nova.accelerator.cyborg), under Debian's /usr/bin/python3;
  * - Debian's Placement (placement-api, placement-manage, the uwsgi python3 plugin;
  *   python3-osc-placement for the `openstack resource provider` commands of the README);
+ * - Debian's Glance (glance-api, glance-manage) for the bitstream catalogue's tests.
  * - chromium, for the console's browser tests (test/console; driven by playwright-core);
  * - curl and jq, for the README's walk-through (test/readme).
  * Then it builds what is stale (scripts/build.mjs): the console the service serves at /console, and
@@ -60,6 +61,12 @@ const needs: Need[] = [
       "`sudo apt-get install placement-api python3-osc-placement uwsgi-plugin-python3` (Debian 12 / Ubuntu).",
   },
   {
+    what: "OpenStack Glance",
+    present: () => Boolean(process.env.GLANCE_API_BIN) || (commandExists("glance-api") && commandExists("glance-manage")),
+    packages: ["glance-api"],
+    hint: "The bitstream catalogue's tests run Debian's real Glance. Install it with `sudo apt-get install --no-install-recommends glance-api` (Debian 12 / Ubuntu).",
+  },
+  {
     what: "chromium",
     present: () => Boolean(process.env.CHROMIUM_PATH) || CHROMIUM_PATHS.some((p) => existsSync(p)),
     packages: ["chromium"],
@@ -77,7 +84,7 @@ const needs: Need[] = [
 
 function aptInstall(packages: string[]): void {
   execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-  execFileSync("apt-get", ["install", "-y", "-qq", "-o", "DPkg::Lock::Timeout=600", ...packages], {
+  execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=600", ...packages], {
     stdio: "inherit",
     env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
   });

@@ -24,6 +24,7 @@ export type RestErrorCode =
   | "UNAVAILABLE"
   | "RATE_LIMITED"
   | "QUOTA_EXCEEDED"
+  | "PROGRAMMING_FAILED"
   | "INTERNAL_SERVER_ERROR";
 
 const STATUS: Record<RestErrorCode, number> = {
@@ -41,6 +42,7 @@ const STATUS: Record<RestErrorCode, number> = {
   UNAVAILABLE: 503,
   RATE_LIMITED: 429,
   QUOTA_EXCEEDED: 403,
+  PROGRAMMING_FAILED: 502,
   INTERNAL_SERVER_ERROR: 500,
 };
 

@@ -63,6 +63,8 @@ export const stream = {
   host: (hostname: string) => `host-${id(hostname, "hostname")}`,
   arq: (uuid: string) => `arq-${id(uuid, "arqUuid")}`,
   instance: (uuid: string) => `instance-${id(uuid, "instanceUuid")}`,
+  /** The embedded bitstream catalogue: one stream (uploads are rare; its revision keeps ids unique). */
+  bitstreams: () => "bitstreams-catalogue",
 } as const;
 
 /** What each aggregate's stream names start with (for filters over the whole log). */
@@ -72,6 +74,7 @@ export const streamPrefix = {
   host: "host-",
   arq: "arq-",
   instance: "instance-",
+  bitstreams: "bitstreams-catalogue",
 } as const satisfies Record<keyof typeof stream, string>;
 
 function id(value: unknown, field: string): string {
