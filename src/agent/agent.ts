@@ -56,7 +56,13 @@ async function discoverAndReport(opts: AgentOptions): Promise<ReportSummary> {
       maxTimeout: 30_000,
       randomize: true,
       onFailedAttempt: ({ error, attemptNumber, retriesLeft }) =>
-        opts.log.warn({ attempt: attemptNumber, retriesLeft, error: error.message }, "report failed; retrying with backoff"),
+        opts.log.warn(
+          { url: opts.client.url, attempt: attemptNumber, retriesLeft, error: error.message },
+          retriesLeft > 0
+            ? `waiting for the service at ${opts.client.url} (${error.message}); retrying with backoff. ` +
+                "Is it running there? --url, CYBORG_URL, or PORT and HOST as the service has them, say where it is"
+            : `gave up on the service at ${opts.client.url} for this report`,
+        ),
     },
   );
   const { confirmed: _confirmed, ...answer } = r;

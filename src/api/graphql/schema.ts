@@ -14,6 +14,7 @@ import { InstanceResolver } from "./resolvers/instance.resolver.js";
 import { InventoryResolver } from "./resolvers/inventory.resolver.js";
 import { ProgrammingResolver } from "./resolvers/programming.resolver.js";
 import { ResourceProviderResolver } from "./resolvers/resource-provider.resolver.js";
+import { ViewerResolver } from "./resolvers/viewer.resolver.js";
 
 let cached: Promise<GraphQLSchema> | undefined;
 
@@ -32,6 +33,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       InstanceResolver,
       BitstreamResolver,
       ProgrammingResolver,
+      ViewerResolver,
     ],
     authChecker,
     validate: false,

@@ -58,8 +58,19 @@ export type RestRouter = (req: IncomingMessage, res: ServerResponse, pathname: s
 
 export function createRestRouter(opts: RestOptions): RestRouter {
   const reads = new RestReads(opts.services.readStore);
+  const metrics = opts.services.metrics;
+  // Each answered request is counted by its route template (never its path: ids stay out of labels).
+  if (metrics) {
+    return async (req, res, pathname, search) => {
+      const t0 = performance.now();
+      if (!(await answer(req, res, pathname, search))) return false;
+      metrics.restOperation(template(pathname), req.method ?? "GET", res.statusCode, (performance.now() - t0) / 1000);
+      return true;
+    };
+  }
+  return answer;
 
-  return async (req, res, pathname, search) => {
+  async function answer(req: IncomingMessage, res: ServerResponse, pathname: string, search: string): Promise<boolean> {
     const prefixed = pathname === "/accelerator" || pathname.startsWith("/accelerator/");
     const segments = (prefixed ? pathname.slice("/accelerator".length) : pathname).split("/").filter(Boolean);
     const versioned = segments[0] === "v2";
@@ -111,7 +122,18 @@ export function createRestRouter(opts: RestOptions): RestRouter {
       send(res, e, { ...headers, ...e.headers });
     }
     return true;
-  };
+  }
+}
+
+/** "/v2/accelerator_requests/{id}" for /accelerator/v2/accelerator_requests/<uuid>; "other" off the route table. */
+function template(pathname: string): string {
+  const segments = pathname.split("/").filter(Boolean);
+  if (segments[0] === "accelerator") segments.shift();
+  if (segments[0] === "v2") segments.shift();
+  const [resource, id, action, ...rest] = segments;
+  if (resource === undefined) return pathname.includes("v2") ? "/v2" : "/";
+  const key = [resource, id === undefined ? undefined : "*", action].filter((s) => s !== undefined).join("/");
+  return rest.length === 0 && Object.hasOwn(ROUTES, key) ? `/v2/${key.replace("*", "{id}")}` : "other";
 }
 
 /**
