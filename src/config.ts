@@ -18,6 +18,10 @@ const schema = z.object({
   GLANCE_URL: z.string().regex(/^https?:\/\//, "must be a URL such as http://127.0.0.1:9292").optional(),
   GLANCE_TOKEN: z.string().min(1).optional(),
   BITSTREAM_MAX_BYTES: z.coerce.number().int().positive().default(1_073_741_824),
+  /** Prometheus metrics at GET /metrics (on by default: about 1.6% of the server's CPU, bench/RESULTS.md). */
+  METRICS: z.enum(["on", "off"]).default("on"),
+  /** Serve /metrics on this port instead of the API's (same HOST), e.g. to keep it off a public listener. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   ROLES: z
     .string()
     .regex(/^(api|projector|binder|placement)(,(api|projector|binder|placement))*$/, "a comma list of api, projector, binder, placement")
@@ -45,6 +49,8 @@ const schema = z.object({
     .string()
     .regex(/^$|^(admin|manager|member|reader|service|agent)(,(admin|manager|member|reader|service|agent))*$/, "a comma list of token roles")
     .default("admin,service"),
+  /** How long an Idempotency-Key is remembered: a retry within it gets the first answer. */
+  IDEMPOTENCY_TTL_S: z.coerce.number().int().positive().max(30 * 86_400).default(86_400),
   /** Most ARQs a project may hold (0: no quota); checked when a token without the admin or service role creates ARQs. */
   ARQ_QUOTA_PER_PROJECT: z.coerce.number().int().min(0).max(10_000_000).default(1000),
 });

@@ -36,6 +36,8 @@ export interface ArqBoundEvent {
   reason: string | null;
   /** Log position of the event that resolved the bind (decimal string). */
   position: string;
+  /** With tracing on: the resolving event's traceparent and correlation id (the notification joins that trace). */
+  trace?: { traceparent: string; correlationId: string };
 }
 
 export interface NotifierLogger {
@@ -80,14 +82,14 @@ export class BoundNotifier implements ProjectorHooks {
           break;
         case "ArqBound":
           this.binding.delete(u);
-          if (e.position > this.floor) this.hold(e.position, u, "COMPLETED", null, e.data.instanceUuid);
+          if (e.position > this.floor) this.hold(e, u, "COMPLETED", null, e.data.instanceUuid);
           break;
         case "ArqBindFailed": {
           const wasStarted = this.binding.has(u);
           const instance = e.data.instanceUuid ?? this.binding.get(u) ?? null;
           this.binding.delete(u);
           if (wasStarted && e.position > this.floor) {
-            if (instance) this.hold(e.position, u, "FAILED", e.data.reason, instance);
+            if (instance) this.hold(e, u, "FAILED", e.data.reason, instance);
             else this.log.warn({ arqUuid: u }, "bind failed without an instance: no notification");
           }
           break;
@@ -134,8 +136,10 @@ export class BoundNotifier implements ProjectorHooks {
     if (position !== undefined && position > this.floor) this.floor = position;
   }
 
-  private hold(position: bigint, arqUuid: string, status: ArqBoundEvent["status"], reason: string | null, instanceUuid: string): void {
-    this.pending.push({ name: "accelerator-request-bound", serverUuid: instanceUuid, tag: arqUuid, status, reason, position: position.toString() });
+  private hold(e: RecordedEvent, arqUuid: string, status: ArqBoundEvent["status"], reason: string | null, instanceUuid: string): void {
+    const event: ArqBoundEvent = { name: "accelerator-request-bound", serverUuid: instanceUuid, tag: arqUuid, status, reason, position: e.position.toString() };
+    if (typeof e.metadata.traceparent === "string") event.trace = { traceparent: e.metadata.traceparent, correlationId: e.metadata.correlationId };
+    this.pending.push(event);
   }
 }
 

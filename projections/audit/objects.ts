@@ -55,6 +55,9 @@ export const OBJECTS: Objects = {
   RegionProgrammingAbandoned: (d) => [d.deployableUuid, d.requestId, d.bitstreamId, ...d.arqUuids],
   BitstreamAdded: (d) => [d.id],
   BitstreamRemoved: (d) => [d.id],
+  // A key names no object (its hash is no uuid): the request's trace shows it with what it covered.
+  IdempotencyKeyClaimed: () => [],
+  IdempotentAnswerRecorded: () => [],
 };
 
 /** The distinct objects an event names, but the one whose own stream holds it (none for an event type of no aggregate). */

@@ -62,6 +62,8 @@ const TELL: Tellers = {
   RegionProgrammingAbandoned: (d) => `region ${d.deployableUuid} on ${d.hostname}: programming with bitstream ${d.bitstreamId} abandoned: ${d.reason} (request ${d.requestId})`,
   BitstreamAdded: (d) => `bitstream ${d.name} (${d.id}, ${d.checksum}, ${n(d.size, "byte")}) added to the catalogue`,
   BitstreamRemoved: (d) => `bitstream ${d.name} (${d.id}) removed from the catalogue`,
+  IdempotencyKeyClaimed: (d) => `idempotency key ${d.keyHash.slice(0, 12)}… claimed for ${d.operation} (until ${d.expiresAt})`,
+  IdempotentAnswerRecorded: (d) => `the answer under idempotency key ${d.keyHash.slice(0, 12)}… recorded (a retry gets it again)`,
 };
 
 /** Who acted, as the event records it: "nova (service)", "system:binder". */
