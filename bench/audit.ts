@@ -18,11 +18,9 @@
  *   each fold to 256 events.
  * Progress goes to stderr; the last line on stdout is `BENCH {json}`.
  */
-import { spawnSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import { projections } from "../projections/index.js";
 import { TokenRegistry } from "../src/api/auth/tokens.js";
@@ -40,6 +38,7 @@ import { createLogger } from "../src/logger.js";
 import { startService } from "../src/main.js";
 import { RedisReadStore } from "../src/readstore/redis.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
+import { runAsEntryPoint } from "./lib/tuned-entry.js";
 import { startRedisServer } from "./lib/redis-server.js";
 import { generate, parseArgs as parseLogArgs } from "./projections.js";
 
@@ -220,20 +219,4 @@ async function main(): Promise<void> {
   }
 }
 
-/**
- * As bench:projections runs: a 64 MB young generation (replay allocates fast), and --expose-gc so
- * the generated log in memory is collected once imported; otherwise every later collection walks
- * a heap of 1.4 million events that nothing uses (BENCH_NO_TUNING=1 to run with node's defaults).
- */
-const TUNING = ["--max-semi-space-size=64", "--expose-gc"];
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  if (!process.env.BENCH_NO_TUNING && !process.execArgv.some((a) => a.startsWith("--max-semi-space-size"))) {
-    const child = spawnSync(process.execPath, [...TUNING, ...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: "inherit" });
-    process.exit(child.status ?? 1);
-  }
-  main().catch((err) => {
-    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  });
-}
+runAsEntryPoint(import.meta.url, main);
