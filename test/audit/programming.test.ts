@@ -22,19 +22,11 @@ import type { CommandContext } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import { createLogger } from "../../src/logger.js";
 import { MemoryReadStore } from "../../src/readstore/memory.js";
-import { until } from "../app/support.js";
+import { ctx as appCtx, until } from "../app/support.js";
 
 const HOST = "compute1";
-const ctx = (over: Partial<CommandContext> = {}): CommandContext => ({
-  principal: "nova",
-  roles: ["service"],
-  correlationId: randomUUID(),
-  causationId: randomUUID(),
-  at: new Date().toISOString(),
-  projectId: "p1",
-  isAdmin: true,
-  ...over,
-});
+const ctx = (over: Partial<CommandContext> = {}): CommandContext =>
+  appCtx({ roles: ["service"], correlationId: randomUUID(), at: new Date().toISOString(), isAdmin: true, ...over });
 
 describe("audit of a bind that needs its region programmed", () => {
   const store = new MemoryEventStore();
