@@ -22,7 +22,7 @@ import type { CommandContext } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import { createLogger } from "../../src/logger.js";
 import { MemoryReadStore } from "../../src/readstore/memory.js";
-import { ctx as appCtx, until } from "../app/support.js";
+import { ctx as appCtx, fpgaRegion, until } from "../app/support.js";
 
 const HOST = "compute1";
 const ctx = (over: Partial<CommandContext> = {}): CommandContext =>
@@ -43,26 +43,7 @@ describe("audit of a bind that needs its region programmed", () => {
   let programmed = 0n;
 
   beforeAll(async () => {
-    await app.reportHostInventory(ctx({ principal: "agent:compute1", roles: ["agent"] }), HOST, [
-      {
-        type: "FPGA",
-        vendor: "0xABCD",
-        model: "fake",
-        controlPath: { type: "PCI", info: { domain: "0000", bus: "0c", device: "00", function: "0" } },
-        deployables: [
-          {
-            name: `${HOST}_FakeDevice`,
-            numAccelerators: 2,
-            driverName: "fake",
-            attributes: [
-              { key: "rc", value: "FPGA" },
-              { key: "trait0", value: "CUSTOM_FPGA_REGION_FAKE_R1" },
-            ],
-            attachHandles: [1, 2].map((f) => ({ type: "TEST_PCI" as const, info: { domain: "0000", bus: "0c", device: "00", function: String(f) } })),
-          },
-        ],
-      },
-    ]);
+    await app.reportHostInventory(ctx({ principal: "agent:compute1", roles: ["agent"] }), HOST, [fpgaRegion(HOST, 2)]);
     const b = await app.uploadBitstream(ctx({ principal: "admin", roles: ["admin"] }), { name: "a.gbs", functionId: "fa", regionType: "r1", vendor: "fake" }, Readable.from([Buffer.from("bits")]));
     bitstreamId = b.id;
     await app.createDeviceProfile(ctx({ principal: "admin", roles: ["admin"] }), { name: "by-id", groups: [{ "resources:FPGA": "1", "accel:bitstream_id": b.id }] });
