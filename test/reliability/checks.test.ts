@@ -1,6 +1,7 @@
 /** The reliability suite's own judges: each check catches what it exists to catch (and passes what is fine). */
 import { describe, expect, it } from "vitest";
 import { checkGraphqlHttp, checkGraphqlWs, checkRest, looksLikeStack } from "../../bench/lib/reliability/answer-checks.js";
+import { checkLedger, doubleAllocations } from "../../bench/lib/reliability/kill9-rounds.js";
 import { deepLiteral, expandDeep, deepJson } from "../../bench/lib/reliability/hostile-values.js";
 
 const http = (status: number, body: unknown) => ({ status, headers: new Headers(), text: typeof body === "string" ? body : JSON.stringify(body) });
@@ -44,3 +45,25 @@ describe("answer checks", () => {
   });
 });
 
+describe("crash checks", () => {
+  const row = (uuid: string, state: string, instanceUuid: string | null = null, attachHandleUuid: string | null = null) => ({ uuid, state, instanceUuid, attachHandleUuid });
+
+  it("a lost creation, a lost bind and an undone delete are each caught; unanswered writes are not judged", () => {
+    const ledger = new Map([
+      ["kept", {}],
+      ["lost", {}],
+      ["bound", { bindSent: true, boundTo: "i1" }],
+      ["rebound", { bindSent: true, boundTo: "i2" }],
+      ["deleted", { deleteSent: true, deleted: true }],
+      ["maybe", { deleteSent: true }],
+    ]);
+    const problems = checkLedger(ledger, [row("kept", "INITIAL"), row("bound", "BOUND", "i1"), row("rebound", "INITIAL"), row("deleted", "BOUND", "i9")]);
+    expect(problems).toHaveLength(3);
+    expect(problems.join("\n")).toMatch(/lost.*gone[\s\S]*rebound.*i2[\s\S]*deleted.*back/);
+  });
+
+  it("a handle held by two BOUND ARQs is caught", () => {
+    expect(doubleAllocations([row("a", "BOUND", "i1", "h1"), row("b", "BOUND", "i2", "h1"), row("c", "BIND_FAILED", "i3", null)])).toHaveLength(1);
+    expect(doubleAllocations([row("a", "BOUND", "i1", "h1"), row("b", "BOUND", "i2", "h2")])).toEqual([]);
+  });
+});
