@@ -11,6 +11,8 @@ import type { WsAnswer } from "./wire.js";
 interface Pending {
   answer: WsAnswer;
   idleMs: number;
+  /** Stop at the first result (a subscription's first event is all the caller waits for). */
+  firstOnly: boolean;
   timer?: NodeJS.Timeout;
   done: () => void;
 }
@@ -38,7 +40,10 @@ class Socket {
         if (!p) return;
         if (msg.type === "next") {
           p.answer.nexts.push(msg.payload as WsAnswer["nexts"][number]);
-          this.arm(msg.id!, p);
+          if (p.firstOnly) {
+            this.send(JSON.stringify({ id: msg.id, type: "complete" }));
+            this.finish(msg.id!);
+          } else this.arm(msg.id!, p);
         } else if (msg.type === "error") {
           p.answer.error = msg.payload;
           this.finish(msg.id!);
@@ -93,9 +98,10 @@ export class RawWsSessions {
 
   /**
    * Sends `{"id", "type": "subscribe", "payload": <payloadJson>}` and collects what comes back
-   * for it; an operation with no message for `idleMs` is completed by us and marked open.
+   * for it; an operation with no message for `idleMs` is completed by us and marked open; with
+   * `firstOnly`, so is one that sent its first result.
    */
-  async run(key: string, authorization: string | undefined, payloadJson: string, idleMs: number): Promise<WsAnswer> {
+  async run(key: string, authorization: string | undefined, payloadJson: string, idleMs: number, firstOnly = false): Promise<WsAnswer> {
     let socket = this.sockets.get(key);
     if (!socket || socket.closed) {
       socket = new Socket(this.url, authorization);
@@ -112,7 +118,7 @@ export class RawWsSessions {
     const id = String(++this.nextId);
     const s = socket;
     return new Promise((resolve) => {
-      const p: Pending = { answer, idleMs, done: () => resolve(answer) };
+      const p: Pending = { answer, idleMs, firstOnly, done: () => resolve(answer) };
       s.pending.set(id, p);
       s.arm(id, p);
       s.send(`{"id":"${id}","type":"subscribe","payload":${payloadJson}}`);
