@@ -28,6 +28,8 @@ export interface FuzzReport {
   crashes: number;
   /** Answers whose only faults were of a tolerated kind (FuzzOptions.tolerate). */
   tolerated: number;
+  /** Every violation found, by kind (findings keep only the first few requests). */
+  byKind: Partial<Record<Violation["kind"], number>>;
   findings: Finding[];
 }
 
@@ -57,7 +59,7 @@ const MAX_FINDINGS = Number(process.env.MAX_FINDINGS ?? 50);
 const shown = (s: string) => (s.length > 1_000 ? `${s.slice(0, 1_000)}... (${s.length} chars)` : s);
 
 export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
-  const report: FuzzReport = { seed: opts.seed, cases: 0, internalErrors: 0, crashes: 0, tolerated: 0, findings: [] };
+  const report: FuzzReport = { seed: opts.seed, cases: 0, internalErrors: 0, crashes: 0, tolerated: 0, byKind: {}, findings: [] };
   const ws = new RawWsSessions(opts.url);
   const origin = new URL(opts.url).origin;
   const arbitrary: fc.Arbitrary<GraphqlCase | RestCase> = opts.transport === "rest" ? restCase(opts.pool) : graphqlCase(opts.schema, opts.pool);
@@ -93,6 +95,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
           const i = next++;
           const answer = await runOne(cases[i]!);
           report.cases++;
+          for (const v of answer.violations) report.byKind[v.kind] = (report.byKind[v.kind] ?? 0) + 1;
           const violations = answer.violations.filter((v) => !opts.tolerate?.includes(v.kind));
           if (violations.length < answer.violations.length) report.tolerated++;
           const request = answer.request;
