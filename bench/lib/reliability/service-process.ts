@@ -24,6 +24,8 @@ export interface Exit {
   signal: NodeJS.Signals | null;
 }
 
+class PortTaken extends Error {}
+
 export class ServiceProcess {
   readonly dataDir = mkdtempSync(join(tmpdir(), "cyborg-es-reliability-"));
   readonly tokensFile = join(this.dataDir, "reliability-tokens.json");
@@ -51,11 +53,26 @@ export class ServiceProcess {
     return this.output.slice(-4000);
   }
 
-  /** Starts the process (on the same port and DATA_DIR as before, if it ran) and waits for /readyz. */
+  /**
+   * Starts the process (on the same port and DATA_DIR as before, if it ran) and waits for /readyz.
+   * The port is free when chosen, but another process may take it first: then another is chosen.
+   */
   async start(): Promise<void> {
-    if (this.child && this.child.exitCode === null && this.child.signalCode === null) throw new Error("already running");
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.startOnce();
+      } catch (err) {
+        if (!(err instanceof PortTaken) || attempt === 3) throw err;
+        this.port = 0;
+      }
+    }
+  }
+
+  private async startOnce(): Promise<void> {
+    if (this.running) throw new Error("already running");
     this.port ||= await freePort();
     this.killedByUs = false;
+    let startOutput = "";
     const child = spawn(process.execPath, [this.opts.cli, "serve"], {
       env: {
         ...process.env,
@@ -68,18 +85,25 @@ export class ServiceProcess {
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    const keep = (d: Buffer) => (this.output = (this.output + d.toString()).slice(-20_000));
+    const keep = (d: Buffer) => {
+      const text = d.toString();
+      if (startOutput.length < 20_000) startOutput += text;
+      this.output = (this.output + text).slice(-20_000);
+    };
     child.stdout!.on("data", keep);
     child.stderr!.on("data", keep);
     this.child = child;
     this.exit = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-    const deadline = Date.now() + (this.opts.readyTimeoutMs ?? 180_000);
+    const limit = this.opts.readyTimeoutMs ?? 180_000;
+    const deadline = Date.now() + limit;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
+        await this.exit;
+        if (/EADDRINUSE/.test(startOutput)) throw new PortTaken();
         throw new Error(`the service exited (${child.exitCode ?? child.signalCode}) while starting:\n${this.tail}`);
       }
       if (await fetch(`${this.base}/readyz`).then((r) => r.ok, () => false)) return;
-      if (Date.now() > deadline) throw new Error(`the service was not ready after ${this.opts.readyTimeoutMs ?? 180_000} ms:\n${this.tail}`);
+      if (Date.now() > deadline) throw new Error(`the service was not ready after ${limit} ms:\n${this.tail}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
