@@ -4,6 +4,9 @@
  * demand, so the embedded mode never loads a client it does not use.
  */
 import { join } from "node:path";
+import { countProjectArqs } from "../projections/arqs/queries.js";
+import type { ArqQuota } from "./app/arqs/quota.js";
+import type { ApplicationOptions } from "./app/application.js";
 import type { Config } from "./config.js";
 import type { EventStore } from "./eventstore/port.js";
 import type { PubSub } from "./pubsub/port.js";
@@ -25,4 +28,25 @@ export async function openReadSide(config: Config): Promise<{ readStore: ReadSto
   }
   const [{ MemoryReadStore }, { InProcessPubSub }] = await Promise.all([import("./readstore/memory.js"), import("./pubsub/in-process.js")]);
   return { readStore: new MemoryReadStore(), pubsub: new InProcessPubSub() };
+}
+
+/** The quota over the arqs read model: counts wait until it reflects the position asked for. */
+export function arqQuota(limit: number, store: ReadStore, reached: (position: bigint) => Promise<void>): ArqQuota {
+  return {
+    limit,
+    async held(projectId, upTo) {
+      if (upTo !== undefined) await reached(upTo);
+      return countProjectArqs(store, projectId);
+    },
+  };
+}
+
+/** The bitstream catalogue: Glance when GLANCE_URL is set, else the embedded one (content in DATA_DIR/bitstreams). */
+export async function bitstreamOptions(config: Config): Promise<NonNullable<ApplicationOptions["bitstreams"]>> {
+  const maxBytes = config.BITSTREAM_MAX_BYTES;
+  if (config.GLANCE_URL) {
+    const { GlanceCatalogue } = await import("./bitstreams/glance.js");
+    return { catalogue: new GlanceCatalogue({ url: config.GLANCE_URL, token: config.GLANCE_TOKEN, maxBytes }) };
+  }
+  return { contentDir: join(config.DATA_DIR, "bitstreams"), maxBytes };
 }

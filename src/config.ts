@@ -15,26 +15,51 @@ const schema = z.object({
   BIND_TIMEOUT_S: z.coerce.number().positive().max(3600).default(60),
   MAX_BINDINGS_PER_MUTATION: z.coerce.number().int().positive().max(10_000).default(100),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  GLANCE_URL: z.string().regex(/^https?:\/\//, "must be a URL such as http://127.0.0.1:9292").optional(),
+  GLANCE_TOKEN: z.string().min(1).optional(),
+  BITSTREAM_MAX_BYTES: z.coerce.number().int().positive().default(1_073_741_824),
   ROLES: z
     .string()
-    .regex(/^(api|projector|binder)(,(api|projector|binder))*$/, "a comma list of api, projector, binder")
+    .regex(/^(api|projector|binder|placement)(,(api|projector|binder|placement))*$/, "a comma list of api, projector, binder, placement")
     .default("api,projector,binder"),
   /**
    * How the REST API (Cyborg v2) authenticates: `keystone` looks X-Auth-Token up in the token
    * file; `noauth` (development only) treats every REST request as an admin of project "noauth".
    */
   REST_AUTH: z.enum(["keystone", "noauth"]).default("keystone"),
+  /** Placement's endpoint; the `placement` role keeps it in sync with the inventory. */
+  PLACEMENT_URL: z.string().regex(/^https?:\/\/[^/]/, "must be a URL such as http://127.0.0.1:8778").optional(),
+  /** Sent as X-Auth-Token (a real deployment gets it from Keystone). */
+  PLACEMENT_TOKEN: z.string().min(1).optional(),
+  /** A host whose compute-node provider is missing: wait for Nova to make it, or create a root provider named after the host. */
+  PLACEMENT_MISSING_COMPUTE_NODE: z.enum(["wait", "create"]).default("wait"),
+  /** How often hosts that Placement could not match yet are tried again (missing compute node, allocations on a provider to remove). */
+  PLACEMENT_RETRY_S: z.coerce.number().positive().max(3600).default(30),
+  /** Requests in flight to Placement at once. */
+  PLACEMENT_CONCURRENCY: z.coerce.number().int().positive().max(64).default(4),
+  /** Requests one token may make per RATE_LIMIT_WINDOW_S (0: no limit); counted in Redis when REDIS_URL is set, so replicas share it. */
+  RATE_LIMIT_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().max(3600).default(1),
+  /** Token roles the rate limit does not apply to: the compute service drives every boot; admins run the cloud. */
+  RATE_LIMIT_EXEMPT_ROLES: z
+    .string()
+    .regex(/^$|^(admin|manager|member|reader|service|agent)(,(admin|manager|member|reader|service|agent))*$/, "a comma list of token roles")
+    .default("admin,service"),
+  /** Most ARQs a project may hold (0: no quota); checked when a token without the admin or service role creates ARQs. */
+  ARQ_QUOTA_PER_PROJECT: z.coerce.number().int().min(0).max(10_000_000).default(1000),
 });
 
 /**
  * Each store is picked by its own variable: EVENTSTORE_URL selects EventStoreDB over the embedded
  * LMDB log, REDIS_URL selects Redis over in-memory read models and in-process pub/sub.
  */
+export type Role = "api" | "projector" | "binder" | "placement";
+
 export type Config = z.infer<typeof schema> & {
   mode: "embedded" | "production";
   eventLog: "lmdb" | "esdb";
   readModels: "memory" | "redis";
-  roles: Set<"api" | "projector" | "binder">;
+  roles: Set<Role>;
 };
 
 export class ConfigError extends Error {
@@ -59,11 +84,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'invalid configuration:\n  REST_AUTH="noauth": refused in the production mode (EVENTSTORE_URL or REDIS_URL set); it is for development only',
     );
   }
+  const roles = new Set(c.ROLES.split(",") as Role[]);
+  // Without ROLES, setting PLACEMENT_URL is enough to keep Placement in sync.
+  if (present.ROLES === undefined && c.PLACEMENT_URL) roles.add("placement");
+  if (roles.has("placement") && !c.PLACEMENT_URL) {
+    throw new ConfigError(`invalid configuration:\n  ROLES=${JSON.stringify(c.ROLES)}: the placement role needs PLACEMENT_URL (and PLACEMENT_TOKEN)`);
+  }
   return {
     ...c,
     mode,
     eventLog: c.EVENTSTORE_URL ? "esdb" : "lmdb",
     readModels: c.REDIS_URL ? "redis" : "memory",
-    roles: new Set(c.ROLES.split(",") as Array<"api" | "projector" | "binder">),
+    roles,
   };
 }

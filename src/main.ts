@@ -1,22 +1,26 @@
 /**
  * The composition root: configuration -> adapters (adapters.ts) -> application -> roles -> servers.
- * ROLES picks what this process runs: the api (any number of replicas), the projector and the
- * binder (one active at a time each).
+ * ROLES picks what this process runs: the api (any number of replicas), the projector, the
+ * binder and the Placement sync (one active at a time each).
  */
 import { BoundNotifier } from "../projections/arqs/bound-notifier.js";
 import { projections } from "../projections/index.js";
-import { openEventStore, openReadSide } from "./adapters.js";
+import { arqQuota, bitstreamOptions, openEventStore, openReadSide } from "./adapters.js";
 import { loadTokenRegistry, type TokenRegistry } from "./api/auth/tokens.js";
 import { startHttpServer } from "./api/http-server.js";
+import { bitstreamRoutes } from "./api/bitstream-routes.js";
 import { BindNotificationRouter } from "./api/notification-router.js";
+import { ProgrammingFeed } from "./api/programming-feed.js";
 import { readiness } from "./api/readiness.js";
+import { rateLimitFor } from "./api/rate-limit.js";
 import { Application } from "./app/application.js";
 import { Binder, type BinderOptions } from "./binder/binder.js";
 import type { Config } from "./config.js";
 import type { EventStore } from "./eventstore/port.js";
 import type { Logger } from "./logger.js";
+import { startPlacementSync, type PlacementSync } from "./placement/sync.js";
 import { Projector } from "./projector/projector.js";
-import { readYourWrites } from "./projector/read-your-writes.js";
+import { readYourWrites, untilReached } from "./projector/read-your-writes.js";
 import type { ReadStore } from "./readstore/port.js";
 
 export interface ServiceOverrides {
@@ -53,33 +57,45 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const store = overrides.store ?? (await openEventStore(config));
     opened.push(() => store.close());
     const side = await openReadSide(config);
-    const readStore = overrides.wrapReadStore?.(side.readStore) ?? side.readStore;
-    opened.push(() => readStore.close(), () => side.pubsub.close());
-    const app = new Application({ store });
+    opened.push(() => side.readStore.close(), () => side.pubsub.close());
+    // The API reads through the guarded view: a model that is lost or being rebuilt is UNAVAILABLE, never empty.
+    const readStore = overrides.wrapReadStore?.(side.readStore.guarded()) ?? side.readStore.guarded();
 
     let projector: Projector | undefined;
     if (config.roles.has("projector")) {
-      const hooks = [new BoundNotifier(side.pubsub, readStore, log.child({ component: "notifications" }))];
-      projector = new Projector({ events: store, store: readStore, projections, hooks, log: log.child({ component: "projector" }) });
+      const hooks = [new BoundNotifier(side.pubsub, side.readStore, log.child({ component: "notifications" }))];
+      projector = new Projector({ events: store, store: side.readStore, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
       await projector.start();
       log.info({ eventLog: store.kind, readModels: readStore.kind }, "read models caught up with the event log");
     }
+    const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
+    const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
+    const app = new Application({ store, quota, bitstreams: await bitstreamOptions(config) });
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
       binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, ...overrides.binder });
       opened.push(() => binder!.stop());
       await binder.start();
     }
+    let placement: PlacementSync | undefined;
+    if (config.roles.has("placement")) {
+      placement = await startPlacementSync({ store, readStore: side.readStore, config, log });
+      opened.push(() => placement!.stop());
+    }
     const notifications = new BindNotificationRouter(side.pubsub);
-    opened.push(() => notifications.close());
+    const programming = new ProgrammingFeed(store);
+    opened.push(() => notifications.close(), () => programming.close());
 
     let url: string | undefined;
     if (config.roles.has("api")) {
-      const catchUp = readYourWrites({ events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS, log });
-      const services = { app, readStore, store, notifications, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
-      const ready = readiness({ store, projections: () => projector?.status() ?? [], boundSubscriptions: () => notifications.listening });
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH }, config.PORT, config.HOST);
+      const catchUp = readYourWrites({ ...models, log });
+      const rateLimit = await rateLimitFor(config);
+      opened.push(() => rateLimit.close());
+      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
+      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => (placement ? [placement.status()] : []), boundSubscriptions: () => notifications.listening });
+      const routes = [bitstreamRoutes({ app, tokens, catchUp, log })];
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, routes }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readStore.kind }, "cyborg-es is serving");

@@ -48,3 +48,9 @@ export async function listArqs(store: ReadStore, filter: ArqFilter, first: numbe
   const index = filterIndexes(k, FAMILIES, { ...filter, resolved: filter.resolvedOnly ? "yes" : null }, fields, "all");
   return pageOf(store, index, first, after, (u) => getArqs(store, u));
 }
+
+/** How many live ARQs a project holds (one round trip). */
+export async function countProjectArqs(store: ReadStore, projectId: string): Promise<number> {
+  const [index] = filterIndexes(k, FAMILIES, { projectId }, ["projectId"], "all");
+  return (await store.count([index!]))[0]!;
+}

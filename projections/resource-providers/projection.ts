@@ -7,7 +7,10 @@
  *                                  deployableUuid deviceUuid total (numAccelerators)
  *   :attrs:<deployable>, :attr-order:<deployable>   see shared/deployables.ts (rc and traits)
  *   :in-use:<deployable>     zset  allocated attach handles (used = its size)
- *   :device:<uuid>           hash  status (reserved = total while the device is MAINTAINING)
+ *   :handles:<deployable>    zset  its attach handles; :lost:<deployable> those that left the report
+ *                                  while allocated (reserved = total once every handle left)
+ *   :device:<uuid>           hash  status, lost (reserved = total while the device is MAINTAINING,
+ *                                  or left the report while allocated: src/domain/inventory/resource-providers.ts)
  *   :all                     zset  deployable uuids by the position that added them
  *   :by-host:<hostname>      zset  the same, per host
  */
@@ -24,12 +27,15 @@ export const k = keys(name);
 export const eventTypes = [
   "DeviceDiscovered",
   "DeviceStatusChanged",
+  "DeviceLost",
   "DeviceRemoved",
   "DeployableAdded",
   "DeployableChanged",
   "DeployableRemoved",
   "AttributeSet",
   "AttributeRemoved",
+  "AttachHandleAdded",
+  "AttachHandleLost",
   "AttachHandleAllocated",
   "AttachHandleReleased",
   "AttachHandleRemoved",
@@ -39,8 +45,11 @@ export function project(event: RecordedEvent): Write[] {
   const e = event as Recorded<InventoryEvent>;
   switch (e.type) {
     case "DeviceDiscovered":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { status: e.data.status, lost: false } }];
     case "DeviceStatusChanged":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { status: e.data.status } }];
+    case "DeviceLost":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { lost: true } }];
     case "DeviceRemoved":
       return [{ op: "del", key: k("device", e.data.deviceUuid) }];
     case "DeployableAdded": {
@@ -67,6 +76,8 @@ export function project(event: RecordedEvent): Write[] {
         { op: "del", key: k("attrs", u) },
         { op: "del", key: k("attr-order", u) },
         { op: "del", key: k("in-use", u) },
+        { op: "del", key: k("handles", u) },
+        { op: "del", key: k("lost", u) },
         { op: "zrem", key: k("all"), member: u },
         { op: "zrem", key: k("by-host", e.data.hostname), member: u },
       ];
@@ -74,11 +85,18 @@ export function project(event: RecordedEvent): Write[] {
     case "AttributeSet":
     case "AttributeRemoved":
       return attributeWrites(k, e);
+    case "AttachHandleAdded":
+      return [{ op: "zadd", key: k("handles", e.data.deployableUuid), member: e.data.handleUuid, score: score(e.position) }];
+    case "AttachHandleLost":
+      return [{ op: "zadd", key: k("lost", e.data.deployableUuid), member: e.data.handleUuid, score: score(e.position) }];
     case "AttachHandleAllocated":
       return [{ op: "zadd", key: k("in-use", e.data.deployableUuid), member: e.data.handleUuid, score: score(e.position) }];
     case "AttachHandleReleased":
-    case "AttachHandleRemoved":
       return [{ op: "zrem", key: k("in-use", e.data.deployableUuid), member: e.data.handleUuid }];
+    case "AttachHandleRemoved": {
+      const { deployableUuid: d, handleUuid: h } = e.data;
+      return ["in-use", "handles", "lost"].map((family): Write => ({ op: "zrem", key: k(family, d), member: h }));
+    }
     default:
       return [];
   }

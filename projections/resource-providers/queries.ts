@@ -19,34 +19,38 @@ export type ResourceProviderView = {
 /**
  * Every accelerator RP (of one host), in the order the deployables were added. A deployable
  * without an `rc` attribute (e.g. an FPGA region above its functions) has no inventory in
- * Placement, so it is no RP. Three round trips.
+ * Placement, so it is no RP. Three round trips. `reserved` follows the domain's rule
+ * (src/domain/inventory/resource-providers.ts; test/placement/differential.test.ts checks both agree).
  */
 export async function listResourceProviders(store: ReadStore, hostname?: string | null): Promise<ResourceProviderView[]> {
   const [members] = await store.getMembers([hostname ? k("by-host", hostname) : k("all")]);
   const deps = members!;
-  const [rps, attrs, orders, used] = await Promise.all([
+  const [rps, attrs, orders, counts] = await Promise.all([
     store.getDocs(deps.map((u) => k("rp", u))),
     store.getDocs(deps.map((u) => k("attrs", u))),
     store.getMembers(deps.map((u) => k("attr-order", u))),
-    store.count(deps.map((u) => k("in-use", u))),
+    store.count(deps.flatMap((u) => [k("in-use", u), k("handles", u), k("lost", u)])),
   ]);
   const deviceUuids = [...new Set(rps.flatMap((rp) => (rp ? [rp.deviceUuid as string] : [])))];
   const devices = await store.getDocs(deviceUuids.map((u) => k("device", u)));
-  const maintaining = new Set(deviceUuids.filter((_, i) => devices[i]?.status === "MAINTAINING"));
+  const unavailable = new Set(deviceUuids.filter((_, i) => devices[i]?.status === "MAINTAINING" || devices[i]?.lost === true));
   const out: ResourceProviderView[] = [];
   rps.forEach((rp, i) => {
     if (!rp) return;
     const { resourceClass, traits } = attributesView(attrs[i]!, orders[i]!);
     if (resourceClass === null) return;
     const total = rp.total as number;
+    const [used, handles, lost] = counts.slice(3 * i, 3 * i + 3) as [number, number, number];
+    // A deployable that left the report keeps only its lost (allocated) handles.
+    const left = handles > 0 && lost === handles;
     out.push({
       uuid: rp.uuid as string,
       name: rp.name as string,
       parentProviderName: rp.parentProviderName as string,
       resourceClass,
       total,
-      reserved: maintaining.has(rp.deviceUuid as string) ? total : 0,
-      used: used[i]!,
+      reserved: unavailable.has(rp.deviceUuid as string) || left ? total : 0,
+      used,
       traits,
       deployableUuid: rp.deployableUuid as string,
       deviceUuid: rp.deviceUuid as string,

@@ -4,6 +4,7 @@ import type { Logger } from "../logger.js";
 import { discoverAll } from "./drivers/index.js";
 import type { DriverEnv } from "./drivers/driver.js";
 import { postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";
+import type { HostLock } from "./host-lock.js";
 import { sendReport, type ReportAnswer } from "./report-protocol.js";
 
 export interface AgentOptions {
@@ -18,6 +19,8 @@ export interface AgentOptions {
   minRetryMs?: number;
   /** Each driver's devices from its last successful discovery (kept across cycles by runAgent). */
   lastGood?: Map<string, DriverDevice[]>;
+  /** Shared with the programming worker: a report is never discovered while a region is being programmed. */
+  lock?: HostLock;
 }
 
 export interface ReportSummary extends ReportAnswer {
@@ -27,6 +30,10 @@ export interface ReportSummary extends ReportAnswer {
 
 /** Discover with every enabled driver (a failing driver is logged, the others still report) and report. */
 export async function reportOnce(opts: AgentOptions): Promise<ReportSummary> {
+  return opts.lock ? opts.lock.exclusive(() => discoverAndReport(opts)) : discoverAndReport(opts);
+}
+
+async function discoverAndReport(opts: AgentOptions): Promise<ReportSummary> {
   const { devices, errors, byDriver } = await discoverAll(opts.drivers, opts.env, opts.log);
   const lastGood = opts.lastGood ?? new Map<string, DriverDevice[]>();
   for (const [driver, found] of Object.entries(byDriver)) lastGood.set(driver, found);

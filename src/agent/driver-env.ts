@@ -1,4 +1,4 @@
-import type { DriverEnv } from "./drivers/driver.js";
+import type { DriverConfig, DriverEnv } from "./drivers/driver.js";
 import { lspciRunner, lspciKRunner } from "./drivers/host-commands.js";
 
 export interface DriverCliOptions {
@@ -9,6 +9,10 @@ export interface DriverCliOptions {
   pciWhitelist: string;
   nvidiaSkipVfs: boolean;
   vgpuTypes: string;
+  fakeRegionType?: string;
+  fakeProgramDelay?: string;
+  fakeProgramFail?: string;
+  fakeState?: string;
 }
 
 /** Driver environment from the CLI options: where sysfs is, how to run lspci, driver settings. */
@@ -28,6 +32,15 @@ export function driverEnv(o: DriverCliOptions): DriverEnv {
     config: {
       nvidia: { skipVirtualFunctions: o.nvidiaSkipVfs, enabledVgpuTypes: o.vgpuTypes.split(",").filter(Boolean) },
       pci: { whitelist },
+      ...fakeConfig(o),
     },
   };
+}
+
+/** The fake FPGA's --fake-* options; none given: Cyborg's fake device as it is. */
+function fakeConfig(o: DriverCliOptions): Pick<DriverConfig, "fake"> {
+  if (o.fakeRegionType === undefined && o.fakeProgramDelay === undefined && o.fakeProgramFail === undefined && o.fakeState === undefined) return {};
+  const delay = o.fakeProgramDelay === undefined ? 0 : Number(o.fakeProgramDelay);
+  if (!Number.isFinite(delay) || delay < 0) throw new Error(`--fake-program-delay must be a number of milliseconds >= 0, got ${o.fakeProgramDelay}`);
+  return { fake: { regionType: o.fakeRegionType, programDelayMs: delay, programFailure: o.fakeProgramFail, stateFile: o.fakeState } };
 }

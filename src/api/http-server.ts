@@ -1,6 +1,6 @@
 import { ApolloServer, HeaderMap } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from "@apollo/server/plugin/disabled";
-import type { GraphQLError } from "graphql";
+import { GraphQLError } from "graphql";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { useServer } from "graphql-ws/use/ws";
@@ -9,12 +9,16 @@ import getRawBody from "raw-body";
 import type { Logger } from "../logger.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import { createContext, type ApiContext, type ApiServices } from "./graphql/context.js";
-import { formatError } from "./graphql/errors.js";
+import { formatError, unavailableStatusPlugin } from "./graphql/errors.js";
 import { DocumentCache } from "./graphql/document-cache.js";
 import { checkGuards, DEFAULT_GUARDS, guardPlugin, queryTextRefusal } from "./graphql/guards.js";
 import { getSchema } from "./graphql/schema.js";
 import type { RestAuthMode } from "./rest/auth.js";
 import { createRestRouter } from "./rest/router.js";
+import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
+
+/** A route beside GraphQL: answers the request and returns true, or returns false to pass it on. */
+export type HttpRoute = (req: IncomingMessage, res: ServerResponse, pathname: string, search: string) => Promise<boolean>;
 
 export interface HttpServerOptions {
   services: ApiServices;
@@ -25,6 +29,10 @@ export interface HttpServerOptions {
   ready(): Promise<{ ok: boolean; detail: Record<string, unknown> }>;
   /** The Cyborg v2 REST API's authentication (REST_AUTH); keystone when not given. */
   restAuth?: RestAuthMode;
+  /** The per-token request rate limit, for every front door (none when not given). */
+  rateLimit?: RateLimit;
+  /** Routes tried before GraphQL's 404 (bitstream content). */
+  routes?: HttpRoute[];
 }
 
 export interface RunningServer {
@@ -40,15 +48,16 @@ export interface RunningServer {
  */
 export async function startHttpServer(opts: HttpServerOptions, port: number, host: string): Promise<RunningServer> {
   const schema = await getSchema();
+  const format = formatError((err) => opts.log.error({ err }, "internal error in a GraphQL operation"));
   const apollo = new ApolloServer<ApiContext>({
     schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     parseOptions: { maxTokens: DEFAULT_GUARDS.maxTokens },
-    formatError: formatError((err) => opts.log.error({ err }, "internal error in a GraphQL operation")),
+    formatError: format,
     // No cache hints are served, and the cache-control plugin wraps every field resolver to
     // collect them (~2% of the server's CPU under load).
-    plugins: [guardPlugin(schema), ApolloServerPluginCacheControlDisabled(), ApolloServerPluginInlineTraceDisabled()],
+    plugins: [guardPlugin(schema), unavailableStatusPlugin, ApolloServerPluginCacheControlDisabled(), ApolloServerPluginInlineTraceDisabled()],
   });
   await apollo.start();
 
@@ -67,6 +76,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     auth: opts.restAuth ?? "keystone",
     readBody: (req) => readBody(req, opts.maxBodyBytes),
     maxBodyBytes: opts.maxBodyBytes,
+    rateLimit: opts.rateLimit,
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -76,6 +86,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
       const r = await opts.ready().catch((err: Error) => ({ ok: false, detail: { error: err.message } }));
       return sendJson(res, r.ok ? 200 : 503, { status: r.ok ? "ready" : "not ready", ...r.detail });
     }
+    for (const route of url.pathname === "/graphql" ? [] : (opts.routes ?? [])) if (await route(req, res, url.pathname, url.search.replace(/^\?/, ""))) return;
     if (url.pathname !== "/graphql" && (await rest(req, res, url.pathname, url.search))) return;
     if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql` });
 
@@ -97,6 +108,11 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     const headers = new HeaderMap();
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
     const principal = opts.tokens.authenticate(req.headers.authorization);
+    const limited = await opts.rateLimit?.take(principal, req.socket.remoteAddress);
+    if (limited) {
+      res.setHeader("retry-after", String(limited.retryAfterS));
+      return sendJson(res, 429, graphqlError(rateLimitedMessage(limited), "RATE_LIMITED", { retryAfterSeconds: limited.retryAfterS }));
+    }
     const correlationId = headerValue(req.headers["x-correlation-id"]);
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: (req.method ?? "GET").toUpperCase(), headers, search: url.search, body },
@@ -123,7 +139,9 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
         return true;
       },
       // Parse and validate once per query text, and apply the same guards as HTTP.
-      onSubscribe: (_ctx, _id, payload) => {
+      onSubscribe: async (ctx, _id, payload) => {
+        const limited = await opts.rateLimit?.take(ctx.extra.principal, ctx.extra.request.socket.remoteAddress);
+        if (limited) return [new GraphQLError(rateLimitedMessage(limited), { extensions: { code: "RATE_LIMITED", retryAfterSeconds: limited.retryAfterS } })];
         const doc = documents.get(payload.query);
         if (!("kind" in doc)) return [...doc];
         try {
@@ -134,6 +152,9 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
         return { schema, document: doc, operationName: payload.operationName, variableValues: payload.variables };
       },
       context: (ctx) => createContext(opts.services, ctx.extra.principal),
+      // Errors reach WebSocket clients through the same formatter as HTTP's: a stable code, never internal text.
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => format(e.toJSON(), e)),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) } : undefined),
     },
     wss,
   );
@@ -187,6 +208,6 @@ function splitUrl(target: string): { pathname: string; search: string } {
   return q < 0 ? { pathname: target, search: "" } : { pathname: target.slice(0, q), search: target.slice(q) };
 }
 
-const graphqlError = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
+const graphqlError = (message: string, code: string, extra: Record<string, unknown> = {}) => ({ errors: [{ message, extensions: { code, ...extra } }] });
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 

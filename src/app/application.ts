@@ -4,6 +4,15 @@
  * and appends with expected revisions (see handle.ts). Use cases live in one file per context.
  */
 import { randomUUID } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import type { Bitstream, BitstreamMetadata } from "../domain/bitstreams/bitstream.js";
+import { ContentStore } from "../bitstreams/content-store.js";
+import type { BitstreamCatalogue } from "../bitstreams/port.js";
+import * as bitstreams from "./bitstreams/use-cases.js";
+import { EmbeddedCatalogue } from "./bitstreams/embedded-catalogue.js";
+import * as programming from "./programming.js";
 import type { DeviceProfileInput } from "../domain/device-profiles/validation.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
 import type { CommandContext, DeviceStatus } from "../domain/shared/types.js";
@@ -27,6 +36,13 @@ export interface ApplicationOptions {
   newId?: () => string;
   /** Entries of the in-process aggregate cache (default 10 000). */
   cacheSize?: number;
+  /** The per-project ARQ quota; none when not given. */
+  quota?: arqs.ArqQuota;
+  /**
+   * Where bitstreams live: a catalogue (Glance), or the embedded one with its content in
+   * `contentDir` (default: a directory under the system's temporary directory).
+   */
+  bitstreams?: { catalogue?: BitstreamCatalogue; contentDir?: string; maxBytes?: number };
 }
 
 export type { AllocateResult } from "./arqs/index.js";
@@ -35,10 +51,17 @@ export class Application {
   private readonly streams: Streams;
   private readonly newId: () => string;
   private readonly reportDigests = new ReportDigests();
+  private readonly quota: arqs.ArqQuota | undefined;
+  readonly catalogue: BitstreamCatalogue;
 
   constructor(opts: ApplicationOptions) {
     this.streams = new Streams(opts.store, new AggregateCache(opts.cacheSize));
     this.newId = opts.newId ?? randomUUID;
+    this.quota = opts.quota;
+    const b = opts.bitstreams ?? {};
+    this.catalogue =
+      b.catalogue ??
+      new EmbeddedCatalogue(this.streams, new ContentStore(b.contentDir ?? join(tmpdir(), `cyborg-es-bitstreams-${process.pid}`), b.maxBytes ?? 1 << 30), this.newId);
   }
 
   createDeviceProfile(ctx: CommandContext, input: DeviceProfileInput): Promise<DeviceProfileView> {
@@ -72,20 +95,52 @@ export class Application {
   }
 
   createArqs(ctx: CommandContext, input: { deviceProfileName: string; groupIndex?: number | null }): Promise<ArqView[]> {
-    return arqs.createArqs(this.streams, this.newId, ctx, input);
+    return arqs.createArqs(this.streams, this.newId, ctx, input, this.quota);
   }
 
   /** With `allocate`, ARQs whose handle is free are bound at once (one commit); the binder does the rest. */
   startBinds(ctx: CommandContext, bindings: ArqBinding[], opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
-    return arqs.startBinds(this.streams, ctx, bindings, opts);
+    return arqs.startBinds(this.streams, ctx, bindings, { ...opts, catalogue: this.catalogue });
   }
 
   allocateForArq(ctx: CommandContext, arqUuid: string): Promise<arqs.AllocateResult> {
-    return arqs.allocateForArq(this.streams, ctx, arqUuid);
+    return arqs.allocateForArq(this.streams, ctx, arqUuid, this.catalogue);
   }
 
-  failBind(ctx: CommandContext, arqUuid: string, reason: string, opts?: { fromBound?: boolean }): Promise<boolean> {
+  /** `abandonProgramming` (a timeout): the request of the region the bind waits for is abandoned first. */
+  failBind(ctx: CommandContext, arqUuid: string, reason: string, opts?: { fromBound?: boolean; abandonProgramming?: boolean }): Promise<boolean> {
     return arqs.failBind(this.streams, ctx, arqUuid, reason, opts);
+  }
+
+  uploadBitstream(ctx: CommandContext, input: Partial<Record<keyof BitstreamMetadata, unknown>>, content: Readable): Promise<Bitstream> {
+    return bitstreams.uploadBitstream(this.catalogue, ctx, input, content);
+  }
+
+  /** Refused (CONFLICT) while `usedBy` names what uses it: gather it from the read models first. */
+  deleteBitstream(ctx: CommandContext, id: string, usedBy: readonly string[]): Promise<void> {
+    return bitstreams.deleteBitstream(this.catalogue, ctx, id, usedBy);
+  }
+
+  /** `forHost`: an agent's host, which must have a request in flight naming the bitstream; null for an admin. */
+  bitstreamContent(id: string, forHost: string | null) {
+    return bitstreams.bitstreamContent(this.streams, this.catalogue, id, forHost);
+  }
+
+  /** An operator's programming of a region (admin; refused while it has bound ARQs): the request in flight, or null if it already runs it. */
+  programDeployable(ctx: CommandContext, target: { hostname: string; deployableUuid: string; bitstreamId: string }) {
+    return programming.programDeployable(this.streams, this.catalogue, this.newId, ctx, target);
+  }
+
+  programmingInFlight(hostname: string): Promise<programming.ProgrammingRequestView[]> {
+    return programming.programmingInFlight(this.streams, hostname);
+  }
+
+  reportProgrammingResult(ctx: CommandContext, input: programming.ProgrammingResultInput) {
+    return programming.reportProgrammingResult(this.streams, ctx, input);
+  }
+
+  abandonProgramming(ctx: CommandContext, target: { hostname: string; deployableUuid: string; requestId: string; reason: string }): Promise<boolean> {
+    return programming.abandonProgramming(this.streams, ctx, target);
   }
 
   unbindArqs(ctx: CommandContext, arqUuids: string[]): Promise<ArqView[]> {
@@ -106,7 +161,7 @@ export class Application {
 
   /** ARQs for inline specs (os-acc): the content-named profile they stand for is made on first use. */
   createArqsForGroups(ctx: CommandContext, groups: unknown): Promise<ArqView[]> {
-    return arqs.createArqsForGroups(this.streams, this.newId, ctx, groups);
+    return arqs.createArqsForGroups(this.streams, this.newId, ctx, groups, this.quota);
   }
 
   /** Records an instance operation and releases the instance's accelerators when it calls for it. */

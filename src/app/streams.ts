@@ -1,5 +1,6 @@
 /** The store and the aggregate cache, with the deciders bound to their streams. */
 import { arqDecider } from "../domain/arqs/decider.js";
+import { catalogueDecider } from "../domain/bitstreams/decider.js";
 import { deviceProfileDecider } from "../domain/device-profiles/decider.js";
 import { uuidClaimDecider } from "../domain/device-profiles/uuid-claim.js";
 import { instanceDecider } from "../domain/instances/decider.js";
@@ -28,6 +29,7 @@ export const aggregates = {
   host: kind(stream.host, hostDecider),
   arq: kind(stream.arq, arqDecider),
   instance: kind(stream.instance, instanceDecider),
+  catalogue: kind(() => stream.bitstreams(), catalogueDecider),
 };
 
 /** A decision ready to append: the events `kind`'s decider gave for the state it loaded. */

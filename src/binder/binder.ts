@@ -3,11 +3,12 @@ import type { Application } from "../app/application.js";
 import type { CommandContext } from "../domain/shared/types.js";
 import type { EventStore, Subscription } from "../eventstore/port.js";
 import type { Logger } from "../logger.js";
-import { LostHolders, PendingBinds, type PendingBind } from "./pending-binds.js";
+import { LostHolders, PendingBinds, ProgrammingRequests, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {
   store: EventStore;
-  app: Pick<Application, "allocateForArq" | "failBind">;
+  /** abandonProgramming: without it, requests are abandoned only by the binds that time out waiting for them. */
+  app: Pick<Application, "allocateForArq" | "failBind"> & Partial<Pick<Application, "abandonProgramming">>;
   log: Logger;
   /** A bind not finished this long after it started (or after the binder started) fails with a reason. */
   bindTimeoutMs: number;
@@ -21,13 +22,19 @@ export interface BinderOptions {
 /**
  * The binder, a process manager: it reacts to ArqBindStarted by allocating an attach handle on the
  * host stream and recording BOUND or BIND_FAILED (Application.allocateForArq), and fails binds that
- * outlive BIND_TIMEOUT_S. It keeps no state of its own: on start it folds the log into the binds
+ * outlive BIND_TIMEOUT_S. A bind waiting for its region's programming is run again when the
+ * request closes (programmed: BOUND; failed or abandoned: BIND_FAILED with the reason); a request
+ * that outlives BIND_TIMEOUT_S is abandoned, and a bind timing out abandons the request it waits for. It keeps no state of its own: on start it folds the log into the binds
  * in flight, so an ARQ left in BIND_STARTED by a crash is finished after the restart. Every step is
  * idempotent (allocation per ARQ, transitions with expected revisions), so repeating one is safe.
  */
 export class Binder {
   private readonly pending = new PendingBinds();
   private readonly lost = new LostHolders();
+  private readonly requests = new ProgrammingRequests();
+  /** Binds to run again once their current run ends (their region's request closed meanwhile). */
+  private readonly rerun = new Set<string>();
+  private readonly abandoning = new Set<string>();
   private readonly queue: PendingBind[] = [];
   private readonly inFlight = new Set<string>();
   private readonly expiring = new Set<string>();
@@ -40,10 +47,13 @@ export class Binder {
   private pumpScheduled = false;
   private readonly now: () => number;
   private readonly concurrency: number;
+  /** How often binds and requests are checked against their deadline. */
+  private readonly tick: number;
 
   constructor(private readonly opts: BinderOptions) {
     this.now = opts.now ?? Date.now;
     this.concurrency = opts.concurrency ?? 32;
+    this.tick = Math.max(50, Math.min(1000, opts.bindTimeoutMs / 4));
   }
 
   /** Folds the log up to its current head, then goes live; resolves once live. */
@@ -61,11 +71,12 @@ export class Binder {
         if (started && this.live) this.enqueue(started);
         const lost = this.lost.apply(e);
         if (this.live) for (const l of lost) this.failLost(l.arqUuid, l.reason);
+        const waited = e.stream.startsWith("host-") ? this.requests.apply(e) : [];
+        if (this.live) for (const arqUuid of waited) this.runAgain(arqUuid);
         if (!this.live && e.position >= head!) this.goLive(resolveLive);
       }
     })().catch((err) => this.opts.log.error({ err }, "binder subscription failed"));
-    const tick = Math.max(50, Math.min(1000, this.opts.bindTimeoutMs / 4));
-    this.timer = setInterval(() => this.expire(), tick);
+    this.timer = setInterval(() => this.expire(), this.tick);
     this.timer.unref();
     await live;
   }
@@ -104,6 +115,14 @@ export class Binder {
     });
   }
 
+  /** A waiting bind's request closed: decide it again (now, or after the run that is deciding it). */
+  private runAgain(arqUuid: string) {
+    const bind = this.pending.get(arqUuid);
+    if (!bind) return;
+    if (this.inFlight.has(arqUuid)) this.rerun.add(arqUuid);
+    else this.enqueue(bind);
+  }
+
   private pump() {
     while (this.inFlight.size < this.concurrency && this.queue.length > 0) {
       const bind = this.queue.shift()!;
@@ -111,6 +130,7 @@ export class Binder {
       this.inFlight.add(bind.arqUuid);
       void this.run(bind).finally(() => {
         this.inFlight.delete(bind.arqUuid);
+        if (this.rerun.delete(bind.arqUuid) && this.pending.has(bind.arqUuid)) this.queue.push(bind);
         this.pump();
       });
     }
@@ -126,7 +146,8 @@ export class Binder {
       await this.opts.beforeAllocate?.(bind.arqUuid);
       if (!this.pending.has(bind.arqUuid)) return;
       const result = await this.opts.app.allocateForArq(this.ctx(bind.arqUuid, "allocate"), bind.arqUuid);
-      if (!result.ok) this.opts.log.info({ arq: bind.arqUuid, reason: result.reason }, "bind failed");
+      if (!result.ok && result.waiting) this.opts.log.debug({ arq: bind.arqUuid }, "bind waits for its region's programming");
+      else if (!result.ok) this.opts.log.info({ arq: bind.arqUuid, reason: result.reason }, "bind failed");
     } catch (err) {
       this.opts.log.error({ err, arq: bind.arqUuid }, "bind step failed; it will be retried or time out");
       setTimeout(() => this.pending.has(bind.arqUuid) && this.live && this.enqueue(bind), 500).unref();
@@ -143,13 +164,26 @@ export class Binder {
   private expire() {
     if (!this.live) return;
     const now = this.now();
+    const seconds = this.opts.bindTimeoutMs / 1000;
+    // A request gets one tick more than its binds: a bind that times out abandons its own request
+    // (with the bind's reason); this abandons what nothing waits for (an operator's, an orphan).
+    for (const r of this.opts.app.abandonProgramming ? this.requests.all() : []) {
+      const deadline = Math.max(r.requestedAt, this.startedAt) + this.opts.bindTimeoutMs + this.tick;
+      if (now < deadline || this.abandoning.has(r.requestId)) continue;
+      this.abandoning.add(r.requestId);
+      const reason = `no programming result within ${seconds} s (BIND_TIMEOUT_S)`;
+      void this.opts.app
+        .abandonProgramming!(this.ctx(r.requestId, "abandon"), { hostname: r.hostname, deployableUuid: r.deployableUuid, requestId: r.requestId, reason })
+        .catch((err) => this.opts.log.error({ err, request: r.requestId }, "could not abandon a programming request"))
+        .finally(() => this.abandoning.delete(r.requestId));
+    }
     for (const b of this.pending.all()) {
       const deadline = Math.max(b.startedAt, this.startedAt) + this.opts.bindTimeoutMs;
       if (now < deadline || this.expiring.has(b.arqUuid)) continue;
-      const reason = `bind did not complete within ${Math.round(this.opts.bindTimeoutMs / 1000)} s (BIND_TIMEOUT_S)`;
+      const reason = `bind did not complete within ${seconds} s (BIND_TIMEOUT_S)`;
       this.expiring.add(b.arqUuid);
       void this.opts.app
-        .failBind(this.ctx(b.arqUuid, "timeout"), b.arqUuid, reason)
+        .failBind(this.ctx(b.arqUuid, "timeout"), b.arqUuid, reason, { abandonProgramming: true })
         .catch((err) => this.opts.log.error({ err, arq: b.arqUuid }, "could not fail a timed-out bind"))
         .finally(() => this.expiring.delete(b.arqUuid));
     }

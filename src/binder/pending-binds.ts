@@ -40,6 +40,10 @@ export class PendingBinds {
     return this.pending.has(arqUuid);
   }
 
+  get(arqUuid: string): PendingBind | undefined {
+    return this.pending.get(arqUuid);
+  }
+
   all(): PendingBind[] {
     return [...this.pending.values()];
   }
@@ -83,5 +87,50 @@ export class LostHolders {
   private mark(arqUuids: string[], reason: string) {
     for (const a of arqUuids) this.lost.set(a, reason);
     return arqUuids.map((arqUuid) => ({ arqUuid, reason }));
+  }
+}
+
+/** A programming request in flight, as the binder times it. */
+export interface InFlightRequest {
+  requestId: string;
+  hostname: string;
+  deployableUuid: string;
+  /** ms since epoch when it was requested (from the event's metadata). */
+  requestedAt: number;
+}
+
+/**
+ * Folds the host streams' programming events into the requests in flight, and says which binds
+ * waited for a request that closed (programmed, failed or abandoned): the binder runs them again.
+ */
+export class ProgrammingRequests {
+  private readonly inFlight = new Map<string, InFlightRequest>();
+
+  /** The ARQs that waited for the request this event closes (none for other events). */
+  apply(e: RecordedEvent): string[] {
+    const data = e.data as { requestId?: string; hostname?: string; deployableUuid?: string; arqUuids?: string[] };
+    switch (e.type) {
+      case "RegionProgrammingRequested": {
+        const at = Date.parse(e.metadata.at);
+        this.inFlight.set(data.requestId!, {
+          requestId: data.requestId!,
+          hostname: data.hostname!,
+          deployableUuid: data.deployableUuid!,
+          requestedAt: Number.isNaN(at) ? e.recordedAt.getTime() : at,
+        });
+        return [];
+      }
+      case "RegionProgrammed":
+      case "RegionProgrammingFailed":
+      case "RegionProgrammingAbandoned":
+        this.inFlight.delete(data.requestId!);
+        return data.arqUuids ?? [];
+      default:
+        return [];
+    }
+  }
+
+  all(): InFlightRequest[] {
+    return [...this.inFlight.values()];
   }
 }

@@ -1,6 +1,8 @@
 import { hostname as osHostname } from "node:os";
 import { Command, Option } from "commander";
 import { reportOnce, runAgent, type AgentOptions } from "../agent/agent.js";
+import { HostLock } from "../agent/host-lock.js";
+import { runProgramming } from "../agent/programming.js";
 import { discoverAll } from "../agent/drivers/index.js";
 import { driverEnv, type DriverCliOptions } from "../agent/driver-env.js";
 import { createLogger } from "../logger.js";
@@ -15,7 +17,11 @@ function driverOptions(cmd: Command): Command {
     .option("--lspci <command>", "the lspci command to run", "lspci -nnn -D")
     .option("--pci-whitelist <json>", 'pci driver devices, e.g. [{"vendorId":"10ee","productId":"5005"}]', "[]")
     .option("--nvidia-skip-vfs", "do not report NVIDIA SR-IOV virtual functions", false)
-    .option("--vgpu-types <list>", "NVIDIA vGPU types to report, e.g. nvidia-222,nvidia-223", "");
+    .option("--vgpu-types <list>", "NVIDIA vGPU types to report, e.g. nvidia-222,nvidia-223", "")
+    .option("--fake-region-type <type>", "fake driver: report region type <type> (CUSTOM_FPGA_REGION_FAKE_<TYPE>), for bitstreams by function")
+    .option("--fake-program-delay <ms>", "fake driver: programming takes this long")
+    .option("--fake-program-fail <message>", "fake driver: programming fails with this message")
+    .option("--fake-state <file>", "fake driver: keep what the device was programmed with in this file (default: in memory)");
 }
 
 export function agentCommand(): Command {
@@ -25,8 +31,10 @@ export function agentCommand(): Command {
     .addOption(new Option("--token <token>", "an agent token for this host").env("CYBORG_TOKEN"))
     .option("--interval <seconds>", "seconds between reports", "60")
     .option("--once", "discover, report, print a summary and exit", false)
+    .option("--no-programming", "do not take FPGA programming requests")
+    .option("--work-dir <dir>", "where downloaded bitstreams are kept while checked and programmed")
     .option("--log-level <level>", "log level", process.env.LOG_LEVEL ?? "info")
-    .action(async (o: DriverCliOptions & { url: string; token?: string; interval: string; once: boolean; logLevel: string }) => {
+    .action(async (o: DriverCliOptions & { url: string; token?: string; interval: string; once: boolean; logLevel: string; programming: boolean; workDir?: string }) => {
       if (!o.token) throw new Error("no token: pass --token or set CYBORG_TOKEN (an agent token bound to this host)");
       const interval = Number(o.interval);
       if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval must be a number of seconds >= 1, got ${o.interval}`);
@@ -51,8 +59,12 @@ export function agentCommand(): Command {
       const ac = new AbortController();
       process.once("SIGTERM", () => ac.abort());
       process.once("SIGINT", () => ac.abort());
-      log.info({ url: o.url, hostname: o.hostname, drivers: opts.drivers, intervalS: interval }, "agent started");
-      await runAgent(opts, ac.signal);
+      log.info({ url: o.url, hostname: o.hostname, drivers: opts.drivers, intervalS: interval, programming: o.programming }, "agent started");
+      const lock = new HostLock();
+      await Promise.all([
+        runAgent({ ...opts, lock }, ac.signal),
+        o.programming && runProgramming({ client: opts.client, hostname: o.hostname, drivers: opts.drivers, env: opts.env, log, lock, workDir: o.workDir }, ac.signal),
+      ]);
     });
 
   agent.addCommand(

@@ -2,6 +2,8 @@
 import { Command } from "commander";
 import { agentCommand } from "./agent.command.js";
 import { osaccCommand } from "./osacc.command.js";
+import { placementCommand } from "./placement.command.js";
+import { bitstreamCommand } from "./bitstream.command.js";
 import { projectionsCommand } from "./projections.command.js";
 import { schemaCommand } from "./schema.command.js";
 import { serveCommand } from "./serve.command.js";
@@ -14,7 +16,9 @@ const program = new Command("cyborg-es")
 program.addCommand(serveCommand(), { isDefault: true });
 program.addCommand(agentCommand());
 program.addCommand(osaccCommand());
+program.addCommand(bitstreamCommand());
 program.addCommand(projectionsCommand());
+program.addCommand(placementCommand());
 program.addCommand(schemaCommand());
 
 program.parseAsync(process.argv).catch((err: Error) => {

@@ -3,9 +3,14 @@ import { Command } from "commander";
 import { projections } from "../../projections/index.js";
 import { openEventStore, openReadSide } from "../adapters.js";
 import { loadConfig, type Config } from "../config.js";
+import { readFollowerStatus, type FollowerStatus } from "../follower/log-follower.js";
 import { createLogger } from "../logger.js";
 import type { ProjectionStatus } from "../projector/progress.js";
+import { PLACEMENT_SYNC } from "../placement/sync.js";
 import { Projector } from "../projector/projector.js";
+
+/** A projection's row, or a log follower's (the Placement sync). */
+type Row = ProjectionStatus | FollowerStatus;
 
 const LAG_COUNT_CAP = 100_000;
 
@@ -14,7 +19,7 @@ export function projectionsCommand(): Command {
 
   cmd
     .command("status")
-    .description("each projection's checkpoint and lag behind the event log")
+    .description("each projection's (and the Placement sync's) checkpoint and lag behind the event log")
     .option("--url <url>", "embedded mode: the running server (its read models live in its memory)")
     .option("--json", "print JSON", false)
     .action(async (o: { url?: string; json: boolean }) => {
@@ -22,7 +27,7 @@ export function projectionsCommand(): Command {
       const rows = config.readModels === "memory" ? await statusFromServer(config, o.url) : await statusFromStores(config);
       if (o.json) return console.log(JSON.stringify(rows, null, 2));
       console.table(
-        rows.map((r) => ({ projection: r.name, state: r.state, checkpoint: r.checkpoint ?? "-", head: r.headPosition ?? "-", lagEvents: r.lagEvents, lagMs: r.lagMs })),
+        rows.map((r) => ({ projection: r.name, state: r.state, checkpoint: r.checkpoint ?? "-", head: r.headPosition ?? "-", lagEvents: r.lagEvents, lagMs: r.lagMs, error: r.error ?? "" })),
       );
     });
 
@@ -63,22 +68,22 @@ export function projectionsCommand(): Command {
   return cmd;
 }
 
-async function statusFromServer(config: Config, url?: string): Promise<ProjectionStatus[]> {
+async function statusFromServer(config: Config, url?: string): Promise<Row[]> {
   const base = url ? new URL(url) : new URL(`http://${config.HOST}:${config.PORT}`);
   const res = await fetch(new URL("/readyz", base)).catch((err: Error) => {
     throw new Error(`no server answers at ${base.origin} (${err.cause ?? err.message}); in embedded mode the read models live in the server's memory`);
   });
-  const body = (await res.json()) as { projections?: ProjectionStatus[] };
-  return body.projections ?? [];
+  const body = (await res.json()) as { projections?: ProjectionStatus[]; followers?: FollowerStatus[] };
+  return [...(body.projections ?? []), ...(body.followers ?? [])];
 }
 
-async function statusFromStores(config: Config): Promise<ProjectionStatus[]> {
+async function statusFromStores(config: Config): Promise<Row[]> {
   const store = await openEventStore(config);
   const { readStore, pubsub } = await openReadSide(config);
   try {
     const head = await store.headPosition();
     const cps = await readStore.getCheckpoints(projections.map((p) => p.name));
-    const rows: ProjectionStatus[] = [];
+    const rows: Row[] = [];
     for (const [i, p] of projections.entries()) {
       const cp = cps[i];
       const behind = head !== undefined && (cp === undefined || cp < head);
@@ -94,6 +99,9 @@ async function statusFromStores(config: Config): Promise<ProjectionStatus[]> {
         state: behind ? "catching-up" : "live",
       });
     }
+    // The Placement sync publishes its status to the read store (when a process runs it).
+    const placement = await readFollowerStatus(readStore, PLACEMENT_SYNC);
+    if (placement) rows.push(placement);
     return rows;
   } finally {
     await pubsub.close();

@@ -1,9 +1,10 @@
 /** Every domain event, for projections and process managers that read the whole log. */
 import type { ArqEvent } from "./arqs/events.js";
+import type { BitstreamEvent } from "./bitstreams/events.js";
 import type { DeviceProfileEvent, DeviceProfileUuidEvent } from "./device-profiles/events.js";
 import type { InstanceEvent } from "./instances/events.js";
 import type { InventoryEvent } from "./inventory/events.js";
 
-export type DomainEvent = DeviceProfileEvent | DeviceProfileUuidEvent | InventoryEvent | ArqEvent | InstanceEvent;
+export type DomainEvent = DeviceProfileEvent | DeviceProfileUuidEvent | InventoryEvent | ArqEvent | InstanceEvent | BitstreamEvent;
 
-export type { ArqEvent, DeviceProfileEvent, DeviceProfileUuidEvent, InstanceEvent, InventoryEvent };
+export type { ArqEvent, BitstreamEvent, DeviceProfileEvent, DeviceProfileUuidEvent, InstanceEvent, InventoryEvent };

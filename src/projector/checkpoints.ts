@@ -16,7 +16,7 @@ export class Checkpoints {
     private readonly slots: Slots,
     private readonly log: CheckpointLogger,
     /** A slot was moved to the store's checkpoint: the log must be read again from there. */
-    private readonly moved: () => void,
+    private readonly moved: (s: Slot) => void,
   ) {}
 
   /** Loads every slot's checkpoint; returns them by name. */
@@ -73,6 +73,6 @@ export class Checkpoints {
     }
     this.log.warn({ projection: s.projection.name, expected: s.stored?.toString(), actual: err.actual.toString() }, "checkpoint moved under the projector; resuming from it");
     s.stored = s.processed = err.actual;
-    this.moved();
+    this.moved(s);
   }
 }

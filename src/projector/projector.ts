@@ -19,6 +19,7 @@ import { LogReader } from "./log-reader.js";
 import { statusOf, Waiters, type ProjectionStatus } from "./progress.js";
 import type { Projection, ProjectorHooks } from "./projection.js";
 import { replay, type RebuildProgress } from "./rebuild.js";
+import { ServingMarks } from "./serving.js";
 import { projectBatch, Slots, type Slot } from "./slots.js";
 
 export interface ProjectorLogger {
@@ -65,11 +66,16 @@ export class Projector {
   private lastHealth = 0;
   private behindSince?: number;
   private inFlight: readonly RecordedEvent[] = [];
+  private readonly serving: ServingMarks;
 
   constructor(options: ProjectorOptions) {
     this.o = { hooks: [], batchSize: 1000, rebuildBatchSize: 2000, healthCheckMs: 1000, log: silent, now: Date.now, ...options };
     this.slots = new Slots(options.projections);
-    this.checkpoints = new Checkpoints(this.o.store, this.slots, this.o.log, () => (this.needRestart = true));
+    this.checkpoints = new Checkpoints(this.o.store, this.slots, this.o.log, (s) => {
+      this.needRestart = true;
+      this.serving.demote(s);
+    });
+    this.serving = new ServingMarks(this.o.store, this.slots, () => (this.lastHealth = 0));
     this.reader = new LogReader(this.o.events, this.o.batchSize, () => this.wakeLoop?.(), this.o.log);
   }
 
@@ -84,6 +90,7 @@ export class Projector {
     this.loopDone = this.loop();
     this.o.log.info({ checkpoints: [...checkpoints].map(([n, c]) => [n, c?.toString() ?? null]) }, "projector started");
     if (this.reader.head !== undefined) await this.waitFor(this.reader.head);
+    await this.serving.update(this.reader.head);
   }
 
   async stop(): Promise<void> {
@@ -147,6 +154,7 @@ export class Projector {
         if (this.o.now() - this.lastHealth >= this.o.healthCheckMs) await this.healthCheck();
         const batch = await this.nextBatch();
         if (batch.length > 0) await this.apply(batch);
+        await this.serving.update(this.reader.head);
         backoff = 0;
       } catch (err) {
         if (!this.running) break;

@@ -21,18 +21,28 @@ export interface ReadYourWritesOptions {
 
 const POLL_MS = 5;
 
-export function readYourWrites(o: ReadYourWritesOptions): () => Promise<void> {
-  const lagging = (head: bigint) => o.log.warn({ head: head.toString() }, "read models lag behind a mutation");
-  return async () => {
-    const head = await o.events.headPosition();
-    if (head === undefined) return;
-    if (o.projector) return o.projector.waitFor(head, { timeoutMs: o.timeoutMs }).catch(() => lagging(head));
+/**
+ * Resolves once the read models reflect the log up to `position`; rejects after `timeoutMs` (then
+ * nobody knows what they show: a caller that needs it fails closed).
+ */
+export function untilReached(o: Omit<ReadYourWritesOptions, "log">): (position: bigint) => Promise<void> {
+  return async (position) => {
+    if (o.projector) return o.projector.waitFor(position, { timeoutMs: o.timeoutMs });
     const deadline = Date.now() + o.timeoutMs;
     for (;;) {
       const cps = await o.store.getCheckpoints(o.names);
-      if (cps.every((c) => c !== undefined && c >= head)) return;
-      if (Date.now() > deadline) return lagging(head);
+      if (cps.every((c) => c !== undefined && c >= position)) return;
+      if (Date.now() > deadline) throw new Error(`the read models did not reach position ${position} within ${o.timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
+  };
+}
+
+export function readYourWrites(o: ReadYourWritesOptions): () => Promise<void> {
+  const reached = untilReached(o);
+  return async () => {
+    const head = await o.events.headPosition();
+    if (head === undefined) return;
+    await reached(head).catch(() => o.log.warn({ head: head.toString() }, "read models lag behind a mutation"));
   };
 }

@@ -41,6 +41,7 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
   const names = slots.map((s) => s.projection.name);
   for (const s of slots) {
     await store.drop(s.projection.name);
+    s.serving = false;
     s.processed = s.stored = undefined;
     s.failed = undefined;
     s.rebuilding = true;
@@ -78,4 +79,6 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
   }
   const failed = slots.filter((s) => s.failed);
   if (failed.length) throw new Error(`rebuild: ${failed.map((s) => `${s.projection.name}: ${s.failed}`).join("; ")}`);
+  // Complete up to `upTo`: readers may use the models again (unless the store lost them meanwhile).
+  for (const s of slots) s.serving = await store.markServing(s.projection.name, s.stored ?? null);
 }

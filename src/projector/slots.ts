@@ -12,6 +12,8 @@ export interface Slot {
   stored: bigint | undefined;
   /** Being dropped and replayed. */
   rebuilding: boolean;
+  /** The projector marked the model serving in the store (readers may use it). */
+  serving: boolean;
   /** Why the projection stopped (its `project` threw). */
   failed?: string;
 }
@@ -24,7 +26,7 @@ export class Slots {
     this.all = projections.map((projection) => {
       if (names.has(projection.name)) throw new Error(`two projections named ${projection.name}`);
       names.add(projection.name);
-      return { projection, types: new Set(projection.eventTypes), processed: undefined, stored: undefined, rebuilding: false };
+      return { projection, types: new Set(projection.eventTypes), processed: undefined, stored: undefined, rebuilding: false, serving: false };
     });
   }
 

@@ -1,4 +1,4 @@
-import { CheckpointMismatchError, decodeCursor, encodeCursor, encodeFields, keyPrefix, validateBatch, compareEntries } from "./port.js";
+import { CheckpointMismatchError, decodeCursor, encodeCursor, encodeFields, keyPrefix, projectionsOfKeys, ReadStoreUnavailableError, validateBatch, compareEntries } from "./port.js";
 import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
 import { SortedSet } from "./sorted-set.js";
 
@@ -21,6 +21,8 @@ export class MemoryReadStore implements ReadStore {
   private readonly hashes = new Map<string, Hash>();
   private readonly zsets = new Map<string, SortedSet>();
   private readonly checkpoints = new Map<string, bigint>();
+  private readonly servingNames = new Set<string>();
+  private guardReads = false;
 
   async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
     validateBatch(projection, writes, checkpoint);
@@ -49,6 +51,36 @@ export class MemoryReadStore implements ReadStore {
     for (const k of [...this.hashes.keys()]) if (k.startsWith(prefix)) this.hashes.delete(k);
     for (const k of [...this.zsets.keys()]) if (k.startsWith(prefix)) this.zsets.delete(k);
     this.checkpoints.delete(projection);
+    this.servingNames.delete(projection);
+  }
+
+  async markServing(projection: string, checkpoint: bigint | null): Promise<boolean> {
+    keyPrefix(projection);
+    if ((this.checkpoints.get(projection) ?? null) !== checkpoint) return false;
+    this.servingNames.add(projection);
+    return true;
+  }
+
+  async unmarkServing(projection: string): Promise<void> {
+    keyPrefix(projection);
+    this.servingNames.delete(projection);
+  }
+
+  guarded(): ReadStore {
+    const view = Object.create(this) as this;
+    view.guardReads = true;
+    return view;
+  }
+
+  async serving(projections: readonly string[]): Promise<boolean[]> {
+    return projections.map((p) => this.servingNames.has(p));
+  }
+
+  /** With guardReads: refuses reads of a projection not marked serving. */
+  private guard(keys: readonly string[]): void {
+    if (!this.guardReads) return;
+    const missing = projectionsOfKeys(keys).filter((p) => !this.servingNames.has(p));
+    if (missing.length) throw new ReadStoreUnavailableError(missing, `${missing.join(", ")} not serving`);
   }
 
   /** Forgets everything, as a Redis FLUSHALL would (tests of the projector's self-healing). */
@@ -56,9 +88,11 @@ export class MemoryReadStore implements ReadStore {
     this.hashes.clear();
     this.zsets.clear();
     this.checkpoints.clear();
+    this.servingNames.clear();
   }
 
   async getDocs(keys: readonly string[]): Promise<Array<Doc | null>> {
+    this.guard(keys);
     return keys.map((k) => {
       const h = this.hashes.get(k);
       if (!h) return null;
@@ -69,6 +103,7 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async getMembers(keys: readonly string[]): Promise<string[][]> {
+    this.guard(keys);
     return keys.map((k) => {
       const z = this.zsets.get(k);
       return z ? Array.from(z.entriesAfter(), ([m]) => m) : [];
@@ -76,11 +111,13 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async count(keys: readonly string[]): Promise<number[]> {
+    this.guard(keys);
     return keys.map((k) => this.zsets.get(k)?.size ?? 0);
   }
 
   async range(keys: readonly string[], options: RangeOptions): Promise<RangePage> {
     if (keys.length === 0) throw new RangeError("range needs at least one key");
+    this.guard(keys);
     const after = options.after === undefined ? undefined : decodeCursor(options.after);
     const limit = Math.max(0, options.limit);
     const sets = keys.map((k) => this.zsets.get(k));

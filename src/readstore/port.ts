@@ -16,7 +16,9 @@
  * A key holds one kind (doc or ordered index) for its whole life: writing both to one key is a
  * projection bug (Redis answers WRONGTYPE in the middle of a batch).
  * `{<name>}:@meta` is reserved for the checkpoint (it is also the marker that the store still
- * holds the projection: when it is missing, the store lost its data or never had it).
+ * holds the projection: when it is missing, the store lost its data or never had it) and for the
+ * `serving` mark: the projector sets it once the model is complete, and only then may readers use
+ * it (a model being rebuilt, or lost and not yet noticed, is never read as if it were empty).
  */
 
 /** A doc as read back: field -> decoded JSON value. */
@@ -80,8 +82,26 @@ export interface ReadStore {
   getCheckpoint(projection: string): Promise<bigint | undefined>;
   /** Several checkpoints in one round trip. */
   getCheckpoints(projections: readonly string[]): Promise<Array<bigint | undefined>>;
-  /** Deletes every key of the projection, its checkpoint included. */
+  /** Deletes every key of the projection, its checkpoint and serving mark included. */
   drop(projection: string): Promise<void>;
+
+  /**
+   * Marks the projection's model complete for readers, if the store holds it at `checkpoint` (null:
+   * no checkpoint yet, an empty log): a store that lost the model since is not marked. Returns
+   * whether it marked it.
+   */
+  markServing(projection: string, checkpoint: bigint | null): Promise<boolean>;
+  /** Takes the mark away: readers get ReadStoreUnavailableError until it is set again. */
+  unmarkServing(projection: string): Promise<void>;
+  /** Whether each projection is marked serving, in one round trip. */
+  serving(projections: readonly string[]): Promise<boolean[]>;
+  /**
+   * The same store (same data, same connection), whose getDocs, getMembers, count and range refuse
+   * a projection not marked serving with ReadStoreUnavailableError, checked in the same round trip
+   * as the read, and refuse at once while the store cannot be reached. The API reads through it;
+   * the projector and its hooks read the store itself.
+   */
+  guarded(): ReadStore;
 
   /**
    * Docs by key, in one round trip; null where there is no doc. A doc read is the caller's to
@@ -100,6 +120,40 @@ export interface ReadStore {
 
   dump(projection: string): Promise<StoreDump>;
   close(): Promise<void>;
+}
+
+/**
+ * The read store cannot answer truthfully now: a model is not marked serving (lost, being rebuilt,
+ * never built) or the store cannot be reached. The API answers UNAVAILABLE (HTTP 503) with
+ * Retry-After; the projector rebuilds what was lost.
+ */
+export class ReadStoreUnavailableError extends Error {
+  constructor(
+    readonly projections: readonly string[],
+    reason: string,
+  ) {
+    super(`the read models are unavailable (${reason}); try again shortly`);
+    this.name = "ReadStoreUnavailableError";
+  }
+}
+
+/** The projection a key belongs to (`{name}:...`). */
+export function projectionOfKey(key: string): string {
+  const end = key.indexOf("}:");
+  if (key[0] !== "{" || end < 2) throw new RangeError(`not a projection key: ${JSON.stringify(key)}`);
+  return key.slice(1, end);
+}
+
+/** The distinct projections of some keys (usually one). */
+export function projectionsOfKeys(keys: readonly string[]): string[] {
+  const out: string[] = [];
+  let last: string | undefined;
+  for (const k of keys) {
+    if (last !== undefined && k.startsWith(last, 1) && k.charCodeAt(last.length + 1) === 125 /* } */) continue;
+    last = projectionOfKey(k);
+    if (!out.includes(last)) out.push(last);
+  }
+  return out;
 }
 
 /** The stored checkpoint is not the one the writer expected: the store changed under it. */

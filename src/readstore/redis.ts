@@ -1,5 +1,5 @@
-import { Redis } from "ioredis";
-import { CheckpointMismatchError, compareEntries, decodeCursor, encodeCursor, keyPrefix, metaKey, padPosition } from "./port.js";
+import { Redis, ReplyError } from "ioredis";
+import { CheckpointMismatchError, compareEntries, decodeCursor, encodeCursor, keyPrefix, metaKey, padPosition, projectionsOfKeys, ReadStoreUnavailableError } from "./port.js";
 import type { Doc, RangeItem, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
 import { ApplyCommand, BufferPool, HEADROOM } from "./redis-apply.js";
 import { IndexCache, unknowns } from "./index-cache.js";
@@ -23,6 +23,7 @@ export class RedisReadStore implements ReadStore {
   private readonly buffers = new BufferPool();
   /** Per projection: resolves once the last applyBatch call has been sent. */
   private readonly lanes = new Map<string, Promise<void>>();
+  private guardReads = false;
 
   constructor(client: Redis | string, options: RedisReadStoreOptions = {}) {
     const c = typeof client === "string" ? new Redis(client) : client;
@@ -107,25 +108,74 @@ export class RedisReadStore implements ReadStore {
     this.cacheOf(projection).reset(true);
   }
 
+  async markServing(projection: string, checkpoint: bigint | null): Promise<boolean> {
+    const expected = checkpoint === null ? "-" : padPosition(checkpoint);
+    return (await this.client.eval(MARK_SERVING, 1, metaKey(projection), expected)) === 1;
+  }
+
+  async unmarkServing(projection: string): Promise<void> {
+    await this.client.hdel(metaKey(projection), "serving");
+  }
+
+  guarded(): ReadStore {
+    const view = Object.create(this) as this;
+    view.guardReads = true;
+    return view;
+  }
+
+  async serving(projections: readonly string[]): Promise<boolean[]> {
+    if (projections.length === 0) return [];
+    const p = this.client.pipeline();
+    for (const name of projections) p.hexists(metaKey(name), "serving");
+    return (await run<number>(p)).map((v) => v === 1);
+  }
+
   async getDocs(keys: readonly string[]): Promise<Array<Doc | null>> {
     if (keys.length === 0) return [];
-    const p = this.client.pipeline();
-    for (const k of keys) p.hgetall(k);
-    return (await run<Record<string, string>>(p)).map(decodeHash);
+    const read = this.read(keys);
+    for (const k of keys) read.p.hgetall(k);
+    return (await read.run<Record<string, string>>()).map(decodeHash);
   }
 
   async getMembers(keys: readonly string[]): Promise<string[][]> {
     if (keys.length === 0) return [];
-    const p = this.client.pipeline();
-    for (const k of keys) p.zrange(k, "0", "-1");
-    return run<string[]>(p);
+    const read = this.read(keys);
+    for (const k of keys) read.p.zrange(k, "0", "-1");
+    return read.run<string[]>();
   }
 
   async count(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
+    const read = this.read(keys);
+    for (const k of keys) read.p.zcard(k);
+    return read.run<number>();
+  }
+
+  /**
+   * A read's pipeline. With guardReads, the serving marks of the keys' projections are asked first,
+   * in the same round trip, and a store that is not connected is refused at once (no read waits in
+   * ioredis's offline queue while Redis is down).
+   */
+  private read(keys: readonly string[]) {
+    const names = this.guardReads ? projectionsOfKeys(keys) : [];
+    if (this.guardReads && this.client.status !== "ready") throw new ReadStoreUnavailableError(names, `Redis is ${this.client.status}`);
     const p = this.client.pipeline();
-    for (const k of keys) p.zcard(k);
-    return run<number>(p);
+    for (const n of names) p.hexists(metaKey(n), "serving");
+    return {
+      p,
+      run: async <T>(): Promise<T[]> => {
+        let replies: unknown[];
+        try {
+          replies = await run<unknown>(p);
+        } catch (err) {
+          if (err instanceof ReplyError) throw err;
+          throw new ReadStoreUnavailableError(names, `Redis: ${(err as Error).message}`);
+        }
+        const missing = names.filter((_, i) => replies[i] !== 1);
+        if (missing.length) throw new ReadStoreUnavailableError(missing, `${missing.join(", ")} not serving`);
+        return replies.slice(names.length) as T[];
+      },
+    };
   }
 
   async range(keys: readonly string[], options: RangeOptions): Promise<RangePage> {
@@ -134,7 +184,8 @@ export class RedisReadStore implements ReadStore {
     const limit = Math.max(0, options.limit);
     if (keys.length > 1) return this.rangeIntersection(keys, after, limit);
     const key = keys[0]!;
-    const p = this.client.pipeline();
+    const read = this.read(keys);
+    const p = read.p;
     if (after) {
       const s = String(after.score);
       p.zrange(key, s, s, "BYSCORE"); // ties with the cursor's score: keep those after its member
@@ -143,7 +194,7 @@ export class RedisReadStore implements ReadStore {
       p.zrange(key, "0", String(limit), "WITHSCORES");
     }
     p.zcard(key);
-    const replies = await run<unknown>(p);
+    const replies = await read.run<unknown>();
     const total = replies.at(-1) as number;
     let entries: Array<[string, number]>;
     if (after) {
@@ -159,8 +210,9 @@ export class RedisReadStore implements ReadStore {
 
   private async rangeIntersection(keys: readonly string[], after: { score: number; member: string } | undefined, limit: number) {
     const weights = keys.map((_, i) => (i === 0 ? "1" : "0"));
-    const reply = await this.client.call("ZINTER", keys.length, ...keys, "WEIGHTS", ...weights, "AGGREGATE", "SUM", "WITHSCORES");
-    const all = pairs(reply);
+    const read = this.read(keys);
+    read.p.call("ZINTER", keys.length, ...keys, "WEIGHTS", ...weights, "AGGREGATE", "SUM", "WITHSCORES");
+    const all = pairs((await read.run<unknown>())[0]);
     const rest = after ? all.filter(([m, s]) => compareEntries(s, m, after.score, after.member) > 0) : all;
     return page(rest, limit, all.length);
   }
@@ -234,6 +286,15 @@ export class RedisReadStore implements ReadStore {
     });
   }
 }
+
+/** Marks a projection serving if its checkpoint is the one expected ('-': none). */
+const MARK_SERVING = `
+local cur = redis.call('HGET', KEYS[1], 'checkpoint')
+if (cur == false and ARGV[1] == '-') or cur == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'serving', '1')
+  return 1
+end
+return 0`;
 
 async function run<T>(p: ReturnType<Redis["pipeline"]>): Promise<T[]> {
   const results = (await p.exec()) ?? [];

@@ -32,4 +32,14 @@ describe("configuration", () => {
     expect(() => loadConfig({ REST_AUTH: "noauth", REDIS_URL: "redis://localhost:6379" })).toThrow(/REST_AUTH="noauth": refused in the production mode/);
     expect(() => loadConfig({ REST_AUTH: "none" })).toThrow(/REST_AUTH="none"/);
   });
+
+  it("runs the placement role when PLACEMENT_URL is set and ROLES is not, and refuses the role without it", () => {
+    const c = loadConfig({ PLACEMENT_URL: "http://127.0.0.1:8778", PLACEMENT_TOKEN: "admin" });
+    expect([...c.roles].sort()).toEqual(["api", "binder", "placement", "projector"]);
+    expect(c).toMatchObject({ PLACEMENT_MISSING_COMPUTE_NODE: "wait", PLACEMENT_RETRY_S: 30, PLACEMENT_CONCURRENCY: 4 });
+    expect([...loadConfig({ PLACEMENT_URL: "http://127.0.0.1:8778", ROLES: "api" }).roles]).toEqual(["api"]);
+    expect(() => loadConfig({ ROLES: "api,placement" })).toThrow(/ROLES="api,placement": the placement role needs PLACEMENT_URL/);
+    expect(() => loadConfig({ PLACEMENT_URL: "127.0.0.1:8778" })).toThrow(/PLACEMENT_URL="127.0.0.1:8778"/);
+    expect(() => loadConfig({ PLACEMENT_MISSING_COMPUTE_NODE: "maybe" })).toThrow(/PLACEMENT_MISSING_COMPUTE_NODE/);
+  });
 });

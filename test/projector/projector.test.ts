@@ -34,7 +34,10 @@ describe("projector", () => {
     const head = (await es.headPosition())!;
     const store = new MemoryReadStore();
     const r = runner({ events: es, store });
+    expect(await store.serving(names)).toEqual(names.map(() => false));
     await r.start();
+    // Readers may use the models once start() resolves.
+    expect(await store.serving(names)).toEqual(names.map(() => true));
     for (const s of r.status()) {
       expect(s).toMatchObject({ checkpoint: head.toString(), headPosition: head.toString(), lagEvents: 0, lagMs: 0, state: "live" });
     }
@@ -91,14 +94,35 @@ describe("projector", () => {
     const r = runner({ events: es, store });
     await r.start();
     store.flushAll();
+    expect(await store.serving(names)).toEqual(names.map(() => false));
     // Nothing is appended: the health check finds the markers gone and rebuilds.
     await eventually(async () => expect(await store.getCheckpoints(names)).not.toContain(undefined));
     await r.caughtUp();
     expect(await dumpAll(store, names)).toEqual(await oneShot(es));
+    await eventually(async () => expect(await store.serving(names)).toEqual(names.map(() => true)));
 
     store.flushAll();
     await append(es, [arqCreated("after-flush")]);
     await eventually(async () => expect((await getArqs(store, ["after-flush"]))[0]).not.toBeNull());
+    await r.caughtUp();
+    expect(await dumpAll(store, names)).toEqual(await oneShot(es));
+  });
+
+  it("takes the serving mark from a model whose store went back to an older checkpoint, until it caught up", async () => {
+    const es = new MemoryEventStore();
+    await append(es, mixedLog());
+    const store = new MemoryReadStore();
+    const unmarked: string[] = [];
+    const unmark = store.unmarkServing.bind(store);
+    store.unmarkServing = async (p) => (unmarked.push(p), unmark(p));
+    const r = runner({ events: es, store });
+    await r.start();
+    // As a restored snapshot would: the arqs model at an older checkpoint, still marked serving.
+    await store.drop("arqs");
+    await store.applyBatch("arqs", [], 1n, null);
+    expect(await store.markServing("arqs", 1n)).toBe(true);
+    await eventually(() => expect(unmarked).toContain("arqs"));
+    await eventually(async () => expect(await store.serving(["arqs"])).toEqual([true]));
     await r.caughtUp();
     expect(await dumpAll(store, names)).toEqual(await oneShot(es));
   });
@@ -110,8 +134,15 @@ describe("projector", () => {
     const r = runner({ events: es, store });
     await r.start();
     const seen = new Set<string>();
-    await r.rebuild(["arqs"], () => seen.add(r.status().find((s) => s.name === "arqs")!.state));
+    const servingWhile = new Set<string>();
+    await r.rebuild(["arqs"], () => {
+      seen.add(r.status().find((s) => s.name === "arqs")!.state);
+      void store.serving(names).then((v) => servingWhile.add(JSON.stringify(v)));
+    });
     expect(seen).toContain("rebuilding");
+    // While arqs was being replayed, readers were kept from it, and only from it.
+    expect([...servingWhile]).toContain(JSON.stringify(names.map((n) => n !== "arqs")));
+    expect(await store.serving(names)).toEqual(names.map(() => true));
     expect(r.status().every((s) => s.state === "live")).toBe(true);
     expect(await dumpAll(store, names)).toEqual(await oneShot(es));
   });

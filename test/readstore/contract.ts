@@ -2,7 +2,7 @@
  * The ReadStore contract: every adapter runs this suite (memory.test.ts, redis.test.ts).
  */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { CheckpointMismatchError, type ReadStore, type Write } from "../../src/readstore/port.js";
+import { CheckpointMismatchError, ReadStoreUnavailableError, type ReadStore, type Write } from "../../src/readstore/port.js";
 
 export interface ContractHarness {
   store: ReadStore;
@@ -260,6 +260,69 @@ export function readStoreContract(adapter: string, make: () => Promise<ContractH
         await store.applyBatch(P, writes, 1n);
         expect(await store.count([k("all"), k("mod:0"), k("mod:1"), k("mod:2")])).toEqual([20_000, 6667, 6667, 6666]);
         expect((await store.getDocs([k("d19999")]))[0]).toEqual({ i: 19_999 });
+      });
+    });
+
+    describe("serving marks", () => {
+      const unavailable = async (read: Promise<unknown>, projections: string[]) => {
+        const err = await read.then(() => undefined, (e: unknown) => e);
+        expect(err).toBeInstanceOf(ReadStoreUnavailableError);
+        expect((err as ReadStoreUnavailableError).projections).toEqual(projections);
+      };
+
+      it("guarded reads of a projection not marked serving are refused, every kind of read", async () => {
+        await apply({ op: "put", key: k("a"), fields: { v: 1 } }, { op: "zadd", key: k("z"), member: "m", score: 1 }, { op: "zadd", key: k("y"), member: "m", score: 1 });
+        const g = store.guarded();
+        await unavailable(g.getDocs([k("a")]), [P]);
+        await unavailable(g.getMembers([k("z")]), [P]);
+        await unavailable(g.count([k("z")]), [P]);
+        await unavailable(g.range([k("z")], { limit: 10 }), [P]);
+        await unavailable(g.range([k("z"), k("y")], { limit: 10 }), [P]);
+        // The store itself (the projector's) answers whatever it holds.
+        expect(await store.getDocs([k("a")])).toEqual([{ v: 1 }]);
+        expect(await g.serving([P])).toEqual([false]);
+        expect(await store.markServing(P, cp)).toBe(true);
+        expect(await g.serving([P])).toEqual([true]);
+        expect(await g.getDocs([k("a")])).toEqual([{ v: 1 }]);
+        expect(await g.getMembers([k("z")])).toEqual([["m"]]);
+        expect(await g.count([k("z")])).toEqual([1]);
+        expect((await g.range([k("z"), k("y")], { limit: 10 })).items.map((i) => i.member)).toEqual(["m"]);
+        // The view shares the data: a later write shows through it.
+        await apply({ op: "put", key: k("a"), fields: { v: 2 } });
+        expect(await g.getDocs([k("a")])).toEqual([{ v: 2 }]);
+      });
+
+      it("marks only at the checkpoint the store holds: a model lost or moved since is not marked", async () => {
+        expect(await store.markServing(P, null)).toBe(true); // nothing applied yet: an empty log
+        await store.unmarkServing(P);
+        await apply({ op: "put", key: k("a"), fields: { v: 1 } });
+        expect(await store.markServing(P, null)).toBe(false);
+        expect(await store.markServing(P, cp + 1n)).toBe(false);
+        expect(await store.serving([P])).toEqual([false]);
+        expect(await store.markServing(P, cp)).toBe(true);
+        // A later batch keeps the mark; drop takes it away with the data.
+        await apply({ op: "put", key: k("a"), fields: { v: 2 } });
+        expect(await store.serving([P])).toEqual([true]);
+        await store.drop(P);
+        expect(await store.serving([P])).toEqual([false]);
+        await unavailable(store.guarded().getDocs([k("a")]), [P]);
+      });
+
+      it("a read over two projections names the one not serving", async () => {
+        await apply({ op: "put", key: k("a"), fields: { v: 1 } });
+        await store.applyBatch("u", [{ op: "put", key: "{u}:a", fields: { v: 2 } }], 1n);
+        expect(await store.markServing("u", 1n)).toBe(true);
+        const g = store.guarded();
+        await unavailable(g.getDocs(["{u}:a", k("a"), "{u}:b"]), [P]);
+        expect(await g.getDocs(["{u}:a", "{u}:b"])).toEqual([{ v: 2 }, null]);
+        expect(await g.getDocs([])).toEqual([]);
+      });
+
+      it("losing everything (a flush) loses the marks", async () => {
+        await apply({ op: "put", key: k("a"), fields: { v: 1 } });
+        await store.markServing(P, cp);
+        await h.reset();
+        expect(await store.serving([P])).toEqual([false]);
       });
     });
 

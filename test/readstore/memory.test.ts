@@ -2,13 +2,11 @@ import { MemoryReadStore } from "../../src/readstore/memory.js";
 import { readStoreContract } from "./contract.js";
 
 readStoreContract("memory", async () => {
-  let store = new MemoryReadStore();
+  const store = new MemoryReadStore();
   const harness = {
-    get store() {
-      return store;
-    },
+    store,
     async reset() {
-      store = new MemoryReadStore();
+      store.flushAll();
     },
     async close() {},
   };

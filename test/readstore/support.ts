@@ -89,6 +89,18 @@ export class CrashingStore implements ReadStore {
   drop(p: string) {
     return this.inner.drop(p);
   }
+  markServing(p: string, cp: bigint | null) {
+    return this.inner.markServing(p, cp);
+  }
+  unmarkServing(p: string) {
+    return this.inner.unmarkServing(p);
+  }
+  serving(p: readonly string[]) {
+    return this.inner.serving(p);
+  }
+  guarded() {
+    return this.inner.guarded();
+  }
   getDocs(k: readonly string[]) {
     return this.inner.getDocs(k);
   }

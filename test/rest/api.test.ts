@@ -239,11 +239,12 @@ describe("devices, deployables and attributes", () => {
     expectFault(await call("admin", "GET", `/v2/deployables/${randomUUID()}`), 404, "NOT_FOUND");
   });
 
-  it("answers a deployable's program with a clear 501 until FPGA programming exists", async () => {
+  it("refuses a deployable's program without the admin role, for an unknown deployable or bitstream, or with another body (the agent's part: test/agent/programming.e2e)", async () => {
     const body = [{ op: "replace", path: "/program", value: [{ image_uuid: randomUUID() }] }];
     expectFault(await call("manager", "PATCH", `/v2/deployables/${deployable.uuid}/program`, { body }), 403, "FORBIDDEN", /deployable:program/);
     expectFault(await call("admin", "PATCH", `/v2/deployables/${randomUUID()}/program`, { body }), 404, "NOT_FOUND");
-    expectFault(await call("admin", "PATCH", `/v2/deployables/${deployable.uuid}/program`, { body }), 501, "NOT_IMPLEMENTED", /not available .* not changed/);
+    expectFault(await call("admin", "PATCH", `/v2/deployables/${deployable.uuid}/program`, { body }), 404, "NOT_FOUND", /bitstream/i);
+    expectFault(await call("admin", "PATCH", `/v2/deployables/${deployable.uuid}/program`, { body: [{ op: "add", path: "/bitstream_id", value: "x" }] }), 400, "BAD_USER_INPUT", /image_uuid/);
   });
 
   it("lists and shows attributes; writing them is the agent's (405)", async () => {

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenRegistry } from "../../src/api/auth/tokens.js";
 import { startHttpServer, type RunningServer } from "../../src/api/http-server.js";
+import { ProgrammingFeed } from "../../src/api/programming-feed.js";
 import { createLogger } from "../../src/logger.js";
 import { FAKE_HOST_DEVICES, startTestService, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
@@ -27,6 +28,7 @@ describe("REST_AUTH=noauth", () => {
           readStore: s.readStore,
           store: s.store,
           notifications: s.notifications,
+          programming: new ProgrammingFeed(s.store),
           catchUp: async () => {
             const head = await s.store.headPosition();
             if (head !== undefined) await s.projector!.waitFor(head, { timeoutMs: 5_000 });

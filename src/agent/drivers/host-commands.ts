@@ -53,6 +53,14 @@ export function lspciKRunner(lspciBin = "lspci", opts: HostCommandOptions = {}):
   };
 }
 
+/** Program commands take long (a full-device load: minutes); 10 minutes before one is called hung. */
+export const PROGRAM_TIMEOUT_MS = 10 * 60_000;
+
+/** Runs a driver's program command: DriverEnv.run, or the host's runCommand. */
+export function runProgram(env: DriverEnv, argv: readonly string[]): Promise<string> {
+  return (env.run ?? ((a, o) => runCommand(a, o)))(argv, { timeoutMs: PROGRAM_TIMEOUT_MS });
+}
+
 /** A DriverEnv on the real host. */
 export function hostDriverEnv(args: { hostname: string; config: DriverConfig; sysfsRoot?: string; log?: DriverLog }): DriverEnv {
   return {

@@ -20,7 +20,8 @@
  */
 import { join } from "node:path";
 import type { DriverAttachHandle, DriverDeployable, DriverDevice } from "../../domain/inventory/report.js";
-import type { Driver, DriverEnv } from "./driver.js";
+import type { Driver, Programmer, DriverEnv } from "./driver.js";
+import { runProgram } from "./host-commands.js";
 import { attributeList, customTrait, deployableName, pciAddress } from "./naming.js";
 import { discoverPhysicalFunctions, listDir, pciDeviceDir, readLine, virtualFunctions } from "./sysfs.js";
 
@@ -97,8 +98,22 @@ async function fpgaDevice(env: DriverEnv, pf: string, productId: string): Promis
   };
 }
 
+/** `fpgaconf` (OPAE) loads a green bitstream into the PAC's region, addressed by the PF's bus/device/function (cyborg-reference 5.6). */
+export const FPGACONF = "/usr/bin/fpgaconf";
+
+export const intelFpgaProgrammer: Programmer = {
+  driverNames: [DRIVER_NAME],
+  command: ({ controlPath: pci, file }) => [FPGACONF, "--bus", `0x${pci.bus}`, "--device", `0x${pci.device}`, "--function", `0x${pci.function}`, file],
+  async program(env, target) {
+    const command = this.command(target);
+    await runProgram(env, command);
+    return { command };
+  },
+};
+
 export const intelFpgaDriver: Driver = {
   name: "intel-fpga",
+  programmer: intelFpgaProgrammer,
   discover(env) {
     return discoverPhysicalFunctions(env, INTEL_VENDOR_ID, INTEL_FPGA_PRODUCTS, "FPGA", (bdf, productId) => fpgaDevice(env, bdf, productId));
   },

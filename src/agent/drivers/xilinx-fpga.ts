@@ -5,7 +5,8 @@
  * one accelerator and a PCI handle per function (both must be given to the guest to program it).
  */
 import type { DriverDevice } from "../../domain/inventory/report.js";
-import type { Driver } from "./driver.js";
+import type { Driver, Programmer } from "./driver.js";
+import { runProgram } from "./host-commands.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
 import { attributeList, customTrait, pciAddress } from "./naming.js";
@@ -23,8 +24,22 @@ function bySlot(functions: LspciDevice[]): LspciDevice[][] {
   return [...groups.values()].map((g) => g.sort((a, b) => a.address.localeCompare(b.address)));
 }
 
+/** XRT's `xbmgmt program --base` loads a shell onto the card, addressed by its management PF (cyborg-reference 5.6). */
+export const XBMGMT = "/opt/xilinx/xrt/bin/xbmgmt";
+
+export const xilinxFpgaProgrammer: Programmer = {
+  driverNames: ["XILINX"],
+  command: ({ controlPath: pci, file }) => [XBMGMT, "program", "--device", `${pci.domain}:${pci.bus}:${pci.device}.${pci.function}`, "--base", "--image", file],
+  async program(env, target) {
+    const command = this.command(target);
+    await runProgram(env, command);
+    return { command };
+  },
+};
+
 export const xilinxFpgaDriver: Driver = {
   name: "xilinx-fpga",
+  programmer: xilinxFpgaProgrammer,
   async discover(env) {
     const listing = parseLspci(await env.lspci());
     warnMalformed(listing, (line) => line.includes("Xilinx") || line.includes(`[${XILINX_VENDOR_ID}:`), env.log);

@@ -12,8 +12,7 @@ export const POLICY = {
   "hardware:read": ["admin", "manager"],
   "resource_provider:read": ["admin", "manager", "service"],
   "device:status": ["admin"],
-  // FPGA programming and attribute writes (REST only for now): admin, as in Cyborg since 2026.
-  "deployable:program": ["admin"],
+  // Attribute writes (REST): admin, as in Cyborg since 2026.
   "attribute:write": ["admin"],
   "inventory:report": ["admin", "agent"],
   "arq:read": ["admin", "manager", "member", "reader", "service"],
@@ -29,6 +28,12 @@ export const POLICY = {
   // A bind that names the ARQ's project (REST /project_id, microversion 2.1): admins only, as in Cyborg.
   "arq:bind_project": ["admin"],
   "audit:read": ["admin"],
+  // FPGA bitstreams (the catalogue) and programming (Cyborg's deployable:program is admin).
+  "bitstream:read": ["admin", "manager"],
+  "bitstream:write": ["admin"],
+  "deployable:program": ["admin"],
+  // A host's agent takes its programming requests and reports their outcome (its own host only).
+  "programming:agent": ["admin", "agent"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Rule = keyof typeof POLICY;

@@ -4,6 +4,7 @@ import type { Application } from "../../app/application.js";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { EventStore } from "../../eventstore/port.js";
 import type { ReadStore } from "../../readstore/port.js";
+import type { ProgrammingFeed } from "../programming-feed.js";
 import type { Principal } from "../auth/tokens.js";
 import { seesAllProjects } from "../auth/policy.js";
 import { Loaders } from "./loaders.js";
@@ -15,6 +16,8 @@ export interface ApiServices {
   readStore: ReadStore;
   store: EventStore;
   notifications: NotificationFeed;
+  /** New programming requests per host, for the agents' subscriptions. */
+  programming: Pick<ProgrammingFeed, "listen">;
   /** Resolves once the read models reflect the log up to its current head (read-your-writes). */
   catchUp(): Promise<void>;
   limits: { maxBindings: number };

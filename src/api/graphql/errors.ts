@@ -1,9 +1,16 @@
+import type { ApolloServerPlugin } from "@apollo/server";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { DomainError } from "../../domain/shared/types.js";
 import { DuplicateEventIdError, WrongExpectedRevisionError } from "../../eventstore/port.js";
+import { ReadStoreUnavailableError } from "../../readstore/port.js";
 import { DEFAULT_GUARDS, isTokenLimit } from "./guards.js";
 
 export type ErrorCode = "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT" | "UNAUTHENTICATED" | "FORBIDDEN" | "INTERNAL_SERVER_ERROR";
+
+/** Seconds a client should wait before asking again when the read models are unavailable. */
+export const UNAVAILABLE_RETRY_AFTER_S = 1;
+
+const originalOf = (error: unknown) => (error instanceof GraphQLError ? (error.originalError ?? error) : error);
 
 export function apiError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...extra } });
@@ -27,6 +34,9 @@ const CLIENT_CODES = new Set([
   "PERSISTED_QUERY_NOT_FOUND",
   "OPERATION_RESOLUTION_FAILURE",
   "QUERY_TOO_COMPLEX",
+  "RATE_LIMITED",
+  "QUOTA_EXCEEDED",
+  "UNAVAILABLE",
 ]);
 
 /**
@@ -35,13 +45,16 @@ const CLIENT_CODES = new Set([
  */
 export function formatError(onInternal: (err: unknown) => void) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+    const original = originalOf(error);
     const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
     if (original instanceof DomainError) {
       const extensions: Record<string, unknown> = { code: original.code };
       if (original.field) extensions.field = original.field;
       if (original.details) extensions.details = original.details;
       return { ...base, message: original.message, extensions };
+    }
+    if (original instanceof ReadStoreUnavailableError) {
+      return { ...base, message: original.message, extensions: { code: "UNAVAILABLE", retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_S } };
     }
     if (original instanceof WrongExpectedRevisionError || original instanceof DuplicateEventIdError) {
       return { ...base, message: original.message, extensions: { code: "CONFLICT" } };
@@ -51,7 +64,7 @@ export function formatError(onInternal: (err: unknown) => void) {
       return { ...base, extensions: { code: "QUERY_TOO_COMPLEX", limit: DEFAULT_GUARDS.maxTokens } };
     }
     if (typeof code === "string" && CLIENT_CODES.has(code)) {
-      const { stacktrace: _drop, ...rest } = formatted.extensions ?? {};
+      const { stacktrace: _drop, http: _http, ...rest } = formatted.extensions ?? {};
       return { ...base, extensions: rest };
     }
     // Variable coercion errors ("Variable $x got invalid value") carry no code from graphql-js.
@@ -62,3 +75,19 @@ export function formatError(onInternal: (err: unknown) => void) {
     return { ...base, message: "internal error; the server log has the details", extensions: { code: "INTERNAL_SERVER_ERROR" } };
   };
 }
+
+/**
+ * An answer that holds an UNAVAILABLE error is HTTP 503 with Retry-After (Apollo answers 200 for
+ * errors raised while executing), so that load balancers and clients back off.
+ */
+export const unavailableStatusPlugin: ApolloServerPlugin = {
+  async requestDidStart() {
+    return {
+      async didEncounterErrors({ errors, response }) {
+        if (!errors.some((e) => originalOf(e) instanceof ReadStoreUnavailableError)) return;
+        response.http.status = 503;
+        response.http.headers.set("retry-after", String(UNAVAILABLE_RETRY_AFTER_S));
+      },
+    };
+  },
+};

@@ -1,5 +1,6 @@
 import DataLoader from "dataloader";
 import { getArqs } from "../../../projections/arqs/queries.js";
+import { lastProgrammingOf, programmingOf, type LastProgrammingView, type ProgrammingView } from "../../../projections/deployables/queries.js";
 import * as tree from "../../../projections/device-tree/queries.js";
 import type { ArqView } from "../../domain/arqs/view.js";
 import type { ReadStore } from "../../readstore/port.js";
@@ -18,6 +19,8 @@ export class Loaders {
   private _childrenOfDeployable?: DataLoader<string, tree.DeployableView[]>;
   private _handlesOfDeployable?: DataLoader<string, tree.AttachHandleView[]>;
   private _arq?: DataLoader<string, ArqView | null>;
+  private _programming?: DataLoader<string, ProgrammingView | null>;
+  private _lastProgramming?: DataLoader<string, LastProgrammingView | null>;
   constructor(private readonly store: ReadStore) {}
 
   get device() {
@@ -37,5 +40,11 @@ export class Loaders {
   }
   get arq() {
     return (this._arq ??= batch((k) => getArqs(this.store, k)));
+  }
+  get programming() {
+    return (this._programming ??= batch((k) => programmingOf(this.store, k)));
+  }
+  get lastProgramming() {
+    return (this._lastProgramming ??= batch((k) => lastProgrammingOf(this.store, k)));
   }
 }

@@ -4,12 +4,14 @@ import { buildSchema } from "type-graphql";
 import { authChecker } from "./auth-checker.js";
 import { AcceleratorRequestResolver } from "./resolvers/accelerator-request.resolver.js";
 import { AttachHandleResolver } from "./resolvers/attach-handle.resolver.js";
+import { BitstreamResolver } from "./resolvers/bitstream.resolver.js";
 import { DeployableResolver } from "./resolvers/deployable.resolver.js";
 import { DeviceProfileResolver } from "./resolvers/device-profile.resolver.js";
 import { DeviceResolver } from "./resolvers/device.resolver.js";
 import { EventsResolver } from "./resolvers/events.resolver.js";
 import { InstanceResolver } from "./resolvers/instance.resolver.js";
 import { InventoryResolver } from "./resolvers/inventory.resolver.js";
+import { ProgrammingResolver } from "./resolvers/programming.resolver.js";
 import { ResourceProviderResolver } from "./resolvers/resource-provider.resolver.js";
 
 let cached: Promise<GraphQLSchema> | undefined;
@@ -27,6 +29,8 @@ export function getSchema(): Promise<GraphQLSchema> {
       ResourceProviderResolver,
       EventsResolver,
       InstanceResolver,
+      BitstreamResolver,
+      ProgrammingResolver,
     ],
     authChecker,
     validate: false,

@@ -6,6 +6,8 @@
  */
 import { DomainError } from "../../domain/shared/types.js";
 import { DuplicateEventIdError, WrongExpectedRevisionError } from "../../eventstore/port.js";
+import { ReadStoreUnavailableError } from "../../readstore/port.js";
+import { UNAVAILABLE_RETRY_AFTER_S } from "../graphql/errors.js";
 
 export type RestErrorCode =
   | "BAD_USER_INPUT"
@@ -19,6 +21,10 @@ export type RestErrorCode =
   | "LOCKED"
   | "UNSUPPORTED_OPERATION"
   | "NOT_IMPLEMENTED"
+  | "UNAVAILABLE"
+  | "RATE_LIMITED"
+  | "QUOTA_EXCEEDED"
+  | "PROGRAMMING_FAILED"
   | "INTERNAL_SERVER_ERROR";
 
 const STATUS: Record<RestErrorCode, number> = {
@@ -33,6 +39,10 @@ const STATUS: Record<RestErrorCode, number> = {
   LOCKED: 423,
   UNSUPPORTED_OPERATION: 409,
   NOT_IMPLEMENTED: 501,
+  UNAVAILABLE: 503,
+  RATE_LIMITED: 429,
+  QUOTA_EXCEEDED: 403,
+  PROGRAMMING_FAILED: 502,
   INTERNAL_SERVER_ERROR: 500,
 };
 
@@ -58,6 +68,7 @@ export const forbidden = (message: string) => new RestError("FORBIDDEN", message
 export function fromCommandError(err: unknown): RestError | undefined {
   if (err instanceof RestError) return err;
   if (err instanceof DomainError) return new RestError(err.code, err.message, err.field);
+  if (err instanceof ReadStoreUnavailableError) return new RestError("UNAVAILABLE", err.message, undefined, { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) });
   if (err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError) {
     return new RestError("CONFLICT", `${err.message}; try again`);
   }

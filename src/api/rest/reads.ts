@@ -7,7 +7,7 @@ import type { ArqView } from "../../domain/arqs/view.js";
 import type { DeviceProfileView } from "../../domain/device-profiles/view.js";
 import type { ReadStore } from "../../readstore/port.js";
 import { getArqs, listArqs, type ArqFilter } from "../../../projections/arqs/queries.js";
-import { getDeployables, listDeployables, type DeployableFilter } from "../../../projections/deployables/queries.js";
+import { getDeployables, lastProgrammingOf, listDeployables, type DeployableFilter, type LastProgrammingView } from "../../../projections/deployables/queries.js";
 import { getProfileByName, getProfileByUuid, listProfiles } from "../../../projections/device-profiles/queries.js";
 import { getDevices, listDevices, type DeployableView, type DeviceFilter, type DeviceView } from "../../../projections/device-tree/queries.js";
 import type { Page } from "../../../projections/shared/page.js";
@@ -50,6 +50,10 @@ export class RestReads {
 
   async deployable(uuid: string): Promise<DeployableView | null> {
     return (await getDeployables(this.store, [uuid]))[0] ?? null;
+  }
+
+  async lastProgramming(deployableUuid: string): Promise<LastProgrammingView | null> {
+    return (await lastProgrammingOf(this.store, [deployableUuid]))[0] ?? null;
   }
 
   deployables(filter: DeployableFilter, limit?: number): Promise<DeployableView[]> {

@@ -11,7 +11,8 @@ import type { TokenRegistry } from "../auth/tokens.js";
 import type { ApiServices } from "../graphql/context.js";
 import { createArqs, deleteArqs, listArqs, patchArqs, showArq } from "./accelerator-requests.js";
 import { listAttributes, showAttribute, writeAttribute } from "./attributes.js";
-import { authenticate, type RestAuthMode } from "./auth.js";
+import { rateLimitedMessage, type RateLimit } from "../rate-limit.js";
+import { authenticate, type Caller, type RestAuthMode } from "./auth.js";
 import { commandFor, Query, type RestContext, type RestResult } from "./context.js";
 import { listDeployables, programDeployable, showDeployable } from "./deployables.js";
 import { createDeviceProfile, deleteDeviceProfiles, listDeviceProfiles, showDeviceProfile } from "./device-profiles.js";
@@ -29,6 +30,7 @@ export interface RestOptions {
   /** The request body, or undefined past the size limit. */
   readBody(req: IncomingMessage): Promise<string | undefined>;
   maxBodyBytes: number;
+  rateLimit?: RateLimit;
 }
 
 type Handler = (ctx: RestContext, param: string) => Promise<RestResult>;
@@ -84,7 +86,7 @@ export function createRestRouter(opts: RestOptions): RestRouter {
         return true;
       }
       const { handler, param } = route(req.method ?? "GET", segments, pathname);
-      const caller = authenticate(req, opts.tokens, opts.auth);
+      const caller = await limited(() => authenticate(req, opts.tokens, opts.auth), req, opts.rateLimit);
       const ctx: RestContext = {
         caller,
         version,
@@ -105,6 +107,18 @@ export function createRestRouter(opts: RestOptions): RestRouter {
     }
     return true;
   };
+}
+
+/** Authenticates, then counts the request against the caller's rate limit (an unknown token's against its address). */
+async function limited(auth: () => Caller, req: IncomingMessage, limit: RateLimit | undefined): Promise<Caller> {
+  let caller: Caller | undefined;
+  try {
+    caller = auth();
+  } finally {
+    const refused = await limit?.take(caller?.principal, req.socket.remoteAddress);
+    if (refused) throw new RestError("RATE_LIMITED", rateLimitedMessage(refused), undefined, { "retry-after": String(refused.retryAfterS) });
+  }
+  return caller;
 }
 
 function route(method: string, segments: string[], pathname: string): { handler: Handler; param: string } {

@@ -3,7 +3,8 @@
  * ARQs, each host's allocations (its state carried from one ARQ to the next), each ARQ's bind.
  * Steps are appended in that order, so an ARQ's step is appended only if what it depends on was.
  */
-import { decideBind, type ArqBinding } from "../../domain/arqs/bind.js";
+import { randomUUID } from "node:crypto";
+import { decideBind, type ArqBinding, type BindProgramming } from "../../domain/arqs/bind.js";
 import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
 import type { ArqEvent } from "../../domain/arqs/events.js";
 import { arqView, type ArqView } from "../../domain/arqs/view.js";
@@ -14,6 +15,7 @@ import type { HostState } from "../../domain/inventory/state.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
 import type { DomainEventShape, Loaded } from "../handle.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
+import { asksForBitstream, type NeedResolver } from "./bitstream-need.js";
 
 export class BindPlan {
   readonly instanceSteps: Array<Decided<InstanceState, InstanceEvent>> = [];
@@ -39,6 +41,13 @@ export interface PlanOptions {
   allocate: boolean;
   /** Record each instance's ARQs (the mutation; the binder finishes binds already recorded). */
   recordInstances: boolean;
+  /** Looks up the bitstream a group asks for (a new resolver per call: it remembers lookups). */
+  bitstreams?: NeedResolver;
+  /**
+   * The binder: a catalogue that cannot answer fails the plan (the binder retries). The mutation
+   * then only starts the binds that asked it, and the binder finishes them.
+   */
+  catalogueErrorsFail?: boolean;
 }
 
 export async function planBinds(s: Streams, ctx: CommandContext, bindings: readonly ArqBinding[], opts: PlanOptions): Promise<BindPlan> {
@@ -54,11 +63,13 @@ export async function planBinds(s: Streams, ctx: CommandContext, bindings: reado
     if (events.length > 0) plan.instanceSteps.push(new Decided(aggregates.instance, instanceUuid, loaded, events));
   }
   const carried = new Map(hostnames.map((h, i) => [h, { loaded: hosts[i]!, state: hosts[i]!.state, events: [] as InventoryEvent[] }]));
+  const programming = await Promise.all(bindings.map((b, i) => bitstreamFor(b, arqs[i]!.state, carried.get(b.hostname)?.state, opts)));
   bindings.forEach((b, i) => {
     const loaded = arqs[i]!;
     plan.arqs.set(b.arqUuid, loaded);
-    const host = carried.get(b.hostname);
-    const d = naming(i, () => decideBind(loaded.state, host?.state ?? null, { ...b, projectId: ctx.projectId ?? null }, ctx.at));
+    const p = programming[i]!;
+    const host = p === "start only" ? undefined : carried.get(b.hostname);
+    const d = naming(i, () => decideBind(loaded.state, host?.state ?? null, { ...b, projectId: ctx.projectId ?? null }, ctx.at, p === "start only" ? null : p));
     if (host && d.host.length > 0) {
       host.events.push(...d.host);
       host.state = d.hostAfter!;
@@ -69,6 +80,19 @@ export async function planBinds(s: Streams, ctx: CommandContext, bindings: reado
     if (h.events.length > 0) plan.hostSteps.push(new Decided(aggregates.host, hostname, h.loaded, h.events, { after: h.state }));
   }
   return plan;
+}
+
+/** A group that asks for a bitstream: the need and a request id; "start only" when the catalogue did not answer. */
+async function bitstreamFor(b: ArqBinding, arq: ArqStreamState, host: HostState | undefined, opts: PlanOptions): Promise<BindProgramming | null | "start only"> {
+  const group = liveArq(arq)?.group;
+  if (!host || !group || !opts.bitstreams || !asksForBitstream(group)) return null;
+  try {
+    const need = await opts.bitstreams(group, host, b.deviceRpUuid);
+    return { need, requestId: randomUUID() };
+  } catch (err) {
+    if (opts.catalogueErrorsFail) throw err;
+    return "start only";
+  }
 }
 
 function byInstance(bindings: readonly ArqBinding[]): Map<string, string[]> {

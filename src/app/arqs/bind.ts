@@ -10,23 +10,32 @@ import { stream, type CommandContext } from "../../domain/shared/types.js";
 import { releaseHandleForArq } from "../inventory.js";
 import { aggregates, type Streams } from "../streams.js";
 import { appendPlan } from "./append-plan.js";
+import type { BitstreamCatalogue } from "../../bitstreams/port.js";
 import { planBinds, type BindPlan } from "./bind-plan.js";
+import { needResolver } from "./bitstream-need.js";
 import { loadVisible } from "./shared.js";
 
-export type AllocateResult = { ok: true; arq: ArqView } | { ok: false; reason: string };
+/** `waiting`: the bind holds its handle and waits for its region's programming. */
+export type AllocateResult = { ok: true; arq: ArqView } | { ok: false; reason: string; waiting?: boolean };
 
 /**
  * Records each instance's ARQs (an instance is bound once) and starts each ARQ's bind; with
  * `allocate`, binds at once those whose handle is free. A refusal undoes what this call did.
  */
-export async function startBinds(s: Streams, ctx: CommandContext, raw: unknown, opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
+export async function startBinds(
+  s: Streams,
+  ctx: CommandContext,
+  raw: unknown,
+  opts: { allocate?: boolean; catalogue?: BitstreamCatalogue } = {},
+): Promise<ArqView[]> {
   const bindings = validateBindings(raw);
   await loadVisible(s, ctx, bindings.map((b) => b.arqUuid), (i) => `bindings[${i}].arqUuid`);
   const written = new Written();
+  const bitstreams = opts.catalogue && needResolver(opts.catalogue);
   try {
     const allocate = opts.allocate ?? false;
     const streams = bindings.flatMap((b) => [stream.arq(b.arqUuid), stream.instance(b.instanceUuid), ...(allocate ? [stream.host(b.hostname)] : [])]);
-    const plan = await appendPlan(s, ctx, streams, () => planBinds(s, ctx, bindings, { allocate, recordInstances: true }), (p) => written.note(p));
+    const plan = await appendPlan(s, ctx, streams, () => planBinds(s, ctx, bindings, { allocate, recordInstances: true, bitstreams }), (p) => written.note(p));
     return bindings.map((b) => plan!.view(b.arqUuid)!);
   } catch (err) {
     await written.undo(s, ctx);
@@ -36,12 +45,15 @@ export async function startBinds(s: Streams, ctx: CommandContext, raw: unknown, 
 
 /**
  * The binder's step for one ARQ in BIND_STARTED: allocate a handle on the host and record BOUND,
- * appended together; a refused allocation records BIND_FAILED with the reason. If the ARQ moved
- * on meanwhile (unbound, deleted, failed), a handle allocated for it is released.
+ * appended together; a refused allocation records BIND_FAILED with the reason. A bind that needs
+ * its region programmed holds its handle and waits (`waiting`); one whose programming failed is
+ * failed, and its handle released. If the ARQ moved on meanwhile (unbound, deleted, failed), a
+ * handle allocated for it is released.
  */
-export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: string): Promise<AllocateResult> {
+export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: string, catalogue?: BitstreamCatalogue): Promise<AllocateResult> {
   const written = new Written();
   let notBinding = "";
+  const bitstreams = catalogue && needResolver(catalogue);
   // The host is known from the ARQ; if the ARQ moves meanwhile, the plan reads it again.
   const hostname = liveArq((await s.load(aggregates.arq, arqUuid)).state)?.hostname;
   const streams = [stream.arq(arqUuid), ...(hostname ? [stream.host(hostname)] : [])];
@@ -52,7 +64,7 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
       return undefined;
     }
     const target = { arqUuid, hostname: arq.hostname!, deviceRpUuid: arq.deviceRpUuid!, instanceUuid: arq.instanceUuid! };
-    return planBinds(s, ctx, [target], { allocate: true, recordInstances: false });
+    return planBinds(s, ctx, [target], { allocate: true, recordInstances: false, bitstreams, catalogueErrorsFail: true });
   };
   const plan = await appendPlan(s, ctx, streams, planOnce, (p) => written.note(p));
   if (!plan) {
@@ -60,7 +72,11 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
     return { ok: false, reason: notBinding };
   }
   const view = plan.view(arqUuid)!;
-  return view.state === "BOUND" ? { ok: true, arq: view } : { ok: false, reason: view.bindFailureReason ?? `not bound (state ${view.state})` };
+  if (view.state === "BOUND") return { ok: true, arq: view };
+  if (view.state === "BIND_STARTED") return { ok: false, reason: "waiting for the region's programming", waiting: true };
+  // A bind failed while holding its handle (its programming failed): the handle goes back.
+  if (view.state === "BIND_FAILED" && view.hostname) await releaseHandleForArq(s, ctx, view.hostname, arqUuid);
+  return { ok: false, reason: view.bindFailureReason ?? `not bound (state ${view.state})` };
 }
 
 /** What one bind call appended, so that a refusal can take it back (Cyborg leaves partial binds dirty, reference 8.5). */

@@ -6,8 +6,9 @@ import { DomainError, type CommandContext } from "../../domain/shared/types.js";
 import { createDeviceProfile } from "../device-profiles.js";
 import { aggregates, type Streams } from "../streams.js";
 import { createArqs } from "./create.js";
+import type { ArqQuota } from "./quota.js";
 
-export async function createArqsForGroups(s: Streams, newId: () => string, ctx: CommandContext, rawGroups: unknown): Promise<ArqView[]> {
+export async function createArqsForGroups(s: Streams, newId: () => string, ctx: CommandContext, rawGroups: unknown, quota?: ArqQuota): Promise<ArqView[]> {
   const groups = validateGroups(rawGroups);
   const name = inlineProfileName(groups);
   if ((await s.load(aggregates.profile, name)).state.status !== "active") {
@@ -17,5 +18,5 @@ export async function createArqsForGroups(s: Streams, newId: () => string, ctx: 
       if (!(err instanceof DomainError && err.code === "CONFLICT" && err.field === "name")) throw err;
     });
   }
-  return createArqs(s, newId, ctx, { deviceProfileName: name });
+  return createArqs(s, newId, ctx, { deviceProfileName: name }, quota);
 }

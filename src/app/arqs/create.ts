@@ -1,9 +1,11 @@
 /** Creating ARQs from a device profile (cyborg-reference 2.3). */
 import { liveArq } from "../../domain/arqs/decider.js";
 import { arqCountFor, planArqs } from "../../domain/arqs/plan.js";
+import { quotaRefusal } from "../../domain/arqs/quota.js";
 import { arqView, type ArqView } from "../../domain/arqs/view.js";
 import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../../domain/shared/types.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
+import { quotaProject, type ArqQuota } from "./quota.js";
 
 /** The most ARQs one creation may make. */
 export const MAX_ARQS_PER_CREATE = 1000;
@@ -13,6 +15,7 @@ export async function createArqs(
   newId: () => string,
   ctx: CommandContext,
   input: { deviceProfileName: string; groupIndex?: number | null },
+  quota?: ArqQuota,
 ): Promise<ArqView[]> {
   const name = input.deviceProfileName;
   if (typeof name === "string" && name.length > MAX_ID_LENGTH) throw new DomainError("BAD_USER_INPUT", `a device profile name is at most ${MAX_ID_LENGTH} characters`, "deviceProfileName");
@@ -25,6 +28,11 @@ export async function createArqs(
     throw new DomainError("BAD_USER_INPUT", `the profile asks for ${count} ARQs; at most ${MAX_ARQS_PER_CREATE} per request`, "groupIndex");
   }
   if (count === 0) return [];
+  const project = quotaProject(quota, ctx);
+  if (project) {
+    const refused = quotaRefusal({ projectId: project, held: await quota!.held(project), asking: count, limit: quota!.limit });
+    if (refused) throw refused;
+  }
   const ids = Array.from({ length: count }, () => newId());
   const plan = planArqs(profile.groups, input.groupIndex, ids);
   // The ARQs first, then the profile's record of them, in one sequence (one commit on lmdb).
@@ -61,6 +69,12 @@ export async function createArqs(
     const now = recordStep.result!.state;
     const took = now.status === "active" && now.profile.uuid === profile.uuid && ids.every((id) => now.liveArqs.has(id));
     if (!took) throw new DomainError("NOT_FOUND", `Device Profile not found with name=${name} (it was deleted while the ARQs were being created)`, "deviceProfileName");
+    if (project) {
+      // Again once the read models show the creation: of creations racing for the last places, none stays past the quota.
+      const held = await quota!.held(project, recordStep.result!.position ?? undefined);
+      const refused = quotaRefusal({ projectId: project, held, asking: 0, limit: quota!.limit });
+      if (refused) throw refused;
+    }
   } catch (err) {
     const appended = arqSteps.filter((st) => st.result);
     await Promise.all(appended.map((st) => s.handle(aggregates.arq, st.id, { type: "DeleteArq", data: { arqUuid: st.id, at: ctx.at } }, ctx).catch(() => undefined)));

@@ -4,3 +4,4 @@ export { allocateForArq, startBinds, type AllocateResult } from "./bind.js";
 export { failBind } from "./fail.js";
 export { deleteArqs, unbindArqs } from "./release.js";
 export { visibleTo } from "./shared.js";
+export { quotaProject, type ArqQuota } from "./quota.js";

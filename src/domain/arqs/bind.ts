@@ -11,9 +11,16 @@
  * - an ARQ BOUND to this target, or BIND_STARTED with no host given: nothing (a retry).
  * - anything else is the ARQ decider's refusal (not found, bad state, another target).
  * A handle the host already allocated to this ARQ for this target is reused, never allocated twice.
+ *
+ * A group that asks for a bitstream (`need`: accel:bitstream_id or accel:function_id, with the
+ * catalogue's answer) completes only on a region that runs it (inventory/programming.ts); otherwise
+ * the bind holds its handle and requests (or joins) the region's programming, and stays
+ * BIND_STARTED until the binder sees the outcome. A region refused for programming is refused
+ * like a host that cannot allocate; a bind whose programming failed fails with that reason.
  */
 import { decideAllocate } from "../inventory/allocation.js";
 import type { InventoryEvent } from "../inventory/events.js";
+import { regionForBind, type BitstreamNeed } from "../inventory/programming.js";
 import { evolveHost, type HostState } from "../inventory/state.js";
 import { fold } from "../shared/decider.js";
 import { isUuid } from "../shared/json.js";
@@ -38,8 +45,23 @@ export interface BindDecision {
 const ARQ = { evolve: evolveArq };
 const HOST = { evolve: evolveHost };
 
-/** `host`: the state of host-<target.hostname>, or null to decide only the start. `projectId`: the caller's, for an ARQ that has none. */
-export function decideBind(arq: ArqStreamState, host: HostState | null, target: ArqBinding & { projectId?: string | null }, at: string): BindDecision {
+/** What a bind of a group asking for a bitstream brings: the need, and an id for a request it may make. */
+export interface BindProgramming {
+  need: BitstreamNeed | null;
+  requestId: string;
+}
+
+/**
+ * `host`: the state of host-<target.hostname>, or null to decide only the start. `projectId`: the
+ * caller's, for an ARQ that has none. `programming`: for a group that asks for a bitstream.
+ */
+export function decideBind(
+  arq: ArqStreamState,
+  host: HostState | null,
+  target: ArqBinding & { projectId?: string | null },
+  at: string,
+  programming: BindProgramming | null = null,
+): BindDecision {
   const { arqUuid, hostname, deviceRpUuid, instanceUuid } = target;
   const started = decideArq({ type: "StartArqBind", data: { ...target, at } }, arq);
   const arqStarted = fold(ARQ, arq, started);
@@ -49,25 +71,38 @@ export function decideBind(arq: ArqStreamState, host: HostState | null, target: 
     arqAfter: fold(ARQ, arqStarted, events),
     hostAfter,
   });
+  // Refused now: the mutation only starts the bind, the binder fails it with the reason.
+  const refuse = (reason: string) => (started.length > 0 ? decision([]) : decision(decideArq({ type: "FailArqBind", data: { arqUuid, reason, at } }, arqStarted)));
   if (host === null || liveArq(arqStarted)?.state !== "BIND_STARTED") return decision([]);
+  const failure = host.programmingFailures.get(arqUuid);
+  if (failure !== undefined) return refuse(failure);
   let allocated: InventoryEvent[];
   try {
     allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at });
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
-    if (started.length > 0) return decision([]);
-    return decision(decideArq({ type: "FailArqBind", data: { arqUuid, reason: err.message, at } }, arqStarted));
+    return refuse(err.message);
   }
-  const hostAfter = fold(HOST, host, allocated);
-  const a = hostAfter.allocations.get(arqUuid)!;
-  const bound = decideArq(
-    {
-      type: "CompleteArqBind",
-      data: { arqUuid, hostname, deviceRpUuid, instanceUuid, deployableUuid: a.deployableUuid, handleUuid: a.handleUuid, handleType: a.handleType, handleInfo: a.info, at },
-    },
-    arqStarted,
-  );
-  return decision(bound, allocated, hostAfter);
+  const hostAllocated = allocated.length > 0 ? fold(HOST, host, allocated) : host;
+  const a = hostAllocated.allocations.get(arqUuid)!;
+  const requestedBy = { kind: "bind" as const, arqUuid, instanceUuid };
+  const verdict = regionForBind(hostAllocated, a.deployableUuid, arqUuid, programming?.need ?? null, { requestId: programming?.requestId ?? "", requestedBy, at });
+  switch (verdict.kind) {
+    case "refuse":
+      return refuse(verdict.reason);
+    case "wait":
+      return decision([], [...allocated, ...verdict.events], fold(HOST, hostAllocated, verdict.events));
+    case "complete": {
+      const bound = decideArq(
+        {
+          type: "CompleteArqBind",
+          data: { arqUuid, hostname, deviceRpUuid, instanceUuid, deployableUuid: a.deployableUuid, handleUuid: a.handleUuid, handleType: a.handleType, handleInfo: a.info, at },
+        },
+        arqStarted,
+      );
+      return decision(bound, allocated, hostAllocated);
+    }
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { isUuid } from "../shared/json.js";
 import { isJsonObject } from "../shared/json.js";
 import { DomainError } from "../shared/types.js";
 import { isCustomTrait, isValidResourceClass, normalizeTraitName } from "../inventory/traits.js";
+import { normalizeFunctionId } from "../bitstreams/function-id.js";
 import type { ProfileGroup } from "./events.js";
 
 export const PROFILE_NAME_RE = /^[a-zA-Z0-9-_]+$/;
@@ -26,13 +27,14 @@ export const ATTACH_TARGETS = ["VM", "host", "none"] as const;
 /** The spec's field alphabet: letters, digits, "-", "_", ":" and "=". */
 export const FIELD_VALUE_RE = /^[A-Za-z0-9_:=-]+$/;
 
-type AccelRule = { kind: "uuid" } | { kind: "name" } | { kind: "enum"; values: readonly string[] };
+type AccelRule = { kind: "uuid" } | { kind: "functionId" } | { kind: "name" } | { kind: "enum"; values: readonly string[] };
 /** Valid `accel:` keys (spec, "Valid accel keys"). */
 export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
   attach_target: { kind: "enum", values: ATTACH_TARGETS },
   bitstream_id: { kind: "uuid" },
   bitstream_name: { kind: "name" },
-  function_id: { kind: "uuid" },
+  // What drivers report (AFU ids, hex strings such as the spec's '3AFB', uuids), not only uuids.
+  function_id: { kind: "functionId" },
   function_name: { kind: "name" },
 };
 
@@ -172,6 +174,11 @@ function validateAccel(key: string, value: string, field: string): string {
     case "uuid":
       if (!isUuid(value)) throw bad(field, `accel:${key} must be a UUID, got ${JSON.stringify(value)}`);
       return value.toLowerCase();
+    case "functionId": {
+      const id = normalizeFunctionId(value);
+      if (id === null) throw bad(field, `accel:${key} may only hold letters, digits, "-" and "_" (at most 255), got ${JSON.stringify(value)}`);
+      return id;
+    }
     case "name":
       if (!FIELD_VALUE_RE.test(value)) {
         throw bad(field, `accel:${key} may only hold letters, digits, "-", "_", ":" and "=", got ${JSON.stringify(value)}`);

@@ -81,7 +81,7 @@ export function decideRelease(state: HostState, req: { hostname: string; arqUuid
   return events;
 }
 
-function findByRp(state: HostState, rpUuid: string): { device: DeviceNode; deployable: DeployableNode } | undefined {
+export function findByRp(state: HostState, rpUuid: string): { device: DeviceNode; deployable: DeployableNode } | undefined {
   for (const device of state.devices.values()) {
     for (const deployable of device.deployables.values()) if (deployable.rpUuid === rpUuid) return { device, deployable };
   }

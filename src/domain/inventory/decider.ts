@@ -7,6 +7,7 @@ import { DEVICE_STATUSES, DomainError, type DeviceStatus } from "../shared/types
 import { decideAllocate, decideRelease, type AllocateRequest } from "./allocation.js";
 import { diffHostReport, diffValidatedReport, type ReportDiff } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
+import { decideProgramming, type ProgrammingCommand } from "./programming.js";
 import { validateHostname, validateReport, type ReportedDevice } from "./report-validation.js";
 import { evolveHost, initialHostState, type HostState } from "./state.js";
 
@@ -15,7 +16,8 @@ export type HostCommand =
   | { type: "ReportHostInventory"; data: { hostname: string; devices: unknown; at: string } }
   | { type: "SetDeviceStatus"; data: { hostname: string; deviceUuid: string; status: DeviceStatus; at: string } }
   | { type: "AllocateAttachHandle"; data: AllocateRequest }
-  | { type: "ReleaseAttachHandle"; data: { hostname: string; arqUuid: string; at: string } };
+  | { type: "ReleaseAttachHandle"; data: { hostname: string; arqUuid: string; at: string } }
+  | ProgrammingCommand;
 
 export function decideHost(command: HostCommand, state: HostState): InventoryEvent[] {
   const hostname = checkHostname(state, command.data.hostname);
@@ -35,6 +37,11 @@ export function decideHost(command: HostCommand, state: HostState): InventoryEve
       return decideAllocate(state, command.data);
     case "ReleaseAttachHandle":
       return decideRelease(state, command.data);
+    case "RequestRegionProgramming":
+    case "ReportRegionProgrammed":
+    case "ReportRegionProgrammingFailed":
+    case "AbandonRegionProgramming":
+      return decideProgramming(command, state);
     default:
       return assertNever(command);
   }

@@ -19,6 +19,7 @@ import type { JsonObject } from "../shared/types.js";
 import type { DeployableChanged, DeviceChanged, InventoryEvent } from "./events.js";
 import { attachHandleUuidFor, attributeUuidFor, controlPathUuidFor, deployableUuidFor, deviceUuidFor, rpUuidFor } from "./ids.js";
 import { validateReport, type ReportedDeployable, type ReportedDevice } from "./report-validation.js";
+import { FUNCTION_ID_TRAIT_PREFIX } from "./traits.js";
 import { allocatedHandles, type DeployableNode, type DeviceNode, type HandleNode, type HostState } from "./state.js";
 
 export interface ReportSummary {
@@ -196,6 +197,8 @@ function diffDeployable(
   const { parentUuid, rootUuid } = lineage(deviceUuid, device, d);
   if (old.parentUuid !== parentUuid) changes.parentUuid = parentUuid;
   if (old.rootUuid !== rootUuid) changes.rootUuid = rootUuid;
+  // A region whose reported function changed no longer runs the bitstream programming left on it.
+  if (old.bitstreamId !== null && functionsOf(old.attributes.values()) !== functionsOf(d.attributes)) changes.bitstreamId = null;
   if (Object.keys(changes).length > 0) out.upserts.push({ type: "DeployableChanged", data: { hostname, deployableUuid: old.uuid, changes, at } });
 
   const attrs = new Map(d.attributes.map((a) => [a.key, a.value] as const));
@@ -240,6 +243,12 @@ function childrenFirst(device: DeviceNode): DeployableNode[] {
     return n;
   };
   return [...device.deployables.values()].map((d) => ({ d, k: depth(d) })).sort((a, b) => b.k - a.k).map((x) => x.d);
+}
+
+/** The function traits among attributes, as one comparable string. */
+function functionsOf(attributes: Iterable<{ value: string }>): string {
+  const prefix = `${FUNCTION_ID_TRAIT_PREFIX}_`;
+  return [...new Set([...attributes].map((a) => a.value).filter((v) => v.startsWith(prefix)))].sort().join(" ");
 }
 
 function sameJson(a: JsonObject | null, b: JsonObject | null): boolean {

@@ -76,8 +76,11 @@ export interface DeployableChanged {
   data: {
     hostname: string;
     deployableUuid: string;
-    /** parentUuid and rootUuid (added): a reported deployable moved under another parent. */
-    changes: Partial<{ numAccelerators: number; driverName: string | null; parentUuid: string | null; rootUuid: string }>;
+    /**
+     * parentUuid and rootUuid (added): a reported deployable moved under another parent.
+     * bitstreamId: what the region runs, set by programming (programming.ts); null once unknown.
+     */
+    changes: Partial<{ numAccelerators: number; driverName: string | null; parentUuid: string | null; rootUuid: string; bitstreamId: string | null }>;
     at: string;
   };
 }
@@ -141,6 +144,80 @@ export interface AttachHandleReleased {
   data: { hostname: string; deployableUuid: string; handleUuid: string; arqUuid: string; at: string };
 }
 
+/** What a region is asked to run: the catalogue's bitstream, as the agent needs it. */
+export interface ProgrammingBitstream {
+  id: string;
+  name: string;
+  /** `<algorithm>:<hex>`: the agent checks the download against it before the driver sees it. */
+  checksum: string;
+  size: number;
+  functionId: string | null;
+}
+
+/** Who asked: a bind that needs the bitstream, or an operator (programDeployable). */
+export type ProgrammingRequester = { kind: "bind"; arqUuid: string; instanceUuid: string } | { kind: "operator"; principal: string };
+
+/** A region (deployable) is to be programmed by the host's agent; binds that need it wait. */
+export interface RegionProgrammingRequested {
+  type: "RegionProgrammingRequested";
+  data: {
+    hostname: string;
+    deployableUuid: string;
+    requestId: string;
+    bitstream: ProgrammingBitstream;
+    requestedBy: ProgrammingRequester;
+    /** What the region ran before (null: unknown). */
+    previousBitstreamId: string | null;
+    at: string;
+  };
+}
+/**
+ * The agent programmed the region. Followed in the same append by DeployableChanged (bitstreamId)
+ * and the function-trait attributes. `late`: the request had been abandoned; the region runs the
+ * bitstream now, but the binds that waited have failed and stay failed.
+ */
+export interface RegionProgrammed {
+  type: "RegionProgrammed";
+  data: {
+    hostname: string;
+    deployableUuid: string;
+    requestId: string;
+    bitstream: ProgrammingBitstream;
+    /** The driver's command line, as run. */
+    command: string[];
+    durationMs: number;
+    /** The binds that waited for it (their handles are on the region): they complete now. */
+    arqUuids: string[];
+    late: boolean;
+    at: string;
+  };
+}
+/**
+ * The agent could not program the region. `command` null: the driver never ran (download or
+ * checksum failed), so the region is unchanged; otherwise its bitstream is unknown from now on.
+ */
+export interface RegionProgrammingFailed {
+  type: "RegionProgrammingFailed";
+  data: {
+    hostname: string;
+    deployableUuid: string;
+    requestId: string;
+    bitstreamId: string;
+    reason: string;
+    command: string[] | null;
+    durationMs: number | null;
+    /** The binds that waited for it: they fail with the reason. */
+    arqUuids: string[];
+    late: boolean;
+    at: string;
+  };
+}
+/** No result within BIND_TIMEOUT_S: the request is closed, the region's bitstream is unknown. */
+export interface RegionProgrammingAbandoned {
+  type: "RegionProgrammingAbandoned";
+  data: { hostname: string; deployableUuid: string; requestId: string; bitstreamId: string; reason: string; arqUuids: string[]; at: string };
+}
+
 export type InventoryEvent =
   | DeviceDiscovered
   | DeviceChanged
@@ -157,4 +234,8 @@ export type InventoryEvent =
   | AttachHandleRemoved
   | AttachHandleLost
   | AttachHandleAllocated
-  | AttachHandleReleased;
+  | AttachHandleReleased
+  | RegionProgrammingRequested
+  | RegionProgrammed
+  | RegionProgrammingFailed
+  | RegionProgrammingAbandoned;

@@ -5,7 +5,7 @@
  */
 import { assertNever } from "../shared/decider.js";
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
-import type { AttachHandleAllocated, DeployableAdded, DeviceDiscovered, InventoryEvent } from "./events.js";
+import type { AttachHandleAllocated, DeployableAdded, DeviceDiscovered, InventoryEvent, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
 
 export interface HandleNode {
   uuid: string;
@@ -21,6 +21,21 @@ export interface AttributeNode {
   value: string;
 }
 
+/** A programming request of a region, while the agent works on it. */
+export interface ProgrammingInFlight {
+  requestId: string;
+  bitstream: ProgrammingBitstream;
+  requestedBy: ProgrammingRequester;
+  requestedAt: string;
+}
+
+/** How the region's last closed request ended (a late report of an abandoned one is still taken). */
+export interface ProgrammingClosed {
+  requestId: string;
+  bitstream: ProgrammingBitstream;
+  outcome: "programmed" | "failed" | "abandoned";
+}
+
 export type DeployableNode = Pick<
   DeployableAdded["data"],
   "name" | "numAccelerators" | "driverName" | "parentUuid" | "rootUuid" | "rpUuid" | "bitstreamId"
@@ -30,6 +45,9 @@ export type DeployableNode = Pick<
   attributes: ReadonlyMap<string, AttributeNode>;
   /** By handle uuid, in the order first reported. */
   handles: ReadonlyMap<string, HandleNode>;
+  /** The request the agent is working on; the handles allocated meanwhile are binds waiting for it. */
+  programming: ProgrammingInFlight | null;
+  lastProgramming: ProgrammingClosed | null;
 };
 
 export type DeviceNode = Pick<
@@ -54,6 +72,8 @@ export interface HostState {
   deviceOfDeployable: ReadonlyMap<string, string>;
   /** By ARQ uuid. */
   allocations: ReadonlyMap<string, Allocation>;
+  /** ARQs whose region's programming failed or was abandoned while they waited, with the reason; until their handle is released. */
+  programmingFailures: ReadonlyMap<string, string>;
   /**
    * How many events other than AttachHandleAllocated / AttachHandleReleased the stream holds.
    * Allocating and releasing never change what a report diffs to (a release that must remove a
@@ -68,6 +88,7 @@ export const initialHostState = (): HostState => ({
   devices: new Map(),
   deviceOfDeployable: new Map(),
   allocations: new Map(),
+  programmingFailures: new Map(),
   inventoryChanges: 0,
 });
 
@@ -104,7 +125,7 @@ function evolveTree(state: HostState, event: InventoryEvent): HostState {
     }
     case "DeployableAdded": {
       const { hostname: _, deviceUuid, deployableUuid, at: __, ...fields } = event.data;
-      const node: DeployableNode = { uuid: deployableUuid, ...fields, attributes: new Map(), handles: new Map() };
+      const node: DeployableNode = { uuid: deployableUuid, ...fields, attributes: new Map(), handles: new Map(), programming: null, lastProgramming: null };
       const next = updateDevice(state, deviceUuid, (dev) => ({ ...dev, deployables: withEntry(dev.deployables, node.uuid, node) }));
       return next === state ? state : { ...next, deviceOfDeployable: withEntry(state.deviceOfDeployable, node.uuid, deviceUuid) };
     }
@@ -143,16 +164,52 @@ function evolveTree(state: HostState, event: InventoryEvent): HostState {
       const { hostname: _, at: __, ...allocation } = event.data;
       const { deployableUuid, handleUuid, arqUuid, instanceUuid } = allocation;
       const next = updateHandle(state, deployableUuid, handleUuid, (h) => ({ ...h, allocatedTo: { arqUuid, instanceUuid } }));
-      return { ...next, allocations: withEntry(next.allocations, arqUuid, allocation) };
+      return { ...next, allocations: withEntry(next.allocations, arqUuid, allocation), programmingFailures: withoutEntry(next.programmingFailures, arqUuid) };
     }
     case "AttachHandleReleased": {
       const d = event.data;
       const next = updateHandle(state, d.deployableUuid, d.handleUuid, (h) => ({ ...h, allocatedTo: null }));
-      return { ...next, allocations: withoutEntry(next.allocations, d.arqUuid) };
+      return { ...next, allocations: withoutEntry(next.allocations, d.arqUuid), programmingFailures: withoutEntry(next.programmingFailures, d.arqUuid) };
+    }
+    case "RegionProgrammingRequested": {
+      const { requestId, bitstream, requestedBy, at } = event.data;
+      return updateDeployable(state, event.data.deployableUuid, (d) => ({ ...d, programming: { requestId, bitstream, requestedBy, requestedAt: at } }));
+    }
+    case "RegionProgrammed":
+      return closeRequest(state, event.data.deployableUuid, event.data.requestId, event.data.bitstream, "programmed", []);
+    case "RegionProgrammingFailed":
+    case "RegionProgrammingAbandoned": {
+      const d = event.data;
+      const outcome = event.type === "RegionProgrammingFailed" ? "failed" : "abandoned";
+      return closeRequest(state, d.deployableUuid, d.requestId, null, outcome, d.arqUuids.map((a) => [a, d.reason] as const));
     }
     default:
       return assertNever(event);
   }
+}
+
+/** Closes the request (if it is the one in flight) and records what the waiting binds learn. */
+function closeRequest(
+  state: HostState,
+  deployableUuid: string,
+  requestId: string,
+  reported: ProgrammingBitstream | null,
+  outcome: ProgrammingClosed["outcome"],
+  failures: ReadonlyArray<readonly [string, string]>,
+): HostState {
+  const next = updateDeployable(state, deployableUuid, (d) => {
+    const request = d.programming?.requestId === requestId ? d.programming : null;
+    const bitstream = request?.bitstream ?? (d.lastProgramming?.requestId === requestId ? d.lastProgramming.bitstream : reported);
+    return {
+      ...d,
+      programming: request ? null : d.programming,
+      lastProgramming: bitstream ? { requestId, bitstream, outcome } : d.lastProgramming,
+    };
+  });
+  if (failures.length === 0) return next;
+  const programmingFailures = new Map(next.programmingFailures);
+  for (const [arqUuid, reason] of failures) programmingFailures.set(arqUuid, reason);
+  return { ...next, programmingFailures };
 }
 
 /** Every handle of a device that is allocated, with its deployable. */

@@ -38,7 +38,7 @@ export interface CommandContext {
 /** A business rule refused the command. `code` maps 1:1 onto GraphQL `extensions.code`. */
 export class DomainError extends Error {
   constructor(
-    readonly code: "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT" | "FORBIDDEN" | "UNSUPPORTED_OPERATION",
+    readonly code: "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT" | "FORBIDDEN" | "UNSUPPORTED_OPERATION" | "QUOTA_EXCEEDED",
     message: string,
     /** The offending input field, for BAD_USER_INPUT (e.g. "groups[0].resources:FPGA"). */
     readonly field?: string,
@@ -63,7 +63,19 @@ export const stream = {
   host: (hostname: string) => `host-${id(hostname, "hostname")}`,
   arq: (uuid: string) => `arq-${id(uuid, "arqUuid")}`,
   instance: (uuid: string) => `instance-${id(uuid, "instanceUuid")}`,
+  /** The embedded bitstream catalogue: one stream (uploads are rare; its revision keeps ids unique). */
+  bitstreams: () => "bitstreams-catalogue",
 } as const;
+
+/** What each aggregate's stream names start with (for filters over the whole log). */
+export const streamPrefix = {
+  deviceProfile: "deviceProfile-",
+  deviceProfileUuid: "deviceProfileUuid-",
+  host: "host-",
+  arq: "arq-",
+  instance: "instance-",
+  bitstreams: "bitstreams-catalogue",
+} as const satisfies Record<keyof typeof stream, string>;
 
 function id(value: unknown, field: string): string {
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_ID_LENGTH) {

@@ -160,9 +160,19 @@ describe("device profile validation (cyborg-reference 3 and the spec)", () => {
       for (const k of ["bitstream_id", "bitstream_name", "function_id", "function_name", "attach_target"]) expect(err.message).toContain(`accel:${k}`);
       rejectsGroup({ "accel:constructor": "x" }, "groups[0].accel:constructor");
     });
-    it("refuses ids that are not uuids", () => {
+    it("refuses a bitstream id that is not a uuid (an id of the catalogue)", () => {
       rejectsGroup({ "accel:bitstream_id": "3AFB" }, "groups[0].accel:bitstream_id", /UUID/);
-      rejectsGroup({ "accel:function_id": "3AFB" }, "groups[0].accel:function_id", /UUID/);
+    });
+    it("accepts function ids as drivers report them: the seed's '3AFB', AFU ids, uuids", () => {
+      expect(ok([{ "accel:function_id": "3AFB" }]).groups[0]).toEqual({ "accel:function_id": "3AFB" });
+      expect(ok([{ "accel:function_id": "d8424dc4a4a3c413f89e433683f9040b" }]).groups[0]).toEqual({ "accel:function_id": "d8424dc4a4a3c413f89e433683f9040b" });
+      expect(ok([{ "accel:function_id": "nlb_0-v2" }]).groups[0]).toEqual({ "accel:function_id": "nlb_0-v2" });
+    });
+    it("refuses function ids outside letters, digits, '-' and '_'", () => {
+      for (const v of ["3A FB", "f.gbs", "a:b", ""]) {
+        rejectsGroup({ "accel:function_id": v }, "groups[0].accel:function_id", /letters, digits/);
+      }
+      rejectsGroup({ "accel:function_id": "x".repeat(256) }, "groups[0].accel:function_id", /at most 255 characters/);
     });
     it("refuses bitstream_id together with function_id", () => {
       rejectsGroup({ "accel:bitstream_id": UUID, "accel:function_id": UUID }, "groups[0].accel:function_id", /exclude each other/);

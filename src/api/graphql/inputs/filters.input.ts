@@ -15,6 +15,7 @@ export class DeployableFilter {
   @Field(() => ID, { nullable: true }) rpUuid?: string;
   @Field(() => ID, { nullable: true }) deviceUuid?: string;
   @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => ID, { nullable: true, description: "The bitstream the deployable runs" }) bitstreamId?: string;
 }
 
 @InputType()

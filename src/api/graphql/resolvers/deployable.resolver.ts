@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } f
 import type { ApiContext } from "../context.js";
 import { DeployableFilter } from "../inputs/filters.input.js";
 import { listDeployables } from "../../../../projections/deployables/queries.js";
+import { RegionProgramming, RegionProgrammingOutcome } from "../types/bitstream.type.js";
 import type { DeployableView } from "../../../../projections/device-tree/queries.js";
 import { toConnection } from "../types/connection.js";
 import { AttachHandle, Deployable, DeployableConnection } from "../types/deployable.type.js";
@@ -45,6 +46,16 @@ export class DeployableResolver {
   @FieldResolver(() => Device)
   device(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
     return ctx.loaders.device.load(d.deviceUuid);
+  }
+
+  @FieldResolver(() => RegionProgramming, { nullable: true, description: "The programming request in flight on this region" })
+  programming(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    return ctx.loaders.programming.load(d.uuid);
+  }
+
+  @FieldResolver(() => RegionProgrammingOutcome, { nullable: true, description: "How the region's last programming request ended" })
+  lastProgramming(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    return ctx.loaders.lastProgramming.load(d.uuid);
   }
 
   @FieldResolver(() => [AttachHandle])

@@ -1,0 +1,264 @@
+/**
+ * Binds that need FPGA programming: 50 hosts with 2 fake regions each (100 regions), one agent
+ * programming worker per host (src/agent/programming.ts, the fake driver with a set programming
+ * delay), and a profile asking for a function (accel:function_id) whose bitstream is in the
+ * embedded catalogue. The server runs in its own process (`cyborg-es serve`); the agents and the
+ * scheduler's clients run here.
+ *
+ * Phase "programming": one flow per region, 10 in flight at a time (--concurrency): 2 ARQs of the
+ * profile bound to the region in one mutation. The first requests the programming, the second joins it; both wait for the
+ * agent. Latency is from the bind mutation to each ARQ's acceleratorRequestBound; the overhead is
+ * that minus the driver's delay (what the service, the agent's download and check, and the round
+ * trips add). Phase "programmed": the same again on the same regions, which already run the
+ * bitstream: no programming. `programmings` counts RegionProgrammed events: exactly one per
+ * region and bitstream (100) is expected. A warm-up host's two regions go first, not measured.
+ *
+ *   npm run bench:programming
+ *   npm run bench:programming -- --delay 1000 --hosts 50 --bitstream-kib 256 --clients 20 --concurrency 10
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { HostLock } from "../src/agent/host-lock.js";
+import { runProgramming } from "../src/agent/programming.js";
+import type { DriverEnv } from "../src/agent/drivers/driver.js";
+import type { Logger } from "../src/logger.js";
+import { BenchClient, parseArgs, percentile } from "./lib/client.js";
+import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
+import { machineSpeedMs } from "./lib/machine-speed.js";
+
+const args = parseArgs(process.argv.slice(2));
+const hostCount = Number(args.hosts ?? 50);
+const REGIONS_PER_HOST = 2;
+const delayMs = Number(args.delay ?? 1000);
+const bitstreamKib = Number(args["bitstream-kib"] ?? 256);
+const clientCount = Number(args.clients ?? 20);
+/** Flows in flight at once: 10 (20 ARQs) as a scheduler placing instances; `--concurrency 100` is a boot storm. */
+const concurrency = Number(args.concurrency ?? 10);
+
+const CREATE = `mutation($name: String!) { createAcceleratorRequests(deviceProfileName: $name) { uuid } }`;
+const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid state } }`;
+const BOUND = `subscription($arqs: [ID!]) { acceleratorRequestBound(arqUuids: $arqs) { tag status reason } }`;
+
+/** A host's two fake FPGA regions of region type r1 (what `cyborg-es agent --drivers fake --fake-region-type r1` reports, twice). */
+function fakeHost(hostname: string) {
+  return [0, 1].map((r) => {
+    const bus = (0x0c + r).toString(16).padStart(2, "0");
+    return {
+      type: "FPGA",
+      vendor: "0xABCD",
+      model: "miss model info",
+      controlPath: { type: "PCI", info: { domain: "0000", bus, device: "00", function: "0" } },
+      deployables: [
+        {
+          name: `${hostname}_FakeRegion${r}`,
+          numAccelerators: 8,
+          driverName: "fake",
+          attributes: [
+            { key: "rc", value: "FPGA" },
+            { key: "trait0", value: "CUSTOM_FAKE_DEVICE" },
+            { key: "trait1", value: "CUSTOM_FPGA_REGION_FAKE_R1" },
+          ],
+          attachHandles: Array.from({ length: 8 }, (_, i) => ({ type: "TEST_PCI", info: { domain: "0000", bus, device: "00", function: String(i) } })),
+        },
+      ],
+    };
+  });
+}
+
+/** When each region's agent took its request and when it had programmed it (the agents' log, wall clock). */
+const agentTimes = new Map<string, { requested?: number; programmed?: number; downloadMs?: number; driverMs?: number }>();
+
+/** A pino logger that counts the agents' connections, notes their request times, and otherwise stays quiet. */
+function agentLog(onConnected: () => void): Logger {
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      if (chunk.includes('"listening for programming requests"')) onConnected();
+      else if (chunk.includes('"programming requested"') || chunk.includes('"msg":"programmed"')) {
+        const line = JSON.parse(chunk.toString()) as { msg: string; time: number; deployable: string; downloadMs?: number; durationMs?: number };
+        const t = agentTimes.get(line.deployable) ?? {};
+        if (line.msg === "programmed") Object.assign(t, { programmed: line.time, downloadMs: line.downloadMs, driverMs: line.durationMs });
+        else t.requested ??= line.time;
+        agentTimes.set(line.deployable, t);
+      } else if (chunk.includes('"level":50')) process.stderr.write(`agent: ${chunk}`);
+      done();
+    },
+  });
+  return pino({ level: "info" }, sink) as unknown as Logger;
+}
+
+async function countEvents(admin: BenchClient, type: string): Promise<number> {
+  let n = 0;
+  let after: string | null = null;
+  for (;;) {
+    const page: { nodes: unknown[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } = (
+      await admin.gql(`query($a: String, $t: [String!]) { events(after: $a, types: $t, first: 1000) { nodes { position } pageInfo { hasNextPage endCursor } } }`, {
+        a: after,
+        t: [type],
+      })
+    ).events;
+    n += page.nodes.length;
+    if (!page.pageInfo.hasNextPage) return n;
+    after = page.pageInfo.endCursor;
+  }
+}
+
+async function main() {
+  const server = await startBenchServer();
+  const url = server.url;
+  const admin = new BenchClient(url, BENCH_TOKENS.admin);
+  const prefix = `prog-${randomUUID().slice(0, 6)}`;
+  const hosts = Array.from({ length: hostCount }, (_, h) => `${prefix}-${h}`);
+  // One more host warms the server and the agents' code up (its flows are not measured).
+  const warmHost = `${prefix}-warmup`;
+  process.stderr.write(`setup: ${hosts.length} hosts x ${REGIONS_PER_HOST} regions, a ${bitstreamKib} KiB bitstream, programming delay ${delayMs} ms\n`);
+  for (const h of [...hosts, warmHost]) {
+    await admin.gql(`mutation($h: String!, $d: [DriverDeviceInput!]!) { reportHostInventory(hostname: $h, devices: $d) { added } }`, { h, d: fakeHost(h) });
+  }
+  const upload = await fetch(new URL("/bitstreams?name=nlb0.gbs&functionId=nlb0&regionType=r1&vendor=fake", url), {
+    method: "POST",
+    headers: { authorization: `Bearer ${BENCH_TOKENS.admin}`, "content-type": "application/octet-stream" },
+    body: randomBytes(bitstreamKib * 1024),
+  });
+  if (upload.status !== 201) throw new Error(`upload failed: HTTP ${upload.status} ${await upload.text()}`);
+  const profile = `${prefix}-nlb0`;
+  await admin.gql(`mutation($i: DeviceProfileInput!) { createDeviceProfile(input: $i) { uuid } }`, {
+    i: { name: profile, groups: [{ "resources:FPGA": "2", "trait:CUSTOM_FAKE_DEVICE": "required", "accel:function_id": "nlb0" }] },
+  });
+  const all: Array<{ uuid: string; name: string; parentProviderName: string }> = (await admin.gql(`{ resourceProviders { uuid name parentProviderName } }`)).resourceProviders;
+  const rps = all.filter((r) => hosts.includes(r.parentProviderName));
+  const warmRps = all.filter((r) => r.parentProviderName === warmHost);
+
+  // One agent programming worker per host, as `cyborg-es agent` runs it.
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  let connected = 0;
+  const log = agentLog(() => connected++);
+  const workers = [...hosts, warmHost].map((hostname) => {
+    const env: DriverEnv = { hostname, sysfsRoot: "/sys", lspci: async () => "", config: { fake: { regionType: "r1", programDelayMs: delayMs } } };
+    return runProgramming({ client: { url, token: BENCH_TOKENS.admin }, hostname, drivers: ["fake"], env, log, lock: new HostLock() }, stop.signal);
+  });
+  const deadline = Date.now() + 30_000;
+  while (connected < hosts.length + 1) {
+    if (Date.now() > deadline) throw new Error(`only ${connected} of ${hosts.length + 1} agents connected`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+
+  const clients = Array.from({ length: clientCount }, () => new BenchClient(url, BENCH_TOKENS.service));
+  const failures: string[] = [];
+
+  /** Per region of the programming phase: when its bind was sent and its first ARQ bound (wall clock). */
+  const flowTimes = new Map<string, { sent: number; bound?: number }>();
+
+  /** 2 ARQs bound to one region in one mutation; the latency of each, from the mutation to its event. */
+  async function flow(c: BenchClient, rp: { uuid: string; name: string; parentProviderName: string }): Promise<number[]> {
+    const arqs: string[] = (await c.gql(CREATE, { name: profile })).createAcceleratorRequests.map((a: { uuid: string }) => a.uuid);
+    const t0 = performance.now();
+    const times = flowTimes.get(rp.name) ?? { sent: Date.now() };
+    flowTimes.set(rp.name, times);
+    const seen = new Map<string, number>();
+    const done = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no acceleratorRequestBound within 60 s")), 60_000);
+      const dispose = c.ws.subscribe<{ acceleratorRequestBound: { tag: string; status: string; reason: string | null } }>(
+        { query: BOUND, variables: { arqs } },
+        {
+          next: ({ data }) => {
+            const e = data!.acceleratorRequestBound;
+            if (e.status !== "COMPLETED") failures.push(`${e.tag}: ${e.reason}`);
+            if (!seen.has(e.tag)) seen.set(e.tag, performance.now() - t0);
+            times.bound ??= Date.now();
+            if (seen.size === arqs.length) {
+              clearTimeout(timer);
+              dispose();
+              resolve();
+            }
+          },
+          error: (err) => (clearTimeout(timer), reject(err)),
+          complete: () => undefined,
+        },
+      );
+    });
+    const instance = randomUUID();
+    await c.gql(BIND, { b: arqs.map((arqUuid) => ({ arqUuid, hostname: rp.parentProviderName, deviceRpUuid: rp.uuid, instanceUuid: instance })) });
+    await done;
+    return [...seen.values()];
+  }
+
+  async function phase(name: string, regions = rps): Promise<number[]> {
+    const inFlight = Math.min(concurrency, regions.length);
+    process.stderr.write(`${name}: ${regions.length} flows (2 ARQs each), ${inFlight} at a time, over ${clients.length} clients\n`);
+    const latencies: number[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: inFlight }, async (_, lane) => {
+        for (let i = next++; i < regions.length; i = next++) latencies.push(...(await flow(clients[lane % clients.length]!, regions[i]!)));
+      }),
+    );
+    return latencies.sort((a, b) => a - b);
+  }
+
+  await phase("warm-up", warmRps);
+  flowTimes.clear();
+  const warmProgrammings = await countEvents(admin, "RegionProgrammed");
+  const warmRequests = await countEvents(admin, "RegionProgrammingRequested");
+  const speedBefore = machineSpeedMs();
+  const programming = await phase("programming");
+  const programmingsAfterFirst = (await countEvents(admin, "RegionProgrammed")) - warmProgrammings;
+  const programmed = await phase("programmed (no programming expected)");
+  const speedAfter = machineSpeedMs();
+  const programmings = (await countEvents(admin, "RegionProgrammed")) - warmProgrammings;
+  const requests = (await countEvents(admin, "RegionProgrammingRequested")) - warmRequests;
+
+  stop.abort();
+  await Promise.all(workers);
+  await Promise.all(clients.map((c) => c.close()));
+  await admin.close();
+  await server.close();
+
+  const overhead = programming.map((ms) => ms - delayMs);
+  // Where the overhead goes, per region: the bind to the agent taking the request (mutation, log,
+  // subscription), and the agent's report of its programming to the first ARQ's event (report
+  // mutation, binder, read models, notification); the download and its check (the agent's log).
+  const legs = [...flowTimes].flatMap(([name, f]) => {
+    const a = agentTimes.get(name);
+    return a?.requested && a.programmed && f.bound
+      ? [{ delivery: a.requested - f.sent, download: a.downloadMs ?? 0, driver: a.driverMs ?? 0, completion: f.bound - a.programmed }]
+      : [];
+  });
+  const median = (xs: number[]) => percentile(xs.sort((x, y) => x - y), 50);
+  const r = {
+    hosts: hosts.length,
+    regions: rps.length,
+    binds: programming.length + programmed.length,
+    delay_ms: delayMs,
+    bitstream_kib: bitstreamKib,
+    programmings,
+    programmings_after_first_phase: programmingsAfterFirst,
+    requests,
+    overhead_p50_ms: +percentile(overhead, 50).toFixed(1),
+    overhead_p99_ms: +percentile(overhead, 99).toFixed(1),
+    overhead_max_ms: +overhead.at(-1)!.toFixed(1),
+    request_delivery_p50_ms: median(legs.map((l) => l.delivery)),
+    download_p50_ms: median(legs.map((l) => l.download)),
+    /** The driver's own time as the agent measured it: the set delay, and how late the machine's timers were. */
+    driver_p50_ms: median(legs.map((l) => l.driver)),
+    report_to_bound_p50_ms: median(legs.map((l) => l.completion)),
+    programmed_bind_p50_ms: +percentile(programmed, 50).toFixed(1),
+    programmed_bind_p99_ms: +percentile(programmed, 99).toFixed(1),
+    failures: failures.length,
+    machine_ms: [speedBefore, speedAfter],
+  };
+  console.log(
+    `${r.regions} regions on ${r.hosts} hosts, delay ${delayMs} ms: ${r.programmings} programmings (${r.requests} requests) for ${r.binds} binds; ` +
+      `overhead p50 ${r.overhead_p50_ms} ms, p99 ${r.overhead_p99_ms} ms; binds on programmed regions p50 ${r.programmed_bind_p50_ms} ms, p99 ${r.programmed_bind_p99_ms} ms; ` +
+      `${failures.length} failures; machine ${speedBefore}/${speedAfter} ms`,
+  );
+  if (failures.length) console.log(`failures: ${failures.slice(0, 5).join(" | ")}`);
+  console.log(`BENCH ${JSON.stringify(r)}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,71 @@
+import type { ProgrammingRequestView } from "../../../app/programming.js";
+import { allows } from "../../auth/policy.js";
+import type { ApiContext } from "../context.js";
+import { forbidden, unauthenticated } from "../errors.js";
+
+/** What the agent receives: the request, flattened, with where to download the bitstream. */
+export function requestPayload(r: ProgrammingRequestView) {
+  const { bitstream, ...rest } = r;
+  return {
+    ...rest,
+    bitstreamId: bitstream.id,
+    bitstreamName: bitstream.name,
+    checksum: bitstream.checksum,
+    size: bitstream.size,
+    functionId: bitstream.functionId,
+    downloadPath: `/bitstreams/${bitstream.id}/content`,
+  };
+}
+
+/** An agent token acts for its own host only; admins for any. */
+export function checkHostAgent(ctx: ApiContext, hostname: string): void {
+  const p = ctx.principal;
+  if (!p) throw unauthenticated();
+  if (!allows(p, "programming:agent")) throw forbidden("taking or reporting programming requests (admin, or the host's agent)");
+  if (!p.roles.has("admin") && p.hostname !== hostname) throw forbidden(`programming requests of host ${hostname}: this agent token is for ${p.hostname}`);
+}
+
+/**
+ * The programmingRequests stream of one host: it listens first, then sends the requests in flight
+ * (so a reconnecting agent gets what it missed), then each new one; each request once per
+ * subscription. Ending it closes the listener first (see bound-events.ts for why).
+ */
+export function programmingRequests(ctx: ApiContext, hostname: string): AsyncIterableIterator<ReturnType<typeof requestPayload>> {
+  let close: (() => void) | undefined;
+  const gen = stream(ctx, hostname, (c) => (close = c));
+  return {
+    next: () => gen.next(),
+    return: (value?: unknown) => {
+      close?.();
+      return gen.return(value as never);
+    },
+    throw: (err?: unknown) => {
+      close?.();
+      return gen.throw(err);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+async function* stream(ctx: ApiContext, hostname: string, opened: (close: () => void) => void) {
+  checkHostAgent(ctx, hostname);
+  const listener = ctx.services.programming.listen(hostname);
+  opened(listener.close);
+  let sent = new Set<string>();
+  async function* inFlight() {
+    const requests = await ctx.services.app.programmingInFlight(hostname);
+    const fresh = requests.filter((r) => !sent.has(r.requestId));
+    // Only ids still in flight need remembering: a closed request never comes back.
+    sent = new Set(requests.map((r) => r.requestId));
+    for (const r of fresh) yield requestPayload(r);
+  }
+  try {
+    await listener.ready;
+    yield* inFlight();
+    for await (const _ of listener.events) yield* inFlight();
+  } finally {
+    listener.close();
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The per-token request rate limit (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_S), for every front
+ * door: GraphQL over HTTP, each WebSocket operation, the REST API. A token is counted by its
+ * principal; a request without a known token by the client's address. Roles in
+ * RATE_LIMIT_EXEMPT_ROLES (the compute service, by default) are not counted.
+ *
+ * rate-limiter-flexible keeps the counters: in Redis when REDIS_URL is set (API replicas share
+ * them), in memory otherwise. When Redis cannot answer, each process goes on counting in memory
+ * (its insurance limiter): the limit still holds, per process.
+ */
+import { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { Config } from "../config.js";
+import type { Principal, Role } from "./auth/tokens.js";
+
+export interface RateLimitSettings {
+  /** Requests per window; 0 turns the limit off. */
+  requests: number;
+  windowS: number;
+  exemptRoles: ReadonlySet<Role>;
+  /** Share the counters through this Redis. */
+  redisUrl?: string;
+}
+
+/** Refused: ask again after this many seconds. */
+export interface RateLimited {
+  retryAfterS: number;
+  limit: number;
+  windowS: number;
+}
+
+export class RateLimit {
+  private readonly limiter: RateLimiterAbstract | undefined;
+  private readonly redis: Redis | undefined;
+
+  constructor(private readonly settings: RateLimitSettings) {
+    if (settings.requests === 0) return;
+    const options = { points: settings.requests, duration: settings.windowS, keyPrefix: "cyborg-es:rate" };
+    const memory = new RateLimiterMemory(options);
+    if (!settings.redisUrl) {
+      this.limiter = memory;
+      return;
+    }
+    // Its own connection, failing fast while Redis is away (the insurance limiter counts meanwhile).
+    this.redis = new Redis(settings.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    this.redis.on("error", () => undefined);
+    this.limiter = new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: memory });
+  }
+
+  /** Resolves once the shared counters answer (or after `timeoutMs`: the process counts alone until they do). */
+  async connected(timeoutMs = 5000): Promise<void> {
+    const redis = this.redis;
+    if (!redis || redis.status === "ready") return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        redis.off("ready", done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      redis.on("ready", done);
+    });
+  }
+
+  get enabled(): boolean {
+    return this.limiter !== undefined;
+  }
+
+  /**
+   * Counts one request of the principal (or, without one, of the address); undefined when it may
+   * go on. A limiter that fails for another reason than the limit refuses too: a guard that cannot
+   * check fails closed.
+   */
+  async take(principal: Principal | null | undefined, address: string | undefined): Promise<RateLimited | undefined> {
+    if (!this.limiter) return undefined;
+    if (principal && [...principal.roles].some((r) => this.settings.exemptRoles.has(r))) return undefined;
+    const key = principal ? `token:${principal.principal}` : `address:${address ?? "unknown"}`;
+    try {
+      await this.limiter.consume(key);
+      return undefined;
+    } catch (res) {
+      const ms = res instanceof RateLimiterRes ? res.msBeforeNext : this.settings.windowS * 1000;
+      return { retryAfterS: Math.max(1, Math.ceil(ms / 1000)), limit: this.settings.requests, windowS: this.settings.windowS };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.redis?.disconnect();
+  }
+}
+
+export const rateLimitedMessage = (r: RateLimited) =>
+  `too many requests: a token may make ${r.limit} per ${r.windowS} s (RATE_LIMIT_REQUESTS); try again in ${r.retryAfterS} s`;
+
+export async function rateLimitFor(config: Config): Promise<RateLimit> {
+  const limit = new RateLimit({
+    requests: config.RATE_LIMIT_REQUESTS,
+    windowS: config.RATE_LIMIT_WINDOW_S,
+    exemptRoles: new Set(config.RATE_LIMIT_EXEMPT_ROLES.split(",").filter(Boolean) as Role[]),
+    redisUrl: config.REDIS_URL,
+  });
+  await limit.connected();
+  return limit;
+}

@@ -1,0 +1,84 @@
+/**
+ * The Placement resource providers a host's inventory asks for (cyborg-reference 5.4): one child
+ * provider of the host's compute-node provider per deployable that has a resource class.
+ * The Placement sync makes Placement match this; projections/resource-providers.ts shows the same
+ * rule as a read model (test/placement/differential.test.ts checks that both agree).
+ *
+ * - uuid: the deployable's rpUuid, uuid3(NAMESPACE_DNS, name), as Cyborg; name: the deployable name.
+ * - inventory: the `rc` attribute's class, total = numAccelerators, max_unit = total.
+ * - reserved = total while nothing new may land on it: the device is MAINTAINING, or the device
+ *   or the deployable left the report while allocated (lost, kept until released: never deleted
+ *   under a VM).
+ * - traits: the values of the `trait*` attributes (function and region traits change with them
+ *   after FPGA reprogramming), plus OWNER_CYBORG, the os-traits mark of a provider Cyborg owns.
+ */
+import { OWNER_CYBORG } from "./traits.js";
+import type { InventoryEvent } from "./events.js";
+import type { DeployableNode, DeviceNode, HostState } from "./state.js";
+
+export interface DesiredProvider {
+  uuid: string;
+  name: string;
+  /** The compute-node provider's name: the hostname. */
+  parentName: string;
+  resourceClass: string;
+  /** numAccelerators; 0 means a provider with no inventory (Placement needs total >= 1). */
+  total: number;
+  reserved: number;
+  /** Sorted, without duplicates. */
+  traits: string[];
+  deployableUuid: string;
+  deviceUuid: string;
+}
+
+/** Events after which a host's desired providers may differ (attach-handle allocation alone never changes them). */
+export const PROVIDER_EVENT_TYPES = [
+  "DeviceDiscovered",
+  "DeviceStatusChanged",
+  "DeviceLost",
+  "DeviceRemoved",
+  "DeployableAdded",
+  "DeployableChanged",
+  "DeployableRemoved",
+  "AttributeSet",
+  "AttributeRemoved",
+  "AttachHandleLost",
+  "AttachHandleRemoved",
+] as const satisfies ReadonlyArray<InventoryEvent["type"]>;
+
+/** The host's providers, devices and deployables in the order first reported. */
+export function desiredProviders(state: HostState): DesiredProvider[] {
+  if (state.hostname === null) return [];
+  const out: DesiredProvider[] = [];
+  for (const device of state.devices.values()) {
+    for (const deployable of device.deployables.values()) {
+      const p = providerOf(state.hostname, device, deployable);
+      if (p) out.push(p);
+    }
+  }
+  return out;
+}
+
+function providerOf(hostname: string, device: DeviceNode, d: DeployableNode): DesiredProvider | null {
+  const rc = d.attributes.get("rc")?.value;
+  if (rc === undefined) return null;
+  const traits = new Set<string>([OWNER_CYBORG]);
+  for (const [key, a] of d.attributes) if (key.startsWith("trait")) traits.add(a.value);
+  return {
+    uuid: d.rpUuid,
+    name: d.name,
+    parentName: hostname,
+    resourceClass: rc,
+    total: d.numAccelerators,
+    reserved: unavailable(device, d) ? d.numAccelerators : 0,
+    traits: [...traits].sort(),
+    deployableUuid: d.uuid,
+    deviceUuid: device.uuid,
+  };
+}
+
+function unavailable(device: DeviceNode, d: DeployableNode): boolean {
+  if (device.status === "MAINTAINING" || device.lostArqs !== null) return true;
+  // A deployable that left the report keeps only its lost (allocated) handles.
+  return d.handles.size > 0 && [...d.handles.values()].every((h) => h.lost);
+}

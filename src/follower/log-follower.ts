@@ -1,0 +1,430 @@
+/**
+ * A checkpointed follower of the event log, for process managers that act on the outside world
+ * (the Placement sync; a Nova external-event notifier next). It knows nothing of what it feeds.
+ *
+ * - It subscribes to the whole log after its checkpoint (catch up, then live: no gap, no duplicate)
+ *   and hands the events that match its filter to `handle` in batches, oldest first, one batch at
+ *   a time. A batch is as large as what has arrived while the previous one was handled (up to
+ *   `maxBatch`), so a backlog goes in large batches and a trickle in small ones.
+ * - After `handle` resolves, the follower moves its checkpoint (ReadStore.applyBatch under its own
+ *   name, with the writes `handle` returned: the handler's own durable state, in the same atomic
+ *   step). The checkpoint covers the events that did not match too.
+ * - When `handle` throws (the target is down), the same batch is handed again after a backoff
+ *   (p-retry, exponential, forever) until it succeeds or the follower stops: nothing is skipped.
+ *   A handler must therefore be idempotent; a batch may also come again after a crash, from the
+ *   checkpoint.
+ * - When the checkpoint moved under it (lost with the store, or another instance), the follower
+ *   starts over from whatever the store holds: from the beginning when it holds nothing.
+ * - status() gives lag and the last error; the status is also published to the ReadStore (under
+ *   `<name>-status`) so a CLI in another process can show it (readFollowerStatus).
+ */
+import { setMaxListeners } from "node:events";
+import pRetry, { AbortError } from "p-retry";
+import { matchesFilter, type EventFilter, type EventStore, type RecordedEvent, type Subscription } from "../eventstore/port.js";
+import type { Logger } from "../logger.js";
+import { CheckpointMismatchError, keyPrefix, type ReadStore, type Write } from "../readstore/port.js";
+
+export type FollowerState = "starting" | "catching-up" | "live" | "retrying" | "stopped";
+
+/** The shape of a projection's status row (readstore/runner.ts), plus the retry details. */
+export interface FollowerStatus {
+  name: string;
+  state: FollowerState;
+  /** Position up to which every event was handled and recorded (decimal string; null: none). */
+  checkpoint: string | null;
+  /** Newest log position known (decimal string; null: empty log). */
+  headPosition: string | null;
+  /** Matching events received and not handled yet. */
+  lagEvents: number;
+  lagEventsExact: boolean;
+  /** Age of the oldest event not handled yet; 0 when caught up. */
+  lagMs: number;
+  /** Consecutive failed attempts at the current batch. */
+  retries: number;
+  lastError: { message: string; at: string } | null;
+  /** The last error while it still holds the follower back (as a projection row's `error`). */
+  error?: string;
+  /** When this status was taken (ISO-8601). */
+  at: string;
+}
+
+export interface LogFollowerOptions {
+  /** Checkpoint name in the ReadStore (a projection name: [a-z][a-z0-9-]*). */
+  name: string;
+  events: EventStore;
+  checkpoints: ReadStore;
+  filter?: EventFilter;
+  /**
+   * Acts on a batch (idempotently). Resolves with writes under `{<name>}:` to record atomically
+   * with the checkpoint, or nothing. Throws to have the same batch handed again after a backoff.
+   */
+  handle(batch: readonly RecordedEvent[], signal: AbortSignal): Promise<readonly Write[] | void>;
+  log: Logger;
+  /** Most events per batch (default 500). */
+  maxBatch?: number;
+  /** Matching events read ahead of the handler before reading pauses (default 5000). */
+  bufferLimit?: number;
+  /** Backoff between attempts while the handler or the store fails (default 200 ms to 30 s). */
+  backoff?: { minMs?: number; maxMs?: number };
+  /** How long the follower waits before recording a checkpoint that only passed non-matching events (default 1000 ms). */
+  idleCommitMs?: number;
+  /** How often the head is refreshed and the status published (default 1000 ms; 0: never published). */
+  statusEveryMs?: number;
+}
+
+interface Waiter {
+  position: bigint;
+  resolve: () => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+class Restart extends Error {}
+
+export class LogFollower {
+  private readonly opts: Required<Omit<LogFollowerOptions, "filter" | "backoff">> & Pick<LogFollowerOptions, "filter">;
+  private readonly minBackoff: number;
+  private readonly maxBackoff: number;
+  private running = false;
+  private abort = new AbortController();
+  private loop: Promise<void> | undefined;
+  private sub: Subscription | undefined;
+  private state: FollowerState = "stopped";
+  private checkpoint: bigint | undefined;
+  /** Everything up to here is handled (recorded or not). */
+  private handledUpTo: bigint | undefined;
+  /** Newest position the subscription delivered. */
+  private seen: bigint | undefined;
+  private head: bigint | undefined;
+  /** The head when the follower last (re)started: it is catching up until it has seen it. */
+  private startHead: bigint | undefined;
+  private buffer: RecordedEvent[] = [];
+  private inFlight: readonly RecordedEvent[] = [];
+  /** Failed attempts at the current batch or commit. */
+  private retries = 0;
+  /** Failed subscriptions (store or log unreachable) since an event last came through. */
+  private runFailures = 0;
+  private lastError: { message: string; at: string } | null = null;
+  private wakeWorker: (() => void) | undefined;
+  private wakePump: (() => void) | undefined;
+  private waiters: Waiter[] = [];
+  private statusTimer: NodeJS.Timeout | undefined;
+  private statusVersion: bigint | undefined;
+  private publishing: Promise<void> = Promise.resolve();
+
+  constructor(options: LogFollowerOptions) {
+    this.opts = {
+      maxBatch: 500,
+      bufferLimit: 5000,
+      idleCommitMs: 1000,
+      statusEveryMs: 1000,
+      ...options,
+    };
+    this.minBackoff = options.backoff?.minMs ?? 200;
+    this.maxBackoff = Math.max(options.backoff?.maxMs ?? 30_000, this.minBackoff);
+    keyPrefix(options.name);
+  }
+
+  get name(): string {
+    return this.opts.name;
+  }
+
+  /** Starts following; resolves once the checkpoint is read and the subscription open, or that failed once (it goes on trying). */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.abort = new AbortController();
+    this.state = "starting";
+    let opened!: () => void;
+    const ready = new Promise<void>((r) => (opened = r));
+    this.loop = this.run(opened);
+    if (this.opts.statusEveryMs > 0) {
+      this.statusTimer = setInterval(() => void this.tick(), this.opts.statusEveryMs);
+      this.statusTimer.unref();
+    }
+    await Promise.race([ready, this.loop]);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.abort.abort(new Error(`${this.name} stopped`));
+    clearInterval(this.statusTimer);
+    this.wakeWorker?.();
+    this.wakePump?.();
+    await this.sub?.close().catch(() => undefined);
+    await this.loop;
+    this.state = "stopped";
+    const stopped = new Error(`${this.name} stopped`);
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(stopped);
+    }
+    await this.publishing;
+    if (this.opts.statusEveryMs > 0) await this.publish();
+  }
+
+  status(): FollowerStatus {
+    const pending = this.inFlight.length + this.buffer.length;
+    const oldest = this.inFlight[0] ?? this.buffer[0];
+    const now = Date.now();
+    const behind = this.startHead !== undefined && (this.seen === undefined || this.seen < this.startHead);
+    let state = this.state;
+    const failing = this.retries + this.runFailures;
+    if (state !== "stopped") state = failing > 0 ? "retrying" : state === "starting" ? state : behind || pending > this.opts.maxBatch ? "catching-up" : "live";
+    const holding = failing > 0 && this.lastError !== null;
+    return {
+      name: this.name,
+      state,
+      checkpoint: this.checkpoint?.toString() ?? null,
+      headPosition: this.head?.toString() ?? null,
+      lagEvents: pending,
+      lagEventsExact: !behind,
+      lagMs: oldest ? Math.max(0, now - oldest.recordedAt.getTime()) : 0,
+      retries: failing,
+      lastError: this.lastError,
+      ...(holding ? { error: this.lastError!.message } : {}),
+      at: new Date(now).toISOString(),
+    };
+  }
+
+  /** Resolves once every event up to `position` is handled (recorded or not needing it). */
+  waitFor(position: bigint, timeoutMs = 30_000): Promise<void> {
+    if (this.handledUpTo !== undefined && this.handledUpTo >= position) return Promise.resolve();
+    if (!this.running) return Promise.reject(new Error(`${this.name} is not running`));
+    return new Promise((resolve, reject) => {
+      const w: Waiter = {
+        position,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((x) => x !== w);
+          reject(new Error(`${this.name} did not reach position ${position} within ${timeoutMs} ms (at ${this.handledUpTo ?? "none"})`));
+        }, timeoutMs),
+      };
+      this.waiters.push(w);
+    });
+  }
+
+  /** Resolves once everything in the log as of now is handled. */
+  async caughtUp(timeoutMs?: number): Promise<void> {
+    const head = await this.opts.events.headPosition();
+    if (head !== undefined) await this.waitFor(head, timeoutMs);
+  }
+
+  // ---- the loop -------------------------------------------------------------------------------
+
+  private async run(opened: () => void): Promise<void> {
+    while (this.running) {
+      try {
+        await this.follow(opened);
+      } catch (err) {
+        if (!this.running) break;
+        if (err instanceof Restart) continue;
+        // Store and subscription failures (the handler's are retried in place, batch by batch).
+        opened();
+        this.runFailures++;
+        this.failed(err);
+        this.opts.log.warn({ follower: this.name, attempt: this.runFailures, err: (err as Error).message }, "following the log failed; starting over after a backoff");
+        await this.sleep(this.backoffFor(this.runFailures));
+      }
+    }
+  }
+
+  /** One subscription's life: from the stored checkpoint until a failure, a restart or the stop. */
+  private async follow(opened: () => void): Promise<void> {
+    const [checkpoint, head] = await Promise.all([this.opts.checkpoints.getCheckpoint(this.name), this.opts.events.headPosition()]);
+    if (!this.running) return;
+    if (this.checkpoint !== undefined && checkpoint === undefined) {
+      this.opts.log.warn({ follower: this.name, was: this.checkpoint.toString() }, "checkpoint lost: following the log again from the beginning");
+    }
+    this.checkpoint = checkpoint;
+    this.handledUpTo = checkpoint;
+    this.seen = checkpoint;
+    this.head = head;
+    this.startHead = head;
+    this.buffer = [];
+    this.retries = 0;
+    this.state = "catching-up";
+    const sub = this.opts.events.subscribeToAll({ after: checkpoint });
+    this.sub = sub;
+    // Ends this run's worker and its retries (not the follower) when the pump fails.
+    const run = new AbortController();
+    // A handler may have many requests in flight, each listening for the abort.
+    setMaxListeners(0, run.signal);
+    const onStop = () => run.abort(this.abort.signal.reason);
+    this.abort.signal.addEventListener("abort", onStop, { once: true });
+    opened();
+    this.opts.log.info({ follower: this.name, checkpoint: checkpoint?.toString() ?? null, head: head?.toString() ?? null }, "following the event log");
+    const pump = this.pump(sub, run.signal);
+    const work = this.work(run.signal);
+    try {
+      await Promise.race([work, pump]);
+    } finally {
+      run.abort(new Restart("run ended"));
+      this.abort.signal.removeEventListener("abort", onStop);
+      this.wakeWorker?.();
+      this.wakePump?.();
+      await sub.close().catch(() => undefined);
+      await Promise.allSettled([work, pump]);
+      this.sub = undefined;
+      this.inFlight = [];
+      this.buffer = [];
+    }
+  }
+
+  /** Reads the subscription into the buffer, pausing while the buffer is full. */
+  private async pump(sub: Subscription, signal: AbortSignal): Promise<void> {
+    for await (const e of sub) {
+      if (signal.aborted) return;
+      this.runFailures = 0;
+      this.seen = e.position;
+      if (this.head === undefined || e.position > this.head) this.head = e.position;
+      if (matchesFilter(e, this.opts.filter)) this.buffer.push(e);
+      else if (this.buffer.length === 0 && this.inFlight.length === 0) this.handled(e.position);
+      this.wakeWorker?.();
+      while (!signal.aborted && this.buffer.length >= this.opts.bufferLimit) await new Promise<void>((r) => (this.wakePump = r));
+    }
+    if (!signal.aborted) throw new Error("the event log subscription ended");
+  }
+
+  private async work(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      if (signal.aborted) return;
+      if (this.buffer.length === 0) {
+        const idle = this.seen !== undefined && (this.checkpoint === undefined || this.seen > this.checkpoint);
+        await this.nextWake(idle ? this.opts.idleCommitMs : undefined);
+        if (signal.aborted) return;
+        if (this.buffer.length === 0 && idle) await this.commit([], this.seen!, signal);
+        continue;
+      }
+      const batch = this.buffer.splice(0, this.opts.maxBatch);
+      this.wakePump?.();
+      // Everything delivered so far is covered when no matching event is left behind.
+      const upTo = this.buffer.length === 0 ? this.seen! : batch[batch.length - 1]!.position;
+      this.inFlight = batch;
+      const writes = await this.attempt(() => this.opts.handle(batch, signal), signal, { batch: batch.length, from: batch[0]!.position.toString() });
+      await this.commit(writes ?? [], upTo, signal);
+      this.inFlight = [];
+    }
+  }
+
+  private async commit(writes: readonly Write[], upTo: bigint, signal: AbortSignal): Promise<void> {
+    const expected = this.checkpoint ?? null;
+    await this.attempt(
+      async () => {
+        try {
+          await this.opts.checkpoints.applyBatch(this.name, writes, upTo, expected);
+        } catch (err) {
+          if (!(err instanceof CheckpointMismatchError)) throw err;
+          this.opts.log.warn({ follower: this.name, err: err.message }, "the checkpoint moved under the follower: starting over from the stored one");
+          throw new AbortError(new Restart(err.message));
+        }
+      },
+      signal,
+      { commit: upTo.toString() },
+    );
+    this.checkpoint = upTo;
+    this.handled(upTo);
+  }
+
+  /** Runs `fn` until it succeeds, backing off between failures; rejects when the run ends (or with an AbortError's cause). */
+  private async attempt<T>(fn: () => Promise<T>, signal: AbortSignal, context: object): Promise<T> {
+    const out = await pRetry(fn, {
+      retries: Number.POSITIVE_INFINITY,
+      factor: 2,
+      minTimeout: this.minBackoff,
+      maxTimeout: this.maxBackoff,
+      randomize: true,
+      signal,
+      unref: true,
+      onFailedAttempt: ({ error }) => {
+        if (signal.aborted) return;
+        this.retries++;
+        this.failed(error);
+        this.opts.log.warn({ follower: this.name, ...context, attempt: this.retries, err: error.message }, "attempt failed; retrying after a backoff");
+      },
+    });
+    this.retries = 0;
+    return out;
+  }
+
+  private failed(err: unknown): void {
+    this.lastError = { message: err instanceof Error ? err.message : String(err), at: new Date().toISOString() };
+    void this.tick();
+  }
+
+  private handled(position: bigint): void {
+    if (this.handledUpTo !== undefined && this.handledUpTo >= position) return;
+    this.handledUpTo = position;
+    if (this.waiters.length === 0) return;
+    this.waiters = this.waiters.filter((w) => {
+      if (w.position > position) return true;
+      clearTimeout(w.timer);
+      w.resolve();
+      return false;
+    });
+  }
+
+  private nextWake(timeoutMs?: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = timeoutMs === undefined ? undefined : setTimeout(resolve, timeoutMs);
+      this.wakeWorker = () => {
+        clearTimeout(timer);
+        this.wakeWorker = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private backoffFor(attempt: number): number {
+    return Math.min(this.maxBackoff, this.minBackoff * 2 ** Math.max(0, attempt - 1));
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.abort.signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+  }
+
+  // ---- status published for other processes ------------------------------------------------------
+
+  private async tick(): Promise<void> {
+    if (!this.running) return;
+    try {
+      this.head = (await this.opts.events.headPosition()) ?? this.head;
+    } catch {
+      // the status says what it knew
+    }
+    if (this.opts.statusEveryMs > 0) {
+      this.publishing = this.publishing.then(() => this.publish());
+      await this.publishing;
+    }
+  }
+
+  /** Best effort: the status doc has its own version counter as its checkpoint. */
+  private async publish(): Promise<void> {
+    const name = statusName(this.name);
+    try {
+      this.statusVersion ??= (await this.opts.checkpoints.getCheckpoint(name)) ?? 0n;
+      const next = this.statusVersion + 1n;
+      await this.opts.checkpoints.applyBatch(name, [{ op: "put", key: `${keyPrefix(name)}status`, fields: { status: this.status() } }], next);
+      this.statusVersion = next;
+    } catch {
+      this.statusVersion = undefined;
+    }
+  }
+}
+
+const statusName = (name: string) => `${name}-status`;
+
+/** The status a follower last published (another process's, e.g. for `projections status`). */
+export async function readFollowerStatus(store: ReadStore, name: string): Promise<FollowerStatus | null> {
+  const n = statusName(name);
+  const [doc] = await store.getDocs([`${keyPrefix(n)}status`]);
+  return (doc?.status as FollowerStatus | undefined) ?? null;
+}

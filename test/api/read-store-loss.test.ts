@@ -1,0 +1,120 @@
+/**
+ * A read store that loses its data (Redis FLUSHALL; the embedded store's equivalent) is never
+ * read as if it were empty: until the projector has rebuilt the models, queries over HTTP,
+ * WebSocket and REST get UNAVAILABLE (503 with Retry-After) and /readyz says not ready; then the
+ * answers are whole again. Readers run throughout the loss; every answer is checked.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MemoryReadStore } from "../../src/readstore/memory.js";
+import { startRedis, type TestRedis } from "../support/redis.js";
+import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "./harness.js";
+import * as op from "./operations.js";
+
+const QUERY = `{ deviceProfiles { name } devices { totalCount } }`;
+const HOSTS = 3;
+const PROFILES = ["loss-a", "loss-b"];
+
+type Verdict = "whole" | "unavailable" | "wrong";
+const samples: string[] = [];
+const wrong = (what: string): Verdict => {
+  if (samples.length < 5) samples.push(what);
+  return "wrong";
+};
+
+for (const mode of ["embedded", "redis"] as const) {
+  describe(`read store loss (${mode})`, () => {
+    let t: TestService;
+    let redis: TestRedis | undefined;
+    let flush: () => Promise<void>;
+
+    beforeAll(async () => {
+      if (mode === "redis") {
+        redis = await startRedis();
+        t = await startTestService({ env: { REDIS_URL: redis.url } });
+        const client = redis.client();
+        flush = async () => void (await client.flushall());
+      } else {
+        t = await startTestService();
+        // The API's store is a guarded view of the embedded store: flushing it flushes the store.
+        flush = async () => (t.service.readStore as MemoryReadStore).flushAll();
+      }
+      for (const name of PROFILES) await t.ok("admin", op.CREATE_PROFILE, { input: { name, groups: [{ "resources:FPGA": "1" }] } });
+      for (let h = 0; h < HOSTS; h++) await t.ok("admin", op.REPORT, { hostname: `loss${h}`, devices: FAKE_HOST_DEVICES(2) /* one device with two functions */ });
+    }, 60_000);
+    afterAll(async () => {
+      await t?.close();
+      await redis?.stop();
+    });
+
+    /** One GraphQL answer over HTTP, judged. */
+    const graphql = async (): Promise<Verdict> => {
+      const res = await fetch(t.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${TOKENS.admin.token}` },
+        body: JSON.stringify({ query: QUERY }),
+      });
+      const body = (await res.json()) as { data?: any; errors?: Array<{ extensions?: { code?: string } }> };
+      if (!body.errors) {
+        const names = body.data.deviceProfiles.map((p: { name: string }) => p.name).sort();
+        return res.status === 200 && names.join() === PROFILES.join() && body.data.devices.totalCount === HOSTS ? "whole" : wrong(`${res.status} ${JSON.stringify(body)}`);
+      }
+      const unavailable = res.status === 503 && res.headers.get("retry-after") === "1" && body.errors.every((e) => e.extensions?.code === "UNAVAILABLE");
+      return unavailable ? "unavailable" : wrong(`${res.status} ${JSON.stringify(body)}`);
+    };
+
+    /** One REST answer (Cyborg's device profile list), judged. */
+    const rest = async (): Promise<Verdict> => {
+      const res = await fetch(new URL("/v2/device_profiles", t.url), { headers: { "x-auth-token": TOKENS.admin.token } });
+      const body = (await res.json()) as { device_profiles?: Array<{ name: string }>; error_message?: string };
+      if (res.status === 200) return body.device_profiles!.map((p) => p.name).sort().join() === PROFILES.join() ? "whole" : wrong(`REST ${JSON.stringify(body)}`);
+      const inner = body.error_message ? (JSON.parse(body.error_message) as { code?: string }) : {};
+      return res.status === 503 && res.headers.get("retry-after") === "1" && inner.code === "UNAVAILABLE" ? "unavailable" : wrong(`REST ${res.status} ${JSON.stringify(body)}`);
+    };
+
+    it("answers whole or UNAVAILABLE, never empty, while the models are rebuilt; then whole again", async () => {
+      const verdicts: Record<Verdict, number> = { whole: 0, unavailable: 0, wrong: 0 };
+      let flushed = false;
+      let wholeAfterFlush = 0;
+      const deadline = Date.now() + 60_000;
+      const reader = async (ask: () => Promise<Verdict>) => {
+        while (Date.now() < deadline && wholeAfterFlush < 40) {
+          const v = await ask();
+          verdicts[v]++;
+          if (flushed && v === "whole") wholeAfterFlush++;
+        }
+      };
+      const readers = [reader(graphql), reader(graphql), reader(rest)];
+      await new Promise((r) => setTimeout(r, 200));
+      expect(verdicts.whole).toBeGreaterThan(0);
+      await flush();
+      flushed = true;
+      // Straight after the loss, before the projector can have rebuilt: not ready.
+      const readyz = await fetch(new URL("/readyz", t.url));
+      const detail = (await readyz.json()) as { status: string };
+      await Promise.all(readers);
+      expect(verdicts.wrong, `wrong answers: ${samples.join("\n")}`).toBe(0);
+      expect(wholeAfterFlush).toBeGreaterThanOrEqual(40);
+      // readyz either caught the loss, or the projector had already healed (then it is ready).
+      expect([503, 200]).toContain(readyz.status);
+      expect(detail.status).toBe(readyz.status === 503 ? "not ready" : "ready");
+      const after = await fetch(new URL("/readyz", t.url));
+      expect(after.status).toBe(200);
+    }, 90_000);
+
+    it("a query over WebSocket during the loss gets UNAVAILABLE with its code", async () => {
+      const client = t.ws("admin");
+      const run = () =>
+        new Promise<{ data?: unknown; errors?: Array<{ extensions?: { code?: string } }> }>((resolve, reject) => {
+          let result: { data?: unknown; errors?: Array<{ extensions?: { code?: string } }> } = {};
+          client.subscribe({ query: QUERY }, { next: (v) => (result = v as typeof result), error: reject, complete: () => resolve(result) });
+        });
+      expect((await run()).errors).toBeUndefined();
+      await flush();
+      const during = await run();
+      // Whole if the projector healed first; otherwise the formatter's code, never raw text.
+      if (during.errors) expect(during.errors.map((e) => e.extensions?.code)).toEqual(expect.arrayContaining(["UNAVAILABLE"]));
+      else expect((during.data as { devices: { totalCount: number } }).devices.totalCount).toBe(HOSTS);
+      await expect.poll(async () => (await run()).errors, { timeout: 30_000 }).toBeUndefined();
+    }, 60_000);
+  });
+}

@@ -1,0 +1,135 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { LogFollower, readFollowerStatus, type LogFollowerOptions } from "../../src/follower/log-follower.js";
+import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import type { RecordedEvent } from "../../src/eventstore/port.js";
+import { createLogger } from "../../src/logger.js";
+import { MemoryReadStore } from "../../src/readstore/memory.js";
+
+const meta = { principal: "test", correlationId: "c", causationId: "c", at: "2026-11-24T00:00:00.000Z" };
+const log = createLogger("silent");
+
+async function append(es: MemoryEventStore, stream: string, type: string, n = 1): Promise<void> {
+  for (let i = 0; i < n; i++) await es.append(stream, [{ id: randomUUID(), type, data: { i }, metadata: meta }], "any");
+}
+
+const followers: LogFollower[] = [];
+function follower(es: MemoryEventStore, rs: MemoryReadStore, handle: LogFollowerOptions["handle"], extra: Partial<LogFollowerOptions> = {}) {
+  const f = new LogFollower({
+    name: "test-follower",
+    events: es,
+    checkpoints: rs,
+    filter: { streamPrefixes: ["host-"] },
+    handle,
+    log,
+    backoff: { minMs: 5, maxMs: 20 },
+    idleCommitMs: 10,
+    statusEveryMs: 20,
+    ...extra,
+  });
+  followers.push(f);
+  return f;
+}
+
+afterEach(async () => {
+  for (const f of followers.splice(0)) await f.stop();
+});
+
+describe("checkpointed log follower", () => {
+  it("hands the matching events in order, in batches, and records its checkpoint past the others", async () => {
+    const es = new MemoryEventStore();
+    const rs = new MemoryReadStore();
+    await append(es, "host-a", "X", 3);
+    await append(es, "arq-1", "Y", 2);
+    const seen: string[] = [];
+    const batches: number[] = [];
+    const f = follower(es, rs, async (batch) => {
+      batches.push(batch.length);
+      for (const e of batch) seen.push(`${e.stream}:${e.position}`);
+    });
+    await f.start();
+    await f.caughtUp(2000);
+    await append(es, "host-b", "X", 2);
+    await append(es, "arq-2", "Y");
+    await f.caughtUp(2000);
+    expect(seen).toEqual(["host-a:1", "host-a:2", "host-a:3", "host-b:6", "host-b:7"]);
+    expect(batches.reduce((a, b) => a + b)).toBe(5);
+    await expect.poll(() => rs.getCheckpoint("test-follower")).toBe(8n);
+    expect(f.status()).toMatchObject({ state: "live", lagEvents: 0, lagMs: 0, retries: 0, lastError: null, checkpoint: "8" });
+  });
+
+  it("hands the same batch again after a failure, with a backoff, until it succeeds: nothing skipped, nothing twice", async () => {
+    const es = new MemoryEventStore();
+    const rs = new MemoryReadStore();
+    await append(es, "host-a", "X", 4);
+    let down = true;
+    let attempts = 0;
+    const handled: bigint[] = [];
+    const f = follower(es, rs, async (batch: readonly RecordedEvent[]) => {
+      attempts++;
+      if (down) throw new Error("target down");
+      handled.push(...batch.map((e) => e.position));
+    });
+    await f.start();
+    await expect.poll(() => f.status().state).toBe("retrying");
+    expect(f.status()).toMatchObject({ error: "target down", lastError: { message: "target down" }, lagEvents: 4 });
+    await expect.poll(() => attempts).toBeGreaterThan(3);
+    down = false;
+    await f.caughtUp(2000);
+    expect(handled).toEqual([1n, 2n, 3n, 4n]);
+    expect(f.status()).toMatchObject({ state: "live", retries: 0, lastError: { message: "target down" } });
+    expect(f.status().error).toBeUndefined();
+  });
+
+  it("resumes from its checkpoint after a restart, and records the handler's writes with it", async () => {
+    const es = new MemoryEventStore();
+    const rs = new MemoryReadStore();
+    await append(es, "host-a", "X", 2);
+    const first: bigint[] = [];
+    const a = follower(es, rs, async (batch) => {
+      first.push(...batch.map((e) => e.position));
+      return [{ op: "put", key: "{test-follower}:state", fields: { last: batch.at(-1)!.position.toString() } }];
+    });
+    await a.start();
+    await a.caughtUp(2000);
+    await a.stop();
+    await append(es, "host-a", "X", 2);
+    const second: bigint[] = [];
+    const b = follower(es, rs, async (batch) => {
+      second.push(...batch.map((e) => e.position));
+    });
+    await b.start();
+    await b.caughtUp(2000);
+    expect(first).toEqual([1n, 2n]);
+    expect(second).toEqual([3n, 4n]);
+    expect(await rs.getDocs(["{test-follower}:state"])).toEqual([{ last: "2" }]);
+  });
+
+  it("starts over from the beginning when its checkpoint is lost", async () => {
+    const es = new MemoryEventStore();
+    const rs = new MemoryReadStore();
+    await append(es, "host-a", "X", 2);
+    const handled: bigint[] = [];
+    const f = follower(es, rs, async (batch) => {
+      handled.push(...batch.map((e) => e.position));
+    });
+    await f.start();
+    await f.caughtUp(2000);
+    await rs.drop("test-follower");
+    await append(es, "host-a", "X");
+    await expect.poll(() => handled.length).toBeGreaterThanOrEqual(5);
+    expect(handled).toEqual([1n, 2n, 3n, 1n, 2n, 3n].slice(0, handled.length));
+  });
+
+  it("publishes its status for other processes", async () => {
+    const es = new MemoryEventStore();
+    const rs = new MemoryReadStore();
+    await append(es, "host-a", "X");
+    const f = follower(es, rs, async () => undefined);
+    await f.start();
+    await f.caughtUp(2000);
+    await expect.poll(async () => (await readFollowerStatus(rs, "test-follower"))?.checkpoint).toBe("1");
+    await f.stop();
+    expect(await readFollowerStatus(rs, "test-follower")).toMatchObject({ name: "test-follower", state: "stopped" });
+  });
+});
