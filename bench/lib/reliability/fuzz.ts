@@ -26,8 +26,6 @@ export interface FuzzReport {
   cases: number;
   internalErrors: number;
   crashes: number;
-  /** Answers whose only faults were of a tolerated kind (FuzzOptions.tolerate). */
-  tolerated: number;
   /** Every violation found, by kind (findings keep only the first few requests). */
   byKind: Partial<Record<Violation["kind"], number>>;
   findings: Finding[];
@@ -47,8 +45,6 @@ export interface FuzzOptions {
   /** After a crash: start the service again (the soak goes on); without it the run stops. */
   revive?: () => Promise<void>;
   onProgress?: (done: number, report: FuzzReport) => void;
-  /** Kinds of violation counted apart (in `tolerated`) instead of as findings: a known fault being fixed elsewhere. */
-  tolerate?: ReadonlyArray<Violation["kind"]>;
 }
 
 const CHUNK = 100;
@@ -59,7 +55,7 @@ const MAX_FINDINGS = Number(process.env.MAX_FINDINGS ?? 50);
 const shown = (s: string) => (s.length > 1_000 ? `${s.slice(0, 1_000)}... (${s.length} chars)` : s);
 
 export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
-  const report: FuzzReport = { seed: opts.seed, cases: 0, internalErrors: 0, crashes: 0, tolerated: 0, byKind: {}, findings: [] };
+  const report: FuzzReport = { seed: opts.seed, cases: 0, internalErrors: 0, crashes: 0, byKind: {}, findings: [] };
   const ws = new RawWsSessions(opts.url);
   const origin = new URL(opts.url).origin;
   const arbitrary: fc.Arbitrary<GraphqlCase | RestCase> = opts.transport === "rest" ? restCase(opts.pool) : graphqlCase(opts.schema, opts.pool);
@@ -96,9 +92,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
           const answer = await runOne(cases[i]!);
           report.cases++;
           for (const v of answer.violations) report.byKind[v.kind] = (report.byKind[v.kind] ?? 0) + 1;
-          const violations = answer.violations.filter((v) => !opts.tolerate?.includes(v.kind));
-          if (violations.length < answer.violations.length) report.tolerated++;
-          const request = answer.request;
+          const { request, violations } = answer;
           if (violations.length === 0) continue;
           report.internalErrors += violations.filter((v) => v.kind === "internal" || v.kind === "status").length;
           if (report.findings.length < MAX_FINDINGS) report.findings.push({ transport: opts.transport, index: start + i, request: shown(request), violations });
