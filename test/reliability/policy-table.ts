@@ -13,8 +13,14 @@ import { ROLE_TOKENS, WHO, type Who } from "../../bench/lib/reliability/tokens.j
 import { POLICY, seesAllProjects, type Rule } from "../../src/api/auth/policy.js";
 import { ROLES, type Principal, type Role } from "../../src/api/auth/tokens.js";
 
-/** Guards written in code rather than as @Authorized (resolvers/bound-events.ts checks arq:read). */
-const RULES_IN_CODE: Record<string, Rule> = { "subscription.acceleratorRequestBound": "arq:read" };
+/**
+ * Guards written in code rather than as @Authorized (resolvers/bound-events.ts checks arq:read,
+ * resolvers/programming-requests.ts programming:agent).
+ */
+const RULES_IN_CODE: Record<string, Rule> = {
+  "subscription.acceleratorRequestBound": "arq:read",
+  "subscription.programmingRequests": "programming:agent",
+};
 
 export interface Operation {
   kind: RootKind;
@@ -50,6 +56,12 @@ export const ARGUMENT_RULES: Array<{ operation: string; label: string; args: Rec
   { operation: "deleteAcceleratorRequests", label: "instanceUuid", args: { instanceUuid: "2d4f5c3e-0000-4000-8000-000000000001" }, allowed: WHO.filter((w) => principalOf(w).roles.has("service")) },
   { operation: "deleteAcceleratorRequests", label: "arqUuids", args: { arqUuids: ["2d4f5c3e-0000-4000-8000-000000000002"] }, allowed: allowedBy("arq:delete") },
   { operation: "reportHostInventory", label: "another host than the agent's", args: { hostname: "compute2" }, allowed: WHO.filter((w) => allowedBy("inventory:report").includes(w) && !principalOf(w).roles.has("agent")) },
+  {
+    operation: "reportProgrammingResult",
+    label: "another host than the agent's",
+    args: { input: { hostname: "compute2", deployableUuid: "2d4f5c3e-0000-4000-8000-000000000003", requestId: "2d4f5c3e-0000-4000-8000-000000000004", ok: true } },
+    allowed: WHO.filter((w) => allowedBy("programming:agent").includes(w) && !principalOf(w).roles.has("agent")),
+  },
 ];
 
 export interface ReadmeRow {

@@ -49,9 +49,17 @@ beforeAll(async () => {
   await service.start();
   ws = new RawWsSessions(service.url);
   const url = service.url;
-  await gql(url, "agent", `mutation($d: [DriverDeviceInput!]!) { reportHostInventory(hostname: "compute1", devices: $d) { revision } }`, { d: fakeHost("compute1", 8) });
+  await gql(url, "agent", `mutation($d: [DriverDeviceInput!]!) { reportHostInventory(hostname: "compute1", devices: $d) { revision } }`, { d: compute1Inventory() });
   await gql(url, "admin", `mutation($p: DeviceProfileInput!) { createDeviceProfile(input: $p) { uuid } }`, { p: { name: "matrix-1", groups: [{ "resources:FPGA": "1" }] } });
-  const [rp] = (await gql(url, "service", `{ resourceProviders(hostname: "compute1") { uuid } }`)).resourceProviders;
+  const rps = (await gql(url, "service", `{ resourceProviders(hostname: "compute1") { uuid name } }`)).resourceProviders as Array<{ uuid: string; name: string }>;
+  const rp = rps.find((r) => r.name.endsWith("compute1_FakeDevice"))!;
+  // A programming request left in flight on the other region: programmingRequests sends it at once.
+  const region = rps.find((r) => r.name.endsWith(programmableRegion.deployables[0]!.name))!;
+  const { uploadBitstream } = await gql(url, "admin", `mutation($i: BitstreamInput!) { uploadBitstream(input: $i) { id } }`, {
+    i: { name: "matrix.gbs", functionId: "nlb0", regionType: "r1", vendor: "fake", contentBase64: Buffer.from("matrix").toString("base64") },
+  });
+  const [deployable] = (await gql(url, "admin", `query($rp: ID) { deployables(filter: { rpUuid: $rp }) { nodes { uuid } } }`, { rp: region.uuid })).deployables.nodes;
+  await gql(url, "admin", `mutation($u: ID!, $b: ID!) { programDeployable(uuid: $u, bitstreamId: $b) { uuid } }`, { u: deployable.uuid, b: uploadBitstream.id });
   for (const who of ["member", "member2"] as const) {
     const [arq] = (await gql(url, who, `mutation { createAcceleratorRequests(deviceProfileName: "matrix-1") { uuid } }`)).createAcceleratorRequests;
     await gql(url, "service", `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { state } }`, {
@@ -67,12 +75,31 @@ afterAll(async () => {
   await built?.remove();
 });
 
+/** An FPGA region on compute1 beside fakeHost's device, that a bitstream of region type r1 fits. */
+const programmableRegion = {
+  type: "FPGA",
+  vendor: "0xABCD",
+  model: "matrix",
+  controlPath: { type: "PCI", info: { domain: "0000", bus: "0d", device: "00", function: "0" } },
+  deployables: [
+    {
+      name: "compute1_Region",
+      numAccelerators: 1,
+      driverName: "fake",
+      attributes: [{ key: "rc", value: "FPGA" }, { key: "trait0", value: "CUSTOM_FPGA_REGION_FAKE_R1" }],
+      attachHandles: [{ type: "TEST_PCI", info: { domain: "0000", bus: "0d", device: "00", function: "1" } }],
+    },
+  ],
+};
+
+const compute1Inventory = () => [...fakeHost("compute1", 8), programmableRegion];
+
 /** A value that passes GraphQL's own validation, chosen by the argument's name where that matters. */
 function plausible(type: GraphQLInputType, name: string, op: Operation, who: Caller): unknown {
   if (isNonNullType(type)) return plausible(type.ofType, name, op, who);
   const named = getNamedType(type);
   if (isListType(type)) {
-    if (named.name === "DriverDeviceInput") return fakeHost("compute1", 8);
+    if (named.name === "DriverDeviceInput") return compute1Inventory(); // the same report: the region stays
     return [plausible(type.ofType, name, op, who)];
   }
   if (named.name === "ArqBindingInput") return { arqUuid: randomUUID(), hostname: "compute1", deviceRpUuid: randomUUID(), instanceUuid: randomUUID() };

@@ -81,6 +81,9 @@ export class ServiceProcess {
         DATA_DIR: this.dataDir,
         AUTH_TOKENS_FILE: this.tokensFile,
         LOG_LEVEL: "warn",
+        // The suite judges answers, not fairness (test/api/fairness.test.ts does): its load from
+        // member and reader tokens would otherwise meet RATE_LIMITED instead of the code under test.
+        RATE_LIMIT_REQUESTS: "0",
         ...this.opts.env,
       },
       stdio: ["ignore", "pipe", "pipe"],
