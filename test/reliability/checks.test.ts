@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { checkGraphqlHttp, checkGraphqlWs, checkRest, looksLikeStack } from "../../bench/lib/reliability/answer-checks.js";
 import { checkLedger, doubleAllocations } from "../../bench/lib/reliability/kill9-rounds.js";
 import { deepLiteral, expandDeep, deepJson } from "../../bench/lib/reliability/hostile-values.js";
+import { judgeGraphql, judgeRest } from "../../bench/lib/reliability/read-store-answers.js";
 
 const http = (status: number, body: unknown) => ({ status, headers: new Headers(), text: typeof body === "string" ? body : JSON.stringify(body) });
 const envelope = (fault: Record<string, unknown>) => ({ error_message: JSON.stringify({ faultcode: "Client", faultstring: "no", debuginfo: null, ...fault }) });
@@ -42,6 +43,32 @@ describe("answer checks", () => {
     expect(expandDeep(JSON.stringify({ v: deepJson(3, false) }))).toBe('{"v":{"k": {"k": {"k": "leaf"}}}}');
     expect(JSON.parse(expandDeep(JSON.stringify([deepJson(2, true)])))).toEqual([[["leaf"]]]);
     expect(deepLiteral(deepJson(2, false))).toBe('{k: {k: "leaf"}}');
+  });
+});
+
+describe("read store loss checks", () => {
+  const retryAfter = new Headers({ "retry-after": "1" });
+  const unavailable = { errors: [{ extensions: { code: "UNAVAILABLE" } }] };
+  const hasTwo = (d: { names: string[] }) => d.names.length === 2;
+
+  it("GraphQL: an empty answer, a 503 without Retry-After or another code are wrong; UNAVAILABLE and the truth pass", () => {
+    expect(judgeGraphql(200, new Headers(), { data: { names: ["a", "b"] } }, hasTwo)).toBe("whole");
+    expect(judgeGraphql(503, retryAfter, unavailable, hasTwo)).toBe("unavailable");
+    expect(judgeGraphql(200, new Headers(), { data: { names: [] } }, hasTwo)).toBe("wrong");
+    expect(judgeGraphql(503, new Headers(), unavailable, hasTwo)).toBe("wrong");
+    expect(judgeGraphql(200, retryAfter, unavailable, hasTwo)).toBe("wrong");
+    expect(judgeGraphql(200, new Headers(), { errors: [{ extensions: { code: "NOT_FOUND" } }] }, hasTwo)).toBe("wrong");
+    expect(judgeGraphql(503, retryAfter, { errors: [...unavailable.errors, { extensions: { code: "INTERNAL_SERVER_ERROR" } }] }, hasTwo)).toBe("wrong");
+  });
+
+  it("REST: the same, in Cyborg's error envelope", () => {
+    const names = (b: { device_profiles: unknown[] }) => b.device_profiles.length === 2;
+    expect(judgeRest(200, new Headers(), { device_profiles: [{}, {}] } as never, names)).toBe("whole");
+    expect(judgeRest(200, new Headers(), { device_profiles: [] } as never, names)).toBe("wrong");
+    expect(judgeRest(503, retryAfter, envelope({ code: "UNAVAILABLE", faultcode: "Server" }), names)).toBe("unavailable");
+    expect(judgeRest(503, new Headers(), envelope({ code: "UNAVAILABLE", faultcode: "Server" }), names)).toBe("wrong");
+    expect(judgeRest(404, retryAfter, envelope({ code: "NOT_FOUND" }), names)).toBe("wrong");
+    expect(judgeRest(503, retryAfter, { error_message: "not json" }, names)).toBe("wrong");
   });
 });
 
