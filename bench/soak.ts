@@ -6,19 +6,24 @@
  *   2. kill -9 during a boot storm of 64 clients, >= 10 rounds embedded and as many with the read
  *      models on Redis: acknowledged writes lost, handles allocated twice, binds left BIND_STARTED.
  *   3. 64 clients running Nova's boot flow for 10 minutes: failed flows, RSS growth after warm-up.
- *   4. Redis FLUSHALL under load: not here yet (see FLUSH_SCENARIO below).
+ *   4. The read store lost under load: as many clients reading and creating while Redis is flushed
+ *      (FLUSHALL) or restarted empty, in turns: answers neither whole nor UNAVAILABLE (503), and
+ *      acknowledged creations lost, are wrong answers.
  *
  *   npm run soak
- *   npm run soak -- --minutes 2 --fuzz 1000 --kill-rounds 2 --clients 16 --seed 42
+ *   npm run soak -- --minutes 2 --fuzz 1000 --kill-rounds 2 --flush-rounds 4 --clients 16 --seed 42
  *
  * Progress goes to stdout as it runs; the last line is `BENCH {json}`.
  */
+import { Redis } from "ioredis";
 import { getSchema } from "../src/api/graphql/schema.js";
 import { parseArgs } from "./lib/client.js";
 import { startRedisServer } from "./lib/redis-server.js";
 import { prepareBootTargets } from "./lib/reliability/boot-flows.js";
 import { fuzz, type FuzzReport, type Transport } from "./lib/reliability/fuzz.js";
+import { rootFields } from "./lib/reliability/graphql-cases.js";
 import { kill9Round, seededRandom } from "./lib/reliability/kill9-rounds.js";
+import { lossUnderLoad, prepareLossTruth } from "./lib/reliability/read-store-flush.js";
 import { seedPool } from "./lib/reliability/seed-pool.js";
 import { ServiceProcess } from "./lib/reliability/service-process.js";
 import { steadySoak } from "./lib/reliability/steady-soak.js";
@@ -28,19 +33,44 @@ const minutes = Number(args.minutes ?? 10);
 const clients = Number(args.clients ?? 64);
 const fuzzPerTransport = Number(args.fuzz ?? 4_000);
 const killRounds = Number(args["kill-rounds"] ?? 10);
+const flushRounds = Number(args["flush-rounds"] ?? 10);
 const seed = Number(args.seed ?? Math.floor(Math.random() * 2 ** 31));
 const cli = new URL("../src/cli/index.js", import.meta.url).pathname;
 const STORM_BIND_TIMEOUT_S = 5;
 
 const log = (line: string) => console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-/**
- * FLUSH_SCENARIO: Redis FLUSHALL and restart under load, counting answers that are wrong (empty
- * lists while the data exists, a create accepted in the window). It needs read-store-loss
- * detection (issue 18, item 5), built apart; until it lands, wrong_answers_after_flush is null.
- */
-async function flushScenario(): Promise<{ wrongAnswers: number | null; note: string }> {
-  return { wrongAnswers: null, note: "the Redis flush scenario waits for read-store-loss detection (issue 18, item 5): not run" };
+/** FLUSHALL and a restart of redis-server without its data, in turns, under load. */
+async function runFlush(): Promise<{ rounds: number; wrongAnswers: number; notRecovered: number }> {
+  const redis = await startRedisServer();
+  const service = new ServiceProcess({ cli, env: { REDIS_URL: redis.url } });
+  const total = { rounds: 0, wrongAnswers: 0, notRecovered: 0 };
+  const flushall = async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 3 });
+    try {
+      await client.flushall();
+    } finally {
+      client.disconnect();
+    }
+  };
+  try {
+    await service.start();
+    const truth = await prepareLossTruth(service.url);
+    for (let round = 1; round <= flushRounds; round++) {
+      const loss = round % 2 === 1 ? { name: "FLUSHALL", run: flushall } : { name: "restart", run: () => redis.restart() };
+      const r = await lossUnderLoad({ url: service.url, truth, clients, loss, recoverWithinMs: 300_000 });
+      total.rounds++;
+      total.wrongAnswers += r.wrongAnswers;
+      if (!r.recovered) total.notRecovered++;
+      log(`read store lost ${round}/${flushRounds} (${r.loss}): answers ${JSON.stringify(r.answers)}, ${r.acknowledgedCreates} creations acknowledged, ${r.lostCreates} lost; ${r.recovered ? "recovered" : "NOT recovered"}`);
+      for (const w of r.samples.slice(0, 5)) log(`  ${w}`);
+      if (service.crashed) throw new Error(`the service crashed:\n${service.tail}`);
+    }
+  } finally {
+    await service.remove();
+    await redis.stop();
+  }
+  return total;
 }
 
 async function runFuzz(): Promise<{ cases: number; internalErrors: number; crashes: number; byKind: Record<string, number> }> {
@@ -72,6 +102,10 @@ async function runFuzz(): Promise<{ cases: number; internalErrors: number; crash
       total.cases += report.cases;
       total.internalErrors += report.internalErrors;
       total.crashes += report.crashes;
+      if (transport !== "rest") {
+        const untried = rootFields(schema).map(({ kind, field }) => `${kind}.${field.name}`).filter((t) => !report.targets[t]);
+        log(`fuzz ${transport}: every root field tried but ${untried.length} (${untried.join(", ") || "none"})`);
+      }
       for (const [kind, n] of Object.entries(report.byKind)) total.byKind[`${transport} ${kind}`] = n;
       for (const f of report.findings.slice(0, 3)) log(`fuzz ${transport} finding #${f.index}: ${f.violations.map((v) => `${v.kind}: ${v.detail}`).join("; ").slice(0, 400)}\n    request: ${f.request.slice(0, 400)}`);
     }
@@ -106,15 +140,15 @@ async function runKill9(mode: "embedded" | "redis"): Promise<{ rounds: number; l
 }
 
 async function main() {
-  log(`seed ${seed}; fuzz ${fuzzPerTransport} cases per transport; ${killRounds} kill -9 rounds per mode; ${clients} clients for ${minutes} min`);
+  log(`seed ${seed}; fuzz ${fuzzPerTransport} cases per transport; ${killRounds} kill -9 rounds per mode; ${flushRounds} read store losses; ${clients} clients for ${minutes} min`);
   const fuzzed = await runFuzz();
   log(`fuzz done: ${fuzzed.cases} cases, ${fuzzed.internalErrors} internal errors, ${fuzzed.crashes} crashes; violations by kind ${JSON.stringify(fuzzed.byKind)}`);
 
   const kills = [await runKill9("embedded"), await runKill9("redis")];
   const kill = kills.reduce((a, b) => ({ rounds: a.rounds + b.rounds, lost: a.lost + b.lost, doubled: a.doubled + b.doubled, stuck: a.stuck + b.stuck }));
 
-  const flush = await flushScenario();
-  log(flush.note);
+  const flush = await runFlush();
+  log(`read store loss done: ${flush.rounds} rounds, ${flush.wrongAnswers} wrong answers, ${flush.notRecovered} rounds not recovered`);
 
   const service = new ServiceProcess({ cli });
   let soak;
@@ -136,6 +170,8 @@ async function main() {
     double_allocations: kill.doubled,
     stuck_bind_started: kill.stuck,
     wrong_answers_after_flush: flush.wrongAnswers,
+    flush_rounds: flush.rounds,
+    flush_not_recovered: flush.notRecovered,
     soak_clients: soak.clients,
     soak_minutes: soak.minutes,
     failed_flows: soak.failedFlows,

@@ -26,6 +26,8 @@ export interface FuzzReport {
   cases: number;
   internalErrors: number;
   crashes: number;
+  /** GraphQL cases per root field aimed at ("mutation.bindAcceleratorRequests": n), to show every operation was tried. */
+  targets: Record<string, number>;
   /** Every violation found, by kind (findings keep only the first few requests). */
   byKind: Partial<Record<Violation["kind"], number>>;
   findings: Finding[];
@@ -55,7 +57,7 @@ const MAX_FINDINGS = Number(process.env.MAX_FINDINGS ?? 50);
 const shown = (s: string) => (s.length > 1_000 ? `${s.slice(0, 1_000)}... (${s.length} chars)` : s);
 
 export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
-  const report: FuzzReport = { seed: opts.seed, cases: 0, internalErrors: 0, crashes: 0, byKind: {}, findings: [] };
+  const report: FuzzReport = { seed: opts.seed, cases: 0, internalErrors: 0, crashes: 0, targets: {}, byKind: {}, findings: [] };
   const ws = new RawWsSessions(opts.url);
   const origin = new URL(opts.url).origin;
   const arbitrary: fc.Arbitrary<GraphqlCase | RestCase> = opts.transport === "rest" ? restCase(opts.pool) : graphqlCase(opts.schema, opts.pool);
@@ -89,8 +91,10 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
       const worker = async () => {
         while (next < cases.length) {
           const i = next++;
-          const answer = await runOne(cases[i]!);
+          const c = cases[i]!;
+          const answer = await runOne(c);
           report.cases++;
+          if ("target" in c) report.targets[c.target] = (report.targets[c.target] ?? 0) + 1;
           for (const v of answer.violations) report.byKind[v.kind] = (report.byKind[v.kind] ?? 0) + 1;
           const { request, violations } = answer;
           if (violations.length === 0) continue;
