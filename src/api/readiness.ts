@@ -4,7 +4,7 @@
  * of this process is live.
  */
 import type { EventStore } from "../eventstore/port.js";
-import type { FollowerStatus } from "../follower/log-follower.js";
+import type { FollowerStatus } from "../follower/status.js";
 import type { ProjectionStatus } from "../projector/progress.js";
 import type { ReadStore } from "../readstore/port.js";
 

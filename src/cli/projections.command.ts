@@ -3,7 +3,7 @@ import { Command } from "commander";
 import { projections } from "../../projections/index.js";
 import { openEventStore, openReadSide } from "../adapters.js";
 import { loadConfig, type Config } from "../config.js";
-import { readFollowerStatus, type FollowerStatus } from "../follower/log-follower.js";
+import { readFollowerStatus, type FollowerStatus } from "../follower/status.js";
 import { createLogger } from "../logger.js";
 import type { ProjectionStatus } from "../projector/progress.js";
 import { PLACEMENT_SYNC } from "../placement/sync.js";
