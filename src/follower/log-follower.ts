@@ -57,6 +57,11 @@ export interface LogFollowerOptions {
   log: Logger;
   /** Most events per batch (default 500). */
   maxBatch?: number;
+  /**
+   * Let the subscription hand over what it already holds (one turn of the event loop) before a
+   * batch is taken, so that the events of one commit go in one batch (default false).
+   */
+  settle?: boolean;
   /** Matching events read ahead of the handler before reading pauses (default 5000). */
   bufferLimit?: number;
   /** Backoff between attempts while the handler or the store fails (default 200 ms to 30 s). */
@@ -79,7 +84,7 @@ interface Waiter {
 class Restart extends Error {}
 
 export class LogFollower {
-  private readonly opts: Required<Omit<LogFollowerOptions, "filter" | "backoff" | "snapshot" | "resume">> & Pick<LogFollowerOptions, "filter" | "snapshot" | "resume">;
+  private readonly opts: Required<Omit<LogFollowerOptions, "filter" | "backoff" | "snapshot" | "resume" | "settle">> & Pick<LogFollowerOptions, "filter" | "snapshot" | "resume" | "settle">;
   private readonly keeper: FollowerCheckpoint;
   private readonly minBackoff: number;
   private readonly maxBackoff: number;
@@ -113,14 +118,15 @@ export class LogFollower {
   private readonly publisher: StatusPublisher;
 
   constructor(options: LogFollowerOptions) {
+    // `??`, not a spread: an option passed as undefined (a caller's unset tuning) takes the default.
     this.opts = {
-      maxBatch: 500,
-      bufferLimit: 5000,
-      idleCommitMs: 1000,
-      coalesceMs: 1000,
-      statusEveryMs: 1000,
-      checkpointIn: "read-store",
       ...options,
+      maxBatch: options.maxBatch ?? 500,
+      bufferLimit: options.bufferLimit ?? 5000,
+      idleCommitMs: options.idleCommitMs ?? 1000,
+      coalesceMs: options.coalesceMs ?? 1000,
+      statusEveryMs: options.statusEveryMs ?? 1000,
+      checkpointIn: options.checkpointIn ?? "read-store",
     };
     this.keeper = this.opts.checkpointIn === "event-log" ? new EventLogCheckpoint(options.events, options.name) : new ReadStoreCheckpoint(options.checkpoints, options.name);
     this.publisher = new StatusPublisher(options.checkpoints, options.name);
@@ -313,6 +319,10 @@ export class LogFollower {
         if (signal.aborted) return;
         if (this.buffer.length === 0 && this.saveDueIn() === 0) await this.commit([], this.unsaved!, signal);
         continue;
+      }
+      if (this.opts.settle) {
+        await new Promise((r) => setImmediate(r));
+        if (signal.aborted) return;
       }
       const batch = this.buffer.splice(0, this.opts.maxBatch);
       this.wakePump?.();

@@ -39,9 +39,9 @@ export interface TestService {
 }
 
 export async function startTestService(
-  opts: { env?: Record<string, string>; overrides?: ServiceOverrides } = {},
+  opts: { env?: Record<string, string>; overrides?: ServiceOverrides; /** Kept on close (a restart over the same log); default: a fresh one, removed. */ dataDir?: string } = {},
 ): Promise<TestService> {
-  const dataDir = mkdtempSync(join(tmpdir(), "cyborg-es-api-"));
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "cyborg-es-api-"));
   const config = loadConfig({ PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "silent", ...opts.env });
   const tokens = new TokenRegistry(Object.entries(TOKENS).map(([name, t]) => ({ name, ...t })) as never);
   const service = await startService(config, createLogger("silent"), { tokens, ...opts.overrides });
@@ -77,7 +77,7 @@ export async function startTestService(
     async close() {
       for (const c of clients) await c.dispose();
       await service.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -135,6 +135,18 @@ describe("checkpointed log follower", () => {
   });
 });
 
+describe("a follower's options", () => {
+  it("take their defaults when passed as undefined (a caller's unset tuning): it publishes its status and records idle stretches", async () => {
+    const es = new MemoryEventStore();
+    const rs = new MemoryReadStore();
+    await append(es, "arq-1", "Y", 2);
+    const f = follower(es, rs, async () => undefined, { statusEveryMs: undefined, idleCommitMs: undefined, maxBatch: undefined });
+    await f.start();
+    await expect.poll(() => readFollowerStatus(rs, "test-follower"), { timeout: 20_000 }).toMatchObject({ name: "test-follower" });
+    await expect.poll(() => rs.getCheckpoint("test-follower"), { timeout: 20_000 }).toBe(2n);
+  });
+});
+
 describe("a follower whose checkpoint is in the event log", () => {
   const WAIT = 20_000;
   const checkpoints = (es: MemoryEventStore) => es.readStream("follower-test-follower");
