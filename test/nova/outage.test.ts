@@ -4,28 +4,16 @@
  * lag, and once Nova answers again every bind's event reaches it: nothing lost.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { collect, type TestService } from "../api/harness.js";
+import { expect, it } from "vitest";
+import { collect } from "../api/harness.js";
 import * as op from "../api/operations.js";
 import { restClient } from "../rest/support.js";
-import { startNovaStandIn, type NovaStandIn } from "../support/nova.js";
-import { graphqlBind, novaFollower, requestsFor, restBind, setUpHost, SLOW, startServiceFor, WAIT } from "./support.js";
+import { graphqlBind, novaFollower, requestsFor, restBind, serviceWithNova, SLOW, WAIT } from "./support.js";
 
-let nova: NovaStandIn;
-let t: TestService;
-let rp: string;
-
-beforeAll(async () => {
-  nova = await startNovaStandIn();
-  t = await startServiceFor(nova);
-  rp = await setUpHost(t, 32);
-}, 120_000);
-afterAll(async () => {
-  await t?.close();
-  await nova?.stop();
-});
+const ctx = serviceWithNova(32);
 
 it("binds go on while Nova is down, and every bind's event reaches Nova when it is back", SLOW, async () => {
+  const { t, nova, rp } = ctx;
   await nova.down();
   const binds: Array<{ instance: string; arqs: string[] }> = [];
   const rest = restClient(t.url);

@@ -4,28 +4,17 @@
  * the events of one instance in one request; /readyz shows the notifier under `followers`.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, FAKE_HOST_DEVICES, type TestService } from "../api/harness.js";
+import { describe, expect, it } from "vitest";
+import { collect, FAKE_HOST_DEVICES } from "../api/harness.js";
 import * as op from "../api/operations.js";
-import { startNovaStandIn, type NovaStandIn } from "../support/nova.js";
-import { graphqlBind, novaFollower, requestsFor, restBind, setUpHost, SLOW, startServiceFor, WAIT } from "./support.js";
+import { buildCli, runCli } from "../support/cli.js";
+import { graphqlBind, novaFollower, requestsFor, restBind, serviceWithNova, SLOW, WAIT } from "./support.js";
 
-let nova: NovaStandIn;
-let t: TestService;
-let rp: string;
-
-beforeAll(async () => {
-  nova = await startNovaStandIn();
-  t = await startServiceFor(nova);
-  rp = await setUpHost(t);
-}, 120_000);
-afterAll(async () => {
-  await t?.close();
-  await nova?.stop();
-});
+const ctx = serviceWithNova();
 
 describe("the nova role", SLOW, () => {
   it("tells Nova of a bind made over REST: one request with the instance's events, microversion 2.82, the token", async () => {
+    const { t, nova, rp } = ctx;
     const instance = randomUUID();
     const [a, b] = await restBind(t, rp, "two", instance);
     await expect.poll(() => requestsFor(nova, instance), WAIT).toEqual([[`${a} completed`, `${b} completed`]]);
@@ -39,6 +28,7 @@ describe("the nova role", SLOW, () => {
   });
 
   it("tells Nova of a bind made over GraphQL, while the GraphQL subscriber is told too", async () => {
+    const { t, nova, rp } = ctx;
     const instance = randomUUID();
     const sub = collect<op.BoundEvent>(t.ws("service"), op.BOUND, { instance });
     await new Promise((r) => setTimeout(r, 100)); // let the subscription open (it also checks the read model)
@@ -51,12 +41,14 @@ describe("the nova role", SLOW, () => {
   });
 
   it("tells Nova of a bind that fails, as failed", async () => {
+    const { t, nova } = ctx;
     const instance = randomUUID();
     const [arq] = await restBind(t, randomUUID(), "one", instance); // an RP Cyborg does not know
     await expect.poll(() => requestsFor(nova, instance), WAIT).toEqual([[`${arq} failed`]]);
   });
 
   it("sends nothing when a device is lost under a bound ARQ (BOUND -> BIND_FAILED is no bind)", async () => {
+    const { t, nova, rp } = ctx;
     const host = "compute2";
     const devices = FAKE_HOST_DEVICES(2).map((d) => ({ ...d, deployables: d.deployables.map((dep) => ({ ...dep, name: `${host}_FakeDevice` })) }));
     await t.ok("admin", op.REPORT, { hostname: host, devices });
@@ -76,9 +68,23 @@ describe("the nova role", SLOW, () => {
   });
 
   it("shows the notifier under followers on /readyz", async () => {
+    const { t, nova } = ctx;
     await expect.poll(() => novaFollower(t), WAIT).toMatchObject({ name: "nova-notifier", state: "live", novaUrl: nova.url, lagEvents: 0, heldEvents: 0, retries: 0 });
     const f = (await novaFollower(t))!;
     expect(f.delivered).toBeGreaterThanOrEqual(4);
     expect(f.checkpoint).toMatch(/^\d+$/);
+  });
+
+  it("shows the notifier in `cyborg-es projections status`", async () => {
+    const { t } = ctx;
+    const built = await buildCli();
+    try {
+      const r = await runCli(built.cli, ["projections", "status", "--url", t.url, "--json"]);
+      expect(r.code, r.stderr).toBe(0);
+      const rows = JSON.parse(r.stdout) as Array<{ name: string; state: string; lagEvents: number }>;
+      expect(rows.find((row) => row.name === "nova-notifier")).toMatchObject({ state: "live", lagEvents: 0 });
+    } finally {
+      await built.remove();
+    }
   });
 });

@@ -8,7 +8,8 @@ import { FAKE_HOST_DEVICES, startTestService, type TestService } from "../api/ha
 import * as op from "../api/operations.js";
 import { bindPatch, restClient } from "../rest/support.js";
 import { append, arqCreated, bindFailed, bindStarted, bound } from "../projections/support.js";
-import { memoryLog, type LogLine, type NovaStandIn } from "../support/nova.js";
+import { afterAll, beforeAll } from "vitest";
+import { memoryLog, startNovaStandIn, type LogLine, type NovaStandIn } from "../support/nova.js";
 
 /** Generous: the machine may be slow; no test waits this long when it works. */
 export const WAIT = { timeout: 25_000, interval: 20 };
@@ -49,6 +50,21 @@ export const said = (lines: LogLine[], level: number, msg: RegExp) => lines.filt
 
 // ---- the whole service, as Nova and a scheduler use it -------------------------------------------
 
+
+/** For a test file: a Nova stand-in and a service pointed at it, with compute1 set up (started before its tests, stopped after). */
+export function serviceWithNova(handles?: number): { nova: NovaStandIn; t: TestService; rp: string } {
+  const ctx = {} as { nova: NovaStandIn; t: TestService; rp: string };
+  beforeAll(async () => {
+    ctx.nova = await startNovaStandIn();
+    ctx.t = await startServiceFor(ctx.nova);
+    ctx.rp = await setUpHost(ctx.t, handles);
+  }, 120_000);
+  afterAll(async () => {
+    await ctx.t?.close();
+    await ctx.nova?.stop();
+  });
+  return ctx;
+}
 
 /** NOVA_URL pointed at the stand-in, and a short backoff so a recovered Nova is seen soon. */
 export async function startServiceFor(nova: NovaStandIn, o: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestService> {
