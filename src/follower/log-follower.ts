@@ -1,11 +1,12 @@
 /**
  * A checkpointed follower of the event log, for process managers that act on the outside world
- * (the Placement sync; a Nova external-event notifier next). It knows nothing of what it feeds.
+ * (the Placement sync, the Nova notifier). It knows nothing of what it feeds.
  *
  * - It subscribes to the whole log after its checkpoint (catch up, then live: no gap, no duplicate)
  *   and hands the events that match its filter to `handle` in batches, oldest first, one batch at
  *   a time. A batch is as large as what has arrived while the previous one was handled (up to
- *   `maxBatch`), so a backlog goes in large batches and a trickle in small ones.
+ *   `maxBatch`), so a backlog goes in large batches and a trickle in small ones (with `settle`,
+ *   the events of one commit go in one batch).
  * - After `handle` resolves, the follower moves its checkpoint. Where it is kept (`checkpointIn`):
  *   - "read-store" (the default): ReadStore.applyBatch under its own name, with the writes `handle`
  *     returned (the handler's own durable state) in the same atomic step, after every batch; the
