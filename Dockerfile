@@ -6,6 +6,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
 COPY bench ./bench
+COPY console ./console
+COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -5,13 +5,24 @@
  *   npm run bench:api                                  # embedded server in this process
  *   npm run bench:api -- --redis                       # embedded log, read models on a throwaway redis-server
  *   npm run bench:api -- --url http://host:4000/graphql --token SERVICE --admin-token ADMIN
- * Options: --clients 20 --flows 3000 --warmup 1000
+ * Options: --clients 20 --flows 3000 --warmup 1000 --rounds 3
+ *
+ * On an embedded server it also measures what observability costs: each round runs the flows on a
+ * fresh server three times, interleaved, with metrics and tracing off, with metrics on (the
+ * default), and with tracing on sampling 1% (spans sent over OTLP/HTTP to a sink in this process)
+ * and metrics off; each round starts with the next configuration. The headline figures are the
+ * default configuration's (medians over rounds); metrics_overhead_pct and tracing_overhead_pct are
+ * the throughput lost against both off, and *_cpu_overhead_pct the server's extra CPU time per
+ * flow (read from /proc: a figure that other work on the machine moves far less).
  * The warm-up flows are not measured: a server that has just started spends its first seconds
  * compiling its hot code (V8's optimizing compiler ran on every core for ~2 s of a 7 s run).
  * `machine_ms` (before and after the run) is a fixed CPU task timed in this process: on a shared
  * VM it varies by half from one minute to the next, and the figures with it.
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
@@ -31,35 +42,37 @@ const CREATE = `mutation($name: String!) { createAcceleratorRequests(deviceProfi
 const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid state } }`;
 const READ = `query($i: ID) { acceleratorRequests(filter: { instanceUuid: $i }) { nodes { uuid state attachHandleType attachHandleInfo } } }`;
 
-async function main() {
-  let url = args.url;
-  let token = args.token;
-  let adminToken = args["admin-token"];
-  let mode = args.mode ?? "remote";
-  const cleanups: Array<() => Promise<void>> = [];
-  if (!url) {
-    const env: Record<string, string> = {};
-    if (args.redis) {
-      const redis = await startRedisServer();
-      cleanups.push(() => redis.stop());
-      env.REDIS_URL = redis.url;
-    }
-    const server = await startBenchServer(env);
-    cleanups.unshift(() => server.close());
-    url = server.url;
-    token = BENCH_TOKENS.service;
-    adminToken = BENCH_TOKENS.admin;
-    mode = args.redis ? "redis" : "embedded";
-  }
-  if (!token || !adminToken) throw new Error("with --url, give --token (a service token) and --admin-token (to set up hosts and a profile)");
+interface RunResult {
+  flows_per_s: number;
+  /** The server's CPU time (user + system) per measured flow; null when it cannot be read (--url, no /proc). */
+  server_cpu_ms_per_flow: number | null;
+  bind_p50_ms: number;
+  bind_p95_ms: number;
+  bind_p99_ms: number;
+  errors: number;
+  errorSamples: string[];
+}
 
+/** Sets up hosts and a profile, then runs the warm-up and the measured flows against one server. */
+/** CPU time a local process has used, in ms (Linux: /proc/<pid>/stat utime + stime), or null. */
+function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ)
+  } catch {
+    return null;
+  }
+}
+
+async function runFlows(url: string, token: string, adminToken: string, label: string, serverPid?: number): Promise<RunResult> {
   const admin = new BenchClient(url, adminToken);
   const profile = `bench-${randomUUID().slice(0, 8)}`;
   await admin.gql(`mutation($i: DeviceProfileInput!) { createDeviceProfile(input: $i) { uuid } }`, {
     i: { name: profile, groups: [{ "resources:FPGA": "1", "trait:CUSTOM_FAKE_DEVICE": "required" }] },
   });
   const hosts = Math.ceil((flows + warmup) / HANDLES_PER_HOST);
-  process.stderr.write(`setup: profile ${profile}, ${hosts} hosts x ${HANDLES_PER_HOST} handles\n`);
+  process.stderr.write(`[${label}] setup: profile ${profile}, ${hosts} hosts x ${HANDLES_PER_HOST} handles\n`);
   const hostPrefix = `bench-${randomUUID().slice(0, 6)}`;
   for (let h = 0; h < hosts; h++) {
     await admin.gql(
@@ -72,7 +85,7 @@ async function main() {
   ).resourceProviders.filter((r: { parentProviderName: string }) => r.parentProviderName.startsWith(hostPrefix));
   await admin.close();
 
-  const pool = Array.from({ length: clients }, () => new BenchClient(url!, token!));
+  const pool = Array.from({ length: clients }, () => new BenchClient(url, token));
   let next = 0;
   let errors = 0;
   const latencies: number[] = [];
@@ -108,38 +121,144 @@ async function main() {
           const i = next++;
           if (i >= total) return;
           await flow(c, base + i, record);
-          if (record && (i + 1) % 500 === 0) process.stderr.write(`  ${i + 1}/${total} flows\n`);
+          if (record && (i + 1) % 1000 === 0) process.stderr.write(`[${label}]   ${i + 1}/${total} flows\n`);
         }
       }),
     );
   }
 
-  const speedBefore = machineSpeedMs();
-  process.stderr.write(`machine: ${speedBefore} ms for the fixed CPU task\nwarm-up: ${warmup} flows\n`);
   await run(warmup, false);
-  process.stderr.write(`measuring: ${flows} flows with ${clients} concurrent clients (${mode})\n`);
   const t0 = performance.now();
+  const cpu0 = cpuMs(serverPid);
   await run(flows, true);
   const seconds = (performance.now() - t0) / 1000;
-  const speedAfter = machineSpeedMs();
+  const cpu1 = cpuMs(serverPid);
   await Promise.all(pool.map((c) => c.close()));
-  for (const c of cleanups) await c();
-
   latencies.sort((a, b) => a - b);
   const r = {
-    mode,
-    clients,
-    flows,
     flows_per_s: Math.round((flows - errors) / seconds),
+    server_cpu_ms_per_flow: cpu0 !== null && cpu1 !== null ? +((cpu1 - cpu0) / (flows - errors)).toFixed(3) : null,
     bind_p50_ms: +percentile(latencies, 50).toFixed(1),
     bind_p95_ms: +percentile(latencies, 95).toFixed(1),
     bind_p99_ms: +percentile(latencies, 99).toFixed(1),
     errors,
+    errorSamples,
+  };
+  process.stderr.write(`[${label}] ${r.flows_per_s} flows/s, server CPU ${r.server_cpu_ms_per_flow} ms per flow; bind p50 ${r.bind_p50_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors\n`);
+  return r;
+}
+
+/** An OTLP/HTTP endpoint that takes spans and drops them, counting what it got. */
+async function startSpanSink() {
+  let spans = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      spans += (Buffer.concat(chunks).toString("utf8").match(/"spanId"/g) ?? []).length;
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans: () => spans,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+const CONFIGS = {
+  off: { METRICS: "off" },
+  metrics: { METRICS: "on" },
+  tracing: { METRICS: "off", OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.01" },
+} as const;
+type ConfigName = keyof typeof CONFIGS;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+async function main() {
+  const speedBefore = machineSpeedMs();
+  process.stderr.write(`machine: ${speedBefore} ms for the fixed CPU task\n`);
+  if (args.url) {
+    if (!args.token || !args["admin-token"]) throw new Error("with --url, give --token (a service token) and --admin-token (to set up hosts and a profile)");
+    const r = await runFlows(args.url, args.token, args["admin-token"], args.mode ?? "remote");
+    return report(args.mode ?? "remote", r, { metrics_overhead_pct: null, tracing_overhead_pct: null }, speedBefore);
+  }
+  const rounds = Number(args.rounds ?? 3);
+  const mode = args.redis ? "redis" : "embedded";
+  const redis = args.redis ? await startRedisServer() : undefined;
+  const sink = await startSpanSink();
+  const results: Record<ConfigName, RunResult[]> = { off: [], metrics: [], tracing: [] };
+  try {
+    const names = Object.keys(CONFIGS) as ConfigName[];
+    for (let round = 1; round <= rounds; round++) {
+      // Each round starts with the next configuration, so a machine that slows down (or speeds up)
+      // during the run does not always penalise the same one.
+      for (const name of names.map((_, i) => names[(i + round - 1) % names.length]!)) {
+        const env: Record<string, string> = { ...CONFIGS[name] };
+        if (redis) env.REDIS_URL = redis.url;
+        if (name === "tracing") env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url;
+        const server = await startBenchServer(env);
+        try {
+          results[name].push(await runFlows(server.url, BENCH_TOKENS.service, BENCH_TOKENS.admin, `round ${round}/${rounds} ${mode} ${name}`, server.pid));
+        } finally {
+          await server.close();
+        }
+      }
+    }
+  } finally {
+    await sink.close();
+    await redis?.stop();
+  }
+  const rate = (n: ConfigName) => median(results[n].map((r) => r.flows_per_s));
+  const loss = (n: ConfigName) => +(((rate("off") - rate(n)) / rate("off")) * 100).toFixed(1);
+  // CPU per flow moves far less than throughput when other work shares the machine.
+  const cpu = (n: ConfigName) => median(results[n].map((r) => r.server_cpu_ms_per_flow ?? Number.NaN));
+  const cpuCost = (n: ConfigName) => (Number.isNaN(cpu("off")) ? null : +(((cpu(n) - cpu("off")) / cpu("off")) * 100).toFixed(1));
+  const headline = results.metrics.reduce((best, r) => (Math.abs(r.flows_per_s - rate("metrics")) < Math.abs(best.flows_per_s - rate("metrics")) ? r : best));
+  process.stderr.write(`spans received at 1% sampling: ${sink.spans()}\n`);
+  report(mode, { ...headline, flows_per_s: Math.round(rate("metrics")) }, {
+    metrics_overhead_pct: loss("metrics"),
+    tracing_overhead_pct: loss("tracing"),
+    flows_per_s_off: results.off.map((r) => r.flows_per_s),
+    flows_per_s_metrics: results.metrics.map((r) => r.flows_per_s),
+    flows_per_s_tracing: results.tracing.map((r) => r.flows_per_s),
+    metrics_cpu_overhead_pct: cpuCost("metrics"),
+    tracing_cpu_overhead_pct: cpuCost("tracing"),
+    server_cpu_ms_per_flow_off: results.off.map((r) => r.server_cpu_ms_per_flow),
+    server_cpu_ms_per_flow_metrics: results.metrics.map((r) => r.server_cpu_ms_per_flow),
+    server_cpu_ms_per_flow_tracing: results.tracing.map((r) => r.server_cpu_ms_per_flow),
+    rounds,
+  }, speedBefore);
+}
+
+const signed = (x: unknown) => (typeof x === "number" ? `${x >= 0 ? "+" : ""}${x}%` : "-");
+
+function report(mode: string, r: RunResult, extra: Record<string, unknown>, speedBefore: number) {
+  const speedAfter = machineSpeedMs();
+  const out = {
+    mode,
+    clients,
+    flows,
+    flows_per_s: r.flows_per_s,
+    server_cpu_ms_per_flow: r.server_cpu_ms_per_flow,
+    bind_p50_ms: r.bind_p50_ms,
+    bind_p95_ms: r.bind_p95_ms,
+    bind_p99_ms: r.bind_p99_ms,
+    errors: r.errors,
+    ...extra,
     machine_ms: [speedBefore, speedAfter],
   };
-  console.log(`mode ${mode}: ${r.flows_per_s} flows/s; bind latency p50 ${r.bind_p50_ms} ms, p95 ${r.bind_p95_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors; machine ${speedBefore}/${speedAfter} ms`);
-  if (errorSamples.length) console.log(`error samples: ${errorSamples.join(" | ")}`);
-  console.log(`BENCH ${JSON.stringify(r)}`);
+  console.log(
+    `mode ${mode}: ${out.flows_per_s} flows/s (metrics on, the default); bind latency p50 ${out.bind_p50_ms} ms, p95 ${out.bind_p95_ms} ms, p99 ${out.bind_p99_ms} ms; ` +
+      `${r.errors} errors; throughput lost to metrics ${extra.metrics_overhead_pct ?? "-"}%, to tracing at 1% ${extra.tracing_overhead_pct ?? "-"}%; ` +
+      `server CPU per flow ${signed(extra.metrics_cpu_overhead_pct)} and ${signed(extra.tracing_cpu_overhead_pct)}; machine ${speedBefore}/${speedAfter} ms`,
+  );
+  if (r.errorSamples.length) console.log(`error samples: ${r.errorSamples.join(" | ")}`);
+  console.log(`BENCH ${JSON.stringify(out)}`);
 }
 
 main().catch((err) => {

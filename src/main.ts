@@ -1,7 +1,7 @@
 /**
  * The composition root: configuration -> adapters (adapters.ts) -> application -> roles -> servers.
  * ROLES picks what this process runs: the api (any number of replicas), the projector, the
- * binder and the Placement sync (one active at a time each).
+ * binder, the Placement sync and the Nova notifier (one active at a time each).
  */
 import { BoundNotifier } from "../projections/arqs/bound-notifier.js";
 import { projections } from "../projections/index.js";
@@ -17,8 +17,10 @@ import { Application } from "./app/application.js";
 import { Binder, type BinderOptions } from "./binder/binder.js";
 import type { Config } from "./config.js";
 import type { EventStore } from "./eventstore/port.js";
+import { startFollowers, type Followers } from "./followers.js";
 import type { Logger } from "./logger.js";
-import { startPlacementSync, type PlacementSync } from "./placement/sync.js";
+import { startObservability } from "./observability/index.js";
+import type { NovaNotifierOptions } from "./nova/notifier.js";
 import { Projector } from "./projector/projector.js";
 import { readYourWrites, untilReached } from "./projector/read-your-writes.js";
 import type { ReadStore } from "./readstore/port.js";
@@ -31,6 +33,8 @@ export interface ServiceOverrides {
   binder?: Partial<Pick<BinderOptions, "beforeAllocate" | "concurrency">>;
   /** false: binds only start in the mutation and the binder allocates (tests that hold the binder). */
   bindInline?: boolean;
+  /** Tests: a shorter backoff for the Nova notifier. */
+  nova?: NovaNotifierOptions["tuning"];
 }
 
 export interface Service {
@@ -40,6 +44,8 @@ export interface Service {
   app: Application;
   projector: Projector | undefined;
   binder: Binder | undefined;
+  /** The Placement sync and the Nova notifier, when their roles run here. */
+  followers: Followers;
   /** Routes accelerator-request-bound to this process's GraphQL subscriptions. */
   notifications: BindNotificationRouter;
   close(): Promise<void>;
@@ -54,7 +60,9 @@ export async function startService(config: Config, log: Logger, overrides: Servi
   };
   try {
     const tokens = overrides.tokens ?? loadTokenRegistry(config, log);
-    const store = overrides.store ?? (await openEventStore(config));
+    const obs = await startObservability(config, log);
+    opened.push(() => obs.close());
+    const store = obs.store(overrides.store ?? (await openEventStore(config)));
     opened.push(() => store.close());
     const side = await openReadSide(config);
     opened.push(() => side.readStore.close(), () => side.pubsub.close());
@@ -63,7 +71,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
 
     let projector: Projector | undefined;
     if (config.roles.has("projector")) {
-      const hooks = [new BoundNotifier(side.pubsub, side.readStore, log.child({ component: "notifications" }))];
+      const hooks = [new BoundNotifier(side.pubsub, side.readStore, log.child({ component: "notifications" })), ...obs.projectorHooks];
       projector = new Projector({ events: store, store: side.readStore, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
       await projector.start();
@@ -71,36 +79,36 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
     const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
-    const app = new Application({ store, quota, bitstreams: await bitstreamOptions(config) });
+    const app = obs.app(new Application({ store, quota, bitstreams: await bitstreamOptions(config) }));
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
-      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, ...overrides.binder });
+      const onBindResolved = obs.metrics?.bindResolved.bind(obs.metrics);
+      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, onBindResolved, ...overrides.binder });
       opened.push(() => binder!.stop());
       await binder.start();
     }
-    let placement: PlacementSync | undefined;
-    if (config.roles.has("placement")) {
-      placement = await startPlacementSync({ store, readStore: side.readStore, config, log });
-      opened.push(() => placement!.stop());
-    }
-    const notifications = new BindNotificationRouter(side.pubsub);
+    const followers = await startFollowers({ store, readStore: side.readStore, config, log, nova: overrides.nova });
+    opened.push(() => followers.stop());
+    const notifications = new BindNotificationRouter(side.pubsub, obs.tracing);
     const programming = new ProgrammingFeed(store);
     opened.push(() => notifications.close(), () => programming.close());
+    obs.metrics?.watch({ projections: () => projector?.status() ?? [], openSubscriptions: () => notifications.listening, bindsInFlight: () => binder?.bindsInFlight ?? 0 });
 
     let url: string | undefined;
     if (config.roles.has("api")) {
       const catchUp = readYourWrites({ ...models, log });
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
-      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true };
-      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => (placement ? [placement.status()] : []), boundSubscriptions: () => notifications.listening });
+      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, metrics: obs.metrics };
+      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => followers.status(), boundSubscriptions: () => notifications.listening });
       const routes = [bitstreamRoutes({ app, tokens, catchUp, log })];
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, routes }, config.PORT, config.HOST);
+      const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, routes, ...observed }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readStore.kind }, "cyborg-es is serving");
     }
-    return { url, store, readStore, app, projector, binder, notifications, close };
+    return { url, store, readStore, app, projector, binder, followers, notifications, close };
   } catch (err) {
     // A failed start leaves nothing open (connections would keep the process alive).
     await close();

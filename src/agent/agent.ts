@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import pRetry from "p-retry";
 import type { DriverDevice } from "../domain/inventory/report.js";
 import type { Logger } from "../logger.js";
@@ -45,15 +46,23 @@ async function discoverAndReport(opts: AgentOptions): Promise<ReportSummary> {
     for (const d of kept) devices.push({ ...d, stub: true });
     opts.log.warn({ driver: e.driver, error: e.message, keptAsStubs: kept.length }, "driver failed; the other drivers still report");
   }
+  // One key for this cycle's full report: a retry after a lost answer is answered, not applied again.
+  const reportKey = randomUUID();
   const r = await pRetry(
-    () => sendReport((query, variables) => postGraphQL(opts.client, query, variables), opts.hostname, devices),
+    () => sendReport((query, variables, key) => postGraphQL(opts.client, query, variables, key), opts.hostname, devices, reportKey),
     {
       retries: opts.retries ?? 6,
       minTimeout: opts.minRetryMs ?? 1000,
       maxTimeout: 30_000,
       randomize: true,
       onFailedAttempt: ({ error, attemptNumber, retriesLeft }) =>
-        opts.log.warn({ attempt: attemptNumber, retriesLeft, error: error.message }, "report failed; retrying with backoff"),
+        opts.log.warn(
+          { url: opts.client.url, attempt: attemptNumber, retriesLeft, error: error.message },
+          retriesLeft > 0
+            ? `waiting for the service at ${opts.client.url} (${error.message}); retrying with backoff. ` +
+                "Is it running there? --url, CYBORG_URL, or PORT and HOST as the service has them, say where it is"
+            : `gave up on the service at ${opts.client.url} for this report`,
+        ),
     },
   );
   const { confirmed: _confirmed, ...answer } = r;

@@ -19,14 +19,18 @@ const FINAL_CODES = new Set(["UNAUTHENTICATED", "FORBIDDEN", "BAD_USER_INPUT", "
 
 /**
  * POST one operation. Network failures and 5xx are thrown as retryable errors; answers that will
- * not change on retry (bad token, refused, bad input) are wrapped in p-retry's AbortError.
+ * not change on retry (bad token, refused, bad input) are wrapped in p-retry's AbortError. With an
+ * idempotency key, every retry of a mutation sends the same key (see README, Idempotency keys).
  */
-export async function postGraphQL<T>(opts: GraphQLClientOptions, query: string, variables: Record<string, unknown>): Promise<T> {
+export async function postGraphQL<T>(opts: GraphQLClientOptions, query: string, variables: Record<string, unknown>, idempotencyKey?: string): Promise<T> {
   let res: Response;
+  const headers: Record<string, string> = { "content-type": "application/json", authorization: `Bearer ${opts.token}` };
+  // A retry under the same key gets the first answer: the service writes the mutation once.
+  if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
   try {
     res = await fetch(opts.url, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${opts.token}` },
+      headers,
       body: JSON.stringify({ query, variables }),
       signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
     });

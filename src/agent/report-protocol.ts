@@ -8,7 +8,7 @@ import type { DriverDevice } from "../domain/inventory/report.js";
 import type { InventoryReportView } from "../app/inventory.js";
 
 /** One GraphQL call: resolves `data`, throws on errors. */
-export type PostGraphQL = <T>(query: string, variables: Record<string, unknown>) => Promise<T>;
+export type PostGraphQL = <T>(query: string, variables: Record<string, unknown>, idempotencyKey?: string) => Promise<T>;
 
 /** What the agent asks for of the server's InventoryReport (no digest: see FIELDS). */
 export type ReportAnswer = Omit<InventoryReportView, "digest">;
@@ -27,14 +27,14 @@ const REPORT = `mutation Report($hostname: String!, $devices: [DriverDeviceInput
   reportHostInventory(hostname: $hostname, devices: $devices) { ${FIELDS} }
 }`;
 
-export async function sendReport(post: PostGraphQL, hostname: string, devices: DriverDevice[]): Promise<SentReport> {
+export async function sendReport(post: PostGraphQL, hostname: string, devices: DriverDevice[], reportKey?: string): Promise<SentReport> {
   const inputs = devices.map(toInput);
   const digest = digestOf(inputs);
   if (digest !== null) {
     const confirmed = await confirm(post, hostname, digest);
     if (confirmed) return { ...confirmed, confirmed: true };
   }
-  const { reportHostInventory } = await post<{ reportHostInventory: ReportAnswer }>(REPORT, { hostname, devices: inputs });
+  const { reportHostInventory } = await post<{ reportHostInventory: ReportAnswer }>(REPORT, { hostname, devices: inputs }, reportKey);
   return { ...reportHostInventory, confirmed: false };
 }
 

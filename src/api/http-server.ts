@@ -1,5 +1,9 @@
 import { ApolloServer, HeaderMap } from "@apollo/server";
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from "@apollo/server/plugin/disabled";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from "@apollo/server/plugin/disabled";
 import { GraphQLError } from "graphql";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -7,8 +11,12 @@ import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import getRawBody from "raw-body";
 import type { Logger } from "../logger.js";
+import { operationsPlugin } from "../observability/graphql-plugin.js";
+import type { Metrics } from "../observability/metrics.js";
+import { sendMetrics } from "../observability/metrics-server.js";
+import { CORRELATION_ATTRIBUTE, run as runInSpan, SpanKind, type Tracing } from "../observability/tracing.js";
 import type { TokenRegistry } from "./auth/tokens.js";
-import { createContext, type ApiContext, type ApiServices } from "./graphql/context.js";
+import { createContext, validCorrelationId, type ApiContext, type ApiServices } from "./graphql/context.js";
 import { formatError, unavailableStatusPlugin } from "./graphql/errors.js";
 import { DocumentCache } from "./graphql/document-cache.js";
 import { checkGuards, DEFAULT_GUARDS, guardPlugin, queryTextRefusal } from "./graphql/guards.js";
@@ -16,6 +24,7 @@ import { getSchema } from "./graphql/schema.js";
 import type { RestAuthMode } from "./rest/auth.js";
 import { createRestRouter } from "./rest/router.js";
 import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
+import { defaultSiteRoot, StaticSite } from "./static-site.js";
 
 /** A route beside GraphQL: answers the request and returns true, or returns false to pass it on. */
 export type HttpRoute = (req: IncomingMessage, res: ServerResponse, pathname: string, search: string) => Promise<boolean>;
@@ -29,6 +38,12 @@ export interface HttpServerOptions {
   ready(): Promise<{ ok: boolean; detail: Record<string, unknown> }>;
   /** The Cyborg v2 REST API's authentication (REST_AUTH); keystone when not given. */
   restAuth?: RestAuthMode;
+  /** Counts GraphQL operations; served at GET /metrics unless `metricsElsewhere` (METRICS_PORT). */
+  metrics?: Metrics;
+  metricsElsewhere?: boolean;
+  tracing?: Tracing;
+  /** The console's build output (default: dist/console under the project). */
+  siteRoot?: string;
   /** The per-token request rate limit, for every front door (none when not given). */
   rateLimit?: RateLimit;
   /** Routes tried before GraphQL's 404 (bitstream content). */
@@ -48,22 +63,36 @@ export interface RunningServer {
  */
 export async function startHttpServer(opts: HttpServerOptions, port: number, host: string): Promise<RunningServer> {
   const schema = await getSchema();
-  const format = formatError((err) => opts.log.error({ err }, "internal error in a GraphQL operation"));
+  const operations = operationsPlugin({ schema, metrics: opts.metrics, tracing: opts.tracing });
+  const site = new StaticSite(opts.siteRoot ?? defaultSiteRoot(), "/console/");
+  const format = formatError((err) => opts.log.error({ err, correlationId: operations.correlationOf(err) }, "internal error in a GraphQL operation"));
   const apollo = new ApolloServer<ApiContext>({
     schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     parseOptions: { maxTokens: DEFAULT_GUARDS.maxTokens },
+    // `cyborg-es serve` stops the whole service on SIGTERM/SIGINT; Apollo's own handler would stop
+    // only Apollo and then re-raise the signal, killing the process before the graceful close
+    // (stores, checkpoints, the last spans) finished.
+    stopOnTerminationSignals: false,
     formatError: format,
     // No cache hints are served, and the cache-control plugin wraps every field resolver to
     // collect them (~2% of the server's CPU under load).
-    plugins: [guardPlugin(schema), unavailableStatusPlugin, ApolloServerPluginCacheControlDisabled(), ApolloServerPluginInlineTraceDisabled()],
+    // The landing page would load Apollo's explorer from a CDN: GET /graphql serves our own (console/).
+    plugins: [
+      operations.plugin,
+      guardPlugin(schema),
+      unavailableStatusPlugin,
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+      ApolloServerPluginLandingPageDisabled(),
+    ],
   });
   await apollo.start();
 
   const http = createServer((req, res) => {
     handle(req, res).catch((err) => {
-      opts.log.error({ err }, "request failed");
+      opts.log.error({ err, correlationId: headerValue(req.headers["x-correlation-id"]) }, "request failed");
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: "internal error", extensions: { code: "INTERNAL_SERVER_ERROR" } }] });
       else res.end();
     });
@@ -86,9 +115,32 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
       const r = await opts.ready().catch((err: Error) => ({ ok: false, detail: { error: err.message } }));
       return sendJson(res, r.ok ? 200 : 503, { status: r.ok ? "ready" : "not ready", ...r.detail });
     }
+    if (url.pathname === "/metrics" && opts.metrics && !opts.metricsElsewhere) return sendMetrics(opts.metrics, res);
+    if (site.serve(req, res, url.pathname)) return;
     for (const route of url.pathname === "/graphql" ? [] : (opts.routes ?? [])) if (await route(req, res, url.pathname, url.search.replace(/^\?/, ""))) return;
     if (url.pathname !== "/graphql" && (await rest(req, res, url.pathname, url.search))) return;
-    if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql` });
+    if (url.pathname !== "/graphql") return sendJson(res, 404, { error: `no route ${url.pathname}; GraphQL is at /graphql, the console at /console` });
+    // A browser asking for /graphql gets the GraphQL explorer (GraphiQL, built into dist/console);
+    // ?query= fills its editor.
+    if (req.method === "GET" && String(req.headers.accept ?? "").includes("text/html")) return site.page(req, res, "graphiql.html");
+    const requested = validCorrelationId(headerValue(req.headers["x-correlation-id"]));
+    if (!opts.tracing) return graphql(req, res, url, requested);
+    // The request's span: with tracing on, a sampled request's correlation id is (without the
+    // header) its trace id, and the key its command's and append's spans find their parent by.
+    const span = opts.tracing.tracer.startSpan(`${req.method} /graphql`, { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method ?? "" } }, opts.tracing.extract(req.headers));
+    if (!span.isRecording()) {
+      span.end();
+      return graphql(req, res, url, requested);
+    }
+    const correlationId = requested ?? span.spanContext().traceId;
+    span.setAttribute(CORRELATION_ATTRIBUTE, correlationId);
+    return runInSpan(opts.tracing, correlationId, span, async () => {
+      await graphql(req, res, url, correlationId);
+      span.setAttribute("http.response.status_code", res.statusCode);
+    });
+  }
+
+  async function graphql(req: IncomingMessage, res: ServerResponse, url: { search: string }, correlationId: string | undefined) {
 
     let body: unknown;
     if (req.method === "POST") {
@@ -113,10 +165,10 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
       res.setHeader("retry-after", String(limited.retryAfterS));
       return sendJson(res, 429, graphqlError(rateLimitedMessage(limited), "RATE_LIMITED", { retryAfterSeconds: limited.retryAfterS }));
     }
-    const correlationId = headerValue(req.headers["x-correlation-id"]);
+    const idempotencyKey = headerValue(req.headers["idempotency-key"]) ?? (body as { extensions?: { idempotencyKey?: unknown } } | undefined)?.extensions?.idempotencyKey;
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: (req.method ?? "GET").toUpperCase(), headers, search: url.search, body },
-      context: async () => createContext(opts.services, principal, correlationId),
+      context: async () => createContext(opts.services, principal, correlationId, idempotencyKey),
     });
     for (const [k, v] of result.headers) res.setHeader(k, v);
     res.statusCode = result.status ?? 200;
@@ -151,7 +203,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
         }
         return { schema, document: doc, operationName: payload.operationName, variableValues: payload.variables };
       },
-      context: (ctx) => createContext(opts.services, ctx.extra.principal),
+      context: (ctx, _id, payload) => createContext(opts.services, ctx.extra.principal, undefined, payload.extensions?.idempotencyKey),
       // Errors reach WebSocket clients through the same formatter as HTTP's: a stable code, never internal text.
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => format(e.toJSON(), e)),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => format(e.toJSON(), e)) } : undefined),

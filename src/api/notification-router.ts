@@ -1,4 +1,5 @@
 import { ARQ_BOUND_TOPIC, type ArqBoundEvent } from "../../projections/arqs/bound-notifier.js";
+import { CORRELATION_ATTRIBUTE, type Tracing } from "../observability/tracing.js";
 import type { PubSub, PubSubSubscription } from "../pubsub/port.js";
 import { SubscriptionQueue } from "../pubsub/subscription-queue.js";
 import type { NotificationFeed, NotificationFilter } from "./graphql/context.js";
@@ -17,7 +18,10 @@ export class BindNotificationRouter implements NotificationFeed {
   private readonly byInstance = new Map<string, Set<Queue>>();
   private readonly everything = new Set<Queue>();
 
-  constructor(private readonly pubsub: PubSub) {}
+  constructor(
+    private readonly pubsub: PubSub,
+    private readonly tracing?: Tracing,
+  ) {}
 
   listen(filter: NotificationFilter = {}) {
     const sub = this.start();
@@ -67,5 +71,12 @@ export class BindNotificationRouter implements NotificationFeed {
     for (const q of this.byArq.get(e.tag) ?? []) targets.add(q);
     for (const q of this.byInstance.get(e.serverUuid) ?? []) targets.add(q);
     for (const q of targets) q.push(e);
+    if (this.tracing && e.trace) this.traceDispatch(e, targets.size);
+  }
+
+  /** A span in the bind's trace: the notification reached this process's subscriptions. */
+  private traceDispatch(e: ArqBoundEvent, listeners: number) {
+    const attributes = { "cyborg.arq": e.tag, "cyborg.status": e.status, "cyborg.listeners": listeners, [CORRELATION_ATTRIBUTE]: e.trace!.correlationId };
+    this.tracing!.tracer.startSpan("notify accelerator-request-bound", { attributes }, this.tracing!.contextOf(e.trace!.traceparent)).end();
   }
 }

@@ -20,6 +20,7 @@ import type { EventStore } from "../eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
 import * as arqs from "./arqs/index.js";
 import * as profiles from "./device-profiles.js";
+import { idempotent, type IdempotentRequest, type IdempotentResult } from "./idempotency.js";
 import * as instances from "./instances.js";
 import type { InstanceOperationResult } from "./instances.js";
 import * as inventory from "./inventory.js";
@@ -62,6 +63,21 @@ export class Application {
     this.catalogue =
       b.catalogue ??
       new EmbeddedCatalogue(this.streams, new ContentStore(b.contentDir ?? join(tmpdir(), `cyborg-es-bitstreams-${process.pid}`), b.maxBytes ?? 1 << 30), this.newId);
+  }
+
+  /**
+   * Runs a command under an idempotency key (app/idempotency.ts): `run` gets this application with
+   * ids derived from the key, and a context that says whether an earlier attempt may have written.
+   */
+  idempotent<T>(ctx: CommandContext, req: IdempotentRequest, run: (app: Application, ctx: CommandContext) => Promise<T>): Promise<IdempotentResult<T>> {
+    return idempotent(this.streams, ctx, req, ({ streams, newId }, resuming) => {
+      // The same application (cache, quota, catalogue), with the key's ids and its claim before the first write.
+      const keyed = Object.create(this) as Application;
+      Object.defineProperty(keyed, "newId", { value: newId });
+      Object.defineProperty(keyed, "streams", { value: streams });
+      if (this.catalogue instanceof EmbeddedCatalogue) Object.defineProperty(keyed, "catalogue", { value: this.catalogue.keyed(streams, newId) });
+      return run(keyed, { ...ctx, resuming });
+    });
   }
 
   createDeviceProfile(ctx: CommandContext, input: DeviceProfileInput): Promise<DeviceProfileView> {

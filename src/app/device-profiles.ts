@@ -15,7 +15,11 @@ export async function createDeviceProfile(s: Streams, newId: () => string, ctx: 
   const { name } = valid;
   const uuid = (valid.uuid ?? newId()).toLowerCase();
   const existing = await s.load(aggregates.profile, name);
-  if (existing.state.status === "active") throw new DomainError("CONFLICT", `A device_profile with name ${name} already exists.`, "name");
+  if (existing.state.status === "active") {
+    // Run again under an idempotency key: the profile the earlier attempt made, with the same uuid.
+    if (ctx.resuming && existing.state.profile.uuid === uuid) return deviceProfileView(existing.state.profile);
+    throw new DomainError("CONFLICT", `A device_profile with name ${name} already exists.`, "name");
+  }
 
   const claim = await s.handle(aggregates.profileUuid, uuid, async (claimState) => ({
     type: "ClaimDeviceProfileUuid" as const,

@@ -1,6 +1,7 @@
 /** The store and the aggregate cache, with the deciders bound to their streams. */
 import { arqDecider } from "../domain/arqs/decider.js";
 import { catalogueDecider } from "../domain/bitstreams/decider.js";
+import { idempotencyDecider } from "../domain/idempotency/decider.js";
 import { deviceProfileDecider } from "../domain/device-profiles/decider.js";
 import { uuidClaimDecider } from "../domain/device-profiles/uuid-claim.js";
 import { instanceDecider } from "../domain/instances/decider.js";
@@ -30,6 +31,7 @@ export const aggregates = {
   arq: kind(stream.arq, arqDecider),
   instance: kind(stream.instance, instanceDecider),
   catalogue: kind(() => stream.bitstreams(), catalogueDecider),
+  idempotency: kind(stream.idempotency, idempotencyDecider),
 };
 
 /** A decision ready to append: the events `kind`'s decider gave for the state it loaded. */
@@ -62,6 +64,30 @@ export class Streams {
     readonly store: EventStore,
     readonly cache = new AggregateCache(),
   ) {}
+
+  /**
+   * The same streams (store, cache, locks), with `first` run once before the first write: what a
+   * command writes under an idempotency key is preceded by the key's claim, and a command refused
+   * before it writes anything writes nothing at all.
+   */
+  beforeFirstWrite(first: () => Promise<void>): Streams {
+    let once: Promise<void> | undefined;
+    const ready = () => (once ??= first());
+    const inner = this.store;
+    const store: EventStore = {
+      kind: inner.kind,
+      append: async (stream, events, expected) => (await ready(), inner.append(stream, events, expected)),
+      appendSequence: async (steps) => (await ready(), inner.appendSequence(steps)),
+      readStream: (stream, options) => inner.readStream(stream, options),
+      readAll: (options) => inner.readAll(options),
+      headPosition: () => inner.headPosition(),
+      subscribeToAll: (options) => inner.subscribeToAll(options),
+      close: () => inner.close(),
+    };
+    const view = Object.create(this) as Streams;
+    Object.defineProperty(view, "store", { value: store });
+    return view;
+  }
 
   load<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string): Promise<Loaded<S>> {
     return loadAggregate(this.store, kind.streamName(id), kind.decider, this.cache);

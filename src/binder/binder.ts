@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Application } from "../app/application.js";
 import type { CommandContext } from "../domain/shared/types.js";
-import type { EventStore, Subscription } from "../eventstore/port.js";
-import type { Logger } from "../logger.js";
+import type { EventStore, RecordedEvent, Subscription } from "../eventstore/port.js";
+import { reportWhile, type Logger } from "../logger.js";
 import { LostHolders, PendingBinds, ProgrammingRequests, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {
@@ -17,6 +17,8 @@ export interface BinderOptions {
   now?: () => number;
   /** Runs before each allocation; tests use it to hold a bind up (a host that does not answer). */
   beforeAllocate?: (arqUuid: string) => Promise<void>;
+  /** A bind that started while the binder was live ended: BOUND or BIND_FAILED, after `seconds` (metrics). */
+  onBindResolved?: (outcome: "bound" | "failed", seconds: number) => void;
 }
 
 /**
@@ -67,6 +69,7 @@ export class Binder {
     if (head === undefined) this.goLive(resolveLive);
     this.loop = (async () => {
       for await (const e of this.subscription!) {
+        if (this.live && this.opts.onBindResolved) this.observeResolved(e);
         const started = e.stream.startsWith("arq-") ? this.pending.apply(e) : undefined;
         if (started && this.live) this.enqueue(started);
         const lost = this.lost.apply(e);
@@ -78,7 +81,12 @@ export class Binder {
     })().catch((err) => this.opts.log.error({ err }, "binder subscription failed"));
     this.timer = setInterval(() => this.expire(), this.tick);
     this.timer.unref();
-    await live;
+    await reportWhile(live, 2000, () => this.opts.log.info({ head: head?.toString(), bindsInFlight: this.pending.size }, "binder: reading the log up to its head"));
+  }
+
+  /** ARQs in BIND_STARTED, as of the events the binder has read. */
+  get bindsInFlight(): number {
+    return this.pending.size;
   }
 
   /** Resolves when no bind is queued or running (tests and graceful shutdown). */
@@ -92,6 +100,12 @@ export class Binder {
     await this.subscription?.close();
     await this.loop;
     await this.idle();
+  }
+
+  private observeResolved(e: RecordedEvent) {
+    if (e.type !== "ArqBound" && e.type !== "ArqBindFailed") return;
+    const bind = this.pending.get((e.data as { arqUuid: string }).arqUuid);
+    if (bind) this.opts.onBindResolved!(e.type === "ArqBound" ? "bound" : "failed", (e.recordedAt.getTime() - bind.startedAt) / 1000);
   }
 
   private goLive(resolve: () => void) {

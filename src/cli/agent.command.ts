@@ -27,7 +27,7 @@ function driverOptions(cmd: Command): Command {
 export function agentCommand(): Command {
   const agent = driverOptions(new Command("agent").enablePositionalOptions())
     .description("discover this host's accelerators and report them to the service, now and every interval")
-    .addOption(new Option("--url <url>", "the service's GraphQL endpoint").env("CYBORG_URL").default("http://127.0.0.1:4000/graphql"))
+    .addOption(new Option("--url <url>", "the service's GraphQL endpoint (default: from PORT and HOST, as the service reads them)").env("CYBORG_URL").default(defaultUrl()))
     .addOption(new Option("--token <token>", "an agent token for this host").env("CYBORG_TOKEN"))
     .option("--interval <seconds>", "seconds between reports", "60")
     .option("--once", "discover, report, print a summary and exit", false)
@@ -48,6 +48,7 @@ export function agentCommand(): Command {
         log,
       };
       if (o.once) {
+        log.info({ url: o.url, hostname: o.hostname, drivers: opts.drivers }, `reporting ${o.hostname} to ${o.url}`);
         const s = await reportOnce(opts);
         console.log(
           `${s.hostname}: ${s.devices} devices reported; added ${s.added}, updated ${s.updated}, removed ${s.removed}, ` +
@@ -94,6 +95,12 @@ export function agentCommand(): Command {
       }),
   );
   return agent;
+}
+
+/** Where `npm start` in the same environment listens: PORT and HOST (a wildcard address is reached on loopback). */
+export function defaultUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const host = !env.HOST || env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${env.PORT || "4000"}/graphql`;
 }
 
 const splitList = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean);

@@ -2,9 +2,10 @@
 import type { ArqEvent } from "./arqs/events.js";
 import type { BitstreamEvent } from "./bitstreams/events.js";
 import type { DeviceProfileEvent, DeviceProfileUuidEvent } from "./device-profiles/events.js";
+import type { IdempotencyEvent } from "./idempotency/events.js";
 import type { InstanceEvent } from "./instances/events.js";
 import type { InventoryEvent } from "./inventory/events.js";
 
-export type DomainEvent = DeviceProfileEvent | DeviceProfileUuidEvent | InventoryEvent | ArqEvent | InstanceEvent | BitstreamEvent;
+export type DomainEvent = DeviceProfileEvent | DeviceProfileUuidEvent | InventoryEvent | ArqEvent | InstanceEvent | BitstreamEvent | IdempotencyEvent;
 
-export type { ArqEvent, BitstreamEvent, DeviceProfileEvent, DeviceProfileUuidEvent, InstanceEvent, InventoryEvent };
+export type { ArqEvent, BitstreamEvent, DeviceProfileEvent, DeviceProfileUuidEvent, IdempotencyEvent, InstanceEvent, InventoryEvent };

@@ -5,6 +5,7 @@
  * Plug and unplug are idempotent: a second plug of an instance returns what the first attached, a
  * second unplug releases nothing. A plug that fails half-way releases what it took.
  */
+import { randomUUID } from "node:crypto";
 import { AgentUnavailable, BadRequest, BindFailed, ServiceError } from "./errors.js";
 import { parseExtraSpecs } from "./extra-specs.js";
 import { attachedAccelerator, type AttachedAccelerator, type BoundArq } from "./hostdev.js";
@@ -87,9 +88,11 @@ export class OsAcc {
     const rps = this.providers(selectedRp);
     const spec = parseExtraSpecs(extraSpecs);
     const p = instance.project ?? null;
+    // Keyed: a creation whose answer is lost is retried and answered, never made twice (no orphans).
+    const key = randomUUID();
     const created = "profile" in spec
-      ? (await this.t.request<{ createAcceleratorRequests: Array<{ uuid: string; deviceProfileGroupId: number }> }>(CREATE, { n: spec.profile, p })).createAcceleratorRequests
-      : (await this.t.request<{ createAcceleratorRequestsForGroups: Array<{ uuid: string; deviceProfileGroupId: number }> }>(CREATE_INLINE, { g: spec.groups, p })).createAcceleratorRequestsForGroups;
+      ? (await this.t.request<{ createAcceleratorRequests: Array<{ uuid: string; deviceProfileGroupId: number }> }>(CREATE, { n: spec.profile, p }, key)).createAcceleratorRequests
+      : (await this.t.request<{ createAcceleratorRequestsForGroups: Array<{ uuid: string; deviceProfileGroupId: number }> }>(CREATE_INLINE, { g: spec.groups, p }, key)).createAcceleratorRequestsForGroups;
     if (created.length === 0) return [];
     const arqUuids = created.map((a) => a.uuid);
     const bindings = created.map((a) => {
@@ -100,7 +103,7 @@ export class OsAcc {
     const waiter = this.waitFor(arqUuids);
     try {
       try {
-        await this.t.request(BIND, { b: bindings });
+        await this.t.request(BIND, { b: bindings }, randomUUID());
       } catch (err) {
         await this.deleteArqs(arqUuids);
         if (err instanceof ServiceError && err.code === "CONFLICT" && err.field === "instanceUuid") return await this.attachedTo(uuid);
@@ -119,7 +122,7 @@ export class OsAcc {
 
   /** Releases every accelerator of the instance; returns how many. */
   async unplug(instance: InstanceInfo): Promise<number> {
-    const { deleteAcceleratorRequests } = await this.t.request<{ deleteAcceleratorRequests: string[] }>(DELETE_INSTANCE, { i: instanceUuid(instance) });
+    const { deleteAcceleratorRequests } = await this.t.request<{ deleteAcceleratorRequests: string[] }>(DELETE_INSTANCE, { i: instanceUuid(instance) }, randomUUID());
     return deleteAcceleratorRequests.length;
   }
 

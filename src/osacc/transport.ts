@@ -1,5 +1,6 @@
 /** os-acc's link to the service: GraphQL over HTTP, and the acceleratorRequestBound subscription over WebSocket. */
 import { createClient, type Client } from "graphql-ws";
+import pRetry, { AbortError } from "p-retry";
 import WebSocket from "ws";
 import { fromServiceError, ServiceError } from "./errors.js";
 
@@ -10,7 +11,12 @@ export interface TransportOptions {
   token: string;
   /** Per-request timeout (default 30 s). */
   timeoutMs?: number;
+  /** Retries of a keyed mutation whose answer was lost (no answer, 5xx, UNAVAILABLE); default 3. */
+  retries?: number;
 }
+
+/** Answers after which the same request may succeed: no answer, a server error, a read store rebuilding. */
+const RETRYABLE = new Set(["SERVICE_UNAVAILABLE", "UNAVAILABLE"]);
 
 interface GraphQLAnswer<T> {
   data?: T;
@@ -22,12 +28,32 @@ export class Transport {
 
   constructor(private readonly o: TransportOptions) {}
 
-  async request<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  /**
+   * One operation. A mutation sent with an idempotency key is retried when its answer was lost
+   * (always under the same key: the service applies it once and answers each retry the same).
+   */
+  async request<T>(query: string, variables: Record<string, unknown> = {}, idempotencyKey?: string): Promise<T> {
+    if (!idempotencyKey) return this.once<T>(query, variables);
+    return pRetry(
+      async () => {
+        try {
+          return await this.once<T>(query, variables, idempotencyKey);
+        } catch (err) {
+          throw err instanceof ServiceError && RETRYABLE.has(err.code) ? err : new AbortError(err as Error);
+        }
+      },
+      { retries: this.o.retries ?? 3, minTimeout: 200, maxTimeout: 2000, randomize: true },
+    );
+  }
+
+  private async once<T>(query: string, variables: Record<string, unknown>, idempotencyKey?: string): Promise<T> {
     let res: Response;
+    const headers: Record<string, string> = { "content-type": "application/json", authorization: `Bearer ${this.o.token}` };
+    if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     try {
       res = await fetch(this.o.url, {
         method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${this.o.token}` },
+        headers,
         body: JSON.stringify({ query, variables }),
         signal: AbortSignal.timeout(this.o.timeoutMs ?? 30_000),
       });

@@ -63,6 +63,11 @@ export class Waiters {
   }
 }
 
+/** The line a long catch-up logs every few seconds: the head it goes to, and how far behind the furthest model is. */
+export function logCatchUp(log: { info(obj: object, msg: string): void }, head: bigint, status: readonly ProjectionStatus[]): void {
+  log.info({ head: head.toString(), eventsBehind: status.reduce((n, s) => Math.max(n, s.lagEvents ?? 0), 0) }, "catching up with the event log");
+}
+
 /** Each projection's status; `pending` is what the reader queued and the loop holds, in log order. */
 export function statusOf(slots: Slots, reader: LogReader, pending: readonly RecordedEvent[], running: boolean, behindSince: number | undefined, now: number): ProjectionStatus[] {
   const head = reader.head;

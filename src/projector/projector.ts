@@ -16,7 +16,8 @@ import type { EventStore, RecordedEvent } from "../eventstore/port.js";
 import { CheckpointMismatchError, type ReadStore } from "../readstore/port.js";
 import { Checkpoints } from "./checkpoints.js";
 import { LogReader } from "./log-reader.js";
-import { statusOf, Waiters, type ProjectionStatus } from "./progress.js";
+import { reportWhile } from "../logger.js";
+import { logCatchUp, statusOf, Waiters, type ProjectionStatus } from "./progress.js";
 import type { Projection, ProjectorHooks } from "./projection.js";
 import { replay, type RebuildProgress } from "./rebuild.js";
 import { ServingMarks } from "./serving.js";
@@ -89,8 +90,9 @@ export class Projector {
     this.startReader();
     this.loopDone = this.loop();
     this.o.log.info({ checkpoints: [...checkpoints].map(([n, c]) => [n, c?.toString() ?? null]) }, "projector started");
-    if (this.reader.head !== undefined) await this.waitFor(this.reader.head);
-    await this.serving.update(this.reader.head);
+    const head = this.reader.head;
+    if (head !== undefined) await reportWhile(this.waitFor(head), 2000, () => logCatchUp(this.o.log, head, this.status()));
+    await this.serving.update(head);
   }
 
   async stop(): Promise<void> {

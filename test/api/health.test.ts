@@ -40,6 +40,6 @@ describe("health endpoints", () => {
   it("unknown paths get 404 with a hint", async () => {
     const res = await fetch(`${base()}/nope?x=1`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "no route /nope; GraphQL is at /graphql" });
+    expect(await res.json()).toEqual({ error: "no route /nope; GraphQL is at /graphql, the console at /console" });
   });
 });

@@ -35,6 +35,7 @@ describe("REST_AUTH=noauth", () => {
           },
           limits: { maxBindings: 100 },
           bindInline: true,
+          idempotencyTtlMs: 60_000,
         },
         tokens: new TokenRegistry([]),
         log: createLogger("silent"),

@@ -9,11 +9,19 @@
  * - Debian's Placement (placement-api, placement-manage, the uwsgi python3 plugin;
  *   python3-osc-placement for the `openstack resource provider` commands of the README);
  * - Debian's Glance (glance-api, glance-manage) for the bitstream catalogue's tests.
+ * - chromium, for the console's browser tests (test/console; driven by playwright-core);
+ * - curl and jq, for the README's walk-through (test/readme).
+ * Then it builds what is stale (scripts/build.mjs): the console the service serves at /console, and
+ * the CLI the walk-through runs.
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { commandExists, hasUwsgiPython } from "../../bench/lib/placement-server.js";
 
 export const DEBIAN_PYTHON = "/usr/bin/python3";
+/** Where Debian's chromium package puts the browser (the first is the binary, the second its wrapper). */
+export const CHROMIUM_PATHS = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"];
+const runs = (cmd: string) => spawnSync(cmd, ["--version"], { stdio: "ignore" }).status === 0;
 
 interface Need {
   what: string;
@@ -58,6 +66,20 @@ const needs: Need[] = [
     packages: ["glance-api"],
     hint: "The bitstream catalogue's tests run Debian's real Glance. Install it with `sudo apt-get install --no-install-recommends glance-api` (Debian 12 / Ubuntu).",
   },
+  {
+    what: "chromium",
+    present: () => Boolean(process.env.CHROMIUM_PATH) || CHROMIUM_PATHS.some((p) => existsSync(p)),
+    packages: ["chromium"],
+    hint:
+      "The console's browser tests need Chromium. Install it with `sudo apt-get install chromium` (Debian/Ubuntu), " +
+      "or set CHROMIUM_PATH to a Chromium or Chrome binary.",
+  },
+  {
+    what: "curl and jq",
+    present: () => runs("curl") && runs("jq"),
+    packages: ["curl", "jq"],
+    hint: "The README's walk-through test needs curl and jq: install them (`sudo apt-get install curl jq`).",
+  },
 ];
 
 function aptInstall(packages: string[]): void {
@@ -69,6 +91,12 @@ function aptInstall(packages: string[]): void {
 }
 
 export default function setup(): void {
+  install();
+  const built = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale"], { stdio: "inherit" });
+  if (built.status !== 0) throw new Error("could not build (node scripts/build.mjs)");
+}
+
+function install(): void {
   const missing = needs.filter((n) => !n.present());
   if (missing.length === 0) return;
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;

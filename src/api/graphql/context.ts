@@ -3,6 +3,7 @@ import type { ArqBoundEvent } from "../../../projections/arqs/bound-notifier.js"
 import type { Application } from "../../app/application.js";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { EventStore } from "../../eventstore/port.js";
+import type { OperationMetrics } from "../../observability/metrics.js";
 import type { ReadStore } from "../../readstore/port.js";
 import type { ProgrammingFeed } from "../programming-feed.js";
 import type { Principal } from "../auth/tokens.js";
@@ -23,6 +24,10 @@ export interface ApiServices {
   limits: { maxBindings: number };
   /** bindAcceleratorRequests binds at once the ARQs whose handle is free (one commit); the binder does the rest. */
   bindInline: boolean;
+  /** How long an idempotency key is remembered (IDEMPOTENCY_TTL_S). */
+  idempotencyTtlMs: number;
+  /** Where front doors record operations and agent reports (absent with METRICS=off). */
+  metrics?: OperationMetrics;
 }
 
 /** What a listener waits for: these ARQs, or this instance's ARQs, or (neither) everything. */
@@ -41,14 +46,24 @@ export interface ApiContext {
   correlationId: string;
   services: ApiServices;
   loaders: Loaders;
+  /** The request's Idempotency-Key, as sent (checked where it is used). */
+  idempotencyKey?: unknown;
+  /** The mutation the key covers, once it runs. */
+  keyedMutation?: string;
+  /** The keyed mutation runs again after an attempt that may have written (see CommandContext). */
+  resuming?: boolean;
 }
 
-export function createContext(services: ApiServices, principal: Principal | undefined, correlationId?: string): ApiContext {
+/** A client's X-Correlation-Id when it is one the audit log keeps (word characters, . : -, at most 128). */
+export const validCorrelationId = (id: string | undefined): string | undefined => (id && /^[\w.:-]{1,128}$/.test(id) ? id : undefined);
+
+export function createContext(services: ApiServices, principal: Principal | undefined, correlationId?: string, idempotencyKey?: unknown): ApiContext {
   return {
     principal,
-    correlationId: correlationId && /^[\w.:-]{1,128}$/.test(correlationId) ? correlationId : randomUUID(),
+    correlationId: validCorrelationId(correlationId) ?? randomUUID(),
     services,
     loaders: new Loaders(services.readStore),
+    idempotencyKey,
   };
 }
 
@@ -62,5 +77,6 @@ export function commandContext(ctx: ApiContext): CommandContext & { isAdmin: boo
     at: new Date().toISOString(),
     projectId: p.projectId,
     isAdmin: seesAllProjects(p),
+    resuming: ctx.resuming,
   };
 }

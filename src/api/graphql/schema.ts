@@ -2,6 +2,7 @@ import "reflect-metadata";
 import { printSchema, type GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import { authChecker } from "./auth-checker.js";
+import { withIdempotencyKeys } from "./idempotency.js";
 import { AcceleratorRequestResolver } from "./resolvers/accelerator-request.resolver.js";
 import { AttachHandleResolver } from "./resolvers/attach-handle.resolver.js";
 import { BitstreamResolver } from "./resolvers/bitstream.resolver.js";
@@ -13,6 +14,7 @@ import { InstanceResolver } from "./resolvers/instance.resolver.js";
 import { InventoryResolver } from "./resolvers/inventory.resolver.js";
 import { ProgrammingResolver } from "./resolvers/programming.resolver.js";
 import { ResourceProviderResolver } from "./resolvers/resource-provider.resolver.js";
+import { ViewerResolver } from "./resolvers/viewer.resolver.js";
 
 let cached: Promise<GraphQLSchema> | undefined;
 
@@ -31,6 +33,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       InstanceResolver,
       BitstreamResolver,
       ProgrammingResolver,
+      ViewerResolver,
     ],
     authChecker,
     validate: false,
@@ -44,7 +47,7 @@ export function getSchema(): Promise<GraphQLSchema> {
         throw new Error("subscriptions subscribe through the PubSub port, not type-graphql");
       },
     },
-  });
+  }).then(withIdempotencyKeys);
   return cached;
 }
 

@@ -58,8 +58,19 @@ export type RestRouter = (req: IncomingMessage, res: ServerResponse, pathname: s
 
 export function createRestRouter(opts: RestOptions): RestRouter {
   const reads = new RestReads(opts.services.readStore);
+  const metrics = opts.services.metrics;
+  // Each answered request is counted by its route template (never its path: ids stay out of labels).
+  if (metrics) {
+    return async (req, res, pathname, search) => {
+      const t0 = performance.now();
+      if (!(await answer(req, res, pathname, search))) return false;
+      metrics.restOperation(template(pathname), req.method ?? "GET", res.statusCode, (performance.now() - t0) / 1000);
+      return true;
+    };
+  }
+  return answer;
 
-  return async (req, res, pathname, search) => {
+  async function answer(req: IncomingMessage, res: ServerResponse, pathname: string, search: string): Promise<boolean> {
     const prefixed = pathname === "/accelerator" || pathname.startsWith("/accelerator/");
     const segments = (prefixed ? pathname.slice("/accelerator".length) : pathname).split("/").filter(Boolean);
     const versioned = segments[0] === "v2";
@@ -87,6 +98,9 @@ export function createRestRouter(opts: RestOptions): RestRouter {
       }
       const { handler, param } = route(req.method ?? "GET", segments, pathname);
       const caller = await limited(() => authenticate(req, opts.tokens, opts.auth), req, opts.rateLimit);
+      // The body is read once: the idempotency key's fingerprint and the handler share it.
+      let raw: Promise<string | undefined> | undefined;
+      const rawBody = () => (raw ??= opts.readBody(req));
       const ctx: RestContext = {
         caller,
         version,
@@ -94,10 +108,12 @@ export function createRestRouter(opts: RestOptions): RestRouter {
         query: new Query(new URLSearchParams(search)),
         services: opts.services,
         reads,
-        body: () => readJson(req, opts),
+        body: () => rawBody().then((text) => parseJson(text, opts)),
         command: () => commandFor(opts.services, caller, req),
       };
-      send(res, await handler(ctx, param), headers);
+      const key = req.headers["idempotency-key"];
+      const keyed = key !== undefined && req.method !== "GET" && req.method !== "HEAD";
+      send(res, keyed ? await underKey(ctx, handler, param, { key, method: req.method!, pathname, search, body: await rawBody() }) : await handler(ctx, param), headers);
     } catch (err) {
       const known = fromCommandError(err);
       if (!known) opts.log.error({ err, method: req.method, path: pathname }, "internal error in a REST request");
@@ -106,7 +122,32 @@ export function createRestRouter(opts: RestOptions): RestRouter {
       send(res, e, { ...headers, ...e.headers });
     }
     return true;
-  };
+  }
+}
+
+/** "/v2/accelerator_requests/{id}" for /accelerator/v2/accelerator_requests/<uuid>; "other" off the route table. */
+function template(pathname: string): string {
+  const segments = pathname.split("/").filter(Boolean);
+  if (segments[0] === "accelerator") segments.shift();
+  if (segments[0] === "v2") segments.shift();
+  const [resource, id, action, ...rest] = segments;
+  if (resource === undefined) return pathname.includes("v2") ? "/v2" : "/";
+  const key = [resource, id === undefined ? undefined : "*", action].filter((s) => s !== undefined).join("/");
+  return rest.length === 0 && Object.hasOwn(ROUTES, key) ? `/v2/${key.replace("*", "{id}")}` : "other";
+}
+
+/**
+ * A POST, PATCH or DELETE with an `Idempotency-Key` header runs under the key (Application.idempotent):
+ * a retry after a lost answer gets the first answer (status, body) and writes nothing.
+ */
+async function underKey(ctx: RestContext, handler: Handler, param: string, r: { key: string | string[]; method: string; pathname: string; search: string; body: string | undefined }): Promise<RestResult> {
+  const operation = `${r.method} ${r.pathname}`;
+  const request = { operation, search: r.search, body: r.body ?? null };
+  const key = Array.isArray(r.key) ? r.key.join(",") : r.key;
+  const { answer } = await ctx.services.app.idempotent(ctx.command(), { key, operation, request, ttlMs: ctx.services.idempotencyTtlMs }, (app, keyed) =>
+    handler({ ...ctx, services: { ...ctx.services, app }, command: () => ({ ...ctx.command(), resuming: keyed.resuming }) }, param),
+  );
+  return answer;
 }
 
 /** Authenticates, then counts the request against the caller's rate limit (an unknown token's against its address). */
@@ -139,8 +180,7 @@ function route(method: string, segments: string[], pathname: string): { handler:
   return { handler, param };
 }
 
-async function readJson(req: IncomingMessage, opts: RestOptions): Promise<unknown> {
-  const raw = await opts.readBody(req);
+function parseJson(raw: string | undefined, opts: RestOptions): unknown {
   if (raw === undefined) throw new RestError("PAYLOAD_TOO_LARGE", `The request body exceeds ${opts.maxBodyBytes} bytes (MAX_BODY_BYTES).`);
   if (raw.length === 0) throw badRequest("The request needs a JSON body.");
   try {

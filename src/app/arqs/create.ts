@@ -28,12 +28,17 @@ export async function createArqs(
     throw new DomainError("BAD_USER_INPUT", `the profile asks for ${count} ARQs; at most ${MAX_ARQS_PER_CREATE} per request`, "groupIndex");
   }
   if (count === 0) return [];
+  const ids = Array.from({ length: count }, () => newId());
+  const loaded = await Promise.all(ids.map((id) => s.load(aggregates.arq, id)));
+  // Run again under an idempotency key: the ARQs an earlier attempt made with these ids stay.
+  const made = new Set(ids.filter((_, i) => loaded[i]!.revision >= 0));
+  if (made.size > 0 && !ctx.resuming) throw new DomainError("CONFLICT", "an ARQ id is taken; try again");
+  if (made.size === count) return loaded.flatMap((l) => viewOf(l));
   const project = quotaProject(quota, ctx);
   if (project) {
-    const refused = quotaRefusal({ projectId: project, held: await quota!.held(project), asking: count, limit: quota!.limit });
+    const refused = quotaRefusal({ projectId: project, held: await quota!.held(project), asking: count - made.size, limit: quota!.limit });
     if (refused) throw refused;
   }
-  const ids = Array.from({ length: count }, () => newId());
   const plan = planArqs(profile.groups, input.groupIndex, ids);
   // The ARQs first, then the profile's record of them, in one sequence (one commit on lmdb).
   // Creators do not serialize on the profile stream: the record is appended without an exact
@@ -41,8 +46,8 @@ export async function createArqs(
   // evolve ignore the record, and the ARQs are deleted again; a deletion that comes later sees
   // them (it appends with an exact revision).
   const arqSteps = [];
-  for (const p of plan) {
-    const loaded = await s.load(aggregates.arq, p.arqUuid);
+  for (const [i, p] of plan.entries()) {
+    if (made.has(p.arqUuid)) continue;
     const events = aggregates.arq.decider.decide({
       type: "CreateArq",
       data: {
@@ -54,8 +59,8 @@ export async function createArqs(
         projectId: ctx.projectId ?? null,
         at: ctx.at,
       },
-    }, loaded.state);
-    arqSteps.push(new Decided(aggregates.arq, p.arqUuid, loaded, events));
+    }, loaded[i]!.state);
+    arqSteps.push(new Decided(aggregates.arq, p.arqUuid, loaded[i]!, events));
   }
   const record = aggregates.profile.decider.decide({
     type: "CreateArqs",
@@ -80,7 +85,13 @@ export async function createArqs(
     await Promise.all(appended.map((st) => s.handle(aggregates.arq, st.id, { type: "DeleteArq", data: { arqUuid: st.id, at: ctx.at } }, ctx).catch(() => undefined)));
     throw err;
   }
-  return arqSteps.map((st) => arqView(liveArq(st.result!.state)!, st.result!.revision, st.result!.position!));
+  const appended = new Map(arqSteps.map((st) => [st.id, st.result!]));
+  return ids.flatMap((id, i) => viewOf(appended.get(id) ?? loaded[i]!));
+}
+
+function viewOf(l: { state: Parameters<typeof liveArq>[0]; revision: number; position: bigint | null }): ArqView[] {
+  const arq = liveArq(l.state);
+  return arq ? [arqView(arq, l.revision, l.position!)] : [];
 }
 
 export async function getArq(s: Streams, arqUuid: string): Promise<ArqView | null> {

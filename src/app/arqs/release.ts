@@ -25,8 +25,10 @@ export async function deleteArqs(s: Streams, ctx: CommandContext, sel: { arqUuid
   if (byUuids === byInstance) throw new DomainError("BAD_USER_INPUT", "give exactly one of arqUuids and instanceUuid", "arqUuids");
   if (byUuids) {
     const ids = uuidList(sel.arqUuids, "arqUuids");
-    const visible = await loadVisible(s, ctx, ids, (i) => `arqUuids[${i}]`);
-    await release(s, ctx, { how: "delete", arqUuids: ids }, visible.map((v) => v.arq));
+    // Run again under an idempotency key: ARQs the earlier attempt deleted count as deleted.
+    const left = ctx.resuming ? await withoutDeleted(s, ids) : ids;
+    const visible = await loadVisible(s, ctx, left, (i) => `arqUuids[${ids.indexOf(left[i]!)}]`);
+    if (left.length) await release(s, ctx, { how: "delete", arqUuids: left }, visible.map((v) => v.arq));
     return ids;
   }
   const instanceUuid = sel.instanceUuid!;
@@ -54,4 +56,10 @@ async function release(s: Streams, ctx: CommandContext, req: ReleaseRequest, kno
     ...(req.instance ? [stream.instance(req.instance.instanceUuid)] : []),
   ];
   return (await appendPlan(s, ctx, streams, () => planRelease(s, ctx, req, held)))!;
+}
+
+/** The ARQs that were not deleted already (an ARQ never created stays: the delete will say NOT_FOUND). */
+async function withoutDeleted(s: Streams, ids: readonly string[]): Promise<string[]> {
+  const loaded = await Promise.all(ids.map((id) => s.load(aggregates.arq, id)));
+  return ids.filter((_, i) => loaded[i]!.revision < 0 || liveArq(loaded[i]!.state) !== null);
 }

@@ -20,6 +20,11 @@ export class EmbeddedCatalogue implements BitstreamCatalogue {
     private readonly newId: () => string,
   ) {}
 
+  /** The same catalogue, written through other streams with other ids (a command under an idempotency key). */
+  keyed(streams: Streams, newId: () => string): EmbeddedCatalogue {
+    return new EmbeddedCatalogue(streams, this.content, newId);
+  }
+
   async get(id: string): Promise<Bitstream | null> {
     return (await this.state()).bitstreams.get(id) ?? null;
   }

@@ -33,6 +33,11 @@ export interface CommandContext {
   projectId?: string | null;
   /** Sees and acts on every project's ARQs (admin and service principals). */
   isAdmin?: boolean;
+  /**
+   * Run again under an idempotency key whose earlier attempt may have written part of its work:
+   * commands that can tell converge on it (ARQs and profiles with the ids that attempt used).
+   */
+  resuming?: boolean;
 }
 
 /** A business rule refused the command. `code` maps 1:1 onto GraphQL `extensions.code`. */
@@ -65,6 +70,8 @@ export const stream = {
   instance: (uuid: string) => `instance-${id(uuid, "instanceUuid")}`,
   /** The embedded bitstream catalogue: one stream (uploads are rare; its revision keeps ids unique). */
   bitstreams: () => "bitstreams-catalogue",
+  /** One per idempotency key (its hash: 64 hex digits). */
+  idempotency: (keyHash: string) => `idempotency-${id(keyHash, "idempotencyKey")}`,
 } as const;
 
 /** What each aggregate's stream names start with (for filters over the whole log). */
@@ -75,6 +82,7 @@ export const streamPrefix = {
   arq: "arq-",
   instance: "instance-",
   bitstreams: "bitstreams-catalogue",
+  idempotency: "idempotency-",
 } as const satisfies Record<keyof typeof stream, string>;
 
 function id(value: unknown, field: string): string {

@@ -21,6 +21,7 @@ export class InventoryResolver {
     // The input objects are class instances; the domain reads their fields and copies what it keeps.
     const report = await ctx.services.app.reportHostInventory(commandContext(ctx), hostname, devices);
     await ctx.services.catchUp();
+    ctx.services.metrics?.agentReport(report.added || report.updated || report.removed ? "written" : "unchanged");
     return report;
   }
 
@@ -33,7 +34,9 @@ export class InventoryResolver {
   })
   async confirmHostInventory(@Ctx() ctx: ApiContext, @Arg("hostname", () => String) hostname: string, @Arg("digest", () => String) digest: string) {
     checkReporter(ctx, hostname);
-    return ctx.services.app.confirmHostInventory(hostname, digest);
+    const answer = await ctx.services.app.confirmHostInventory(hostname, digest);
+    ctx.services.metrics?.agentReport(answer ? "confirmed" : "not_confirmed");
+    return answer;
   }
 }
 

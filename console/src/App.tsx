@@ -1,0 +1,115 @@
+import { useEffect, useState } from "react";
+import { ApiError, gql, storedToken, storeToken, VIEWER, type Viewer } from "./lib/api";
+import { Link, useLocation } from "./lib/router";
+import { ArqsPage } from "./pages/Arqs";
+import { HealthBadge, HealthPage } from "./pages/Health";
+import { HistoryPage } from "./pages/History";
+import { HostPage, HostsPage } from "./pages/Hosts";
+import { ProfilesPage } from "./pages/Profiles";
+import { SignIn } from "./pages/SignIn";
+
+export interface Session {
+  token: string;
+  viewer: Viewer;
+  can(rule: string): boolean;
+}
+
+const NAV = [
+  ["/hosts", "Hosts"],
+  ["/arqs", "Accelerator requests"],
+  ["/profiles", "Device profiles"],
+  ["/history", "History"],
+  ["/health", "Health"],
+] as const;
+
+export function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const signIn = async (token: string) => {
+    const { viewer } = await gql<{ viewer: Viewer }>(token, VIEWER);
+    storeToken(token);
+    setSession({ token, viewer, can: (rule) => viewer.allows.includes(rule) });
+  };
+  const signOut = () => {
+    storeToken("");
+    setSession(null);
+  };
+  useEffect(() => {
+    const token = storedToken();
+    if (!token) return setSession(null);
+    signIn(token).catch(() => setSession(null));
+  }, []);
+
+  if (session === undefined) return <p className="loading">Loading…</p>;
+  if (session === null) return <SignIn onSignIn={signIn} />;
+  return <Shell session={session} onSignOut={signOut} />;
+}
+
+function Shell({ session, onSignOut }: { session: Session; onSignOut(): void }) {
+  const loc = useLocation();
+  const section = "/" + (loc.path.split("/")[1] ?? "");
+  useEffect(() => {
+    document.title = `${NAV.find(([p]) => p === section)?.[1] ?? "Hosts"} · cyborg-es console`;
+  }, [section]);
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <span className="brand">cyborg-es</span>
+        <nav aria-label="Sections">
+          {NAV.map(([path, label]) => (
+            <Link key={path} to={path} aria-current={section === path || (section === "/" && path === "/hosts") ? "page" : undefined}>
+              {label}
+            </Link>
+          ))}
+        </nav>
+        <HealthBadge />
+        <span className="who" title={`roles: ${session.viewer.roles.join(", ")}`}>
+          {session.viewer.principal} ({session.viewer.roles.join(", ")})
+        </span>
+        <a href="/graphql" className="explorer">
+          GraphQL explorer
+        </a>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page session={session} />
+      </main>
+    </>
+  );
+}
+
+function Page({ session }: { session: Session }) {
+  const loc = useLocation();
+  const [, section, arg] = loc.path.split("/");
+  switch (section) {
+    case "":
+    case "hosts":
+      return arg ? <HostPage session={session} hostname={decodeURIComponent(arg)} /> : <HostsPage session={session} />;
+    case "arqs":
+      return <ArqsPage session={session} />;
+    case "profiles":
+      return <ProfilesPage session={session} />;
+    case "history":
+      return <HistoryPage session={session} stream={loc.query.get("stream") ?? ""} />;
+    case "health":
+      return <HealthPage />;
+    default:
+      return <p>No page {loc.path}.</p>;
+  }
+}
+
+/** An error as the API gave it (its code and message). */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const code = error instanceof ApiError ? error.code : undefined;
+  return (
+    <p className="error" role="alert">
+      {code ? <strong>{code}: </strong> : null}
+      {(error as Error).message}
+    </p>
+  );
+}

@@ -1,0 +1,62 @@
+/**
+ * The GraphQL explorer at GET /graphql: GraphiQL, bundled from npm (its Monaco editor and workers
+ * included), so it works without any network beyond this service. Queries and mutations go over
+ * HTTP, subscriptions over graphql-ws, both with the bearer token pasted above the editor (the
+ * console's token until one is pasted; the explorer keeps its own, so pasting one here does not
+ * change who is signed in to the console).
+ */
+import "graphiql/setup-workers/vite";
+import "graphiql/style.css";
+import { createGraphiQLFetcher } from "@graphiql/toolkit";
+import { GraphiQL } from "graphiql";
+import { createClient } from "graphql-ws";
+import { useMemo, useState } from "react";
+import { createRoot } from "react-dom/client";
+import { storedToken } from "./lib/api";
+import "./graphiql.css";
+
+const DEFAULT_QUERY = `# Paste a token above (data/tokens.json holds the admin token of an embedded service).
+# Ctrl-Enter runs the operation; the Docs pane lists every type.
+{
+  viewer { principal roles }
+  deviceProfiles { name groups }
+  acceleratorRequests(first: 10) { totalCount nodes { uuid state hostname instanceUuid } }
+}
+`;
+
+const EXPLORER_TOKEN = "cyborg-es.explorer-token";
+
+function Explorer() {
+  const [token, setToken] = useState(() => localStorage.getItem(EXPLORER_TOKEN) ?? storedToken());
+  const fetcher = useMemo(() => {
+    const authorization = `Bearer ${token}`;
+    const url = `${location.origin}/graphql`;
+    const wsClient = createClient({ url: url.replace(/^http/, "ws"), connectionParams: { authorization }, lazy: true });
+    return createGraphiQLFetcher({ url, headers: token ? { authorization } : {}, wsClient });
+  }, [token]);
+  return (
+    <div className="explorer">
+      <form className="tokenbar" onSubmit={(e) => e.preventDefault()}>
+        <strong>cyborg-es</strong>
+        <label htmlFor="token">Bearer token</label>
+        <input
+          id="token"
+          type="password"
+          autoComplete="off"
+          value={token}
+          placeholder="paste a token"
+          onChange={(e) => {
+            setToken(e.target.value.trim());
+            localStorage.setItem(EXPLORER_TOKEN, e.target.value.trim());
+          }}
+        />
+        <a href="/console/">Console</a>
+      </form>
+      <div className="graphiql-host">
+        <GraphiQL fetcher={fetcher} defaultQuery={DEFAULT_QUERY} initialQuery={new URLSearchParams(location.search).get("query") ?? undefined} />
+      </div>
+    </div>
+  );
+}
+
+createRoot(document.getElementById("root")!).render(<Explorer />);

@@ -1,0 +1,71 @@
+import { useState, type FormEvent } from "react";
+import { ErrorNote, type Session } from "../App";
+import { gql } from "../lib/api";
+import { usePolled } from "../lib/hooks";
+import { navigate } from "../lib/router";
+
+interface Event {
+  revision: number;
+  position: string;
+  type: string;
+  data: unknown;
+  metadata: { principal?: string; correlationId?: string; causationId?: string; at?: string };
+  recordedAt: string;
+}
+
+const PAGE = 100;
+const HISTORY = `query($stream: String!, $from: Int, $first: Int) { streamHistory(stream: $stream, fromRevision: $from, first: $first) {
+  revision position type data metadata recordedAt } }`;
+
+/** The history of one object: its stream's events, oldest first, with who, when and the correlation id. */
+export function HistoryPage({ session, stream }: { session: Session; stream: string }) {
+  const [input, setInput] = useState(stream);
+  const [pages, setPages] = useState(1);
+  const { data, error } = usePolled(
+    async () => (stream ? (await gql<{ streamHistory: Event[] }>(session.token, HISTORY, { stream, from: 0, first: PAGE * pages })).streamHistory : []),
+    0,
+    [session.token, stream, pages],
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setPages(1);
+    navigate(`/history?stream=${encodeURIComponent(input.trim())}`);
+  };
+  if (!session.can("audit:read")) return <p>This token may not read the history (it needs audit:read: admin).</p>;
+  return (
+    <section aria-labelledby="history-title">
+      <h1 id="history-title">History</h1>
+      <form className="filters" onSubmit={submit}>
+        <label htmlFor="stream">Stream</label>
+        <input id="stream" className="mono" value={input} onChange={(e) => setInput(e.target.value)} placeholder="arq-<uuid>, host-<hostname>, deviceProfile-<name>, instance-<uuid>" size={48} />
+        <button type="submit">Show</button>
+      </form>
+      <ErrorNote error={error} />
+      {stream && data?.length === 0 ? <p>No event in {stream}.</p> : null}
+      <ol className="timeline">
+        {data?.map((e) => (
+          <li key={e.revision}>
+            <div className="when">
+              <time dateTime={e.recordedAt}>{new Date(e.recordedAt).toLocaleString()}</time> <span className="muted">#{e.revision}</span>
+            </div>
+            <div>
+              <strong>{e.type}</strong> by {e.metadata.principal ?? "?"}{" "}
+              <span className="muted">
+                correlation <span className="mono">{e.metadata.correlationId}</span>
+              </span>
+              <details>
+                <summary>data</summary>
+                <pre>{JSON.stringify(e.data, null, 2)}</pre>
+              </details>
+            </div>
+          </li>
+        ))}
+      </ol>
+      {data && data.length === PAGE * pages ? (
+        <button type="button" onClick={() => setPages((p) => p + 1)}>
+          Load more
+        </button>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,207 @@
+/**
+ * The service's Prometheus metrics (prom-client), one registry per service. The hot paths record
+ * through a few named methods (an operation, an append, a bind, an agent report); gauges are read
+ * only when Prometheus scrapes (`watch`). Every label takes values from a small fixed set: root
+ * field names of the schema, error codes, route templates; never an id.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ProjectionStatus } from "../projector/progress.js";
+
+/** What GraphQL and REST front doors record per operation. */
+export interface OperationMetrics {
+  /** One GraphQL operation: its root field (bounded by the schema), type, and "OK" or its first error code. */
+  graphqlOperation(operation: string, type: string, code: string, seconds: number): void;
+  /**
+   * One REST request: `route` is the route's template ("/v2/accelerator_requests/{uuid}"), never
+   * the path itself; `status` the HTTP status code.
+   */
+  restOperation(route: string, method: string, status: number, seconds: number): void;
+  /** An agent's report or digest confirmation, by what it led to. */
+  agentReport(result: "written" | "unchanged" | "confirmed" | "not_confirmed"): void;
+}
+
+/** Read at scrape time. */
+export interface MetricSources {
+  projections?: () => readonly ProjectionStatus[];
+  openSubscriptions?: () => number;
+  bindsInFlight?: () => number;
+}
+
+let processMetrics: Registry | undefined;
+/** Process metrics (CPU, memory, event-loop lag, GC), one set per process however many services it runs (tests). */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const BIND_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Distinct values one label may take before the rest are counted as "other" (a guard, not a budget). */
+const MAX_VALUES_PER_LABEL = 200;
+
+export class Metrics implements OperationMetrics {
+  readonly registry = new Registry();
+  private sources: MetricSources = {};
+  private readonly seen = new Map<string, Set<string>>();
+  private readonly processMetrics: boolean;
+
+  private readonly graphqlTotal = new Counter({
+    name: "cyborg_graphql_operations_total",
+    help: "GraphQL operations over HTTP, by root field, operation type and result code (OK or the first error's code)",
+    labelNames: ["operation", "type", "code"] as const,
+    registers: [this.registry],
+  });
+  private readonly graphqlSeconds = new Histogram({
+    name: "cyborg_graphql_operation_duration_seconds",
+    help: "Time from receiving a GraphQL operation over HTTP to its answer",
+    labelNames: ["operation", "type", "code"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly restTotal = new Counter({
+    name: "cyborg_rest_operations_total",
+    help: "REST requests by route template, method and status code",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [this.registry],
+  });
+  private readonly restSeconds = new Histogram({
+    name: "cyborg_rest_operation_duration_seconds",
+    help: "Time from receiving a REST request to its answer",
+    labelNames: ["route", "method", "status"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly appendSeconds = new Histogram({
+    name: "cyborg_eventstore_append_duration_seconds",
+    help: "Event-store appends (append: one stream; appendSequence: a bind's streams in one commit) by result",
+    labelNames: ["operation", "result"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly appendedEvents = new Counter({
+    name: "cyborg_eventstore_appended_events_total",
+    help: "Events written to the log by this process",
+    registers: [this.registry],
+  });
+  private readonly conflicts = new Counter({
+    name: "cyborg_eventstore_conflicts_total",
+    help: "Appends refused for a stale expected revision (or a reused event id); the command is decided again and retried",
+    labelNames: ["operation"] as const,
+    registers: [this.registry],
+  });
+  private readonly bindSeconds = new Histogram({
+    name: "cyborg_bind_duration_seconds",
+    help: "From an ARQ's bind start to BOUND or BIND_FAILED, as the binder sees the log",
+    labelNames: ["outcome"] as const,
+    buckets: BIND_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly agentReports = new Counter({
+    name: "cyborg_agent_reports_total",
+    help: "Host agents' reports: written (the inventory changed), unchanged (a full report that wrote nothing), confirmed (a digest confirmed: nothing sent), not_confirmed (the agent sends the full report next)",
+    labelNames: ["result"] as const,
+    registers: [this.registry],
+  });
+
+  constructor(opts: { processMetrics?: boolean } = {}) {
+    const sources = () => this.sources;
+    new Gauge({
+      name: "cyborg_projection_lag_events",
+      help: "Events in the log that the read model has not applied yet",
+      labelNames: ["projection"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const p of sources().projections?.() ?? []) this.set({ projection: p.name }, p.lagEvents ?? 0);
+      },
+    });
+    new Gauge({
+      name: "cyborg_projection_lag_seconds",
+      help: "Age of the oldest event the read model has not applied (0 when caught up)",
+      labelNames: ["projection"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const p of sources().projections?.() ?? []) this.set({ projection: p.name }, p.lagMs / 1000);
+      },
+    });
+    new Gauge({
+      name: "cyborg_projection_live",
+      help: "1 when the read model is live (caught up and running), 0 while catching up, rebuilding or stopped",
+      labelNames: ["projection"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const p of sources().projections?.() ?? []) this.set({ projection: p.name }, p.state === "live" ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "cyborg_binds_in_flight",
+      help: "ARQs in BIND_STARTED (as the binder of this process sees them)",
+      registers: [this.registry],
+      collect() {
+        this.set(sources().bindsInFlight?.() ?? 0);
+      },
+    });
+    new Gauge({
+      name: "cyborg_subscriptions_open",
+      help: "acceleratorRequestBound subscriptions open on this process",
+      registers: [this.registry],
+      collect() {
+        this.set(sources().openSubscriptions?.() ?? 0);
+      },
+    });
+    this.processMetrics = opts.processMetrics !== false;
+  }
+
+  /** Where the scrape-time gauges read from (set once the roles have started). */
+  watch(sources: MetricSources): void {
+    this.sources = { ...this.sources, ...sources };
+  }
+
+  graphqlOperation(operation: string, type: string, code: string, seconds: number): void {
+    const labels = { operation: this.bound("operation", operation), type, code: this.bound("code", code) };
+    this.graphqlTotal.inc(labels);
+    this.graphqlSeconds.observe(labels, seconds);
+  }
+
+  restOperation(route: string, method: string, status: number, seconds: number): void {
+    const labels = { route: this.bound("route", route), method: this.bound("method", method.toUpperCase()), status: String(status) };
+    this.restTotal.inc(labels);
+    this.restSeconds.observe(labels, seconds);
+  }
+
+  /** One append; `events` were written (a refused sequence may have written its first steps). */
+  append(operation: "append" | "appendSequence", result: "ok" | "conflict" | "error", seconds: number, events: number): void {
+    this.appendSeconds.observe({ operation, result }, seconds);
+    if (result === "conflict") this.conflicts.inc({ operation });
+    if (events > 0) this.appendedEvents.inc(events);
+  }
+
+  bindResolved(outcome: "bound" | "failed", seconds: number): void {
+    this.bindSeconds.observe({ outcome }, Math.max(0, seconds));
+  }
+
+  agentReport(result: "written" | "unchanged" | "confirmed" | "not_confirmed"): void {
+    this.agentReports.inc({ result });
+  }
+
+  /** The Prometheus text format, and its content type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    const own = await this.registry.metrics();
+    return { contentType: this.registry.contentType, body: this.processMetrics ? (await processRegistry().metrics()) + own : own };
+  }
+
+  /** A value a caller names: kept while the label has few values, "other" past that. */
+  private bound(label: string, value: string): string {
+    let values = this.seen.get(label);
+    if (!values) this.seen.set(label, (values = new Set()));
+    if (values.has(value)) return value;
+    if (values.size >= MAX_VALUES_PER_LABEL) return "other";
+    values.add(value);
+    return value;
+  }
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../bench/lib/redis-server.js";
+import { collect, FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
+import * as op from "../api/operations.js";
+
+/** `# TYPE` lines and samples of a Prometheus text exposition. */
+function parse(text: string) {
+  const types = new Map<string, string>();
+  const samples: Array<{ name: string; labels: Record<string, string>; value: number }> = [];
+  for (const line of text.split("\n")) {
+    const t = /^# TYPE (\S+) (\S+)$/.exec(line);
+    if (t) types.set(t[1]!, t[2]!);
+    const s = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!s) continue;
+    const labels: Record<string, string> = {};
+    for (const m of (s[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[m[1]!] = m[2]!;
+    samples.push({ name: s[1]!, labels, value: Number(s[3]) });
+  }
+  const value = (name: string, labels: Record<string, string> = {}) =>
+    samples.filter((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v)).reduce((n, x) => n + x.value, 0);
+  return { types, samples, value };
+}
+
+/** Every metric an operator relies on, with its type (README: "Metrics"). */
+export const EXPECTED_METRICS = {
+  cyborg_graphql_operations_total: "counter",
+  cyborg_graphql_operation_duration_seconds: "histogram",
+  cyborg_rest_operations_total: "counter",
+  cyborg_rest_operation_duration_seconds: "histogram",
+  cyborg_eventstore_append_duration_seconds: "histogram",
+  cyborg_eventstore_appended_events_total: "counter",
+  cyborg_eventstore_conflicts_total: "counter",
+  cyborg_projection_lag_events: "gauge",
+  cyborg_projection_lag_seconds: "gauge",
+  cyborg_projection_live: "gauge",
+  cyborg_bind_duration_seconds: "histogram",
+  cyborg_binds_in_flight: "gauge",
+  cyborg_subscriptions_open: "gauge",
+  cyborg_agent_reports_total: "counter",
+  process_cpu_seconds_total: "counter",
+  process_resident_memory_bytes: "gauge",
+  nodejs_eventloop_lag_seconds: "gauge",
+  nodejs_heap_size_used_bytes: "gauge",
+} as const;
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+describe("GET /metrics after a scheduler's flow", () => {
+  let t: TestService;
+  beforeAll(async () => (t = await startTestService()));
+  afterAll(() => t?.close());
+  const scrape = async () => {
+    const res = await fetch(t.url.replace(/\/graphql$/, "/metrics"));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    return parse(await res.text());
+  };
+
+  it("names every metric with its type, counts the flow, and puts no id in a label", async () => {
+    await t.ok("admin", op.CREATE_PROFILE, { input: { name: "fpga-1", groups: [{ "resources:FPGA": "1", "trait:CUSTOM_FAKE_DEVICE": "required" }] } });
+    const bad = await t.gql("admin", op.CREATE_PROFILE, { input: { name: "bad", groups: [{ "resources:FPGA": "0" }] } });
+    expect(bad.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+    await t.ok("agent", op.REPORT, { hostname: "compute1", devices: FAKE_HOST_DEVICES(2) });
+    await t.ok("agent", op.REPORT, { hostname: "compute1", devices: FAKE_HOST_DEVICES(2) });
+    await t.ok("agent", op.CONFIRM, { hostname: "compute1", digest: `v1:${"0".repeat(64)}` });
+    const rp = (await t.ok("service", op.RPS, { hostname: "compute1" })).resourceProviders[0];
+    const arqs = (await t.ok("service", op.CREATE_ARQS, { name: "fpga-1" })).createAcceleratorRequests;
+    const instance = randomUUID();
+    const sub = collect<op.BoundEvent>(t.ws("service"), op.BOUND, { instance });
+    await t.ok("service", op.BIND, { bindings: [{ arqUuid: arqs[0].uuid, hostname: "compute1", deviceRpUuid: rp.uuid, instanceUuid: instance }] });
+    await sub.next(1);
+
+    const m = await scrape();
+    for (const [name, type] of Object.entries(EXPECTED_METRICS)) expect(m.types.get(name), name).toBe(type);
+    expect(m.value("cyborg_graphql_operations_total", { operation: "bindAcceleratorRequests", type: "mutation", code: "OK" })).toBe(1);
+    expect(m.value("cyborg_graphql_operations_total", { operation: "createDeviceProfile", code: "BAD_USER_INPUT" })).toBe(1);
+    expect(m.value("cyborg_graphql_operation_duration_seconds_count", { operation: "reportHostInventory" })).toBe(2);
+    expect(m.value("cyborg_agent_reports_total", { result: "written" })).toBe(1);
+    expect(m.value("cyborg_agent_reports_total", { result: "unchanged" })).toBe(1);
+    expect(m.value("cyborg_agent_reports_total", { result: "not_confirmed" })).toBe(1);
+    expect(m.value("cyborg_eventstore_append_duration_seconds_count", { result: "ok" })).toBeGreaterThanOrEqual(4);
+    expect(m.value("cyborg_eventstore_appended_events_total")).toBeGreaterThan(10);
+    expect(m.value("cyborg_bind_duration_seconds_count", { outcome: "bound" })).toBe(1);
+    expect(m.value("cyborg_binds_in_flight")).toBe(0);
+    expect(m.value("cyborg_subscriptions_open")).toBe(1);
+    const live = m.samples.filter((s) => s.name === "cyborg_projection_live");
+    expect(live.map((s) => s.labels.projection).sort()).toEqual(["arqs", "deployables", "device-profiles", "device-tree", "resource-providers"]);
+    expect(live.every((s) => s.value === 1)).toBe(true);
+    for (const s of m.samples) for (const v of Object.values(s.labels)) expect(v, `${s.name} label`).not.toMatch(UUID);
+    sub.unsubscribe();
+
+    // The README's metric list is the registry's, name for name and type for type.
+    const readme = readFileSync("README.md", "utf8");
+    const listed = new Map([...readme.matchAll(/^\| `(cyborg_\w+)` \| (\w+) \|/gm)].map((x) => [x[1]!, x[2]!]));
+    const served = new Map([...m.types].filter(([name]) => name.startsWith("cyborg_")));
+    expect(listed).toEqual(served);
+  });
+
+  it("counts REST requests by route template, never by path", async () => {
+    const base = t.url.replace(/\/graphql$/, "");
+    const get = (path: string) => fetch(`${base}${path}`, { headers: { "x-auth-token": TOKENS.admin.token } });
+    expect((await get("/v2/device_profiles")).status).toBe(200);
+    expect((await get(`/accelerator/v2/accelerator_requests/${randomUUID()}`)).status).toBe(404);
+    expect((await get("/v2/nothing_here")).status).toBe(404);
+    const m = await scrape();
+    expect(m.value("cyborg_rest_operations_total", { route: "/v2/device_profiles", method: "GET", status: "200" })).toBe(1);
+    expect(m.value("cyborg_rest_operations_total", { route: "/v2/accelerator_requests/{id}", method: "GET", status: "404" })).toBe(1);
+    expect(m.value("cyborg_rest_operation_duration_seconds_count", { route: "/v2/device_profiles" })).toBe(1);
+    for (const s of m.samples.filter((x) => x.name.startsWith("cyborg_rest_"))) expect(s.labels.route ?? "", s.name).not.toMatch(UUID);
+  });
+
+  it("labels an operation by its root field whatever the client names it", async () => {
+    await t.ok("admin", `query SomeClientName { deviceProfiles { name } }`);
+    const m = await scrape();
+    expect(m.value("cyborg_graphql_operations_total", { operation: "deviceProfiles", type: "query", code: "OK" })).toBe(1);
+    expect(m.samples.some((s) => s.labels.operation === "SomeClientName")).toBe(false);
+  });
+});
+
+describe("metrics settings", () => {
+  it("METRICS_PORT serves them on their own port, not the API's", async () => {
+    const port = await freePort();
+    const t = await startTestService({ env: { METRICS_PORT: String(port) } });
+    try {
+      expect((await fetch(t.url.replace(/\/graphql$/, "/metrics"))).status).toBe(404);
+      const own = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(own.status).toBe(200);
+      expect(parse(await own.text()).types.get("cyborg_graphql_operations_total")).toBe("counter");
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("METRICS=off: no /metrics", async () => {
+    const t = await startTestService({ env: { METRICS: "off" } });
+    try {
+      expect((await fetch(t.url.replace(/\/graphql$/, "/metrics"))).status).toBe(404);
+      await t.ok("admin", `{ deviceProfiles { name } }`);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * Debian's chromium driven by playwright-core (no browser download): headless, no sandbox (the
+ * tests run as root), and none of the background connections that a closed network refuses.
+ * global-setup.ts installs the package when it is missing. Screenshots go to test-artifacts/
+ * (gitignored; CI keeps them as artifacts).
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { CHROMIUM_PATHS } from "./global-setup.js";
+
+export const chromiumPath = () => process.env.CHROMIUM_PATH ?? CHROMIUM_PATHS.find((p) => existsSync(p));
+
+export const ARTIFACTS = process.env.TEST_ARTIFACTS_DIR ?? join(process.cwd(), "test-artifacts");
+
+export async function launchBrowser(): Promise<Browser> {
+  const executablePath = chromiumPath();
+  if (!executablePath) throw new Error(`no chromium at ${CHROMIUM_PATHS.join(" or ")}: apt-get install chromium (test/support/global-setup.ts does it as root)`);
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-default-apps",
+      "--disable-extensions",
+    ],
+  });
+}
+
+/**
+ * A context (a laptop screen) that lets the page reach only the service under test: any other
+ * request is refused and recorded, so a test can say that nothing left the machine.
+ */
+export async function offlineContext(browser: Browser, allowedOrigin: string): Promise<{ context: BrowserContext; blocked: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  const blocked: string[] = [];
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(allowedOrigin) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
+    blocked.push(url);
+    return route.abort("internetdisconnected");
+  });
+  return { context, blocked };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = join(ARTIFACTS, "screenshots");
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}
