@@ -22,10 +22,14 @@ const RULES_IN_CODE: Record<string, Rule> = {
   "subscription.programmingRequests": "programming:agent",
 };
 
+/** Open to any valid token, outside the policy table: who a token is (resolvers/viewer.resolver.ts). */
+export const ANY_TOKEN = "any valid token";
+const OPEN_TO_ANY_TOKEN: Record<string, typeof ANY_TOKEN> = { "query.viewer": ANY_TOKEN };
+
 export interface Operation {
   kind: RootKind;
   name: string;
-  rule: Rule | undefined;
+  rule: Rule | typeof ANY_TOKEN | undefined;
 }
 
 export function operations(schema: GraphQLSchema): Operation[] {
@@ -34,7 +38,7 @@ export function operations(schema: GraphQLSchema): Operation[] {
   return rootFields(schema).map(({ kind, field }) => {
     const meta = resolvers.find((r) => r.schemaName === field.name);
     const decorated = meta && storage.authorizedFields.find((a) => a.target === meta.target && a.fieldName === meta.methodName);
-    const rule = (decorated?.roles[0] as Rule | undefined) ?? RULES_IN_CODE[`${kind}.${field.name}`];
+    const rule = (decorated?.roles[0] as Rule | undefined) ?? RULES_IN_CODE[`${kind}.${field.name}`] ?? OPEN_TO_ANY_TOKEN[`${kind}.${field.name}`];
     return { kind, name: field.name, rule };
   });
 }
@@ -44,8 +48,11 @@ const principalOf = (who: Who): Principal => {
   return { principal: who, roles: new Set(t.roles as readonly Role[]), projectId: t.projectId, hostname: t.hostname };
 };
 
+/** The roles a rule lets through. */
+export const rolesOfRule = (rule: Rule | typeof ANY_TOKEN): readonly Role[] => (rule === ANY_TOKEN ? ROLES : POLICY[rule]);
+
 /** The callers a rule lets through. */
-export const allowedBy = (rule: Rule): Who[] => WHO.filter((w) => (POLICY[rule] as readonly Role[]).some((r) => principalOf(w).roles.has(r)));
+export const allowedBy = (rule: Rule | typeof ANY_TOKEN): Who[] => WHO.filter((w) => rolesOfRule(rule).some((r) => principalOf(w).roles.has(r)));
 
 /**
  * Rules on one argument, beyond the operation's own (README "Who may do what"): the values to
