@@ -49,6 +49,8 @@ const schema = z.object({
     .string()
     .regex(/^$|^(admin|manager|member|reader|service|agent)(,(admin|manager|member|reader|service|agent))*$/, "a comma list of token roles")
     .default("admin,service"),
+  /** Each GraphQL query's and mutation's execution time budget: past it, its next field answers TIMEOUT (503). */
+  REQUEST_TIMEOUT_S: z.coerce.number().positive().max(3600).default(30),
   /** How long an Idempotency-Key is remembered: a retry within it gets the first answer. */
   IDEMPOTENCY_TTL_S: z.coerce.number().int().positive().max(30 * 86_400).default(86_400),
   /** Most ARQs a project may hold (0: no quota); checked when a token without the admin or service role creates ARQs. */

@@ -37,6 +37,7 @@ const CLIENT_CODES = new Set([
   "RATE_LIMITED",
   "QUOTA_EXCEEDED",
   "UNAVAILABLE",
+  "TIMEOUT",
 ]);
 
 /**
@@ -86,7 +87,7 @@ export const unavailableStatusPlugin: ApolloServerPlugin = {
   async requestDidStart() {
     return {
       async didEncounterErrors({ errors, response }) {
-        if (!errors.some((e) => originalOf(e) instanceof ReadStoreUnavailableError)) return;
+        if (!errors.some((e) => originalOf(e) instanceof ReadStoreUnavailableError || e.extensions?.code === "TIMEOUT")) return;
         response.http.status = 503;
         response.http.headers.set("retry-after", String(UNAVAILABLE_RETRY_AFTER_S));
       },

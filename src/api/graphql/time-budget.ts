@@ -3,7 +3,8 @@
  * deadline before it runs, so a request past its budget stops at its next field, answers `TIMEOUT`
  * (HTTP 503 with Retry-After) and takes no more of the process's time from others and from the
  * health checks. The guards bound what one step can cost; the budget bounds how many steps run.
- * Subscriptions live as long as their client wants: their events are not timed.
+ * Subscriptions live as long as their client wants: their events are not timed. A mutation is
+ * checked before it runs, never once it has written (its answer's fields are not timed).
  */
 import { GraphQLError, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
 import type { ApiContext } from "./context.js";
@@ -25,8 +26,9 @@ export function withTimeBudget(schema: GraphQLSchema): GraphQLSchema {
     for (const field of Object.values(type.getFields())) {
       const resolve = field.resolve as GraphQLFieldResolver<unknown, ApiContext> | undefined;
       if (!resolve) continue;
+      const timed = type === schema.getQueryType() || type === schema.getMutationType() ? () => true : (op: string) => op === "query";
       field.resolve = (source, args, ctx, info) => {
-        if (ctx.deadline !== undefined && Date.now() > ctx.deadline && info.operation.operation !== "subscription") throw timedOut(ctx.services.requestTimeoutMs);
+        if (ctx.deadline !== undefined && Date.now() > ctx.deadline && timed(info.operation.operation)) throw timedOut(ctx.services.requestTimeoutMs!);
         return resolve(source, args, ctx, info);
       };
     }
