@@ -24,7 +24,7 @@ const schema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   ROLES: z
     .string()
-    .regex(/^(api|projector|binder|placement)(,(api|projector|binder|placement))*$/, "a comma list of api, projector, binder, placement")
+    .regex(/^(api|projector|binder|placement|nova)(,(api|projector|binder|placement|nova))*$/, "a comma list of api, projector, binder, placement, nova")
     .default("api,projector,binder"),
   /**
    * How the REST API (Cyborg v2) authenticates: `keystone` looks X-Auth-Token up in the token
@@ -49,17 +49,25 @@ const schema = z.object({
     .string()
     .regex(/^$|^(admin|manager|member|reader|service|agent)(,(admin|manager|member|reader|service|agent))*$/, "a comma list of token roles")
     .default("admin,service"),
+  /** Each GraphQL query's and mutation's execution time budget: past it, its next field answers TIMEOUT (503). */
+  REQUEST_TIMEOUT_S: z.coerce.number().positive().max(3600).default(30),
   /** How long an Idempotency-Key is remembered: a retry within it gets the first answer. */
   IDEMPOTENCY_TTL_S: z.coerce.number().int().positive().max(30 * 86_400).default(86_400),
   /** Most ARQs a project may hold (0: no quota); checked when a token without the admin or service role creates ARQs. */
   ARQ_QUOTA_PER_PROJECT: z.coerce.number().int().min(0).max(10_000_000).default(1000),
+  /** Nova's compute endpoint; the `nova` role sends it accelerator-request-bound for every bind that completes or fails. */
+  NOVA_URL: z.string().regex(/^https?:\/\/[^/]/, "must be a URL such as http://controller:8774/v2.1").optional(),
+  /** Sent as X-Auth-Token (a token whose user Nova's os-server-external-events policy admits: admin or service). */
+  NOVA_TOKEN: z.string().min(1).optional(),
+  /** How long an event Nova answers 422 for (instance not on a host yet) is tried again; Nova's arq_binding_timeout is 300 s. */
+  NOVA_EVENT_RETRY_S: z.coerce.number().positive().max(86_400).default(300),
 });
 
 /**
  * Each store is picked by its own variable: EVENTSTORE_URL selects EventStoreDB over the embedded
  * LMDB log, REDIS_URL selects Redis over in-memory read models and in-process pub/sub.
  */
-export type Role = "api" | "projector" | "binder" | "placement";
+export type Role = "api" | "projector" | "binder" | "placement" | "nova";
 
 export type Config = z.infer<typeof schema> & {
   mode: "embedded" | "production";
@@ -95,6 +103,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (present.ROLES === undefined && c.PLACEMENT_URL) roles.add("placement");
   if (roles.has("placement") && !c.PLACEMENT_URL) {
     throw new ConfigError(`invalid configuration:\n  ROLES=${JSON.stringify(c.ROLES)}: the placement role needs PLACEMENT_URL (and PLACEMENT_TOKEN)`);
+  }
+  // Likewise NOVA_URL is enough to send Nova its events.
+  if (present.ROLES === undefined && c.NOVA_URL) roles.add("nova");
+  if (roles.has("nova") && !c.NOVA_URL) {
+    throw new ConfigError(`invalid configuration:\n  ROLES=${JSON.stringify(c.ROLES)}: the nova role needs NOVA_URL (Nova's compute endpoint, e.g. http://controller:8774/v2.1) and NOVA_TOKEN`);
   }
   return {
     ...c,

@@ -1,7 +1,7 @@
 /**
  * The composition root: configuration -> adapters (adapters.ts) -> application -> roles -> servers.
  * ROLES picks what this process runs: the api (any number of replicas), the projector, the
- * binder and the Placement sync (one active at a time each).
+ * binder, the Placement sync and the Nova notifier (one active at a time each).
  */
 import { BoundNotifier } from "../projections/arqs/bound-notifier.js";
 import { projections } from "../projections/index.js";
@@ -17,9 +17,10 @@ import { Application } from "./app/application.js";
 import { Binder, type BinderOptions } from "./binder/binder.js";
 import type { Config } from "./config.js";
 import type { EventStore } from "./eventstore/port.js";
+import { startFollowers, type Followers } from "./followers.js";
 import type { Logger } from "./logger.js";
 import { startObservability } from "./observability/index.js";
-import { startPlacementSync, type PlacementSync } from "./placement/sync.js";
+import type { NovaNotifierOptions } from "./nova/notifier.js";
 import { Projector } from "./projector/projector.js";
 import { readYourWrites, untilReached } from "./projector/read-your-writes.js";
 import type { ReadStore } from "./readstore/port.js";
@@ -32,6 +33,8 @@ export interface ServiceOverrides {
   binder?: Partial<Pick<BinderOptions, "beforeAllocate" | "concurrency">>;
   /** false: binds only start in the mutation and the binder allocates (tests that hold the binder). */
   bindInline?: boolean;
+  /** Tests: a shorter backoff for the Nova notifier. */
+  nova?: NovaNotifierOptions["tuning"];
 }
 
 export interface Service {
@@ -41,6 +44,8 @@ export interface Service {
   app: Application;
   projector: Projector | undefined;
   binder: Binder | undefined;
+  /** The Placement sync and the Nova notifier, when their roles run here. */
+  followers: Followers;
   /** Routes accelerator-request-bound to this process's GraphQL subscriptions. */
   notifications: BindNotificationRouter;
   close(): Promise<void>;
@@ -82,11 +87,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       opened.push(() => binder!.stop());
       await binder.start();
     }
-    let placement: PlacementSync | undefined;
-    if (config.roles.has("placement")) {
-      placement = await startPlacementSync({ store, readStore: side.readStore, config, log });
-      opened.push(() => placement!.stop());
-    }
+    const followers = await startFollowers({ store, readStore: side.readStore, config, log, nova: overrides.nova });
+    opened.push(() => followers.stop());
     const notifications = new BindNotificationRouter(side.pubsub, obs.tracing);
     const programming = new ProgrammingFeed(store);
     opened.push(() => notifications.close(), () => programming.close());
@@ -97,8 +99,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const catchUp = readYourWrites({ ...models, log });
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
-      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, metrics: obs.metrics };
-      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => (placement ? [placement.status()] : []), boundSubscriptions: () => notifications.listening });
+      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics };
+      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => followers.status(), boundSubscriptions: () => notifications.listening });
       const routes = [bitstreamRoutes({ app, tokens, catchUp, log })];
       const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
       const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, routes, ...observed }, config.PORT, config.HOST);
@@ -106,7 +108,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readStore.kind }, "cyborg-es is serving");
     }
-    return { url, store, readStore, app, projector, binder, notifications, close };
+    return { url, store, readStore, app, projector, binder, followers, notifications, close };
   } catch (err) {
     // A failed start leaves nothing open (connections would keep the process alive).
     await close();

@@ -1,16 +1,18 @@
 /**
  * A throwaway redis-server for benchmarks and tests (test/support/redis.ts wraps it): a free loopback
- * port, no persistence, stopped by its PID.
+ * port, no persistence, stopped (or restarted empty) by its PID.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
 
 export interface BenchRedis {
   url: string;
   port: number;
-  pid: number;
+  readonly pid: number;
   stop(): Promise<void>;
+  /** kill -9 and start again on the same port, empty (no persistence): Redis restarted without its data. */
+  restart(): Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -26,6 +28,29 @@ export async function freePort(): Promise<number> {
 
 export async function startRedisServer(): Promise<BenchRedis> {
   const port = await freePort();
+  let proc = await spawnRedis(port);
+  const stop = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((r) => proc.once("exit", r));
+    proc.kill("SIGKILL");
+    await exited;
+  };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    get pid() {
+      return proc.pid!;
+    },
+    stop,
+    async restart() {
+      await stop();
+      proc = await spawnRedis(port);
+    },
+  };
+}
+
+/** A redis-server on `port`, answering PING. */
+async function spawnRedis(port: number): Promise<ChildProcess> {
   const bin = process.env.REDIS_SERVER_BIN ?? "redis-server";
   const proc = spawn(bin, ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no", "--protected-mode", "no"], {
     stdio: "ignore",
@@ -44,22 +69,11 @@ export async function startRedisServer(): Promise<BenchRedis> {
       await probe.connect();
       await probe.ping();
       probe.disconnect();
-      break;
+      return proc;
     } catch {
       probe.disconnect();
       if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`redis-server did not start on port ${port}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   }
-  return {
-    url,
-    port,
-    pid: proc.pid!,
-    async stop() {
-      if (proc.exitCode !== null) return;
-      const exited = new Promise((r) => proc.once("exit", r));
-      proc.kill("SIGKILL");
-      await exited;
-    },
-  };
 }

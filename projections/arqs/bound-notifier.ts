@@ -2,10 +2,9 @@
  * accelerator-request-bound: the arqs read model's notifier, a hook of the projector. It publishes
  * one event per ARQ per bind, after every read model shows it.
  *
- * A bind completes when an ARQ in BIND_STARTED becomes BOUND (COMPLETED) or BIND_FAILED (FAILED);
- * BOUND -> BIND_FAILED (its device was lost) is not a bind completion. ArqBound can only follow
- * BIND_STARTED; for ArqBindFailed the notifier follows which ARQs are in BIND_STARTED, and asks the
- * arqs read model (before the batch is applied) about those whose bind started before it began.
+ * Which events resolve a bind is the domain's rule (src/domain/arqs/bind-resolutions.ts, shared
+ * with the Nova notifier); this notifier feeds it the ARQ events, and asks the arqs read model
+ * (before the batch is applied) about ARQs whose bind started before it began.
  *
  * Which events notify (the rule on restart): only those after `floor`. At start the floor is the
  * arqs checkpoint (events after it were never applied, so never notified: a restart notifies each
@@ -15,6 +14,7 @@
  * projection committed its event (so a subscriber that queries on receipt sees the new state
  * everywhere), and is sent once (`sentUpTo`).
  */
+import { BindResolutions } from "../../src/domain/arqs/bind-resolutions.js";
 import type { ArqEvent } from "../../src/domain/events.js";
 import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
 import type { ProjectorHooks } from "../../src/projector/projection.js";
@@ -45,8 +45,8 @@ export interface NotifierLogger {
 }
 
 export class BoundNotifier implements ProjectorHooks {
-  /** ARQs in BIND_STARTED, as seen by this notifier: uuid -> instance. */
-  private readonly binding = new Map<string, string | null>();
+  /** Which ARQs are in BIND_STARTED, and which events resolve their binds. */
+  private readonly resolutions = new BindResolutions();
   private readonly pending: ArqBoundEvent[] = [];
   private preparedUpTo = -1n;
   private sentUpTo = -1n;
@@ -75,28 +75,10 @@ export class BoundNotifier implements ProjectorHooks {
     if (fresh.length === 0) return;
     await this.learnStarted(fresh);
     for (const e of fresh) {
-      const u = e.data.arqUuid;
-      switch (e.type) {
-        case "ArqBindStarted":
-          this.binding.set(u, e.data.instanceUuid);
-          break;
-        case "ArqBound":
-          this.binding.delete(u);
-          if (e.position > this.floor) this.hold(e, u, "COMPLETED", null, e.data.instanceUuid);
-          break;
-        case "ArqBindFailed": {
-          const wasStarted = this.binding.has(u);
-          const instance = e.data.instanceUuid ?? this.binding.get(u) ?? null;
-          this.binding.delete(u);
-          if (wasStarted && e.position > this.floor) {
-            if (instance) this.hold(e, u, "FAILED", e.data.reason, instance);
-            else this.log.warn({ arqUuid: u }, "bind failed without an instance: no notification");
-          }
-          break;
-        }
-        default:
-          this.binding.delete(u);
-      }
+      const r = this.resolutions.next(e);
+      if (!r || e.position <= this.floor) continue;
+      if (r.instanceUuid) this.hold(e, r.arqUuid, r.status, r.reason, r.instanceUuid);
+      else this.log.warn({ arqUuid: r.arqUuid }, "bind failed without an instance: no notification");
     }
   }
 
@@ -118,18 +100,11 @@ export class BoundNotifier implements ProjectorHooks {
     }
   }
 
-  /** Asks the read model about ARQs whose failure this batch holds but whose start this notifier has not seen. */
+  /** Asks the read model (not yet showing the batch) about ARQs whose failure the batch holds but whose start this notifier has not seen. */
   private async learnStarted(fresh: ReadonlyArray<Recorded<ArqEvent>>): Promise<void> {
-    const unknown = new Set<string>();
-    const seen = new Set<string>();
-    for (const e of fresh) {
-      const u = e.data.arqUuid;
-      if (seen.has(u)) continue;
-      seen.add(u);
-      if (e.type === "ArqBindFailed" && e.position > this.floor && !this.binding.has(u)) unknown.add(u);
-    }
-    if (unknown.size === 0) return;
-    for (const arq of await getArqs(this.store, [...unknown])) if (arq?.state === "BIND_STARTED") this.binding.set(arq.uuid, arq.instanceUuid);
+    const unknown = this.resolutions.mustLearn(fresh, (e) => e.position > this.floor).map((e) => e.data.arqUuid);
+    if (unknown.length === 0) return;
+    for (const arq of await getArqs(this.store, unknown)) if (arq?.state === "BIND_STARTED") this.resolutions.learnBinding(arq.uuid, arq.instanceUuid);
   }
 
   private raiseFloor(position: bigint | undefined): void {

@@ -4,7 +4,7 @@
  * of this process is live.
  */
 import type { EventStore } from "../eventstore/port.js";
-import type { FollowerStatus } from "../follower/log-follower.js";
+import type { FollowerStatus } from "../follower/status.js";
 import type { ProjectionStatus } from "../projector/progress.js";
 import type { ReadStore } from "../readstore/port.js";
 
@@ -15,7 +15,7 @@ export interface ReadinessSources {
   names: readonly string[];
   /** This process's projections (none when it runs no projector). */
   projections(): ProjectionStatus[];
-  /** This process's log followers (the Placement sync): shown, not part of readiness (the API serves while Placement is down). */
+  /** This process's log followers (the Placement sync, the Nova notifier): shown, not part of readiness (the API serves while Placement or Nova is down). */
   followers(): readonly FollowerStatus[];
   /** Open acceleratorRequestBound subscriptions in this process. */
   boundSubscriptions(): number;

@@ -78,12 +78,14 @@ export async function releaseHandleForArq(s: Streams, ctx: CommandContext, hostn
   await s.handle(aggregates.host, hostname, { type: "ReleaseAttachHandle", data: { hostname, arqUuid, at: ctx.at } }, ctx);
 }
 
-/** What os-acc's initialize waits for: has this host's agent reported its inventory? */
+/** What os-acc's initialize waits for: has this host's agent reported its inventory, with no programming in progress? */
 export interface HostStatusView {
   hostname: string;
   /** The host's agent reported (devices the log knows, or an empty report this process took). */
   reported: boolean;
   devices: number;
+  /** Regions whose programming the agent is working on (requested, no outcome yet). */
+  programmingInProgress: number;
   /** The host stream's revision, -1 if it does not exist. */
   revision: number;
 }
@@ -91,5 +93,7 @@ export interface HostStatusView {
 export async function hostStatus(s: Streams, digests: ReportDigests, hostname: string): Promise<HostStatusView> {
   validateHostname(hostname);
   const { state, revision } = await s.load(aggregates.host, hostname);
-  return { hostname, reported: state.hostname !== null || digests.peek(hostname) !== undefined, devices: state.devices.size, revision };
+  let programmingInProgress = 0;
+  for (const device of state.devices.values()) for (const d of device.deployables.values()) if (d.programming) programmingInProgress++;
+  return { hostname, reported: state.hostname !== null || digests.peek(hostname) !== undefined, devices: state.devices.size, programmingInProgress, revision };
 }

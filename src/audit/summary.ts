@@ -5,6 +5,7 @@
  */
 import type { DomainEvent } from "../domain/events.js";
 import type { RecordedEvent } from "../eventstore/port.js";
+import { FOLLOWER_CHECKPOINTED, type FollowerCheckpointed } from "../follower/event-log-checkpoint.js";
 
 type DataOf<T extends DomainEvent["type"]> = Extract<DomainEvent, { type: T }>["data"];
 type Tellers = { [T in DomainEvent["type"]]: (d: DataOf<T>) => string };
@@ -66,6 +67,11 @@ const TELL: Tellers = {
   IdempotentAnswerRecorded: (d) => `the answer under idempotency key ${d.keyHash.slice(0, 12)}… recorded (a retry gets it again)`,
 };
 
+/** Events the service writes outside the domain's aggregates: a follower's checkpoint (src/follower). */
+const OUTSIDE_THE_DOMAIN: Record<string, (stream: string, data: unknown) => string> = {
+  [FOLLOWER_CHECKPOINTED]: (stream, d) => `${stream.slice("follower-".length)} follower checkpointed at position ${(d as FollowerCheckpointed["data"]).position}`,
+};
+
 /** Who acted, as the event records it: "nova (service)", "system:binder". */
 export function actor(metadata: RecordedEvent["metadata"]): string {
   const roles = Array.isArray(metadata.roles) && metadata.roles.length > 0 ? ` (${metadata.roles.join(", ")})` : "";
@@ -77,7 +83,7 @@ export function summarize(e: Pick<RecordedEvent, "type" | "data" | "metadata" | 
   const tell = (TELL as Record<string, ((d: unknown) => string) | undefined>)[e.type];
   let what: string;
   try {
-    what = tell ? tell(e.data) : `${e.type} in ${e.stream}`;
+    what = tell ? tell(e.data) : (OUTSIDE_THE_DOMAIN[e.type]?.(e.stream, e.data) ?? `${e.type} in ${e.stream}`);
   } catch {
     what = `${e.type} in ${e.stream}`;
   }

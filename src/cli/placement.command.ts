@@ -1,7 +1,7 @@
 import cliProgress from "cli-progress";
 import { Command } from "commander";
 import { loadConfig, type Config } from "../config.js";
-import { readFollowerStatus } from "../follower/log-follower.js";
+import { readFollowerStatus } from "../follower/status.js";
 import { openEventStore, openReadSide } from "../adapters.js";
 import { reconcilePlacement, type ReconcileReport } from "../placement/reconcile.js";
 import { PLACEMENT_SYNC, placementClientFor } from "../placement/sync.js";

@@ -3,13 +3,14 @@ import { Command } from "commander";
 import { projections } from "../../projections/index.js";
 import { openEventStore, openReadSide } from "../adapters.js";
 import { loadConfig, type Config } from "../config.js";
-import { readFollowerStatus, type FollowerStatus } from "../follower/log-follower.js";
+import { readFollowerStatus, type FollowerStatus } from "../follower/status.js";
 import { createLogger } from "../logger.js";
 import type { ProjectionStatus } from "../projector/progress.js";
+import { NOVA_NOTIFIER } from "../nova/notifier.js";
 import { PLACEMENT_SYNC } from "../placement/sync.js";
 import { Projector } from "../projector/projector.js";
 
-/** A projection's row, or a log follower's (the Placement sync). */
+/** A projection's row, or a log follower's (the Placement sync, the Nova notifier). */
 type Row = ProjectionStatus | FollowerStatus;
 
 const LAG_COUNT_CAP = 100_000;
@@ -19,7 +20,7 @@ export function projectionsCommand(): Command {
 
   cmd
     .command("status")
-    .description("each projection's (and the Placement sync's) checkpoint and lag behind the event log")
+    .description("each projection's (and the Placement sync's and Nova notifier's) checkpoint and lag behind the event log")
     .option("--url <url>", "embedded mode: the running server (its read models live in its memory)")
     .option("--json", "print JSON", false)
     .action(async (o: { url?: string; json: boolean }) => {
@@ -99,9 +100,11 @@ async function statusFromStores(config: Config): Promise<Row[]> {
         state: behind ? "catching-up" : "live",
       });
     }
-    // The Placement sync publishes its status to the read store (when a process runs it).
-    const placement = await readFollowerStatus(readStore, PLACEMENT_SYNC);
-    if (placement) rows.push(placement);
+    // The log followers publish their status to the read store (when a process runs them).
+    for (const name of [PLACEMENT_SYNC, NOVA_NOTIFIER]) {
+      const status = await readFollowerStatus(readStore, name);
+      if (status) rows.push(status);
+    }
     return rows;
   } finally {
     await pubsub.close();

@@ -1,73 +1,76 @@
 /**
  * A checkpointed follower of the event log, for process managers that act on the outside world
- * (the Placement sync; a Nova external-event notifier next). It knows nothing of what it feeds.
+ * (the Placement sync, the Nova notifier). It knows nothing of what it feeds.
  *
  * - It subscribes to the whole log after its checkpoint (catch up, then live: no gap, no duplicate)
  *   and hands the events that match its filter to `handle` in batches, oldest first, one batch at
  *   a time. A batch is as large as what has arrived while the previous one was handled (up to
- *   `maxBatch`), so a backlog goes in large batches and a trickle in small ones.
- * - After `handle` resolves, the follower moves its checkpoint (ReadStore.applyBatch under its own
- *   name, with the writes `handle` returned: the handler's own durable state, in the same atomic
- *   step). The checkpoint covers the events that did not match too.
+ *   `maxBatch`), so a backlog goes in large batches and a trickle in small ones (with `settle`,
+ *   the events of one commit go in one batch).
+ * - After `handle` resolves, the follower moves its checkpoint. Where it is kept (`checkpointIn`):
+ *   - "read-store" (the default): ReadStore.applyBatch under its own name, with the writes `handle`
+ *     returned (the handler's own durable state) in the same atomic step, after every batch; the
+ *     checkpoint covers the events that did not match too (after `idleCommitMs`). Lost with the
+ *     store (memory in the embedded mode, a flushed Redis): the follower then starts over.
+ *   - "event-log": events in the log itself (event-log-checkpoint.ts), with the handler's small
+ *     `snapshot()` in each: durable with the log. Every save is an event the follower then sees, so
+ *     it never saves for events that did not match (no idle commits), saves at most once per
+ *     `coalesceMs` (a crash hands again at most that much), and once at stop().
  * - When `handle` throws (the target is down), the same batch is handed again after a backoff
  *   (p-retry, exponential, forever) until it succeeds or the follower stops: nothing is skipped.
  *   A handler must therefore be idempotent; a batch may also come again after a crash, from the
  *   checkpoint.
  * - When the checkpoint moved under it (lost with the store, or another instance), the follower
- *   starts over from whatever the store holds: from the beginning when it holds nothing.
- * - status() gives lag and the last error; the status is also published to the ReadStore (under
- *   `<name>-status`) so a CLI in another process can show it (readFollowerStatus).
+ *   starts over from whatever the store holds: from the beginning when it holds nothing. Each
+ *   (re)start from the stored checkpoint calls `resume` first, with the state saved with it.
+ * - status() gives lag and the last error; the status is also published to the ReadStore
+ *   (status.ts) so a CLI in another process can show it.
  */
 import { setMaxListeners } from "node:events";
 import pRetry, { AbortError } from "p-retry";
 import { matchesFilter, type EventFilter, type EventStore, type RecordedEvent, type Subscription } from "../eventstore/port.js";
 import type { Logger } from "../logger.js";
-import { CheckpointMismatchError, keyPrefix, type ReadStore, type Write } from "../readstore/port.js";
-
-export type FollowerState = "starting" | "catching-up" | "live" | "retrying" | "stopped";
-
-/** The shape of a projection's status row (readstore/runner.ts), plus the retry details. */
-export interface FollowerStatus {
-  name: string;
-  state: FollowerState;
-  /** Position up to which every event was handled and recorded (decimal string; null: none). */
-  checkpoint: string | null;
-  /** Newest log position known (decimal string; null: empty log). */
-  headPosition: string | null;
-  /** Matching events received and not handled yet. */
-  lagEvents: number;
-  lagEventsExact: boolean;
-  /** Age of the oldest event not handled yet; 0 when caught up. */
-  lagMs: number;
-  /** Consecutive failed attempts at the current batch. */
-  retries: number;
-  lastError: { message: string; at: string } | null;
-  /** The last error while it still holds the follower back (as a projection row's `error`). */
-  error?: string;
-  /** When this status was taken (ISO-8601). */
-  at: string;
-}
+import { keyPrefix, type ReadStore, type Write } from "../readstore/port.js";
+import { CheckpointMovedError, type FollowerCheckpoint } from "./checkpoint.js";
+import { EventLogCheckpoint } from "./event-log-checkpoint.js";
+import { ReadStoreCheckpoint } from "./read-store-checkpoint.js";
+import { StatusPublisher, type FollowerState, type FollowerStatus } from "./status.js";
 
 export interface LogFollowerOptions {
-  /** Checkpoint name in the ReadStore (a projection name: [a-z][a-z0-9-]*). */
+  /** The follower's name (a projection name: [a-z][a-z0-9-]*): its checkpoint's and its status's. */
   name: string;
   events: EventStore;
+  /** The ReadStore: where the checkpoint is kept in the "read-store" mode, and the status published. */
   checkpoints: ReadStore;
+  /** Where the checkpoint is kept (default "read-store"; see the top of this file). */
+  checkpointIn?: "read-store" | "event-log";
   filter?: EventFilter;
   /**
    * Acts on a batch (idempotently). Resolves with writes under `{<name>}:` to record atomically
-   * with the checkpoint, or nothing. Throws to have the same batch handed again after a backoff.
+   * with the checkpoint ("read-store" only), or nothing. Throws to have the same batch handed
+   * again after a backoff.
    */
   handle(batch: readonly RecordedEvent[], signal: AbortSignal): Promise<readonly Write[] | void>;
+  /** "event-log": the handler's state to save with the checkpoint (small JSON; taken between batches). */
+  snapshot?(): unknown;
+  /** Called at each (re)start from the stored checkpoint, before its first batch, with the state saved with it. */
+  resume?(from: bigint | undefined, state: unknown): void;
   log: Logger;
   /** Most events per batch (default 500). */
   maxBatch?: number;
+  /**
+   * Let the subscription hand over what it already holds (one turn of the event loop) before a
+   * batch is taken, so that the events of one commit go in one batch (default false).
+   */
+  settle?: boolean;
   /** Matching events read ahead of the handler before reading pauses (default 5000). */
   bufferLimit?: number;
   /** Backoff between attempts while the handler or the store fails (default 200 ms to 30 s). */
   backoff?: { minMs?: number; maxMs?: number };
-  /** How long the follower waits before recording a checkpoint that only passed non-matching events (default 1000 ms). */
+  /** "read-store": how long the follower waits before recording a checkpoint that only passed non-matching events (default 1000 ms). */
   idleCommitMs?: number;
+  /** "event-log": the least time between two saves (default 1000 ms). */
+  coalesceMs?: number;
   /** How often the head is refreshed and the status published (default 1000 ms; 0: never published). */
   statusEveryMs?: number;
 }
@@ -82,7 +85,8 @@ interface Waiter {
 class Restart extends Error {}
 
 export class LogFollower {
-  private readonly opts: Required<Omit<LogFollowerOptions, "filter" | "backoff">> & Pick<LogFollowerOptions, "filter">;
+  private readonly opts: Required<Omit<LogFollowerOptions, "filter" | "backoff" | "snapshot" | "resume" | "settle">> & Pick<LogFollowerOptions, "filter" | "snapshot" | "resume" | "settle">;
+  private readonly keeper: FollowerCheckpoint;
   private readonly minBackoff: number;
   private readonly maxBackoff: number;
   private running = false;
@@ -91,6 +95,9 @@ export class LogFollower {
   private sub: Subscription | undefined;
   private state: FollowerState = "stopped";
   private checkpoint: bigint | undefined;
+  /** "event-log": handled and not saved yet (the next save's position); when the last save was. */
+  private unsaved: bigint | undefined;
+  private savedAt = 0;
   /** Everything up to here is handled (recorded or not). */
   private handledUpTo: bigint | undefined;
   /** Newest position the subscription delivered. */
@@ -109,17 +116,21 @@ export class LogFollower {
   private wakePump: (() => void) | undefined;
   private waiters: Waiter[] = [];
   private statusTimer: NodeJS.Timeout | undefined;
-  private statusVersion: bigint | undefined;
-  private publishing: Promise<void> = Promise.resolve();
+  private readonly publisher: StatusPublisher;
 
   constructor(options: LogFollowerOptions) {
+    // `??`, not a spread: an option passed as undefined (a caller's unset tuning) takes the default.
     this.opts = {
-      maxBatch: 500,
-      bufferLimit: 5000,
-      idleCommitMs: 1000,
-      statusEveryMs: 1000,
       ...options,
+      maxBatch: options.maxBatch ?? 500,
+      bufferLimit: options.bufferLimit ?? 5000,
+      idleCommitMs: options.idleCommitMs ?? 1000,
+      coalesceMs: options.coalesceMs ?? 1000,
+      statusEveryMs: options.statusEveryMs ?? 1000,
+      checkpointIn: options.checkpointIn ?? "read-store",
     };
+    this.keeper = this.opts.checkpointIn === "event-log" ? new EventLogCheckpoint(options.events, options.name) : new ReadStoreCheckpoint(options.checkpoints, options.name);
+    this.publisher = new StatusPublisher(options.checkpoints, options.name);
     this.minBackoff = options.backoff?.minMs ?? 200;
     this.maxBackoff = Math.max(options.backoff?.maxMs ?? 30_000, this.minBackoff);
     keyPrefix(options.name);
@@ -154,14 +165,14 @@ export class LogFollower {
     this.wakePump?.();
     await this.sub?.close().catch(() => undefined);
     await this.loop;
+    await this.saveAtStop();
     this.state = "stopped";
     const stopped = new Error(`${this.name} stopped`);
     for (const w of this.waiters.splice(0)) {
       clearTimeout(w.timer);
       w.reject(stopped);
     }
-    await this.publishing;
-    if (this.opts.statusEveryMs > 0) await this.publish();
+    if (this.opts.statusEveryMs > 0) await this.publisher.publish(() => this.status());
   }
 
   status(): FollowerStatus {
@@ -233,12 +244,14 @@ export class LogFollower {
 
   /** One subscription's life: from the stored checkpoint until a failure, a restart or the stop. */
   private async follow(opened: () => void): Promise<void> {
-    const [checkpoint, head] = await Promise.all([this.opts.checkpoints.getCheckpoint(this.name), this.opts.events.headPosition()]);
+    const [{ position: checkpoint, state }, head] = await Promise.all([this.keeper.load(), this.opts.events.headPosition()]);
     if (!this.running) return;
+    this.opts.resume?.(checkpoint, state);
     if (this.checkpoint !== undefined && checkpoint === undefined) {
       this.opts.log.warn({ follower: this.name, was: this.checkpoint.toString() }, "checkpoint lost: following the log again from the beginning");
     }
     this.checkpoint = checkpoint;
+    this.unsaved = undefined;
     this.handledUpTo = checkpoint;
     this.seen = checkpoint;
     this.head = head;
@@ -255,7 +268,7 @@ export class LogFollower {
     const onStop = () => run.abort(this.abort.signal.reason);
     this.abort.signal.addEventListener("abort", onStop, { once: true });
     opened();
-    this.opts.log.info({ follower: this.name, checkpoint: checkpoint?.toString() ?? null, head: head?.toString() ?? null }, "following the event log");
+    this.opts.log.info({ follower: this.name, checkpoint: checkpoint?.toString() ?? null, checkpointIn: this.keeper.where, head: head?.toString() ?? null }, "following the event log");
     const pump = this.pump(sub, run.signal);
     const work = this.work(run.signal);
     try {
@@ -291,12 +304,26 @@ export class LogFollower {
   private async work(signal: AbortSignal): Promise<void> {
     for (;;) {
       if (signal.aborted) return;
-      if (this.buffer.length === 0) {
+      if (this.buffer.length === 0 && this.keeper.where === "read-store") {
+        // Record the checkpoint past an idle stretch of non-matching events.
         const idle = this.seen !== undefined && (this.checkpoint === undefined || this.seen > this.checkpoint);
         await this.nextWake(idle ? this.opts.idleCommitMs : undefined);
         if (signal.aborted) return;
         if (this.buffer.length === 0 && idle) await this.commit([], this.seen!, signal);
         continue;
+      }
+      if (this.buffer.length === 0) {
+        // event-log: what came while a batch was in flight matched nothing (its own saves, say): handled.
+        if (this.seen !== undefined) this.handled(this.seen);
+        // Save what was handled once the last save is old enough (never for non-matching events alone).
+        await this.nextWake(this.saveDueIn());
+        if (signal.aborted) return;
+        if (this.buffer.length === 0 && this.saveDueIn() === 0) await this.commit([], this.unsaved!, signal);
+        continue;
+      }
+      if (this.opts.settle) {
+        await new Promise((r) => setImmediate(r));
+        if (signal.aborted) return;
       }
       const batch = this.buffer.splice(0, this.opts.maxBatch);
       this.wakePump?.();
@@ -304,19 +331,30 @@ export class LogFollower {
       const upTo = this.buffer.length === 0 ? this.seen! : batch[batch.length - 1]!.position;
       this.inFlight = batch;
       const writes = await this.attempt(() => this.opts.handle(batch, signal), signal, { batch: batch.length, from: batch[0]!.position.toString() });
-      await this.commit(writes ?? [], upTo, signal);
+      if (this.keeper.where === "read-store") await this.commit(writes ?? [], upTo, signal);
+      else {
+        if (writes?.length) throw new Error(`${this.name}: a follower whose checkpoint is in the event log records no read-store writes (use snapshot)`);
+        this.unsaved = upTo;
+        this.handled(upTo);
+        if (this.saveDueIn() === 0) await this.commit([], upTo, signal);
+      }
       this.inFlight = [];
     }
   }
 
+  /** event-log: ms until what was handled and not saved is due to be saved (`coalesceMs` after the last save); undefined: nothing to save. */
+  private saveDueIn(): number | undefined {
+    if (this.unsaved === undefined) return undefined;
+    return Math.max(0, this.savedAt + this.opts.coalesceMs - Date.now());
+  }
+
   private async commit(writes: readonly Write[], upTo: bigint, signal: AbortSignal): Promise<void> {
-    const expected = this.checkpoint ?? null;
     await this.attempt(
       async () => {
         try {
-          await this.opts.checkpoints.applyBatch(this.name, writes, upTo, expected);
+          await this.keeper.save(upTo, { writes, state: this.opts.snapshot?.() });
         } catch (err) {
-          if (!(err instanceof CheckpointMismatchError)) throw err;
+          if (!(err instanceof CheckpointMovedError)) throw err;
           this.opts.log.warn({ follower: this.name, err: err.message }, "the checkpoint moved under the follower: starting over from the stored one");
           throw new AbortError(new Restart(err.message));
         }
@@ -325,7 +363,22 @@ export class LogFollower {
       { commit: upTo.toString() },
     );
     this.checkpoint = upTo;
+    this.savedAt = Date.now();
+    if (this.unsaved !== undefined && this.unsaved <= upTo) this.unsaved = undefined;
     this.handled(upTo);
+  }
+
+  /** event-log: one last save of everything handled (once; a refusal or a failure is logged, the next start resends). */
+  private async saveAtStop(): Promise<void> {
+    const upTo = this.handledUpTo;
+    if (this.keeper.where !== "event-log" || upTo === undefined || (this.checkpoint !== undefined && upTo <= this.checkpoint)) return;
+    try {
+      await this.keeper.save(upTo, { writes: [], state: this.opts.snapshot?.() });
+      this.checkpoint = upTo;
+      this.unsaved = undefined;
+    } catch (err) {
+      this.opts.log.warn({ follower: this.name, upTo: upTo.toString(), err: (err as Error).message }, "could not save the checkpoint at stop: the next start hands again what came after the last one");
+    }
   }
 
   /** Runs `fn` until it succeeds, backing off between failures; rejects when the run ends (or with an AbortError's cause). */
@@ -400,31 +453,6 @@ export class LogFollower {
     } catch {
       // the status says what it knew
     }
-    if (this.opts.statusEveryMs > 0) {
-      this.publishing = this.publishing.then(() => this.publish());
-      await this.publishing;
-    }
+    if (this.opts.statusEveryMs > 0) await this.publisher.publish(() => this.status());
   }
-
-  /** Best effort: the status doc has its own version counter as its checkpoint. */
-  private async publish(): Promise<void> {
-    const name = statusName(this.name);
-    try {
-      this.statusVersion ??= (await this.opts.checkpoints.getCheckpoint(name)) ?? 0n;
-      const next = this.statusVersion + 1n;
-      await this.opts.checkpoints.applyBatch(name, [{ op: "put", key: `${keyPrefix(name)}status`, fields: { status: this.status() } }], next);
-      this.statusVersion = next;
-    } catch {
-      this.statusVersion = undefined;
-    }
-  }
-}
-
-const statusName = (name: string) => `${name}-status`;
-
-/** The status a follower last published (another process's, e.g. for `projections status`). */
-export async function readFollowerStatus(store: ReadStore, name: string): Promise<FollowerStatus | null> {
-  const n = statusName(name);
-  const [doc] = await store.getDocs([`${keyPrefix(n)}status`]);
-  return (doc?.status as FollowerStatus | undefined) ?? null;
 }

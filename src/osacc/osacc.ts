@@ -52,7 +52,7 @@ const CREATE_INLINE = `mutation($g: [JSON!]!, $p: String) { createAcceleratorReq
 const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid } }`;
 const DELETE_INSTANCE = `mutation($i: ID) { deleteAcceleratorRequests(instanceUuid: $i) }`;
 const DELETE_ARQS = `mutation($a: [ID!]) { deleteAcceleratorRequests(arqUuids: $a) }`;
-const STATUS = `query($h: String!) { hostStatus(hostname: $h) { reported } }`;
+const STATUS = `query($h: String!) { hostStatus(hostname: $h) { reported programmingInProgress } }`;
 const OPERATION = `mutation($i: ID!, $o: String!) { recordInstanceOperation(instanceUuid: $i, operation: $o) { operation effect released } }`;
 
 export class OsAcc {
@@ -62,16 +62,24 @@ export class OsAcc {
     this.t = new Transport(o);
   }
 
-  /** Waits until this host's agent has reported its inventory; AgentUnavailable after `timeoutMs` (default 60 s). */
+  /**
+   * Waits until this host's agent has reported its inventory and has no FPGA programming in
+   * progress; AgentUnavailable after `timeoutMs` (default 60 s), saying which.
+   */
   async initialize(hostname = this.o.hostname, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<void> {
     if (!hostname) throw new BadRequest("initialize needs the host's name", "hostname");
     const timeoutMs = options.timeoutMs ?? 60_000;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { hostStatus } = await this.t.request<{ hostStatus: { reported: boolean } }>(STATUS, { h: hostname });
-      if (hostStatus.reported) return;
+      const { hostStatus: h } = await this.t.request<{ hostStatus: { reported: boolean; programmingInProgress: number } }>(STATUS, { h: hostname });
+      if (h.reported && h.programmingInProgress === 0) return;
       if (Date.now() >= deadline) {
-        throw new AgentUnavailable(`the agent of host ${hostname} has not reported its inventory within ${Math.round(timeoutMs / 1000)} s: is \`cyborg-es agent --hostname ${hostname}\` running with a token for this host?`);
+        const within = `${Math.round(timeoutMs / 1000)} s`;
+        throw new AgentUnavailable(
+          h.reported
+            ? `the agent of host ${hostname} is still programming ${h.programmingInProgress} FPGA region(s) after ${within}: ask again once it is done (its region's programming shows the request)`
+            : `the agent of host ${hostname} has not reported its inventory within ${within}: is \`cyborg-es agent --hostname ${hostname}\` running with a token for this host?`,
+        );
       }
       await new Promise((r) => setTimeout(r, options.pollMs ?? 500));
     }

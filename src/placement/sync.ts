@@ -17,7 +17,8 @@
 import { setMaxListeners } from "node:events";
 import { desiredProviders, PROVIDER_EVENT_TYPES } from "../domain/inventory/resource-providers.js";
 import type { EventStore, RecordedEvent } from "../eventstore/port.js";
-import { LogFollower, type FollowerStatus } from "../follower/log-follower.js";
+import { LogFollower } from "../follower/log-follower.js";
+import type { FollowerStatus } from "../follower/status.js";
 import type { Logger } from "../logger.js";
 import { keyPrefix, type ReadStore, type Write } from "../readstore/port.js";
 import type { Config } from "../config.js";

@@ -12,8 +12,10 @@ import { freePort } from "../../bench/lib/redis-server.js";
 import { collect, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import { BOUND, CREATE_PROFILE, type BoundEvent } from "../api/operations.js";
 import { bind, fpgaE2e, history, region, requests, UPLOAD } from "./support/fpga-e2e.js";
+import { rpUuidFor } from "../../src/domain/inventory/ids.js";
+import { OsAcc } from "../../src/osacc/index.js";
 
-const kit = fpgaE2e(["pre", "byid", "byfn", "unknown", "corrupt", "broken", "race", "restart", "offline", "restprog", "restfail"]);
+const kit = fpgaE2e(["pre", "byid", "byfn", "unknown", "corrupt", "broken", "race", "restart", "offline", "restprog", "restfail", "osacc"]);
 const { tokens } = kit;
 const agentFor = kit.agentFor.bind(kit);
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -153,6 +155,25 @@ describe("programming at bind time, with the agent", () => {
     const fault = JSON.parse(((await res.json()) as { error_message: string }).error_message);
     expect(fault).toMatchObject({ code: "PROGRAMMING_FAILED", faultcode: "Server" });
     expect(fault.faultstring).toMatch(/flash write error/);
+  });
+
+  it("os-acc: initialize waits while the agent programs a region; a plug of an FPGA profile programs it and returns what to attach", async () => {
+    await agentFor(t, "osacc", ["--fake-program-delay", "3000"]);
+    const acc = new OsAcc({ url: t.url, token: TOKENS.service.token, hostname: "osacc", bindTimeoutMs: 30_000 });
+    cleanups.push(() => acc.close());
+    await acc.initialize("osacc", { timeoutMs: 5_000, pollMs: 50 });
+    // An operator programs the region with B: until the agent is done, the host is not ready.
+    await t.ok("admin", `mutation($u: ID!, $b: ID!) { programDeployable(uuid: $u, bitstreamId: $b) { uuid } }`, { u: (await region(t, "osacc")).uuid, b: c.b.id });
+    await expect(acc.initialize("osacc", { timeoutMs: 100, pollMs: 20 })).rejects.toThrow(/still programming 1 FPGA region/);
+    await acc.initialize("osacc", { timeoutMs: 30_000, pollMs: 50 });
+    expect(await region(t, "osacc")).toMatchObject({ bitstreamId: c.b.id, programming: null });
+    // The flavor asks for bitstream A: the plug's bind programs the region, then answers.
+    const rp = rpUuidFor("osacc_FakeDevice");
+    const [attached, ...more] = await acc.plug({ uuid: randomUUID(), name: "vm", project: "p1" }, { uuid: rp, hostname: "osacc" }, { "accel:device_profile": "by-id-a" });
+    expect(more).toEqual([]);
+    expect(attached).toMatchObject({ hostdevXml: expect.stringContaining("<hostdev") });
+    expect(await region(t, "osacc")).toMatchObject({ bitstreamId: c.a.id, programming: null, lastProgramming: { outcome: "PROGRAMMED" } });
+    expect(await requests(t, "osacc")).toHaveLength(2);
   });
 
   it("two ARQs racing for one region with different bitstreams: one is programmed and BOUND, the other fails", async () => {

@@ -97,6 +97,27 @@ describe("bad input gets a typed error and loses nothing", () => {
     expect(JSON.stringify(await run("subscription { acceleratorRequestBound { nope } }"))).toMatch(/Cannot query field/);
   });
 
+  it("variables of the wrong type are BAD_USER_INPUT over the WebSocket too, as over HTTP", async () => {
+    const client = t.ws("admin");
+    const run = (query: string, variables: Record<string, unknown>) =>
+      new Promise<Array<{ extensions?: { code?: string } }>>((resolve) => {
+        let errors: Array<{ extensions?: { code?: string } }> = [];
+        client.subscribe({ query, variables }, { next: (r) => void (errors = [...errors, ...(r.errors ?? [])]), error: (e) => resolve(e as never), complete: () => resolve(errors) });
+      });
+    const cases: Array<[string, Record<string, unknown>]> = [
+      [`query($u: ID!) { acceleratorRequest(uuid: $u) { uuid } }`, { u: { a: 1 } }],
+      [`mutation($s: DeviceStatus!, $u: ID!) { setDeviceStatus(status: $s, uuid: $u) { uuid } }`, { s: "x", u: null }],
+      [`query($f: Int, $s: String!) { streamHistory(first: $f, stream: $s) { revision } }`, { f: [1.5e67, "x"], s: "host-x" }],
+      [`query($f: DeployableFilter) { deployables(filter: $f) { totalCount } }`, { f: { deviceUuid: {}, nope: 1 } }],
+    ];
+    for (const [query, variables] of cases) {
+      const overHttp = await t.gql("admin", query, variables);
+      const overWs = await run(query, variables);
+      expect(overWs.length, query).toBeGreaterThan(0);
+      expect(overWs.map((e) => e.extensions?.code), query).toEqual(overHttp.errors!.map(() => "BAD_USER_INPUT"));
+    }
+  });
+
   it("a body over the limit gets 413, not-JSON gets 400", async () => {
     const big = await fetch(t.url, {
       method: "POST",

@@ -5,6 +5,7 @@
  * answers are whole again. Readers run throughout the loss; every answer is checked.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { judgeGraphql, judgeRest, type GraphqlBody, type Verdict } from "../../bench/lib/reliability/read-store-answers.js";
 import type { MemoryReadStore } from "../../src/readstore/memory.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "./harness.js";
@@ -14,7 +15,6 @@ const QUERY = `{ deviceProfiles { name } devices { totalCount } }`;
 const HOSTS = 3;
 const PROFILES = ["loss-a", "loss-b"];
 
-type Verdict = "whole" | "unavailable" | "wrong";
 const samples: string[] = [];
 const wrong = (what: string): Verdict => {
   if (samples.length < 5) samples.push(what);
@@ -53,22 +53,18 @@ for (const mode of ["embedded", "redis"] as const) {
         headers: { "content-type": "application/json", authorization: `Bearer ${TOKENS.admin.token}` },
         body: JSON.stringify({ query: QUERY }),
       });
-      const body = (await res.json()) as { data?: any; errors?: Array<{ extensions?: { code?: string } }> };
-      if (!body.errors) {
-        const names = body.data.deviceProfiles.map((p: { name: string }) => p.name).sort();
-        return res.status === 200 && names.join() === PROFILES.join() && body.data.devices.totalCount === HOSTS ? "whole" : wrong(`${res.status} ${JSON.stringify(body)}`);
-      }
-      const unavailable = res.status === 503 && res.headers.get("retry-after") === "1" && body.errors.every((e) => e.extensions?.code === "UNAVAILABLE");
-      return unavailable ? "unavailable" : wrong(`${res.status} ${JSON.stringify(body)}`);
+      const body = (await res.json()) as GraphqlBody;
+      const isWhole = (data: any) => data.deviceProfiles.map((p: { name: string }) => p.name).sort().join() === PROFILES.join() && data.devices.totalCount === HOSTS;
+      const v = judgeGraphql(res.status, res.headers, body, isWhole);
+      return v === "wrong" ? wrong(`${res.status} ${JSON.stringify(body)}`) : v;
     };
 
     /** One REST answer (Cyborg's device profile list), judged. */
     const rest = async (): Promise<Verdict> => {
       const res = await fetch(new URL("/v2/device_profiles", t.url), { headers: { "x-auth-token": TOKENS.admin.token } });
       const body = (await res.json()) as { device_profiles?: Array<{ name: string }>; error_message?: string };
-      if (res.status === 200) return body.device_profiles!.map((p) => p.name).sort().join() === PROFILES.join() ? "whole" : wrong(`REST ${JSON.stringify(body)}`);
-      const inner = body.error_message ? (JSON.parse(body.error_message) as { code?: string }) : {};
-      return res.status === 503 && res.headers.get("retry-after") === "1" && inner.code === "UNAVAILABLE" ? "unavailable" : wrong(`REST ${res.status} ${JSON.stringify(body)}`);
+      const v = judgeRest(res.status, res.headers, body, (b) => b.device_profiles.map((p: { name: string }) => p.name).sort().join() === PROFILES.join());
+      return v === "wrong" ? wrong(`REST ${res.status} ${JSON.stringify(body)}`) : v;
     };
 
     it("answers whole or UNAVAILABLE, never empty, while the models are rebuilt; then whole again", async () => {

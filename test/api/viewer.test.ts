@@ -14,7 +14,7 @@ describe("viewer: who the token is", () => {
     expect(admin.allows).toContain("device:status");
     const reader = (await t.ok("reader", VIEWER)).viewer;
     expect(reader.allows).toEqual(["device_profile:read", "arq:read"]);
-    expect((await t.ok("agent", VIEWER)).viewer).toMatchObject({ roles: ["agent"], hostname: "compute1", allows: ["inventory:report"] });
+    expect((await t.ok("agent", VIEWER)).viewer).toMatchObject({ roles: ["agent"], hostname: "compute1", allows: ["inventory:report", "programming:agent"] });
   });
 
   it("answers UNAUTHENTICATED without a token", async () => {

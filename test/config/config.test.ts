@@ -42,4 +42,18 @@ describe("configuration", () => {
     expect(() => loadConfig({ PLACEMENT_URL: "127.0.0.1:8778" })).toThrow(/PLACEMENT_URL="127.0.0.1:8778"/);
     expect(() => loadConfig({ PLACEMENT_MISSING_COMPUTE_NODE: "maybe" })).toThrow(/PLACEMENT_MISSING_COMPUTE_NODE/);
   });
+
+  it("runs the nova role when NOVA_URL is set and ROLES is not, and refuses the role without it", () => {
+    const c = loadConfig({ NOVA_URL: "http://controller:8774/v2.1", NOVA_TOKEN: "secret" });
+    expect([...c.roles].sort()).toEqual(["api", "binder", "nova", "projector"]);
+    expect(c).toMatchObject({ NOVA_URL: "http://controller:8774/v2.1", NOVA_TOKEN: "secret", NOVA_EVENT_RETRY_S: 300 });
+    expect(loadConfig({ NOVA_URL: "https://nova.example/compute/v2.1", NOVA_EVENT_RETRY_S: "30" }).NOVA_EVENT_RETRY_S).toBe(30);
+    expect([...loadConfig({ NOVA_URL: "http://controller:8774/v2.1", ROLES: "api" }).roles]).toEqual(["api"]);
+    expect([...loadConfig({ NOVA_URL: "http://n:8774/v2.1", ROLES: "nova" }).roles]).toEqual(["nova"]);
+    expect(loadConfig({}).roles.has("nova")).toBe(false);
+    expect(() => loadConfig({ ROLES: "api,nova" })).toThrow(/ROLES="api,nova": the nova role needs NOVA_URL/);
+    expect(() => loadConfig({ NOVA_URL: "controller:8774" })).toThrow(/NOVA_URL="controller:8774": must be a URL/);
+    expect(() => loadConfig({ NOVA_URL: "http://n/v2.1", NOVA_EVENT_RETRY_S: "0" })).toThrow(/NOVA_EVENT_RETRY_S/);
+    expect(() => loadConfig({ ROLES: "api,compute" })).toThrow(/ROLES="api,compute": a comma list of api, projector, binder, placement, nova/);
+  });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { LogFollower, readFollowerStatus, type LogFollowerOptions } from "../../src/follower/log-follower.js";
+import { LogFollower, type LogFollowerOptions } from "../../src/follower/log-follower.js";
+import { readFollowerStatus } from "../../src/follower/status.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import type { RecordedEvent } from "../../src/eventstore/port.js";
 import { createLogger } from "../../src/logger.js";
@@ -131,5 +132,111 @@ describe("checkpointed log follower", () => {
     await expect.poll(async () => (await readFollowerStatus(rs, "test-follower"))?.checkpoint).toBe("1");
     await f.stop();
     expect(await readFollowerStatus(rs, "test-follower")).toMatchObject({ name: "test-follower", state: "stopped" });
+  });
+});
+
+describe("a follower's options", () => {
+  it("take their defaults when passed as undefined (a caller's unset tuning): it publishes its status and records idle stretches", async () => {
+    const es = new MemoryEventStore();
+    const rs = new MemoryReadStore();
+    await append(es, "arq-1", "Y", 2);
+    const f = follower(es, rs, async () => undefined, { statusEveryMs: undefined, idleCommitMs: undefined, maxBatch: undefined });
+    await f.start();
+    await expect.poll(() => readFollowerStatus(rs, "test-follower"), { timeout: 20_000 }).toMatchObject({ name: "test-follower" });
+    await expect.poll(() => rs.getCheckpoint("test-follower"), { timeout: 20_000 }).toBe(2n);
+  });
+});
+
+describe("a follower whose checkpoint is in the event log", () => {
+  const WAIT = 20_000;
+  const checkpoints = (es: MemoryEventStore) => es.readStream("follower-test-follower");
+  const durable = (es: MemoryEventStore, rs: MemoryReadStore, handle: LogFollowerOptions["handle"], extra: Partial<LogFollowerOptions> = {}) =>
+    follower(es, rs, handle, { checkpointIn: "event-log", coalesceMs: 0, ...extra });
+
+  it("resumes from it after a restart with an empty read store, with the state it saved", async () => {
+    const es = new MemoryEventStore();
+    await append(es, "host-a", "X", 2);
+    const handled: bigint[] = [];
+    let count = 0;
+    const a = durable(es, new MemoryReadStore(), async (batch) => {
+      handled.push(...batch.map((e) => e.position));
+      count += batch.length;
+    }, { snapshot: () => ({ count }) });
+    await a.start();
+    await a.caughtUp(WAIT);
+    await a.stop();
+    const saved = BigInt(((await checkpoints(es)).at(-1)!.data as { position: string }).position);
+    await append(es, "host-a", "X", 2);
+
+    const resumed: Array<{ from: bigint | undefined; state: unknown }> = [];
+    const b = durable(es, new MemoryReadStore(), async (batch) => void handled.push(...batch.map((e) => e.position)), {
+      resume: (from, state) => resumed.push({ from, state }),
+    });
+    await b.start();
+    await b.caughtUp(WAIT);
+    // 1, 2 by the first; its checkpoint events (3, ...) match nothing; then the two new ones, once.
+    expect(handled.slice(0, 2)).toEqual([1n, 2n]);
+    expect(handled).toHaveLength(4);
+    expect(handled.slice(2).every((p) => p > 2n)).toBe(true);
+    expect(saved).toBeGreaterThanOrEqual(2n);
+    expect(resumed).toEqual([{ from: saved, state: { count: 2 } }]);
+  });
+
+  it("saves at most once per coalesceMs while events flow, then once at stop, and never for events that match nothing", async () => {
+    const es = new MemoryEventStore();
+    const f = durable(es, new MemoryReadStore(), async () => undefined, { coalesceMs: 3_600_000, maxBatch: 1 });
+    await f.start();
+    for (let i = 0; i < 5; i++) {
+      await append(es, "host-a", "X");
+      await f.caughtUp(WAIT);
+    }
+    // The first batch saves at once; the next ones are due an hour later.
+    expect((await checkpoints(es)).map((e) => e.data)).toEqual([expect.objectContaining({ position: "1" })]);
+    await append(es, "arq-1", "Y", 3);
+    await f.caughtUp(WAIT);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await checkpoints(es)).toHaveLength(1);
+    await f.stop();
+    const saved = await checkpoints(es);
+    expect(saved).toHaveLength(2);
+    // At stop: everything handled, the events that matched nothing included.
+    expect(BigInt((saved[1]!.data as { position: string }).position)).toBe((await es.headPosition())! - 1n);
+    expect(f.status()).toMatchObject({ state: "stopped", checkpoint: (saved[1]!.data as { position: string }).position });
+  });
+
+  it("does not save in a loop when idle: its own checkpoint events match nothing", async () => {
+    const es = new MemoryEventStore();
+    await append(es, "host-a", "X", 3);
+    const f = durable(es, new MemoryReadStore(), async () => undefined);
+    await f.start();
+    await f.caughtUp(WAIT);
+    await expect.poll(async () => (await checkpoints(es)).length, { timeout: WAIT }).toBeGreaterThan(0);
+    const before = (await checkpoints(es)).length;
+    await new Promise((r) => setTimeout(r, 200));
+    await f.caughtUp(WAIT);
+    expect(await checkpoints(es)).toHaveLength(before);
+  });
+
+  it("two instances never both move it: the one refused starts over from the stored checkpoint", async () => {
+    const es = new MemoryEventStore();
+    await append(es, "host-a", "X");
+    const resumes: string[] = [];
+    const make = (who: string) =>
+      durable(es, new MemoryReadStore(), async () => undefined, { resume: (from) => resumes.push(`${who}@${from ?? "-"}`) });
+    const a = make("a");
+    await a.start();
+    await a.caughtUp(WAIT);
+    await expect.poll(async () => (await checkpoints(es)).length, { timeout: WAIT }).toBe(1);
+    const b = make("b");
+    await b.start();
+    await b.caughtUp(WAIT);
+    await append(es, "host-a", "X");
+    await a.caughtUp(WAIT);
+    await b.caughtUp(WAIT);
+    // Both handled the new event (at least once); one saved it, the other was refused and reloaded.
+    await expect.poll(() => resumes.length, { timeout: WAIT }).toBe(3);
+    const saved = await checkpoints(es);
+    expect(saved.map((e) => e.revision)).toEqual([0, 1]);
+    expect(resumes[2]).toMatch(new RegExp(`^[ab]@${(saved[1]!.data as { position: string }).position}$`));
   });
 });

@@ -11,6 +11,8 @@ export interface TestRedis {
   port: number;
   client(): Redis;
   stop(): Promise<void>;
+  /** kill -9 and start again on the same port, empty. */
+  restart(): Promise<void>;
 }
 
 export async function startRedis(): Promise<TestRedis> {
@@ -28,5 +30,6 @@ export async function startRedis(): Promise<TestRedis> {
       for (const c of clients) c.disconnect();
       await server.stop();
     },
+    restart: () => server.restart(),
   };
 }

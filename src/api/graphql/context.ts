@@ -26,6 +26,8 @@ export interface ApiServices {
   bindInline: boolean;
   /** How long an idempotency key is remembered (IDEMPOTENCY_TTL_S). */
   idempotencyTtlMs: number;
+  /** Each query's and mutation's execution time budget (REQUEST_TIMEOUT_S); none when absent. */
+  requestTimeoutMs?: number;
   /** Where front doors record operations and agent reports (absent with METRICS=off). */
   metrics?: OperationMetrics;
 }
@@ -52,6 +54,8 @@ export interface ApiContext {
   keyedMutation?: string;
   /** The keyed mutation runs again after an attempt that may have written (see CommandContext). */
   resuming?: boolean;
+  /** When the request's time budget ends (Date.now() ms); resolvers past it answer TIMEOUT. */
+  deadline?: number;
 }
 
 /** A client's X-Correlation-Id when it is one the audit log keeps (word characters, . : -, at most 128). */
@@ -64,6 +68,7 @@ export function createContext(services: ApiServices, principal: Principal | unde
     services,
     loaders: new Loaders(services.readStore),
     idempotencyKey,
+    deadline: services.requestTimeoutMs === undefined ? undefined : Date.now() + services.requestTimeoutMs,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from "@apollo/server";
-import { GraphQLError, type GraphQLFormattedError } from "graphql";
+import { GraphQLError, Kind, type GraphQLFormattedError } from "graphql";
 import { DomainError } from "../../domain/shared/types.js";
 import { DuplicateEventIdError, WrongExpectedRevisionError } from "../../eventstore/port.js";
 import { ReadStoreUnavailableError } from "../../readstore/port.js";
@@ -37,6 +37,7 @@ const CLIENT_CODES = new Set([
   "RATE_LIMITED",
   "QUOTA_EXCEEDED",
   "UNAVAILABLE",
+  "TIMEOUT",
 ]);
 
 /**
@@ -67,8 +68,10 @@ export function formatError(onInternal: (err: unknown) => void) {
       const { stacktrace: _drop, http: _http, ...rest } = formatted.extensions ?? {};
       return { ...base, extensions: rest };
     }
-    // Variable coercion errors ("Variable $x got invalid value") carry no code from graphql-js.
-    if (error instanceof GraphQLError && !error.originalError && !error.path) {
+    // Variable coercion errors ("Variable $x got invalid value") carry no code from graphql-js
+    // (Apollo adds BAD_USER_INPUT over HTTP, graphql-ws does not); a scalar's own refusal is kept
+    // as originalError, and the error points at the variable's definition.
+    if (error instanceof GraphQLError && !error.path && (!error.originalError || error.nodes?.some((n) => n.kind === Kind.VARIABLE_DEFINITION))) {
       return { ...base, extensions: { code: "BAD_USER_INPUT" } };
     }
     onInternal(original);
@@ -84,7 +87,7 @@ export const unavailableStatusPlugin: ApolloServerPlugin = {
   async requestDidStart() {
     return {
       async didEncounterErrors({ errors, response }) {
-        if (!errors.some((e) => originalOf(e) instanceof ReadStoreUnavailableError)) return;
+        if (!errors.some((e) => originalOf(e) instanceof ReadStoreUnavailableError || e.extensions?.code === "TIMEOUT")) return;
         response.http.status = 503;
         response.http.headers.set("retry-after", String(UNAVAILABLE_RETRY_AFTER_S));
       },

@@ -36,7 +36,7 @@ export interface RestOptions {
 type Handler = (ctx: RestContext, param: string) => Promise<RestResult>;
 
 /** Routes by resource, then `*` for the uuid (or name) segment, then the action. */
-const ROUTES: Record<string, Partial<Record<string, Handler>>> = {
+export const ROUTES: Readonly<Record<string, Partial<Record<string, Handler>>>> = {
   device_profiles: { GET: listDeviceProfiles, POST: createDeviceProfile, DELETE: (ctx) => deleteDeviceProfiles(ctx) },
   "device_profiles/*": { GET: showDeviceProfile, DELETE: deleteDeviceProfiles },
   accelerator_requests: { GET: listArqs, POST: createArqs, PATCH: (ctx) => patchArqs(ctx), DELETE: (ctx) => deleteArqs(ctx) },

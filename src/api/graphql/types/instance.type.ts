@@ -12,5 +12,6 @@ export class HostStatus {
   @Field(() => String) hostname!: string;
   @Field(() => Boolean) reported!: boolean;
   @Field(() => Int) devices!: number;
+  @Field(() => Int, { description: "Regions whose programming the host's agent is working on" }) programmingInProgress!: number;
   @Field(() => Int, { description: "The host stream's revision, -1 if it does not exist" }) revision!: number;
 }
