@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
-import { ApiError, gql, storedToken, storeToken, VIEWER, type Viewer } from "./lib/api";
+import { gql, storedToken, storeToken, VIEWER, type Viewer } from "./lib/api";
+import type { Session } from "./lib/session";
 import { Link, useLocation } from "./lib/router";
 import { ArqsPage } from "./pages/Arqs";
 import { HealthBadge, HealthPage } from "./pages/Health";
@@ -8,11 +9,6 @@ import { HostPage, HostsPage } from "./pages/Hosts";
 import { ProfilesPage } from "./pages/Profiles";
 import { SignIn } from "./pages/SignIn";
 
-export interface Session {
-  token: string;
-  viewer: Viewer;
-  can(rule: string): boolean;
-}
 
 const NAV = [
   ["/hosts", "Hosts"],
@@ -103,13 +99,3 @@ function Page({ session }: { session: Session }) {
 }
 
 /** An error as the API gave it (its code and message). */
-export function ErrorNote({ error }: { error: unknown }) {
-  if (!error) return null;
-  const code = error instanceof ApiError ? error.code : undefined;
-  return (
-    <p className="error" role="alert">
-      {code ? <strong>{code}: </strong> : null}
-      {(error as Error).message}
-    </p>
-  );
-}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { ErrorNote, type Session } from "../App";
+import { ErrorNote, type Session } from "../lib/session";
 import { gql, subscriptions } from "../lib/api";
 import { usePolled } from "../lib/hooks";
 import { Link, useLocation } from "../lib/router";

@@ -1,4 +1,4 @@
-import { ErrorNote } from "../App";
+import { ErrorNote } from "../lib/session";
 import { readiness } from "../lib/api";
 import { usePolled } from "../lib/hooks";
 import { Link } from "../lib/router";

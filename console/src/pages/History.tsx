@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import { ErrorNote, type Session } from "../App";
+import { ErrorNote, type Session } from "../lib/session";
 import { gql } from "../lib/api";
 import { usePolled } from "../lib/hooks";
 import { navigate } from "../lib/router";

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import { ErrorNote, type Session } from "../App";
+import { ErrorNote, type Session } from "../lib/session";
 import { ApiError, gql } from "../lib/api";
 import { usePolled } from "../lib/hooks";
 import { Link } from "../lib/router";

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import { ErrorNote } from "../App";
+import { ErrorNote } from "../lib/session";
 
 export function SignIn({ onSignIn }: { onSignIn(token: string): Promise<void> }) {
   const [token, setToken] = useState("");
