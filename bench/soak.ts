@@ -159,7 +159,7 @@ async function main() {
     await service.remove();
   }
   for (const e of soak.errors.slice(0, 5)) log(`soak failure: ${e}`);
-  log(`soak done: ${soak.flows} flows, ${soak.failedFlows} failed; RSS after warm-up (MiB) ${JSON.stringify(soak.rssMiB)}`);
+  log(`soak done: ${soak.flows} flows, ${soak.failedFlows} failed; after warm-up (MiB): RSS ${JSON.stringify(soak.rssMiB)}, anonymous ${JSON.stringify(soak.anonMiB)}`);
 
   const bench = {
     fuzz_cases: fuzzed.cases,
@@ -176,6 +176,8 @@ async function main() {
     soak_minutes: soak.minutes,
     failed_flows: soak.failedFlows,
     rss_growth_pct: soak.rssGrowthPct,
+    rss_anon_growth_pct: soak.anonGrowthPct,
+    rss_file_mib: soak.fileMiB,
   };
   console.log(`BENCH ${JSON.stringify(bench)}`);
 }

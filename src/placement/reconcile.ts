@@ -10,7 +10,8 @@ import { OWNER_CYBORG } from "../domain/inventory/traits.js";
 import type { EventStore } from "../eventstore/port.js";
 import type { PlacementClient } from "./client.js";
 import { isTransient } from "./errors.js";
-import { HostSyncer, isCyborgProvider, type MissingComputeNode, type ProviderChange } from "./host-sync.js";
+import type { ProviderChange } from "./changes.js";
+import { HostSyncer, isCyborgProvider, type MissingComputeNode } from "./host-sync.js";
 import { HOST_STREAM_PREFIX, hostOfStream, HostStates } from "./host-states.js";
 
 export interface ReconcileOptions {

@@ -24,7 +24,8 @@ import { keyPrefix, type ReadStore, type Write } from "../readstore/port.js";
 import type { Config } from "../config.js";
 import { PlacementClient } from "./client.js";
 import { ComputeNodeNotFoundError, isTransient, PlacementError, PlacementRefusedError } from "./errors.js";
-import { HostSyncer, type HostSyncResult } from "./host-sync.js";
+import type { HostSyncResult } from "./changes.js";
+import { HostSyncer } from "./host-sync.js";
 import { HOST_STREAM_PREFIX, hostOfStream, HostStates } from "./host-states.js";
 
 export const PLACEMENT_SYNC = "placement-sync";

@@ -12,54 +12,25 @@
  * - Hooks run before each batch is applied and after every projection committed it.
  * - A projection whose `project` throws is stopped (state "stopped", with the error); the others go on.
  */
-import type { EventStore, RecordedEvent } from "../eventstore/port.js";
-import { CheckpointMismatchError, type ReadStore } from "../readstore/port.js";
+import type { RecordedEvent } from "../eventstore/port.js";
+import { CheckpointMismatchError } from "../readstore/port.js";
 import { Checkpoints } from "./checkpoints.js";
 import { LogReader } from "./log-reader.js";
 import { reportWhile } from "../logger.js";
 import { logCatchUp, statusOf, Waiters, type ProjectionStatus } from "./progress.js";
-import type { Projection, ProjectorHooks } from "./projection.js";
+import { withDefaults, type ProjectorOptions, type ResolvedOptions } from "./options.js";
 import { replay, type RebuildProgress } from "./rebuild.js";
+import { RebuildRequests } from "./rebuild-requests.js";
 import { ServingMarks } from "./serving.js";
 import { projectBatch, Slots, type Slot } from "./slots.js";
 
-export interface ProjectorLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-export interface ProjectorOptions {
-  events: EventStore;
-  store: ReadStore;
-  projections: readonly Projection[];
-  hooks?: readonly ProjectorHooks[];
-  /** Most events per store write while catching up (default 1000). */
-  batchSize?: number;
-  /** Events per store write in a rebuild (default 2000: fewer, fuller scripts). */
-  rebuildBatchSize?: number;
-  /** How often the projector refreshes the head, checks that the store still holds its data, and saves checkpoints it moved without writing (default 1000 ms). */
-  healthCheckMs?: number;
-  log?: ProjectorLogger;
-  now?: () => number;
-}
-
-interface RebuildRequest {
-  slots: Slot[];
-  onProgress?: (p: RebuildProgress) => void;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
-
-const silent: ProjectorLogger = { info() {}, warn() {}, error() {} };
-
 export class Projector {
-  private readonly o: Required<Omit<ProjectorOptions, "projections">>;
+  private readonly o: ResolvedOptions;
   private readonly slots: Slots;
   private readonly checkpoints: Checkpoints;
   private readonly reader: LogReader;
   private readonly waiters = new Waiters();
-  private readonly requests: RebuildRequest[] = [];
+  private readonly requests = new RebuildRequests();
   private running = false;
   private loopDone?: Promise<void>;
   private needRestart = false;
@@ -70,7 +41,7 @@ export class Projector {
   private readonly serving: ServingMarks;
 
   constructor(options: ProjectorOptions) {
-    this.o = { hooks: [], batchSize: 1000, rebuildBatchSize: 2000, healthCheckMs: 1000, log: silent, now: Date.now, ...options };
+    this.o = withDefaults(options);
     this.slots = new Slots(options.projections);
     this.checkpoints = new Checkpoints(this.o.store, this.slots, this.o.log, (s) => {
       this.needRestart = true;
@@ -104,7 +75,7 @@ export class Projector {
     await this.checkpoints.save().catch((err) => this.o.log.warn({ err }, "could not save checkpoints at stop"));
     const stopped = new Error("the projector stopped");
     this.waiters.rejectAll(stopped);
-    for (const r of this.requests.splice(0)) r.reject(stopped);
+    this.requests.rejectAll(stopped);
   }
 
   /** Resolves when every running projection has applied the log up to `position`. */
@@ -127,10 +98,9 @@ export class Projector {
   async rebuild(names?: readonly string[], onProgress?: (p: RebuildProgress) => void): Promise<void> {
     const slots = this.slots.pick(names);
     if (this.running) {
-      return new Promise((resolve, reject) => {
-        this.requests.push({ slots, onProgress, resolve, reject });
-        this.wakeLoop?.();
-      });
+      const done = this.requests.add(slots, onProgress);
+      this.wakeLoop?.();
+      return done;
     }
     const upTo = await this.o.events.headPosition();
     this.reader.seeHead(upTo);
@@ -147,7 +117,7 @@ export class Projector {
     let backoff = 0;
     while (this.running) {
       try {
-        await this.runRequests();
+        await this.requests.runAll((slots, onProgress) => this.replaySlots(slots, "rebuild requested", onProgress));
         if (this.needRestart) {
           this.needRestart = false;
           await this.reader.stop();
@@ -177,7 +147,7 @@ export class Projector {
   private async nextBatch(): Promise<RecordedEvent[]> {
     const firstWait = this.o.now();
     for (;;) {
-      if (!this.running || this.requests.length > 0 || this.needRestart) return [];
+      if (!this.running || this.requests.pending || this.needRestart) return [];
       if (this.reader.error !== undefined) throw this.reader.error;
       const queued = this.reader.queue.length;
       if (queued >= this.o.batchSize || (queued > 0 && (!this.reader.catchingUp || this.o.now() - firstWait >= 20))) {
@@ -252,18 +222,6 @@ export class Projector {
     const head = this.reader.head;
     if (head === undefined || (low !== undefined && low >= head)) this.behindSince = undefined;
     else this.behindSince ??= this.o.now();
-  }
-
-  private async runRequests(): Promise<void> {
-    while (this.requests.length > 0) {
-      const r = this.requests.shift()!;
-      try {
-        await this.replaySlots(r.slots, "rebuild requested", r.onProgress);
-        r.resolve();
-      } catch (err) {
-        r.reject(err);
-      }
-    }
   }
 
   /** The one rebuild, while running: up to what any model had applied; the loop goes on from there. */

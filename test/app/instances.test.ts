@@ -66,7 +66,7 @@ describe("host status", () => {
     const { app } = setup();
     expect(await app.hostStatus("compute1")).toEqual({ hostname: "compute1", reported: false, devices: 0, programmingInProgress: 0, revision: -1 });
     await app.reportHostInventory(agent, "compute1", [fpga(HOST, "af", 1)]);
-    expect(await app.hostStatus("compute1")).toMatchObject({ reported: true, devices: 1 });
+    expect(await app.hostStatus("compute1")).toMatchObject({ reported: true, devices: 1, programmingInProgress: 0 });
     await app.reportHostInventory({ ...agent, principal: "agent:empty" }, "empty", []);
     expect(await app.hostStatus("empty")).toMatchObject({ reported: true, devices: 0, revision: -1 });
     await expectDomainRejection(app.hostStatus("bad host"), "BAD_USER_INPUT", "hostname");

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { LogFollower, type LogFollowerOptions } from "../../src/follower/log-follower.js";
+import { LogFollower } from "../../src/follower/log-follower.js";
+import type { LogFollowerOptions } from "../../src/follower/options.js";
 import { readFollowerStatus } from "../../src/follower/status.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import type { RecordedEvent } from "../../src/eventstore/port.js";

@@ -1,0 +1,38 @@
+/** A projection's keys in Redis: scanned (to drop them) and dumped whole (ReadStore.dump, for the differential tests). */
+import type { Redis } from "ioredis";
+import { keyPrefix, metaKey, type StoreDump } from "./port.js";
+import { decodeHash, pairs, run } from "./redis-reads.js";
+
+export async function* scanKeys(client: Redis, projection: string): AsyncGenerator<string[]> {
+  const match = `${keyPrefix(projection)}*`;
+  let cursor = "0";
+  do {
+    const [next, keys] = await client.scan(cursor, "MATCH", match, "COUNT", 1000);
+    cursor = next;
+    yield keys;
+  } while (cursor !== "0");
+}
+
+/** Every key of the projection but its meta key, sorted, with its hash or sorted set. */
+export async function dumpKeys(client: Redis, projection: string): Promise<StoreDump["keys"]> {
+  const meta = metaKey(projection);
+  const names: string[] = [];
+  for await (const batch of scanKeys(client, projection)) names.push(...batch.filter((k) => k !== meta));
+  names.sort();
+  const types = names.length ? await run<string>(names.reduce((p, k) => p.type(k), client.pipeline())) : [];
+  const p = client.pipeline();
+  names.forEach((k, i) => (types[i] === "hash" ? p.hgetall(k) : p.zrange(k, "0", "-1", "WITHSCORES")));
+  const values = names.length ? await run<unknown>(p) : [];
+  const keys: StoreDump["keys"] = {};
+  names.forEach((k, i) => {
+    if (types[i] === "hash") {
+      const doc = decodeHash(values[i] as Record<string, string>) ?? {};
+      const hash: Record<string, unknown> = {};
+      for (const f of Object.keys(doc).sort()) hash[f] = doc[f];
+      keys[k] = { hash };
+    } else {
+      keys[k] = { zset: pairs(values[i]) };
+    }
+  });
+  return keys;
+}
