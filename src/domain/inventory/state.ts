@@ -38,13 +38,7 @@ export interface ProgrammingClosed {
   report: ProgrammingReport;
 }
 
-export interface ProgrammingReport {
-  reason: string | null;
-  command: string[] | null;
-  durationMs: number | null;
-  late: boolean;
-  at: string;
-}
+export type ProgrammingReport = { reason: string | null; command: string[] | null; durationMs: number | null; late: boolean; at: string };
 
 export type DeployableNode = Pick<
   DeployableAdded["data"],
@@ -141,16 +135,8 @@ function evolveTree(state: HostState, event: InventoryEvent): HostState {
     }
     case "DeployableAdded": {
       const { hostname: _, deviceUuid, deployableUuid, at, ...fields } = event.data;
-      const node: DeployableNode = {
-        uuid: deployableUuid,
-        ...fields,
-        createdAt: at,
-        updatedAt: null,
-        attributes: new Map(),
-        handles: new Map(),
-        programming: null,
-        lastProgramming: null,
-      };
+      const empty = { attributes: new Map(), handles: new Map(), programming: null, lastProgramming: null };
+      const node: DeployableNode = { uuid: deployableUuid, ...fields, createdAt: at, updatedAt: null, ...empty };
       const next = updateDevice(state, deviceUuid, (dev) => ({ ...dev, deployables: withEntry(dev.deployables, node.uuid, node) }));
       return next === state ? state : { ...next, deviceOfDeployable: withEntry(state.deviceOfDeployable, node.uuid, deviceUuid) };
     }
