@@ -12,12 +12,9 @@
  * unbind + release, delete, in waves of 4,000 ARQs at a time. Progress goes to stderr; the last
  * line on stdout is `BENCH {json}`. Results are recorded in bench/RESULTS.md.
  */
-import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import type { DomainEvent } from "../src/domain/events.js";
 import { stream } from "../src/domain/shared/types.js";
@@ -34,6 +31,7 @@ import { RedisReadStore } from "../src/readstore/redis.js";
 import { Projector } from "../src/projector/projector.js";
 import type { RebuildProgress } from "../src/projector/rebuild.js";
 import { startRedisServer } from "./lib/redis-server.js";
+import { runAsEntryPoint } from "./lib/tuned-entry.js";
 
 interface Args {
   hosts: number;
@@ -386,21 +384,4 @@ in-memory read models). Redis used_memory after the rebuild: ${redisMemory}.
   process.stdout.write(`BENCH ${JSON.stringify(result)}\n`);
 }
 
-/**
- * The projector's recommended V8 setting: a 64 MB young generation. A rebuild allocates fast and
- * keeps two batches alive, so with the default (16 MB) a sixth of the time goes to scavenges.
- * The benchmark runs itself with it, and with --expose-gc to collect the garbage of generating
- * the log before each measured rebuild (BENCH_NO_TUNING=1 to run with node's defaults).
- */
-const TUNING = ["--max-semi-space-size=64", "--expose-gc"];
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  if (!process.env.BENCH_NO_TUNING && !process.execArgv.some((a) => a.startsWith("--max-semi-space-size"))) {
-    const child = spawnSync(process.execPath, [...TUNING, ...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: "inherit" });
-    process.exit(child.status ?? 1);
-  }
-  main().catch((err) => {
-    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  });
-}
+runAsEntryPoint(import.meta.url, main);

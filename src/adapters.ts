@@ -12,13 +12,16 @@ import type { EventStore } from "./eventstore/port.js";
 import type { PubSub } from "./pubsub/port.js";
 import type { ReadStore } from "./readstore/port.js";
 
+/** Where the embedded event log lives. */
+export const lmdbDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "events");
+
 export async function openEventStore(config: Config): Promise<EventStore> {
   if (config.eventLog === "esdb") {
     const { EsdbEventStore } = await import("./eventstore/esdb.js");
     return EsdbEventStore.connect(config.EVENTSTORE_URL!);
   }
   const { LmdbEventStore } = await import("./eventstore/lmdb.js");
-  return LmdbEventStore.open(join(config.DATA_DIR, "events"));
+  return LmdbEventStore.open(lmdbDir(config));
 }
 
 export async function openReadSide(config: Config): Promise<{ readStore: ReadStore; pubsub: PubSub }> {

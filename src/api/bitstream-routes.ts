@@ -51,7 +51,7 @@ async function upload(deps: { app: Application; catchUp(): Promise<void> }, p: P
   const field = (name: string) => q.get(name) ?? undefined;
   const correlation = req.headers["x-correlation-id"];
   const id = typeof correlation === "string" && /^[\w.:-]{1,128}$/.test(correlation) ? correlation : randomUUID();
-  const ctx: CommandContext = { principal: p.principal, correlationId: id, causationId: id, at: new Date().toISOString(), isAdmin: true };
+  const ctx: CommandContext = { principal: p.principal, roles: [...p.roles], correlationId: id, causationId: id, at: new Date().toISOString(), isAdmin: true };
   const meta = { name: field("name"), functionId: field("functionId"), functionName: field("functionName"), regionType: field("regionType"), vendor: field("vendor") };
   const b = await deps.app.uploadBitstream(ctx, meta, req);
   await deps.catchUp();

@@ -95,7 +95,13 @@ export function toNewEvent(e: DomainEventShape, ctx: CommandContext): NewEvent {
     id: newEventId(),
     type: e.type,
     data: e.data,
-    metadata: { principal: ctx.principal, correlationId: ctx.correlationId, causationId: ctx.causationId, at: ctx.at },
+    metadata: {
+      principal: ctx.principal,
+      ...(ctx.roles?.length ? { roles: [...ctx.roles] } : {}),
+      correlationId: ctx.correlationId,
+      causationId: ctx.causationId,
+      at: ctx.at,
+    },
   };
 }
 

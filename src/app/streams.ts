@@ -81,6 +81,8 @@ export class Streams {
       readStream: (stream, options) => inner.readStream(stream, options),
       readAll: (options) => inner.readAll(options),
       headPosition: () => inner.headPosition(),
+      readCheckpoints: (options) => inner.readCheckpoints(options),
+      positionAt: (time) => inner.positionAt(time),
       subscribeToAll: (options) => inner.subscribeToAll(options),
       close: () => inner.close(),
     };

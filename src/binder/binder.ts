@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { Application } from "../app/application.js";
 import type { CommandContext } from "../domain/shared/types.js";
 import type { EventStore, RecordedEvent, Subscription } from "../eventstore/port.js";
 import { reportWhile, type Logger } from "../logger.js";
-import { LostHolders, PendingBinds, ProgrammingRequests, type PendingBind } from "./pending-binds.js";
+import { LostHolders, PendingBinds, ProgrammingRequests, type Cause, type LostHolder, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {
   store: EventStore;
@@ -73,7 +72,7 @@ export class Binder {
         const started = e.stream.startsWith("arq-") ? this.pending.apply(e) : undefined;
         if (started && this.live) this.enqueue(started);
         const lost = this.lost.apply(e);
-        if (this.live) for (const l of lost) this.failLost(l.arqUuid, l.reason);
+        if (this.live) for (const l of lost) this.failLost(l);
         const waited = e.stream.startsWith("host-") ? this.requests.apply(e) : [];
         if (this.live) for (const arqUuid of waited) this.runAgain(arqUuid);
         if (!this.live && e.position >= head!) this.goLive(resolveLive);
@@ -112,7 +111,7 @@ export class Binder {
     if (this.live) return;
     this.live = true;
     for (const b of this.pending.all()) this.enqueue(b);
-    for (const l of this.lost.all()) this.failLost(l.arqUuid, l.reason);
+    for (const l of this.lost.all()) this.failLost(l);
     this.opts.log.info({ pending: this.pending.size }, "binder is live");
     resolve();
   }
@@ -159,7 +158,7 @@ export class Binder {
     try {
       await this.opts.beforeAllocate?.(bind.arqUuid);
       if (!this.pending.has(bind.arqUuid)) return;
-      const result = await this.opts.app.allocateForArq(this.ctx(bind.arqUuid, "allocate"), bind.arqUuid);
+      const result = await this.opts.app.allocateForArq(this.ctx(bind.cause), bind.arqUuid);
       if (!result.ok && result.waiting) this.opts.log.debug({ arq: bind.arqUuid }, "bind waits for its region's programming");
       else if (!result.ok) this.opts.log.info({ arq: bind.arqUuid, reason: result.reason }, "bind failed");
     } catch (err) {
@@ -169,9 +168,9 @@ export class Binder {
   }
 
   /** A BOUND ARQ whose handle is gone fails (no accelerator-request-bound: it is not a bind). */
-  private failLost(arqUuid: string, reason: string) {
+  private failLost({ arqUuid, reason, cause }: LostHolder) {
     void this.opts.app
-      .failBind(this.ctx(arqUuid, "lost"), arqUuid, reason, { fromBound: true })
+      .failBind(this.ctx(cause), arqUuid, reason, { fromBound: true })
       .catch((err) => this.opts.log.error({ err, arq: arqUuid }, "could not fail an ARQ whose device was lost"));
   }
 
@@ -187,7 +186,7 @@ export class Binder {
       this.abandoning.add(r.requestId);
       const reason = `no programming result within ${seconds} s (BIND_TIMEOUT_S)`;
       void this.opts.app
-        .abandonProgramming!(this.ctx(r.requestId, "abandon"), { hostname: r.hostname, deployableUuid: r.deployableUuid, requestId: r.requestId, reason })
+        .abandonProgramming!(this.ctx(r.cause), { hostname: r.hostname, deployableUuid: r.deployableUuid, requestId: r.requestId, reason })
         .catch((err) => this.opts.log.error({ err, request: r.requestId }, "could not abandon a programming request"))
         .finally(() => this.abandoning.delete(r.requestId));
     }
@@ -197,13 +196,14 @@ export class Binder {
       const reason = `bind did not complete within ${seconds} s (BIND_TIMEOUT_S)`;
       this.expiring.add(b.arqUuid);
       void this.opts.app
-        .failBind(this.ctx(b.arqUuid, "timeout"), b.arqUuid, reason, { abandonProgramming: true })
+        .failBind(this.ctx(b.cause), b.arqUuid, reason, { abandonProgramming: true })
         .catch((err) => this.opts.log.error({ err, arq: b.arqUuid }, "could not fail a timed-out bind"))
         .finally(() => this.expiring.delete(b.arqUuid));
     }
   }
 
-  private ctx(arqUuid: string, step: string): CommandContext {
-    return { principal: "system:binder", correlationId: `binder:${arqUuid}`, causationId: `${step}:${randomUUID()}`, at: new Date(this.now()).toISOString() };
+  /** A step answers an event: it carries that event's request (trace) and names the event as its cause. */
+  private ctx(cause: Cause): CommandContext {
+    return { principal: "system:binder", ...cause, at: new Date(this.now()).toISOString() };
   }
 }

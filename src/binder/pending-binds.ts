@@ -6,7 +6,17 @@ export interface PendingBind {
   hostname: string;
   /** ms since epoch when the bind started (from the event's metadata). */
   startedAt: number;
+  /** What caused the binder's steps: the bind's request and its ArqBindStarted event (trace). */
+  cause: Cause;
 }
+
+/** The request and the event a process-manager step answers: its events carry them. */
+export interface Cause {
+  correlationId: string;
+  causationId: string;
+}
+
+export const causeOf = (e: RecordedEvent): Cause => ({ correlationId: e.metadata.correlationId, causationId: e.id });
 
 /**
  * Folds the ARQ events of the log into the binds that are in flight: BIND_STARTED and not yet
@@ -21,7 +31,7 @@ export class PendingBinds {
     switch (e.type) {
       case "ArqBindStarted": {
         const at = Date.parse(e.metadata.at);
-        const bind = { arqUuid: data.arqUuid!, hostname: data.hostname!, startedAt: Number.isNaN(at) ? e.recordedAt.getTime() : at };
+        const bind = { arqUuid: data.arqUuid!, hostname: data.hostname!, startedAt: Number.isNaN(at) ? e.recordedAt.getTime() : at, cause: causeOf(e) };
         this.pending.set(bind.arqUuid, bind);
         return bind;
       }
@@ -53,22 +63,28 @@ export class PendingBinds {
   }
 }
 
+export interface LostHolder {
+  arqUuid: string;
+  reason: string;
+  cause: Cause;
+}
+
 /**
  * ARQs whose attach handle was lost (its device or the handle itself left the host's report while
  * allocated) and that still hold it: the binder fails them. A later unbind, delete, failure or new
  * bind of the ARQ settles it, so replaying the log never fails an ARQ that has moved on.
  */
 export class LostHolders {
-  private readonly lost = new Map<string, string>();
+  private readonly lost = new Map<string, { reason: string; cause: Cause }>();
 
   /** Returns the ARQs the event newly marks as holding a lost handle, with the reason. */
-  apply(e: RecordedEvent): Array<{ arqUuid: string; reason: string }> {
+  apply(e: RecordedEvent): LostHolder[] {
     const data = e.data as { arqUuid?: string; arqUuids?: string[]; hostname?: string; deviceUuid?: string; handleUuid?: string };
     switch (e.type) {
       case "DeviceLost":
-        return this.mark(data.arqUuids ?? [], `device ${data.deviceUuid} on ${data.hostname} left the host's inventory while in use`);
+        return this.mark(data.arqUuids ?? [], `device ${data.deviceUuid} on ${data.hostname} left the host's inventory while in use`, causeOf(e));
       case "AttachHandleLost":
-        return this.mark([data.arqUuid!], `attach handle ${data.handleUuid} on ${data.hostname} left the host's inventory while in use`);
+        return this.mark([data.arqUuid!], `attach handle ${data.handleUuid} on ${data.hostname} left the host's inventory while in use`, causeOf(e));
       case "ArqBindFailed":
       case "ArqUnbound":
       case "ArqDeleted":
@@ -80,13 +96,13 @@ export class LostHolders {
     }
   }
 
-  all(): Array<{ arqUuid: string; reason: string }> {
-    return [...this.lost].map(([arqUuid, reason]) => ({ arqUuid, reason }));
+  all(): LostHolder[] {
+    return [...this.lost].map(([arqUuid, l]) => ({ arqUuid, ...l }));
   }
 
-  private mark(arqUuids: string[], reason: string) {
-    for (const a of arqUuids) this.lost.set(a, reason);
-    return arqUuids.map((arqUuid) => ({ arqUuid, reason }));
+  private mark(arqUuids: string[], reason: string, cause: Cause): LostHolder[] {
+    for (const a of arqUuids) this.lost.set(a, { reason, cause });
+    return arqUuids.map((arqUuid) => ({ arqUuid, reason, cause }));
   }
 }
 
@@ -97,6 +113,8 @@ export interface InFlightRequest {
   deployableUuid: string;
   /** ms since epoch when it was requested (from the event's metadata). */
   requestedAt: number;
+  /** Its request and its RegionProgrammingRequested event: an abandon carries them (trace). */
+  cause: Cause;
 }
 
 /**
@@ -117,6 +135,7 @@ export class ProgrammingRequests {
           hostname: data.hostname!,
           deployableUuid: data.deployableUuid!,
           requestedAt: Number.isNaN(at) ? e.recordedAt.getTime() : at,
+          cause: causeOf(e),
         });
         return [];
       }

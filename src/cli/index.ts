@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { Command } from "commander";
 import { agentCommand } from "./agent.command.js";
+import { auditCommand } from "./audit.command.js";
 import { osaccCommand } from "./osacc.command.js";
 import { placementCommand } from "./placement.command.js";
 import { bitstreamCommand } from "./bitstream.command.js";
 import { projectionsCommand } from "./projections.command.js";
+import { replayCommand } from "./replay.command.js";
 import { schemaCommand } from "./schema.command.js";
 import { serveCommand } from "./serve.command.js";
 
@@ -20,6 +22,8 @@ program.addCommand(bitstreamCommand());
 program.addCommand(projectionsCommand());
 program.addCommand(placementCommand());
 program.addCommand(schemaCommand());
+program.addCommand(auditCommand());
+program.addCommand(replayCommand());
 
 program.parseAsync(process.argv).catch((err: Error) => {
   console.error(`cyborg-es: ${err.message}`);

@@ -1,30 +1,22 @@
 import {
-  ANY,
   BACKWARDS,
   END,
   EventStoreDBClient,
   FORWARDS,
   NO_STREAM,
   START,
-  STREAM_EXISTS,
   StreamNotFoundError,
   WrongExpectedVersionError,
-  eventTypeFilter,
-  excludeSystemEvents,
   jsonEvent,
-  streamNameFilter,
   type AllStreamResolvedEvent,
-  type AppendExpectedRevision,
-  type Filter,
   type JSONType,
-  type ReadPosition,
-  type ResolvedEvent,
-  type StreamingRead,
 } from "@eventstore/db-client";
 import { v5 as uuidV5 } from "uuid";
 import { checkExpectedRevision } from "./append-check.js";
+import { chainHashes, contentDigest, type ChainCheckpoint } from "./chain.js";
 import { appendStepByStep, DuplicateEventIdError, matchesFilter, WrongExpectedRevisionError } from "./port.js";
-import type { AppendResult, AppendStep, EventFilter, EventMetadata, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SequenceResult, SubscribeOptions, Subscription } from "./port.js";
+import { cancelOnExit, CHAIN_HASH, fromPosition, ORIGINAL_ID, ours, serverFilter, toEsdbExpected, toRecorded } from "./esdb-mapping.js";
+import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SequenceResult, SubscribeOptions, Subscription } from "./port.js";
 
 /**
  * EventStoreDB (@eventstore/db-client 6.2.1) behind the EventStore port, for production.
@@ -37,19 +29,31 @@ import type { AppendResult, AppendStep, EventFilter, EventMetadata, EventStore, 
  *   the id the caller gave and retries of the same id stay idempotent.
  * - Idempotency is EventStoreDB's: within a stream, for the same ids at the same expected
  *   revision (or "any"). Unlike lmdb and memory it does not reject an id reused in another stream.
+ * - Hash chain (chain.ts): each event's hash travels in its metadata (`chainHash`, taken out again
+ *   on reads). It links to the stream's previous event, so the adapter appends at an exact
+ *   revision: "any" and "stream_exists" read the stream's last event (or take it from a small
+ *   cache), append at its revision, and try again if another writer got there first. A retry of
+ *   an append made with "any" is recognised among the stream's last RETRY_WINDOW events.
+ *   EventStoreDB has no transaction across streams, so there is no global chain (no checkpoints).
  */
-const ORIGINAL_ID = "originalEventId";
+/** How far back an "any" append looks for its own events (an idempotent retry). */
+const RETRY_WINDOW = 64;
+/** Attempts of an "any" append racing other writers. */
+const ANY_ATTEMPTS = 10;
+/** Streams whose last revision and hash are remembered. */
+const LAST_CACHE = 10_000;
 /** Namespace for name-based event UUIDs (uuid v5 of the caller's id). */
 const ID_NAMESPACE = "4d2c7c36-5a27-4b53-8d0c-6e7a3e3f9b21";
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** How far back headPosition looks, past system events, for the newest application event. */
 const HEAD_SCAN_LIMIT = 10_000;
 
-type EsdbRecorded = NonNullable<ResolvedEvent["event"]>;
 
 export class EsdbEventStore implements EventStore {
   readonly kind = "esdb" as const;
   private readonly subscriptions = new Set<Subscription>();
+  /** stream -> its last revision and hash, as this client last wrote or read them. */
+  private readonly last = new Map<string, { revision: number; hash: string | undefined }>();
 
   private constructor(private readonly client: EventStoreDBClient) {}
 
@@ -74,25 +78,69 @@ export class EsdbEventStore implements EventStore {
       if (seen.has(e.id)) throw new DuplicateEventIdError(e.id, stream);
       seen.add(e.id);
     }
-    const payload = events.map((e) => {
-      const id = CANONICAL_UUID.test(e.id) ? e.id : uuidV5(e.id, ID_NAMESPACE);
-      const metadata = id === e.id ? e.metadata : { ...e.metadata, [ORIGINAL_ID]: e.id };
-      // The client JSON.stringifies data; any JSON value is fine, its type just says objects.
-      return jsonEvent({ id, type: e.type, data: e.data as JSONType, metadata });
-    });
-    try {
-      const r = await this.client.appendToStream(stream, payload, { expectedRevision: toEsdbExpected(expectedRevision) });
-      const revision = Number(r.nextExpectedRevision);
-      // An idempotent retry may come back without a position: read it from the event.
-      const position = r.position?.commit ?? (await this.positionOf(stream, revision));
-      return { revision, position };
-    } catch (err) {
-      if (err instanceof WrongExpectedVersionError) {
+    const digests = events.map((e) => contentDigest(stream, e));
+    const exact = typeof expectedRevision === "number" || expectedRevision === "no_stream";
+    if (!exact) {
+      const retry = await this.findRetry(stream, events);
+      if (retry) return retry;
+    }
+    for (let attempt = 1; ; attempt++) {
+      const prev = await this.lastOf(stream, expectedRevision);
+      if (expectedRevision === "stream_exists" && !prev) throw new WrongExpectedRevisionError(stream, expectedRevision, "no_stream");
+      const firstRevision = prev ? prev.revision + 1 : 0;
+      const hashes = chainHashes(prev?.hash, firstRevision, digests);
+      const payload = events.map((e, i) => {
+        const id = CANONICAL_UUID.test(e.id) ? e.id : uuidV5(e.id, ID_NAMESPACE);
+        const metadata = { ...e.metadata, [CHAIN_HASH]: hashes[i], ...(id === e.id ? {} : { [ORIGINAL_ID]: e.id }) };
+        // The client JSON.stringifies data; any JSON value is fine, its type just says objects.
+        return jsonEvent({ id, type: e.type, data: e.data as JSONType, metadata });
+      });
+      const sent: ExpectedRevision = exact ? expectedRevision : prev ? prev.revision : "no_stream";
+      try {
+        const r = await this.client.appendToStream(stream, payload, { expectedRevision: toEsdbExpected(sent) });
+        const revision = Number(r.nextExpectedRevision);
+        // An idempotent retry writes nothing: the hashes computed here are not the stored ones.
+        if (revision === firstRevision + events.length - 1) this.remember(stream, revision, hashes.at(-1));
+        else this.last.delete(stream);
+        // An idempotent retry may come back without a position: read it from the event.
+        const position = r.position?.commit ?? (await this.positionOf(stream, revision));
+        return { revision, position };
+      } catch (err) {
+        if (!(err instanceof WrongExpectedVersionError)) throw err;
+        this.last.delete(stream);
+        if (!exact && attempt < ANY_ATTEMPTS) continue;
         const actual = err.actualVersion === NO_STREAM ? "no_stream" : Number(err.actualVersion);
         throw new WrongExpectedRevisionError(stream, expectedRevision, actual);
       }
-      throw err;
     }
+  }
+
+  /** The stream's last revision and hash (undefined: no stream), from the cache when it matches what the caller expects. */
+  private async lastOf(stream: string, expected: ExpectedRevision): Promise<{ revision: number; hash: string | undefined } | undefined> {
+    if (expected === "no_stream") return undefined;
+    const cached = this.last.get(stream);
+    if (cached && typeof expected === "number" && cached.revision === expected) return cached;
+    const [last] = await this.readStream(stream, { direction: "backwards", maxCount: 1 });
+    if (!last) return undefined;
+    this.remember(stream, last.revision, last.hash);
+    return { revision: last.revision, hash: last.hash };
+  }
+
+  private remember(stream: string, revision: number, hash: string | undefined): void {
+    this.last.delete(stream);
+    if (this.last.size >= LAST_CACHE) this.last.delete(this.last.keys().next().value!);
+    this.last.set(stream, { revision, hash });
+  }
+
+  /** An "any" append whose events are already the stream's (a retry): the original result. */
+  private async findRetry(stream: string, events: readonly NewEvent[]): Promise<AppendResult | undefined> {
+    const recent = await this.readStream(stream, { direction: "backwards", maxCount: RETRY_WINDOW });
+    const i = recent.findIndex((e) => e.id === events[0]!.id);
+    if (i < 0) return undefined;
+    const run = recent.slice(0, i + 1).reverse();
+    if (run.length < events.length || events.some((e, k) => run[k]!.id !== e.id)) throw new DuplicateEventIdError(events[0]!.id, stream);
+    const lastOfRun = run[events.length - 1]!;
+    return { revision: lastOfRun.revision, position: lastOfRun.position };
   }
 
   /** An empty append writes nothing, so checking the revision against a fresh read is exact. */
@@ -160,6 +208,21 @@ export class EsdbEventStore implements EventStore {
     return undefined;
   }
 
+  /** No transaction across streams, so no global chain (see the class comment). */
+  async readCheckpoints(): Promise<ChainCheckpoint[]> {
+    return [];
+  }
+
+  /** EventStoreDB has no index by time: reads $all backwards from the end (cost: the events since `time`). */
+  async positionAt(time: Date): Promise<bigint | undefined> {
+    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END });
+    for await (const resolved of cancelOnExit(read)) {
+      const e = ours(resolved, undefined);
+      if (e && e.recordedAt.getTime() <= time.getTime()) return e.position;
+    }
+    return undefined;
+  }
+
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
     const after = options.after;
     const sub = this.client.subscribeToAll({
@@ -203,70 +266,4 @@ export class EsdbEventStore implements EventStore {
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     await this.client.dispose();
   }
-}
-
-/** Where to start reading for "after this position" (reads include the start; ours() drops it). */
-const fromPosition = (after: bigint | undefined): ReadPosition => (after === undefined ? START : { commit: after, prepare: after });
-
-/** Iterates a read of the server, cancelling the gRPC call when the caller stops early. */
-async function* cancelOnExit<T>(read: StreamingRead<T>): AsyncGenerator<T> {
-  let ended = false;
-  try {
-    for await (const item of read) yield item;
-    ended = true;
-  } finally {
-    if (!ended) await read.cancel();
-  }
-}
-
-function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
-  switch (expected) {
-    case "no_stream":
-      return NO_STREAM;
-    case "stream_exists":
-      return STREAM_EXISTS;
-    case "any":
-      return ANY;
-    default:
-      return BigInt(expected);
-  }
-}
-
-/**
- * One filter goes to the server (it takes a single one): stream prefixes when given, else the
- * exact event types as an anchored regex, else "no system events". matchesFilter re-checks all.
- */
-function serverFilter(filter: EventFilter | undefined): Filter {
-  if (filter?.streamPrefixes) return streamNameFilter({ prefixes: [...filter.streamPrefixes] });
-  if (filter?.eventTypes) {
-    const alternatives = filter.eventTypes.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
-    return eventTypeFilter({ regex: `^(?:${alternatives})$` });
-  }
-  return excludeSystemEvents();
-}
-
-/** The application event in a read of $all, or undefined for system events and those at or before `after`. */
-function ours(resolved: AllStreamResolvedEvent, after: bigint | undefined): RecordedEvent | undefined {
-  const e = resolved.event;
-  if (!e || e.streamId.startsWith("$") || e.type.startsWith("$")) return undefined;
-  if (after !== undefined && e.position.commit <= after) return undefined;
-  return toRecorded(e, e.position.commit);
-}
-
-function toRecorded(e: EsdbRecorded, commitPosition: bigint | undefined): RecordedEvent {
-  const position = e.position?.commit ?? commitPosition;
-  // Stream reads carry positions only on servers newer than 22.6.0.
-  if (position === undefined) throw new Error(`EventStoreDB returned event ${e.id} without a position (server older than 22.6?)`);
-  const raw = (e.metadata ?? {}) as EventMetadata & { [ORIGINAL_ID]?: string };
-  const { [ORIGINAL_ID]: originalId, ...metadata } = raw;
-  return {
-    id: originalId ?? e.id,
-    stream: e.streamId,
-    revision: Number(e.revision),
-    position,
-    type: e.type,
-    data: e.data,
-    metadata: metadata as EventMetadata,
-    recordedAt: e.created,
-  };
 }

@@ -6,12 +6,18 @@
  *                                                   its last, still open chunk of revisions
  *   chunks  [stream, firstRev]     -> positions[]   closed chunks of CHUNK revisions each
  *   ids     event id               -> position      idempotent retries and duplicate ids
+ *   checkpoints position           -> hash          the global hash chain's checkpoints (chain.ts)
+ *   chain   "head"                 -> [position, hash]  the global chain after the last event
  * Positions are 1, 2, 3, ... (ordered-binary number keys, exact up to 2^53), bigint at the port.
  *
  * Why chunks: an index entry per event ([stream, revision] -> position) dirties one B-tree page
  * per stream per commit, because every stream's newest entries sit on a page of their own. The
  * open chunk lives in the head instead, which is rewritten by every append anyway and packs many
- * streams per page; a closed chunk costs one write per CHUNK events.
+ * streams per page; a closed chunk costs one write per CHUNK events. The head also keeps the hash
+ * of the stream's last event, so chaining the next one reads nothing more.
+ *
+ * Logs written before the hash chain existed have events, heads and no chain: their events have
+ * no `hash`, and the chain starts at the first event written after (chain.ts, docs/audit.md).
  */
 import type { Database } from "lmdb";
 import type { EventMetadata, NewEvent, RecordedEvent } from "./port.js";
@@ -26,21 +32,32 @@ export interface StoredEvent {
   metadata: EventMetadata;
   /** Milliseconds since the epoch. */
   recordedAt: number;
+  /** Link in the stream's hash chain (absent on events written before the chain existed). */
+  hash?: string;
 }
 
 /** A stream's last revision and the positions of its open chunk: revisions revision - (revision % CHUNK) .. revision. */
 export interface Head {
   revision: number;
   open: number[];
+  /** The hash of the stream's last event; undefined when it has none (written before the chain). */
+  hash?: string;
 }
-export type StoredHead = [revision: number, open: number[]];
+export type StoredHead = [revision: number, open: number[], hash?: string];
+
+/** The global chain after the last event written: [position, hash]. */
+export type StoredChainHead = [position: number, hash: string];
 
 export interface LmdbDatabases {
   log: Database<StoredEvent, number>;
   heads: Database<StoredHead, string>;
   chunks: Database<number[], [string, number]>;
   ids: Database<number, string>;
+  checkpoints: Database<string, number>;
+  chain: Database<StoredChainHead, string>;
 }
+
+export const CHAIN_HEAD_KEY = "head";
 
 /** Revisions per stream chunk. The open chunk is rewritten by every append to its stream. */
 export const CHUNK = 32;
@@ -49,7 +66,7 @@ const MAX_KEY_BYTES = 1024;
 
 export function readHead(heads: LmdbDatabases["heads"], stream: string): Head | undefined {
   const stored = heads.get(stream);
-  return stored && { revision: stored[0], open: stored[1] };
+  return stored && { revision: stored[0], open: stored[1], hash: stored[2] };
 }
 
 /** Positions of revisions lo..hi of a stream: closed chunks from the chunk index, then the open chunk. */
@@ -78,6 +95,7 @@ export function toRecorded(position: number, s: StoredEvent): RecordedEvent {
     data: s.data,
     metadata: s.metadata,
     recordedAt: new Date(s.recordedAt),
+    hash: s.hash,
   };
 }
 

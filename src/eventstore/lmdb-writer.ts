@@ -3,10 +3,16 @@
  * state it writes over, so the checks and the append are one atomic step. Everything that can
  * throw (the checks, msgpack encoding) runs before the first write, so a failed append leaves
  * nothing behind without the cost of a child transaction per append.
+ *
+ * Hash chains (chain.ts): the content digests are computed before the transaction (lmdb.ts, while
+ * the previous commit syncs); here each event is linked to its stream's last hash (kept in the
+ * head) and to the global chain, whose value is saved once per transaction (`finish`) and at a
+ * checkpoint every `checkpointInterval` positions.
  */
 import { asBinary, type Binary, type Database, type RootDatabase } from "lmdb";
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
-import { CHUNK, readHead, type LmdbDatabases, type StoredEvent } from "./lmdb-layout.js";
+import { chainHashes, GENESIS, globalLink } from "./chain.js";
+import { CHAIN_HEAD_KEY, CHUNK, readHead, type LmdbDatabases, type StoredEvent } from "./lmdb-layout.js";
 import type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent } from "./port.js";
 
 const NO_OVERWRITE = { noOverwrite: true } as const;
@@ -24,6 +30,10 @@ export class LmdbWriter {
   private txnLastPosition = 0;
   /** Whether transaction `txnId` appended events (so it commits, as txnId). */
   private txnAppended = false;
+  /** The global chain after `txnLastPosition` (undefined: no chain yet, it starts at the next event). */
+  private chain: string | undefined;
+  /** The chain moved in this transaction: `finish` saves it. */
+  private chainMoved = false;
   /** The log database's own msgpack encoder (it knows the shared structures), and a raw view to put its output. */
   private readonly logEncoder: { encode(value: unknown): Uint8Array };
   private readonly logRaw: Database<Binary, number>;
@@ -31,13 +41,17 @@ export class LmdbWriter {
   constructor(
     private readonly env: RootDatabase,
     private readonly db: LmdbDatabases,
+    private readonly checkpointInterval: number,
   ) {
     this.logEncoder = (db.log as unknown as { encoder: { encode(value: unknown): Uint8Array } }).encoder;
     this.logRaw = db.log as unknown as Database<Binary, number>;
   }
 
-  /** Appends inside the running write transaction; `fed` collects the events as readAll would return them. */
-  write(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, recordedAt: number, fed?: RecordedEvent[]): AppendResult {
+  /**
+   * Appends inside the running write transaction; `digests` are the events' content digests
+   * (chain.ts); `fed` collects the events as readAll would return them.
+   */
+  write(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, recordedAt: number, digests: readonly string[], fed?: RecordedEvent[]): AppendResult {
     const head = readHead(this.db.heads, stream);
     if (events.length === 0) {
       checkExpectedRevision(stream, expected, head?.revision);
@@ -45,10 +59,11 @@ export class LmdbWriter {
     }
     const first = this.lastPosition() + 1;
     const firstRevision = head ? head.revision + 1 : 0;
+    const hashes = chainHashes(head?.hash, firstRevision, digests);
     // Encode before the first write: an encoding error then leaves nothing behind.
     const encoded = events.map((e, i) => {
       const revision = firstRevision + i;
-      return this.encode({ id: e.id, stream, revision, type: e.type, data: e.data, metadata: e.metadata, recordedAt });
+      return this.encode({ id: e.id, stream, revision, type: e.type, data: e.data, metadata: e.metadata, recordedAt, hash: hashes[i]! });
     });
 
     // Claim the ids with inserts that refuse to overwrite: the duplicate check and the index write
@@ -71,24 +86,43 @@ export class LmdbWriter {
 
     let open = head ? head.open : [];
     const date = fed && new Date(recordedAt);
+    let chain = this.chain;
+    if (chain === undefined) {
+      // The global chain starts here: at position 1 in a new log, after the last event in a log
+      // written before the chain existed.
+      this.db.checkpoints.put(first - 1, GENESIS);
+      chain = GENESIS;
+    }
     for (let i = 0; i < events.length; i++) {
       const revision = firstRevision + i;
+      const position = first + i;
       if (revision % CHUNK === 0 && open.length > 0) {
         this.db.chunks.put([stream, revision - CHUNK], open);
         open = [];
       }
-      open.push(first + i);
-      this.logRaw.put(first + i, asBinary(encoded[i]!));
+      open.push(position);
+      this.logRaw.put(position, asBinary(encoded[i]!));
+      chain = globalLink(chain, position, hashes[i]!);
+      if (position % this.checkpointInterval === 0) this.db.checkpoints.put(position, chain);
       const e = events[i]!;
       // As readAll would return it (the feed shares data and metadata: events are immutable).
-      fed?.push({ id: e.id, stream, revision, position: BigInt(first + i), type: e.type, data: e.data, metadata: e.metadata, recordedAt: date! });
+      fed?.push({ id: e.id, stream, revision, position: BigInt(position), type: e.type, data: e.data, metadata: e.metadata, recordedAt: date!, hash: hashes[i]! });
     }
     const revision = firstRevision + events.length - 1;
     const last = first + events.length - 1;
-    this.db.heads.put(stream, [revision, open]);
+    this.db.heads.put(stream, [revision, open, hashes.at(-1)!]);
     this.txnLastPosition = last;
     this.txnAppended = true;
+    this.chain = chain;
+    this.chainMoved = true;
     return { revision, position: BigInt(last) };
+  }
+
+  /** At the end of a write transaction: saves the global chain's head if it moved. */
+  finish(): void {
+    if (!this.chainMoved) return;
+    this.chainMoved = false;
+    this.db.chain.put(CHAIN_HEAD_KEY, [this.txnLastPosition, this.chain!]);
   }
 
   lastLogKey(): number | undefined {
@@ -117,7 +151,11 @@ export class LmdbWriter {
       const follows = txnId === this.txnId + 1 && this.txnAppended;
       this.txnId = txnId;
       this.txnAppended = false;
-      if (!follows) this.txnLastPosition = this.lastLogKey() ?? 0;
+      this.chainMoved = false;
+      if (!follows) {
+        this.txnLastPosition = this.lastLogKey() ?? 0;
+        this.chain = this.db.chain.get(CHAIN_HEAD_KEY)?.[1];
+      }
     }
     return this.txnLastPosition;
   }

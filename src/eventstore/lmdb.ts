@@ -1,6 +1,8 @@
 import { open, type RootDatabase } from "lmdb";
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
-import { positionsOf, readHead, toRecorded, validate, type LmdbDatabases, type StoredEvent, type StoredHead } from "./lmdb-layout.js";
+import { CHECKPOINT_INTERVAL, contentDigest, type ChainCheckpoint } from "./chain.js";
+import { readCheckpoints } from "./lmdb-chain.js";
+import { positionsOf, readHead, toRecorded, validate, type LmdbDatabases, type StoredChainHead, type StoredEvent, type StoredHead } from "./lmdb-layout.js";
 import { EncodeError, LmdbWriter } from "./lmdb-writer.js";
 import { isRefusal, matchesFilter } from "./port.js";
 import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SequenceResult, SubscribeOptions, Subscription } from "./port.js";
@@ -16,15 +18,23 @@ import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, 
  *
  * Durability: lmdb-js resolves a write when its transaction has committed; with
  * `overlappingSync: false` the commit includes the fsync, so an acknowledged append is on disk.
+ *
+ * Hash chains (chain.ts) are written in the same transaction as the events: the content digests
+ * are computed when an append is queued (while the previous commit is syncing), the links inside
+ * the transaction.
  */
 export interface LmdbEventStoreOptions {
   /** Events per page while a subscription catches up. */
   catchUpPageSize?: number;
+  /** Positions between global-chain checkpoints (default CHECKPOINT_INTERVAL). */
+  checkpointInterval?: number;
 }
 
 /** Queued work for the next transaction: one append is a sequence of one step. */
 interface PendingSequence {
   steps: readonly AppendStep[];
+  /** The content digest of each step's events (chain.ts). */
+  digests: string[][];
   /** The result of each step written so far. */
   results: AppendResult[];
   /** Why the step after `results` was not written. */
@@ -51,7 +61,7 @@ export class LmdbEventStore implements EventStore {
     private readonly db: LmdbDatabases,
     private readonly options: LmdbEventStoreOptions,
   ) {
-    this.writer = new LmdbWriter(env, db);
+    this.writer = new LmdbWriter(env, db, options.checkpointInterval ?? CHECKPOINT_INTERVAL);
   }
 
   /** Opens (creating if needed) the store in directory `dir`. */
@@ -71,6 +81,8 @@ export class LmdbEventStore implements EventStore {
       heads: env.openDB<StoredHead, string>({ name: "heads" }),
       chunks: env.openDB<number[], [string, number]>({ name: "chunks" }),
       ids: env.openDB<number, string>({ name: "ids" }),
+      checkpoints: env.openDB<string, number>({ name: "checkpoints" }),
+      chain: env.openDB<StoredChainHead, string>({ name: "chain" }),
     };
     return new LmdbEventStore(env, db, options);
   }
@@ -95,7 +107,9 @@ export class LmdbEventStore implements EventStore {
     if (this.closed) throw new Error("event store is closed");
     if (this.failure) throw new Error(`a commit failed earlier; reopen the event store (${this.failure.message})`);
     for (const step of steps) validate(step.stream, step.events);
-    this.queue.push({ steps, results: [], settle, reject });
+    // Data that is not JSON cannot be hashed: refused here, before the transaction.
+    const digests = steps.map((step) => step.events.map((e) => contentDigest(step.stream, e)));
+    this.queue.push({ steps, digests, results: [], settle, reject });
     if (this.queue.length === 1) queueMicrotask(() => this.commit());
   }
 
@@ -113,15 +127,16 @@ export class LmdbEventStore implements EventStore {
     const committed = this.env.transaction(() => {
       written = this.notifier.feeding ? [] : undefined;
       for (const q of batch) {
-        for (const step of q.steps) {
+        for (const [i, step] of q.steps.entries()) {
           try {
-            q.results.push(this.writer.write(step.stream, step.events, step.expectedRevision, recordedAt, written));
+            q.results.push(this.writer.write(step.stream, step.events, step.expectedRevision, recordedAt, q.digests[i]!, written));
           } catch (err) {
             q.error = err;
             break;
           }
         }
       }
+      this.writer.finish();
     });
     committed.then(
       () => {
@@ -180,6 +195,24 @@ export class LmdbEventStore implements EventStore {
   async headPosition(): Promise<bigint | undefined> {
     const last = this.writer.lastLogKey();
     return last === undefined ? undefined : BigInt(last);
+  }
+
+  async readCheckpoints(options: { after?: bigint; maxCount?: number } = {}): Promise<ChainCheckpoint[]> {
+    return readCheckpoints(this.db, options);
+  }
+
+  /** Positions are 1..head without gaps: a binary search over the log by record time. */
+  async positionAt(time: Date): Promise<bigint | undefined> {
+    const head = this.writer.lastLogKey() ?? 0;
+    const t = time.getTime();
+    let lo = 1;
+    let hi = head + 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.db.log.get(mid)!.recordedAt <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 1 ? BigInt(lo - 1) : undefined;
   }
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {

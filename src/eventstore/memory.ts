@@ -1,16 +1,30 @@
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
+import { chainHashes, CHECKPOINT_INTERVAL, contentDigest, GENESIS, globalLink, type ChainCheckpoint } from "./chain.js";
 import { isRefusal, matchesFilter } from "./port.js";
 import type { AppendResult, AppendStep, SequenceResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from "./port.js";
-import { sliceStream } from "./read-stream.js";
+import { lastAtOrBefore, sliceStream } from "./read-stream.js";
 
-/** In-memory event store for tests. Positions are 1, 2, 3, ... */
+export interface MemoryEventStoreOptions {
+  /** Positions between global-chain checkpoints (default CHECKPOINT_INTERVAL). */
+  checkpointInterval?: number;
+}
+
+/** In-memory event store for tests. Positions are 1, 2, 3, ... Hash chains as lmdb keeps them (chain.ts). */
 export class MemoryEventStore implements EventStore {
   readonly kind = "memory" as const;
   private readonly log: RecordedEvent[] = [];
   private readonly streams = new Map<string, RecordedEvent[]>();
   private readonly ids = new Map<string, StoredIdRef>();
   private readonly notifier = new AppendNotifier();
+  /** The global chain: its checkpoints (the start first), and its value after the last event. */
+  private readonly checkpoints: ChainCheckpoint[] = [{ position: 0n, hash: GENESIS }];
+  private chainHash = GENESIS;
+  private readonly checkpointInterval: number;
+
+  constructor(options: MemoryEventStoreOptions = {}) {
+    this.checkpointInterval = options.checkpointInterval ?? CHECKPOINT_INTERVAL;
+  }
 
   async append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     return this.appendNow(stream, events, expectedRevision);
@@ -41,7 +55,9 @@ export class MemoryEventStore implements EventStore {
     }
     const list = existing ?? [];
     const recordedAt = new Date();
-    for (const e of events) {
+    // Digests first: data that is not JSON is refused before anything is written.
+    const hashes = chainHashes(list.at(-1)?.hash, list.length, events.map((e) => contentDigest(stream, e)));
+    for (const [i, e] of events.entries()) {
       const recorded: RecordedEvent = {
         id: e.id,
         stream,
@@ -51,10 +67,13 @@ export class MemoryEventStore implements EventStore {
         data: structuredClone(e.data),
         metadata: structuredClone(e.metadata),
         recordedAt,
+        hash: hashes[i]!,
       };
       list.push(recorded);
       this.log.push(recorded);
       this.ids.set(e.id, { stream, revision: recorded.revision, position: recorded.position });
+      this.chainHash = globalLink(this.chainHash, recorded.position, recorded.hash!);
+      if (this.log.length % this.checkpointInterval === 0) this.checkpoints.push({ position: recorded.position, hash: this.chainHash });
     }
     this.streams.set(stream, list);
     this.notifier.fire();
@@ -79,6 +98,17 @@ export class MemoryEventStore implements EventStore {
 
   async headPosition(): Promise<bigint | undefined> {
     return this.log.at(-1)?.position;
+  }
+
+  async readCheckpoints(options: { after?: bigint; maxCount?: number } = {}): Promise<ChainCheckpoint[]> {
+    const head = this.log.length > 0 && this.log.length % this.checkpointInterval !== 0 ? [{ position: BigInt(this.log.length), hash: this.chainHash }] : [];
+    const after = options.after ?? -1n;
+    return [...this.checkpoints, ...head].filter((c) => c.position > after).slice(0, options.maxCount);
+  }
+
+  async positionAt(time: Date): Promise<bigint | undefined> {
+    const i = lastAtOrBefore(this.log.length, (k) => this.log[k]!.recordedAt.getTime(), time.getTime());
+    return i < 0 ? undefined : this.log[i]!.position;
   }
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {

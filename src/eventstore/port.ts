@@ -6,6 +6,10 @@
  * may leave gaps. Inside the process they are bigint; at every boundary (GraphQL, Redis, logs)
  * they travel as decimal strings (see positionToString / positionFromString).
  */
+import type { ChainCheckpoint } from "./chain.js";
+
+export type { ChainCheckpoint };
+
 export type ExpectedRevision = "no_stream" | "stream_exists" | "any" | number;
 
 export interface EventMetadata {
@@ -36,6 +40,11 @@ export interface RecordedEvent<T extends string = string, D = unknown> {
   data: D;
   metadata: EventMetadata;
   recordedAt: Date;
+  /**
+   * The event's link in its stream's hash chain (hex SHA-256, see chain.ts), written in the same
+   * commit as the event. Absent on events written before the chain existed.
+   */
+  hash?: string;
 }
 
 /** A recorded event of a union of domain events, narrowed by `type` (a switch on `event.type` types `event.data`). */
@@ -112,6 +121,18 @@ export interface EventStore {
   /** Position of the newest event in the log, or undefined when the log is empty. */
   headPosition(): Promise<bigint | undefined>;
   subscribeToAll(options?: SubscribeOptions): Subscription;
+  /**
+   * The global hash chain's checkpoints after `after`, in position order: the chain's start (its
+   * value there is GENESIS), one every CHECKPOINT_INTERVAL positions, and the chain's head (the
+   * last event written). Stores without a global chain (EventStoreDB: no transaction across
+   * streams) return none.
+   */
+  readCheckpoints(options?: { after?: bigint; maxCount?: number }): Promise<ChainCheckpoint[]>;
+  /**
+   * Position of the last event recorded at or before `time` (the store's clock, recordedAt), or
+   * undefined when the log holds no event that old.
+   */
+  positionAt(time: Date): Promise<bigint | undefined>;
   close(): Promise<void>;
 }
 

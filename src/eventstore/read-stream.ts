@@ -12,3 +12,18 @@ export function sliceStream(events: readonly RecordedEvent[], options: ReadStrea
   const from = Math.max(options.fromRevision ?? 0, 0);
   return events.slice(from, Number.isFinite(max) ? from + max : undefined);
 }
+
+/**
+ * Index of the last of `n` entries whose time is at or before `t` (binary search; times are the
+ * store's clock, in commit order), or -1 when the first is already later.
+ */
+export function lastAtOrBefore(n: number, timeOf: (i: number) => number, t: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (timeOf(mid) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}

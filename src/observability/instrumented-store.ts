@@ -64,6 +64,8 @@ export function instrumentEventStore(store: EventStore, metrics: Metrics | undef
     readStream: (stream, options) => store.readStream(stream, options),
     readAll: (options) => store.readAll(options),
     headPosition: () => store.headPosition(),
+    readCheckpoints: (options) => store.readCheckpoints(options),
+    positionAt: (time) => store.positionAt(time),
     subscribeToAll: (options) => store.subscribeToAll(options),
     close: () => store.close(),
   };

@@ -31,6 +31,8 @@ export interface GqlResult<T = any> {
 export interface TestService {
   service: Service;
   url: string;
+  /** The service's DATA_DIR (the embedded event log lives in its `events` folder). */
+  dataDir: string;
   gql<T = any>(who: Who | null, query: string, variables?: Record<string, unknown>): Promise<GqlResult<T>>;
   /** Like gql, but throws on errors and returns data. */
   ok<T = any>(who: Who | null, query: string, variables?: Record<string, unknown>): Promise<T>;
@@ -58,6 +60,7 @@ export async function startTestService(
   return {
     service,
     url,
+    dataDir,
     gql,
     async ok(who, query, variables) {
       const r = await gql(who, query, variables);

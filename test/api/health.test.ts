@@ -24,7 +24,7 @@ describe("health endpoints", () => {
     expect(before.status).toBe(200);
     expect(before.body).toMatchObject({ status: "ready", eventLog: "lmdb", boundSubscriptions: 0 });
     expect(before.body.projections.map((p: { name: string }) => p.name).sort()).toEqual(
-      ["arqs", "deployables", "device-profiles", "device-tree", "resource-providers"],
+      ["arqs", "audit", "deployables", "device-profiles", "device-tree", "resource-providers"],
     );
     expect(before.body.projections.every((p: { state: string }) => p.state === "live")).toBe(true);
 

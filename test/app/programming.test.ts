@@ -17,10 +17,9 @@ import type { CommandContext } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import { createLogger } from "../../src/logger.js";
 import { expectDomainRejection } from "../domain/decider-spec.js";
-import { hostState, types, until } from "./support.js";
+import { fpgaRegion, hostState, types, until } from "./support.js";
 
 const HOST = "compute1";
-const REGION = "CUSTOM_FPGA_REGION_FAKE_R1";
 const ctx = (over: Partial<CommandContext> = {}): CommandContext => ({
   principal: "nova",
   correlationId: randomUUID(),
@@ -30,21 +29,7 @@ const ctx = (over: Partial<CommandContext> = {}): CommandContext => ({
   isAdmin: true,
   ...over,
 });
-const region = (handles = 4, extra: string[] = []): DriverDevice => ({
-  type: "FPGA",
-  vendor: "0xABCD",
-  model: "fake",
-  controlPath: { type: "PCI", info: { domain: "0000", bus: "0c", device: "00", function: "0" } },
-  deployables: [
-    {
-      name: `${HOST}_FakeDevice`,
-      numAccelerators: handles,
-      driverName: "fake",
-      attributes: [{ key: "rc", value: "FPGA" }, ...[REGION, ...extra].map((value, i) => ({ key: `trait${i}`, value }))],
-      attachHandles: Array.from({ length: handles }, (_, i) => ({ type: "TEST_PCI" as const, info: { domain: "0000", bus: "0c", device: "00", function: String(i + 1) } })),
-    },
-  ],
-});
+const region = (handles = 4, extra: string[] = []): DriverDevice => fpgaRegion(HOST, handles, extra);
 const RP = rpUuidFor(`${HOST}_FakeDevice`);
 
 const cleanups: Array<() => Promise<void> | void> = [];

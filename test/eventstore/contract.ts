@@ -7,6 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { verifyLog } from "../../src/audit/verify.js";
+import { eventHash, GENESIS, globalLink } from "../../src/eventstore/chain.js";
 import {
   DuplicateEventIdError,
   WrongExpectedRevisionError,
@@ -35,6 +37,11 @@ export interface ContractOptions {
   startsEmpty?: boolean;
   /** makeStore() provides reopen(): the data outlives the store object. */
   durable?: boolean;
+  /**
+   * The store keeps a global hash chain with a checkpoint every this many positions (makeStore
+   * sets it small); undefined for stores without one (EventStoreDB).
+   */
+  checkpointInterval?: number;
 }
 
 const meta = (extra: Record<string, unknown> = {}) => ({
@@ -624,6 +631,107 @@ export function eventStoreContract(
       });
     });
 
+    describe("hash chain", () => {
+      /** Checks every event of the stream against the hash of its content and its link. */
+      async function expectChained(stream: string): Promise<RecordedEvent[]> {
+        const events = await store.readStream(stream);
+        let previous = GENESIS;
+        for (const e of events) {
+          expect(e.hash, `${stream}@${e.revision}`).toBe(eventHash(previous, e));
+          previous = e.hash!;
+        }
+        return events;
+      }
+
+      it("every appended event carries a hash chained to the previous event of its stream", async () => {
+        await store.append(s("a"), [ev("A0"), ev("A1", { n: 1 }), ev("A2")], "no_stream");
+        await store.append(s("b"), [ev("B0")], "no_stream");
+        await store.appendSequence([
+          { stream: s("a"), events: [ev("A3")], expectedRevision: 2 },
+          { stream: s("b"), events: [ev("B1"), ev("B2")], expectedRevision: 0 },
+          { stream: s("c"), events: [ev("C0")], expectedRevision: "any" },
+        ]);
+        await store.append(s("a"), [ev("A4")], "any");
+        await store.append(s("b"), [ev("B3")], "stream_exists");
+        const a = await expectChained(s("a"));
+        expect(a).toHaveLength(5);
+        expect(new Set(a.map((e) => e.hash)).size).toBe(5);
+        await expectChained(s("b"));
+        await expectChained(s("c"));
+        // The global log and the stream agree on every hash.
+        const log = await mine();
+        expect(log.filter((e) => e.stream === s("a"))).toEqual(a);
+      });
+
+      it("the hash covers the content: the same event in another stream or at another revision hashes differently", async () => {
+        const id = randomUUID();
+        await store.append(s("x"), [ev("Same", { v: 1 }, id)], "no_stream");
+        const [x] = await store.readStream(s("x"));
+        expect(x!.hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(eventHash(GENESIS, { ...x!, data: { v: 2 } })).not.toBe(x!.hash);
+        expect(eventHash(GENESIS, { ...x!, stream: s("y") })).not.toBe(x!.hash);
+        expect(eventHash(GENESIS, { ...x!, revision: 1 })).not.toBe(x!.hash);
+        expect(eventHash(GENESIS, { ...x!, metadata: { ...x!.metadata, principal: "someone else" } })).not.toBe(x!.hash);
+      });
+
+      it("an idempotent retry keeps the original hashes", async () => {
+        const events = [ev("A"), ev("B")];
+        await store.append(s("a"), events, "no_stream");
+        const before = await store.readStream(s("a"));
+        await store.append(s("a"), [ev("C")], 1);
+        await store.append(s("a"), events, "no_stream");
+        expect((await store.readStream(s("a"))).slice(0, 2)).toEqual(before);
+        await expectChained(s("a"));
+      });
+
+      it("audit verify finds no break in a log the store wrote", async () => {
+        await Promise.all(
+          Array.from({ length: 5 }, async (_, w) => {
+            for (let i = 0; i < 6; i++) await store.append(s(`v-${w % 2}`), [ev("V", { w, i }), ev("V", { w, i })], "any");
+          }),
+        );
+        const report = await verifyLog(store, { after: head0, pageSize: 7 });
+        expect(report.firstBreaks).toEqual([]);
+        expect(report.ok).toBe(true);
+        expect(report.events).toBeGreaterThanOrEqual(60);
+        expect(report.hashed).toBe(report.events);
+      });
+
+      it("finds the right position for a time, by the store's clock", async () => {
+        const a = await store.append(s("t"), [ev("T1")], "no_stream");
+        await new Promise((r) => setTimeout(r, 15));
+        const between = new Date();
+        await new Promise((r) => setTimeout(r, 15));
+        const b = await store.append(s("t"), [ev("T2")], 0);
+        const [e1, e2] = await store.readStream(s("t"));
+        expect(await store.positionAt(between)).toBe(a.position);
+        expect(await store.positionAt(e2!.recordedAt)).toBe(b.position);
+        expect(await store.positionAt(new Date(e1!.recordedAt.getTime() - 1))).not.toBe(a.position);
+        if (options.startsEmpty) expect(await store.positionAt(new Date(e1!.recordedAt.getTime() - 1))).toBeUndefined();
+      });
+
+      if (options.checkpointInterval !== undefined && options.startsEmpty) {
+        const interval = options.checkpointInterval;
+        it("keeps the global chain's value at its start, every interval and at its head", async () => {
+          for (let i = 0; i < 5; i++) await store.append(s(`g-${i % 2}`), Array.from({ length: i + 2 }, () => ev("G")), "any");
+          const log = await store.readAll();
+          const checkpoints = await store.readCheckpoints();
+          expect(checkpoints[0]).toEqual({ position: 0n, hash: GENESIS });
+          const expected = new Map<bigint, string>();
+          let chain = GENESIS;
+          for (const e of log) {
+            chain = globalLink(chain, e.position, e.hash!);
+            if (e.position % BigInt(interval) === 0n || e === log.at(-1)) expected.set(e.position, chain);
+          }
+          expect(checkpoints.slice(1)).toEqual([...expected].map(([position, hash]) => ({ position, hash })));
+          expect(await store.readCheckpoints({ after: BigInt(interval), maxCount: 1 })).toEqual([{ position: BigInt(2 * interval), hash: expected.get(BigInt(2 * interval)) }]);
+          const report = await verifyLog(store);
+          expect(report.checkpoints).toBe(checkpoints.length - 1);
+          expect(report.chain).toEqual({ position: log.at(-1)!.position.toString(), hash: chain });
+        });
+      }
+    });
+
     if (options.durable) {
       it("reopening the store keeps every event, stream revision, position and id", async () => {
         const a = [ev("A"), ev("B")];
@@ -640,6 +748,10 @@ export function eventStoreContract(
         expect(rc.position).toBeGreaterThan(rb.position);
         const live = take(store.subscribeToAll({ after: rb.position }), 1);
         expect((await live).map((e) => e.type)).toEqual(["D"]);
+        // The chains go on across the reopen.
+        expect((await verifyLog(store, { after: head0 })).ok).toBe(true);
+        const [, , d] = await store.readStream(s("a"));
+        expect(d!.hash).toBe(eventHash(before[1]!.hash!, d!));
       });
     }
   });

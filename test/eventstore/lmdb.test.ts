@@ -8,8 +8,9 @@ import { eventStoreContract } from "./contract.js";
 
 async function tempStore(pageSize?: number) {
   const dir = await mkdtemp(join(tmpdir(), "cyborg-es-lmdb-"));
-  // A small catch-up page makes the contract's subscriptions cross many page boundaries.
-  const open = () => LmdbEventStore.open(dir, { catchUpPageSize: pageSize });
+  // A small catch-up page makes the contract's subscriptions cross many page boundaries; a small
+  // checkpoint interval makes its global chain keep many checkpoints.
+  const open = () => LmdbEventStore.open(dir, { catchUpPageSize: pageSize, checkpointInterval: 4 });
   let store: EventStore = await open();
   return {
     dir,
@@ -28,7 +29,7 @@ async function tempStore(pageSize?: number) {
   };
 }
 
-eventStoreContract("lmdb", () => tempStore(7), { strictEventIds: true, startsEmpty: true, durable: true });
+eventStoreContract("lmdb", () => tempStore(7), { strictEventIds: true, startsEmpty: true, durable: true, checkpointInterval: 4 });
 
 describe("LmdbEventStore specifics", () => {
   const cleanups: Array<() => Promise<void>> = [];

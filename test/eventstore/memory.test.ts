@@ -4,8 +4,8 @@ import { eventStoreContract } from "./contract.js";
 eventStoreContract(
   "memory",
   async () => {
-    const store = new MemoryEventStore();
+    const store = new MemoryEventStore({ checkpointInterval: 4 });
     return { store, cleanup: () => store.close() };
   },
-  { strictEventIds: true, startsEmpty: true },
+  { strictEventIds: true, startsEmpty: true, checkpointInterval: 4 },
 );

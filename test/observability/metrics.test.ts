@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { projections } from "../../projections/index.js";
 import { freePort } from "../../bench/lib/redis-server.js";
 import { collect, FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
@@ -86,7 +87,8 @@ describe("GET /metrics after a scheduler's flow", () => {
     expect(m.value("cyborg_binds_in_flight")).toBe(0);
     expect(m.value("cyborg_subscriptions_open")).toBe(1);
     const live = m.samples.filter((s) => s.name === "cyborg_projection_live");
-    expect(live.map((s) => s.labels.projection).sort()).toEqual(["arqs", "deployables", "device-profiles", "device-tree", "resource-providers"]);
+    // One per read model (projections/index.ts).
+    expect(live.map((s) => s.labels.projection).sort()).toEqual(projections.map((p) => p.name).sort());
     expect(live.every((s) => s.value === 1)).toBe(true);
     for (const s of m.samples) for (const v of Object.values(s.labels)) expect(v, `${s.name} label`).not.toMatch(UUID);
     sub.unsubscribe();

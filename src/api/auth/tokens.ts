@@ -32,7 +32,9 @@ export class TokenRegistry {
   private readonly byHash = new Map<string, Principal>();
 
   constructor(entries: z.infer<typeof tokenFile>["tokens"]) {
-    for (const t of entries) {
+    for (const [i, t] of entries.entries()) {
+      // The principal is recorded in every event the token's requests cause, for ever.
+      if (t.name?.includes(t.token)) throw new Error(`token entry ${i}: its name must not contain the token (the name is recorded in the event log as the principal)`);
       const hash = sha256(t.token);
       this.byHash.set(hash, {
         principal: t.name ?? `${t.roles.join("+")}:${hash.slice(0, 8)}`,
@@ -55,7 +57,11 @@ export class TokenRegistry {
       const why = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
       throw new Error(`AUTH_TOKENS_FILE ${path} is not a valid token file: ${why}`);
     }
-    return new TokenRegistry(parsed.data.tokens);
+    try {
+      return new TokenRegistry(parsed.data.tokens);
+    } catch (err) {
+      throw new Error(`AUTH_TOKENS_FILE ${path}: ${(err as Error).message}`);
+    }
   }
 
   /** The principal for an `Authorization` header value, or undefined when it is absent or unknown. */

@@ -77,6 +77,7 @@ export function commandContext(ctx: ApiContext): CommandContext & { isAdmin: boo
   const p = ctx.principal!;
   return {
     principal: p.principal,
+    roles: [...p.roles],
     correlationId: ctx.correlationId,
     causationId: ctx.correlationId,
     at: new Date().toISOString(),

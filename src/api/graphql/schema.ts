@@ -6,6 +6,7 @@ import { withIdempotencyKeys } from "./idempotency.js";
 import { withTimeBudget } from "./time-budget.js";
 import { AcceleratorRequestResolver } from "./resolvers/accelerator-request.resolver.js";
 import { AttachHandleResolver } from "./resolvers/attach-handle.resolver.js";
+import { AuditResolver } from "./resolvers/audit.resolver.js";
 import { BitstreamResolver } from "./resolvers/bitstream.resolver.js";
 import { DeployableResolver } from "./resolvers/deployable.resolver.js";
 import { DeviceProfileResolver } from "./resolvers/device-profile.resolver.js";
@@ -31,6 +32,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       InventoryResolver,
       ResourceProviderResolver,
       EventsResolver,
+      AuditResolver,
       InstanceResolver,
       BitstreamResolver,
       ProgrammingResolver,

@@ -34,13 +34,20 @@ export interface ProgrammingClosed {
   requestId: string;
   bitstream: ProgrammingBitstream;
   outcome: "programmed" | "failed" | "abandoned";
+  /** What the closing event reported (time travel shows a region's last programming from it). */
+  report: ProgrammingReport;
 }
+
+export type ProgrammingReport = { reason: string | null; command: string[] | null; durationMs: number | null; late: boolean; at: string };
 
 export type DeployableNode = Pick<
   DeployableAdded["data"],
   "name" | "numAccelerators" | "driverName" | "parentUuid" | "rootUuid" | "rpUuid" | "bitstreamId"
 > & {
   uuid: string;
+  /** When it was added and last changed (the events' `at`): what the tree looked like then. */
+  createdAt: string;
+  updatedAt: string | null;
   /** By key. */
   attributes: ReadonlyMap<string, AttributeNode>;
   /** By handle uuid, in the order first reported. */
@@ -55,6 +62,9 @@ export type DeviceNode = Pick<
   "type" | "vendor" | "model" | "stdBoardInfo" | "vendorBoardInfo" | "controlPath" | "status"
 > & {
   uuid: string;
+  /** When it was discovered and last changed (changes, status, loss; the events' `at`). */
+  createdAt: string;
+  updatedAt: string | null;
   /** Left the report while some handle was allocated (the ARQs it named); removed once all are released. */
   lostArqs: readonly string[] | null;
   /** By deployable uuid. */
@@ -101,16 +111,16 @@ export function evolveHost(state: HostState, event: InventoryEvent): HostState {
 function evolveTree(state: HostState, event: InventoryEvent): HostState {
   switch (event.type) {
     case "DeviceDiscovered": {
-      const { hostname, deviceUuid, at: _, ...fields } = event.data;
-      const node: DeviceNode = { uuid: deviceUuid, ...fields, lostArqs: null, deployables: new Map() };
+      const { hostname, deviceUuid, at, ...fields } = event.data;
+      const node: DeviceNode = { uuid: deviceUuid, ...fields, createdAt: at, updatedAt: null, lostArqs: null, deployables: new Map() };
       return { ...state, hostname, devices: withEntry(state.devices, deviceUuid, node) };
     }
     case "DeviceChanged":
-      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, ...event.data.changes }));
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, ...event.data.changes, updatedAt: event.data.at }));
     case "DeviceStatusChanged":
-      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, status: event.data.status }));
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, status: event.data.status, updatedAt: event.data.at }));
     case "DeviceLost":
-      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, lostArqs: event.data.arqUuids }));
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, lostArqs: event.data.arqUuids, updatedAt: event.data.at }));
     case "DeviceRemoved": {
       const device = state.devices.get(event.data.deviceUuid);
       if (!device) return state;
@@ -124,13 +134,14 @@ function evolveTree(state: HostState, event: InventoryEvent): HostState {
       };
     }
     case "DeployableAdded": {
-      const { hostname: _, deviceUuid, deployableUuid, at: __, ...fields } = event.data;
-      const node: DeployableNode = { uuid: deployableUuid, ...fields, attributes: new Map(), handles: new Map(), programming: null, lastProgramming: null };
+      const { hostname: _, deviceUuid, deployableUuid, at, ...fields } = event.data;
+      const empty = { attributes: new Map(), handles: new Map(), programming: null, lastProgramming: null };
+      const node: DeployableNode = { uuid: deployableUuid, ...fields, createdAt: at, updatedAt: null, ...empty };
       const next = updateDevice(state, deviceUuid, (dev) => ({ ...dev, deployables: withEntry(dev.deployables, node.uuid, node) }));
       return next === state ? state : { ...next, deviceOfDeployable: withEntry(state.deviceOfDeployable, node.uuid, deviceUuid) };
     }
     case "DeployableChanged":
-      return updateDeployable(state, event.data.deployableUuid, (d) => ({ ...d, ...event.data.changes }));
+      return updateDeployable(state, event.data.deployableUuid, (d) => ({ ...d, ...event.data.changes, updatedAt: event.data.at }));
     case "DeployableRemoved": {
       const { deviceUuid, deployableUuid } = event.data;
       const next = updateDevice(state, deviceUuid, (dev) => ({ ...dev, deployables: withoutEntry(dev.deployables, deployableUuid) }));
@@ -175,13 +186,20 @@ function evolveTree(state: HostState, event: InventoryEvent): HostState {
       const { requestId, bitstream, requestedBy, at } = event.data;
       return updateDeployable(state, event.data.deployableUuid, (d) => ({ ...d, programming: { requestId, bitstream, requestedBy, requestedAt: at } }));
     }
-    case "RegionProgrammed":
-      return closeRequest(state, event.data.deployableUuid, event.data.requestId, event.data.bitstream, "programmed", []);
+    case "RegionProgrammed": {
+      const d = event.data;
+      const report = { reason: null, command: d.command, durationMs: d.durationMs, late: d.late, at: d.at };
+      return closeRequest(state, d.deployableUuid, d.requestId, d.bitstream, "programmed", report, []);
+    }
     case "RegionProgrammingFailed":
     case "RegionProgrammingAbandoned": {
       const d = event.data;
+      const report: ProgrammingReport =
+        event.type === "RegionProgrammingFailed"
+          ? { reason: d.reason, command: event.data.command, durationMs: event.data.durationMs, late: event.data.late, at: d.at }
+          : { reason: d.reason, command: null, durationMs: null, late: false, at: d.at };
       const outcome = event.type === "RegionProgrammingFailed" ? "failed" : "abandoned";
-      return closeRequest(state, d.deployableUuid, d.requestId, null, outcome, d.arqUuids.map((a) => [a, d.reason] as const));
+      return closeRequest(state, d.deployableUuid, d.requestId, null, outcome, report, d.arqUuids.map((a) => [a, d.reason] as const));
     }
     default:
       return assertNever(event);
@@ -195,6 +213,7 @@ function closeRequest(
   requestId: string,
   reported: ProgrammingBitstream | null,
   outcome: ProgrammingClosed["outcome"],
+  report: ProgrammingReport,
   failures: ReadonlyArray<readonly [string, string]>,
 ): HostState {
   const next = updateDeployable(state, deployableUuid, (d) => {
@@ -203,7 +222,7 @@ function closeRequest(
     return {
       ...d,
       programming: request ? null : d.programming,
-      lastProgramming: bitstream ? { requestId, bitstream, outcome } : d.lastProgramming,
+      lastProgramming: bitstream ? { requestId, bitstream, outcome, report } : d.lastProgramming,
     };
   });
   if (failures.length === 0) return next;

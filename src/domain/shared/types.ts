@@ -24,7 +24,10 @@ export type JsonObject = { [key: string]: unknown };
 
 /** Every command carries who, when and why; deciders never read a clock or make random ids. */
 export interface CommandContext {
+  /** A token's name, or "<roles>:<hash prefix>" (never a token secret), or "system:<component>". */
   principal: string;
+  /** The principal's roles, recorded with its events so an audit can say "nova (service)". */
+  roles?: readonly string[];
   correlationId: string;
   causationId: string;
   /** ISO-8601 time. */

@@ -11,6 +11,7 @@ import { JSONScalar } from "../types/scalars.js";
 import { toConnection } from "../types/connection.js";
 import { boundEvents, type BoundEventPayload } from "./bound-events.js";
 import { afterCursor, pageSize } from "./paging.js";
+import { AS_OF, pastOf } from "./past.js";
 
 const MAX_ARQ_LIST = 1000;
 
@@ -23,7 +24,10 @@ export class AcceleratorRequestResolver {
     @Arg("filter", () => ArqFilter, { nullable: true }) filter?: ArqFilter,
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
+    @Arg("asOf", () => String, { ...AS_OF, description: `${AS_OF.description} (with filter.instanceUuid)` }) asOf?: string,
   ) {
+    const past = pastOf(ctx, asOf);
+    if (past) return toConnection(await past.arqs({ ...filter }, pageSize(first), afterCursor(after), asOf!));
     const p = ctx.principal!;
     const scoped = { ...filter, projectId: arqProjectScope(p) };
     return toConnection(await listArqs(ctx.services.readStore, scoped, pageSize(first), afterCursor(after)));
@@ -31,7 +35,9 @@ export class AcceleratorRequestResolver {
 
   @Authorized("arq:read")
   @Query(() => AcceleratorRequest, { nullable: true })
-  async acceleratorRequest(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string) {
+  async acceleratorRequest(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string, @Arg("asOf", () => String, AS_OF) asOf?: string) {
+    const past = pastOf(ctx, asOf);
+    if (past) return past.arq(uuid, asOf!);
     return visible(ctx, await ctx.loaders.arq.load(uuid));
   }
 

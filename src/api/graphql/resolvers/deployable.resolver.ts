@@ -7,6 +7,7 @@ import type { DeployableView } from "../../../../projections/device-tree/queries
 import { toConnection } from "../types/connection.js";
 import { AttachHandle, Deployable, DeployableConnection } from "../types/deployable.type.js";
 import { Device } from "../types/device.type.js";
+import * as past from "../../../audit/past-views.js";
 import { afterCursor, pageSize } from "./paging.js";
 
 @Resolver(() => Deployable)
@@ -30,36 +31,43 @@ export class DeployableResolver {
 
   @FieldResolver(() => Deployable, { nullable: true })
   parent(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.deployable(d.past, d.parentUuid);
     return d.parentUuid ? ctx.loaders.deployable.load(d.parentUuid) : null;
   }
 
   @FieldResolver(() => Deployable, { nullable: true })
   root(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.deployable(d.past, d.rootUuid);
     return d.rootUuid ? ctx.loaders.deployable.load(d.rootUuid) : null;
   }
 
   @FieldResolver(() => [Deployable])
   children(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.childrenOf(d);
     return ctx.loaders.childrenOfDeployable.load(d.uuid);
   }
 
   @FieldResolver(() => Device)
   device(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.deviceOf(d);
     return ctx.loaders.device.load(d.deviceUuid);
   }
 
   @FieldResolver(() => RegionProgramming, { nullable: true, description: "The programming request in flight on this region" })
   programming(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.programmingOf(d);
     return ctx.loaders.programming.load(d.uuid);
   }
 
   @FieldResolver(() => RegionProgrammingOutcome, { nullable: true, description: "How the region's last programming request ended" })
   lastProgramming(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.lastProgrammingOf(d);
     return ctx.loaders.lastProgramming.load(d.uuid);
   }
 
   @FieldResolver(() => [AttachHandle])
   attachHandles(@Root() d: DeployableView, @Ctx() ctx: ApiContext) {
+    if (past.isPast(d)) return past.handlesOf(d);
     return ctx.loaders.handlesOfDeployable.load(d.uuid);
   }
 }

@@ -4,6 +4,7 @@ import { commandContext, type ApiContext } from "../context.js";
 import { badInput } from "../errors.js";
 import { DeviceProfileInput } from "../inputs/arq.input.js";
 import { DeviceProfile } from "../types/device-profile.type.js";
+import { AS_OF, pastOf } from "./past.js";
 
 @Resolver(() => DeviceProfile)
 export class DeviceProfileResolver {
@@ -19,8 +20,11 @@ export class DeviceProfileResolver {
     @Ctx() ctx: ApiContext,
     @Arg("uuid", () => ID, { nullable: true }) uuid?: string,
     @Arg("name", () => String, { nullable: true }) name?: string,
+    @Arg("asOf", () => String, AS_OF) asOf?: string,
   ) {
     if (Boolean(uuid) === Boolean(name)) throw badInput("uuid", "give exactly one of uuid and name");
+    const past = pastOf(ctx, asOf);
+    if (past) return past.deviceProfile({ uuid, name }, asOf!);
     return uuid ? getProfileByUuid(ctx.services.readStore, uuid) : getProfileByName(ctx.services.readStore, name!);
   }
 

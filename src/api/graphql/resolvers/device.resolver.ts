@@ -7,7 +7,9 @@ import { Deployable } from "../types/deployable.type.js";
 import { Device, DeviceConnection } from "../types/device.type.js";
 import { DeviceStatus } from "../types/scalars.js";
 import { listDevices, type DeviceView } from "../../../../projections/device-tree/queries.js";
+import { deployablesOf, isPast } from "../../../audit/past-views.js";
 import { afterCursor, pageSize } from "./paging.js";
+import { AS_OF, pastOf } from "./past.js";
 
 @Resolver(() => Device)
 export class DeviceResolver {
@@ -18,14 +20,18 @@ export class DeviceResolver {
     @Arg("filter", () => DeviceFilter, { nullable: true }) filter?: DeviceFilter,
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true }) after?: string,
+    @Arg("asOf", () => String, { ...AS_OF, description: `${AS_OF.description} (with filter.hostname)` }) asOf?: string,
   ) {
+    const past = pastOf(ctx, asOf);
+    if (past) return toConnection(await past.devices({ ...filter }, pageSize(first), afterCursor(after), asOf!));
     return toConnection(await listDevices(ctx.services.readStore, { ...filter }, pageSize(first), afterCursor(after)));
   }
 
   @Authorized("hardware:read")
   @Query(() => Device, { nullable: true })
-  device(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string) {
-    return ctx.loaders.device.load(uuid);
+  device(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string, @Arg("asOf", () => String, AS_OF) asOf?: string) {
+    const past = pastOf(ctx, asOf);
+    return past ? past.device(uuid, asOf!) : ctx.loaders.device.load(uuid);
   }
 
   @Authorized("device:status")
@@ -45,6 +51,7 @@ export class DeviceResolver {
 
   @FieldResolver(() => [Deployable])
   deployables(@Root() device: DeviceView, @Ctx() ctx: ApiContext) {
+    if (isPast(device)) return deployablesOf(device);
     return ctx.loaders.deployablesOfDevice.load(device.uuid);
   }
 }

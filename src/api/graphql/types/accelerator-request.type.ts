@@ -1,5 +1,6 @@
 import { Field, ID, Int, ObjectType } from "type-graphql";
 import { ArqState, AttachHandleType, BindStatus, DateTimeScalar, JSONScalar } from "./scalars.js";
+import { PointInTime } from "./audit.type.js";
 import { Connection } from "./connection.js";
 
 @ObjectType({ description: "An accelerator request (ARQ): one accelerator for one instance" })
@@ -18,6 +19,8 @@ export class AcceleratorRequest {
   @Field(() => Int, { description: "Revision of the arq-<uuid> stream this view reflects" }) revision!: number;
   @Field(() => DateTimeScalar) createdAt!: Date;
   @Field(() => DateTimeScalar, { nullable: true }) updatedAt!: Date | null;
+  @Field(() => PointInTime, { nullable: true, description: "Set when asked with asOf: the point in the log this answer reflects" })
+  asOf!: PointInTime | null;
 }
 
 @ObjectType()

@@ -1,4 +1,5 @@
 import { Field, ID, ObjectType } from "type-graphql";
+import { PointInTime } from "./audit.type.js";
 import { DateTimeScalar, JSONScalar } from "./scalars.js";
 
 @ObjectType({ description: 'A "flavor for devices": ordered groups of resources, traits and accel: keys' })
@@ -10,4 +11,6 @@ export class DeviceProfile {
   groups!: Record<string, string>[];
   @Field(() => DateTimeScalar) createdAt!: Date;
   @Field(() => DateTimeScalar, { nullable: true }) updatedAt!: Date | null;
+  @Field(() => PointInTime, { nullable: true, description: "Set when asked with asOf: the point in the log this answer reflects" })
+  asOf!: PointInTime | null;
 }

@@ -1,5 +1,6 @@
 import { Field, ID, ObjectType } from "type-graphql";
 import { DateTimeScalar, DeviceStatus, DeviceType, JSONScalar } from "./scalars.js";
+import { PointInTime } from "./audit.type.js";
 import { Connection } from "./connection.js";
 
 @ObjectType()
@@ -24,6 +25,8 @@ export class Device {
   lost!: boolean;
   @Field(() => DateTimeScalar) createdAt!: Date;
   @Field(() => DateTimeScalar, { nullable: true }) updatedAt!: Date | null;
+  @Field(() => PointInTime, { nullable: true, description: "Set when asked with asOf: the point in the log this answer reflects" })
+  asOf!: PointInTime | null;
 }
 
 @ObjectType()

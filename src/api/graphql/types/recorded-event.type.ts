@@ -1,9 +1,10 @@
-import { Field, Int, ObjectType } from "type-graphql";
+import { Field, ID, Int, ObjectType } from "type-graphql";
 import { DateTimeScalar, JSONScalar } from "./scalars.js";
 import { Connection } from "./connection.js";
 
 @ObjectType({ description: "An event as stored in the log, with who/when/why in its metadata" })
 export class RecordedEvent {
+  @Field(() => ID, { description: "The event's id (causationId of the events it caused)" }) id!: string;
   @Field(() => String) stream!: string;
   @Field(() => Int) revision!: number;
   @Field(() => String, { description: "Global log position, a decimal string" }) position!: string;
@@ -11,6 +12,8 @@ export class RecordedEvent {
   @Field(() => JSONScalar) data!: unknown;
   @Field(() => JSONScalar) metadata!: unknown;
   @Field(() => DateTimeScalar) recordedAt!: Date;
+  @Field(() => String, { nullable: true, description: "Its link in the stream's hash chain; null for events written before the chain" })
+  hash!: string | null;
 }
 
 @ObjectType()

@@ -1,0 +1,92 @@
+/**
+ * Which objects an event names, by event type: the devices, deployables, attach handles, ARQs,
+ * instances and profiles whose history it belongs to. One entry per domain event type (the
+ * compiler refuses a new event type until it says what the event touches).
+ */
+import type { DomainEvent } from "../../src/domain/events.js";
+import { stream } from "../../src/domain/shared/types.js";
+
+/**
+ * The streams an object owns: an event there is not indexed under that object (history reads
+ * the stream itself), which spares a write for most events of the log (every ARQ event).
+ */
+export const OWN_STREAMS: ReadonlyArray<(uuid: string) => string> = [stream.arq, stream.instance, stream.deviceProfileUuid];
+
+type DataOf<T extends DomainEvent["type"]> = Extract<DomainEvent, { type: T }>["data"];
+type Objects = { [T in DomainEvent["type"]]: (d: DataOf<T>) => ReadonlyArray<string | null> };
+
+export const OBJECTS: Objects = {
+  DeviceDiscovered: (d) => [d.deviceUuid],
+  DeviceChanged: (d) => [d.deviceUuid],
+  DeviceStatusChanged: (d) => [d.deviceUuid],
+  DeviceLost: (d) => [d.deviceUuid, ...d.arqUuids],
+  DeviceRemoved: (d) => [d.deviceUuid],
+  // A device's history takes in its parts' (partsOf): a deployable's events need not name it.
+  DeployableAdded: (d) => [d.deployableUuid],
+  DeployableChanged: (d) => [d.deployableUuid],
+  DeployableRemoved: (d) => [d.deployableUuid],
+  AttributeSet: (d) => [d.deployableUuid],
+  AttributeRemoved: (d) => [d.deployableUuid],
+  AttachHandleAdded: (d) => [d.handleUuid],
+  AttachHandleChanged: (d) => [d.handleUuid],
+  AttachHandleLost: (d) => [d.handleUuid, d.arqUuid],
+  AttachHandleRemoved: (d) => [d.handleUuid],
+  AttachHandleAllocated: (d) => [d.handleUuid, d.arqUuid, d.instanceUuid],
+  AttachHandleReleased: (d) => [d.handleUuid, d.arqUuid],
+  ArqCreated: (d) => [d.arqUuid, d.deviceProfileUuid],
+  ArqBindStarted: (d) => [d.arqUuid, d.instanceUuid],
+  ArqBound: (d) => [d.arqUuid, d.instanceUuid, d.attachHandleUuid],
+  ArqBindFailed: (d) => [d.arqUuid, d.instanceUuid],
+  ArqUnbound: (d) => [d.arqUuid, d.previousInstanceUuid, d.releasedHandleUuid],
+  ArqDeleted: (d) => [d.arqUuid, d.deviceProfileUuid, d.previousInstanceUuid, d.releasedHandleUuid],
+  InstanceArqsBound: (d) => [d.instanceUuid, ...d.arqUuids],
+  InstanceArqsReleased: (d) => [d.instanceUuid, ...d.arqUuids],
+  DeviceProfileCreated: (d) => [d.uuid],
+  DeviceProfileDeleted: (d) => [d.uuid],
+  DeviceProfileArqsCreated: (d) => [d.profileUuid, ...d.arqUuids],
+  DeviceProfileArqsDeleted: (d) => [d.profileUuid, ...d.arqUuids],
+  DeviceProfileUuidClaimed: (d) => [d.uuid],
+  DeviceProfileUuidReleased: (d) => [d.uuid],
+  InstanceOperationRecorded: (d) => [d.instanceUuid],
+  // A region's programming: the region, the request, the bitstream and the binds that wait for it.
+  RegionProgrammingRequested: (d) => [d.deployableUuid, d.requestId, d.bitstream.id, ...(d.requestedBy.kind === "bind" ? [d.requestedBy.arqUuid, d.requestedBy.instanceUuid] : [])],
+  RegionProgrammed: (d) => [d.deployableUuid, d.requestId, d.bitstream.id, ...d.arqUuids],
+  RegionProgrammingFailed: (d) => [d.deployableUuid, d.requestId, d.bitstreamId, ...d.arqUuids],
+  RegionProgrammingAbandoned: (d) => [d.deployableUuid, d.requestId, d.bitstreamId, ...d.arqUuids],
+  BitstreamAdded: (d) => [d.id],
+  BitstreamRemoved: (d) => [d.id],
+  // A key names no object (its hash is no uuid): the request's trace shows it with what it covered.
+  IdempotencyKeyClaimed: () => [],
+  IdempotentAnswerRecorded: () => [],
+};
+
+/** The distinct objects an event names, but the one whose own stream holds it (none for an event type of no aggregate). */
+export function objectsOf(e: { type: string; data: unknown; stream: string }): string[] {
+  const of = (OBJECTS as Record<string, ((d: unknown) => ReadonlyArray<string | null>) | undefined>)[e.type];
+  if (!of) return [];
+  const out: string[] = [];
+  for (const id of of(e.data)) if (id && !out.includes(id) && !OWN_STREAMS.some((own) => own(id) === e.stream)) out.push(id);
+  return out;
+}
+
+/**
+ * The parts an event adds to an object: a device's deployables and attach handles, a
+ * deployable's handles. A device's history is its own events and its parts'.
+ */
+export function partsOf(e: { type: string; data: unknown }): Array<[whole: string, part: string]> {
+  switch (e.type) {
+    case "DeployableAdded": {
+      const d = e.data as DataOf<"DeployableAdded">;
+      return [[d.deviceUuid, d.deployableUuid]];
+    }
+    case "AttachHandleAdded": {
+      const d = e.data as DataOf<"AttachHandleAdded">;
+      return [
+        [d.deviceUuid, d.handleUuid],
+        [d.deployableUuid, d.handleUuid],
+      ];
+    }
+    default:
+      return [];
+  }
+}

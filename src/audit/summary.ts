@@ -1,0 +1,91 @@
+/**
+ * One line a person can read for each event: what happened, to what, where, and by whom
+ * ("ARQ 5f… bound to instance 9c… on compute1 (attach handle 7a…, PCI 0000:0c:00.1) by nova (service)").
+ * One entry per domain event type, so a new event type does not compile until it can be told.
+ */
+import type { DomainEvent } from "../domain/events.js";
+import type { RecordedEvent } from "../eventstore/port.js";
+import { FOLLOWER_CHECKPOINTED, type FollowerCheckpointed } from "../follower/event-log-checkpoint.js";
+
+type DataOf<T extends DomainEvent["type"]> = Extract<DomainEvent, { type: T }>["data"];
+type Tellers = { [T in DomainEvent["type"]]: (d: DataOf<T>) => string };
+
+const n = (count: number, what: string) => `${count} ${what}${count === 1 ? "" : "s"}`;
+const list = (ids: readonly string[]) => ids.join(", ");
+const changed = (changes: object) => Object.keys(changes).join(", ") || "nothing";
+
+/** A PCI address as lspci shows it; other attach info as JSON. */
+function address(info: unknown): string {
+  const a = info as { domain?: string; bus?: string; device?: string; function?: string };
+  return a && a.bus !== undefined ? `${a.domain ?? "0000"}:${a.bus}:${a.device}.${a.function}` : JSON.stringify(info);
+}
+
+const TELL: Tellers = {
+  DeviceDiscovered: (d) => `device ${d.deviceUuid} (${d.type} ${d.vendor} ${d.model}, ${d.controlPath.type} ${address(d.controlPath.info)}) discovered on ${d.hostname}`,
+  DeviceChanged: (d) => `device ${d.deviceUuid} on ${d.hostname} changed (${changed(d.changes)})`,
+  DeviceStatusChanged: (d) => `device ${d.deviceUuid} on ${d.hostname} set to ${d.status}`,
+  DeviceLost: (d) => `device ${d.deviceUuid} left ${d.hostname}'s report while held by ARQ ${list(d.arqUuids)}: kept, marked lost, until released`,
+  DeviceRemoved: (d) => `device ${d.deviceUuid} removed from ${d.hostname}`,
+  DeployableAdded: (d) => `deployable ${d.name} (${d.deployableUuid}, ${n(d.numAccelerators, "accelerator")}) added to device ${d.deviceUuid} on ${d.hostname}`,
+  DeployableChanged: (d) => `deployable ${d.deployableUuid} on ${d.hostname} changed (${changed(d.changes)})`,
+  DeployableRemoved: (d) => `deployable ${d.deployableUuid} removed from device ${d.deviceUuid} on ${d.hostname}`,
+  AttributeSet: (d) => `attribute ${d.key}=${d.value} set on deployable ${d.deployableUuid} on ${d.hostname}`,
+  AttributeRemoved: (d) => `attribute ${d.key} removed from deployable ${d.deployableUuid} on ${d.hostname}`,
+  AttachHandleAdded: (d) => `attach handle ${d.handleUuid} (${d.handleType} ${address(d.info)}) added to deployable ${d.deployableUuid} on ${d.hostname}`,
+  AttachHandleChanged: (d) => `attach handle ${d.handleUuid} on ${d.hostname} is now ${d.handleType}`,
+  AttachHandleLost: (d) => `attach handle ${d.handleUuid} left ${d.hostname}'s report while held by ARQ ${d.arqUuid}: kept, marked lost, until released`,
+  AttachHandleRemoved: (d) => `attach handle ${d.handleUuid} removed from ${d.hostname}`,
+  AttachHandleAllocated: (d) => `attach handle ${d.handleUuid} (${d.handleType} ${address(d.info)}) on ${d.hostname} allocated to ARQ ${d.arqUuid} for instance ${d.instanceUuid}`,
+  AttachHandleReleased: (d) => `attach handle ${d.handleUuid} on ${d.hostname} released by ARQ ${d.arqUuid}`,
+  ArqCreated: (d) => `ARQ ${d.arqUuid} created from device profile ${d.deviceProfileName} group ${d.deviceProfileGroupId} (project ${d.projectId ?? "none"})`,
+  ArqBindStarted: (d) => `ARQ ${d.arqUuid}: bind to instance ${d.instanceUuid} on ${d.hostname} started`,
+  ArqBound: (d) => `ARQ ${d.arqUuid} bound to instance ${d.instanceUuid} on ${d.hostname} (attach handle ${d.attachHandleUuid}, ${d.attachHandleType} ${address(d.attachHandleInfo)})`,
+  ArqBindFailed: (d) => `ARQ ${d.arqUuid}: bind${d.instanceUuid ? ` to instance ${d.instanceUuid}` : ""} failed: ${d.reason}`,
+  ArqUnbound: (d) =>
+    `ARQ ${d.arqUuid} unbound${d.previousInstanceUuid ? ` from instance ${d.previousInstanceUuid}` : ""}${d.previousHostname ? ` on ${d.previousHostname}` : ""}${d.releasedHandleUuid ? `, releasing attach handle ${d.releasedHandleUuid}` : ""}`,
+  ArqDeleted: (d) => `ARQ ${d.arqUuid} deleted${d.previousInstanceUuid ? ` (was bound to instance ${d.previousInstanceUuid} on ${d.previousHostname})` : ""}`,
+  InstanceArqsBound: (d) => `instance ${d.instanceUuid} takes ARQ ${list(d.arqUuids)}`,
+  InstanceArqsReleased: (d) => `instance ${d.instanceUuid} lets go of ARQ ${list(d.arqUuids)}`,
+  DeviceProfileCreated: (d) => `device profile ${d.name} (${d.uuid}) created with ${n(d.groups.length, "group")}`,
+  DeviceProfileDeleted: (d) => `device profile ${d.name} (${d.uuid}) deleted`,
+  DeviceProfileArqsCreated: (d) => `device profile ${d.profileUuid} used by new ARQ ${list(d.arqUuids)}`,
+  DeviceProfileArqsDeleted: (d) => `device profile ${d.profileUuid} no longer used by ARQ ${list(d.arqUuids)}`,
+  DeviceProfileUuidClaimed: (d) => `uuid ${d.uuid} claimed for device profile ${d.name}`,
+  DeviceProfileUuidReleased: (d) => `uuid ${d.uuid} released by device profile ${d.name}`,
+  InstanceOperationRecorded: (d) => `instance ${d.instanceUuid}: operation ${d.operation} recorded (ARQs: ${d.effect})`,
+  RegionProgrammingRequested: (d) =>
+    `region ${d.deployableUuid} on ${d.hostname}: programming with bitstream ${d.bitstream.name} (${d.bitstream.id}) requested (request ${d.requestId}) ${
+      d.requestedBy.kind === "bind" ? `for ARQ ${d.requestedBy.arqUuid} of instance ${d.requestedBy.instanceUuid}` : `by operator ${d.requestedBy.principal}`
+    }`,
+  RegionProgrammed: (d) =>
+    `region ${d.deployableUuid} on ${d.hostname} programmed with bitstream ${d.bitstream.name} (${d.bitstream.id}) in ${d.durationMs} ms (request ${d.requestId}${d.late ? ", late: abandoned before" : ""})`,
+  RegionProgrammingFailed: (d) => `region ${d.deployableUuid} on ${d.hostname}: programming with bitstream ${d.bitstreamId} failed: ${d.reason} (request ${d.requestId})`,
+  RegionProgrammingAbandoned: (d) => `region ${d.deployableUuid} on ${d.hostname}: programming with bitstream ${d.bitstreamId} abandoned: ${d.reason} (request ${d.requestId})`,
+  BitstreamAdded: (d) => `bitstream ${d.name} (${d.id}, ${d.checksum}, ${n(d.size, "byte")}) added to the catalogue`,
+  BitstreamRemoved: (d) => `bitstream ${d.name} (${d.id}) removed from the catalogue`,
+  IdempotencyKeyClaimed: (d) => `idempotency key ${d.keyHash.slice(0, 12)}… claimed for ${d.operation} (until ${d.expiresAt})`,
+  IdempotentAnswerRecorded: (d) => `the answer under idempotency key ${d.keyHash.slice(0, 12)}… recorded (a retry gets it again)`,
+};
+
+/** Events the service writes outside the domain's aggregates: a follower's checkpoint (src/follower). */
+const OUTSIDE_THE_DOMAIN: Record<string, (stream: string, data: unknown) => string> = {
+  [FOLLOWER_CHECKPOINTED]: (stream, d) => `${stream.slice("follower-".length)} follower checkpointed at position ${(d as FollowerCheckpointed["data"]).position}`,
+};
+
+/** Who acted, as the event records it: "nova (service)", "system:binder". */
+export function actor(metadata: RecordedEvent["metadata"]): string {
+  const roles = Array.isArray(metadata.roles) && metadata.roles.length > 0 ? ` (${metadata.roles.join(", ")})` : "";
+  return `${metadata.principal}${roles}`;
+}
+
+/** "<what happened> by <who>". */
+export function summarize(e: Pick<RecordedEvent, "type" | "data" | "metadata" | "stream">): string {
+  const tell = (TELL as Record<string, ((d: unknown) => string) | undefined>)[e.type];
+  let what: string;
+  try {
+    what = tell ? tell(e.data) : (OUTSIDE_THE_DOMAIN[e.type]?.(e.stream, e.data) ?? `${e.type} in ${e.stream}`);
+  } catch {
+    what = `${e.type} in ${e.stream}`;
+  }
+  return `${what} by ${actor(e.metadata)}`;
+}

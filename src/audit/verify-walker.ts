@@ -1,0 +1,232 @@
+/** The walk of audit verify (verify.ts): one event at a time, in log order. */
+import { contentDigest, eventHash, GENESIS, globalLink, type ChainCheckpoint } from "../eventstore/chain.js";
+import type { RecordedEvent } from "../eventstore/port.js";
+import type { ChainBreak, VerifiedStore, VerifyOptions, VerifyReport } from "./verify.js";
+
+/** What the walk remembers of a stream: its last revision and hash. */
+interface Last {
+  revision: number;
+  hash: string | undefined;
+  /** What the hash should have been, when the stored one did not match: the next link may use either. */
+  computed?: string;
+}
+
+const FIRST: Last = { revision: -1, hash: undefined };
+
+export class Walker {
+  readonly report: VerifyReport;
+  lastPosition: bigint | undefined;
+  /** Remember every stream (an archive: its streams cannot be looked up again). */
+  unbounded = false;
+  private readonly streams = new Map<string, Last>();
+  private readonly maxStreams: number;
+  private readonly maxBreaks: number;
+  /** Global chain: its value, the checkpoints not reached yet, and where the chain starts. */
+  private chain: string | undefined;
+  /**
+   * The chain with the computed hash in place of a stored one that did not match, while the two
+   * differ: a changed event leaves the stored hash right, a changed hash the computed one; the
+   * next checkpoint matches one of them, and one change stays one break.
+   */
+  private alt: string | undefined;
+  private pending: ChainCheckpoint[] = [];
+  private checkpointsDone = false;
+  private nextCheckpointsAfter: bigint | undefined;
+  private chainStart: bigint | undefined;
+  private genesis = GENESIS;
+  private started = false;
+
+  constructor(
+    private readonly store: VerifiedStore,
+    private readonly options: VerifyOptions,
+    private readonly until: bigint | undefined,
+  ) {
+    this.maxStreams = options.streamCache ?? 100_000;
+    this.maxBreaks = options.maxBreaks ?? 10;
+    this.report = {
+      ok: true,
+      events: 0,
+      hashed: 0,
+      unhashed: { count: 0, first: null, last: null },
+      checkpoints: 0,
+      breaks: 0,
+      firstBreaks: [],
+      chain: null,
+      until: until?.toString() ?? null,
+    };
+  }
+
+  /** Checks `e`; returns a promise only when something had to be read first (most events need nothing). */
+  check(e: RecordedEvent): Promise<void> | undefined {
+    if (this.ready(e)) {
+      this.checkNow(e);
+      return undefined;
+    }
+    return this.prepare(e).then(() => this.checkNow(e));
+  }
+
+  /** Whether `e` can be checked with what is in memory: the walk started, its checkpoints loaded, its stream's last hash known. */
+  private ready(e: RecordedEvent): boolean {
+    if (!this.started) return false;
+    if (this.chainStart !== undefined && !this.checkpointsDone && (this.pending.length === 0 || this.pending.at(-1)!.position < e.position)) return false;
+    return e.revision === 0 || this.unbounded || this.streams.has(e.stream);
+  }
+
+  private async prepare(e: RecordedEvent): Promise<void> {
+    if (!this.started) await this.start(e.position);
+    while (this.chainStart !== undefined && !this.checkpointsDone && (this.pending.length === 0 || this.pending.at(-1)!.position < e.position)) {
+      const more = await this.store.readCheckpoints({ after: this.nextCheckpointsAfter, maxCount: 1000 });
+      if (more.length === 0) this.checkpointsDone = true;
+      else {
+        this.pending.push(...more);
+        this.nextCheckpointsAfter = more.at(-1)!.position;
+      }
+    }
+    if (e.revision > 0 && !this.unbounded && !this.streams.has(e.stream)) {
+      // Not remembered (an earlier range, or forgotten): read the stream's previous event back.
+      const [p] = await this.store.readStream(e.stream, { fromRevision: e.revision - 1, maxCount: 1 }).catch(() => [] as RecordedEvent[]);
+      if (p && p.revision === e.revision - 1 && p.position < e.position) this.streams.set(e.stream, { revision: p.revision, hash: p.hash });
+    }
+  }
+
+  private checkNow(e: RecordedEvent): void {
+    this.report.events++;
+    this.passCheckpoints(e.position - 1n);
+    const prev = this.previous(e);
+    if (prev === "broken") return this.advance(e, e.hash, e.hash);
+    if (e.hash === undefined) {
+      const chainBegun = this.chainStart !== undefined && e.position > this.chainStart;
+      if (chainBegun || prev.hash !== undefined) {
+        this.fail(e, chainBegun ? `no hash, though the chain began at position ${this.chainStart}` : "no hash, though the stream's earlier events have one");
+      } else {
+        const u = this.report.unhashed;
+        u.count++;
+        u.first ??= e.position.toString();
+        u.last = e.position.toString();
+      }
+      return this.advance(e, undefined, undefined);
+    }
+    this.report.hashed++;
+    let computed: string;
+    try {
+      computed = eventHash(prev.hash ?? GENESIS, e);
+      // After a break in the stream, the link may be to the hash its previous event should have had.
+      if (computed !== e.hash && prev.computed !== undefined && eventHash(prev.computed, e) === e.hash) computed = e.hash;
+    } catch (err) {
+      this.fail(e, `its data cannot be hashed (${(err as Error).message})`);
+      return this.advance(e, e.hash, e.hash);
+    }
+    if (computed !== e.hash) {
+      this.fail(e, `stored hash ${e.hash.slice(0, 12)}… differs from the hash of its content and link (${computed.slice(0, 12)}…): the event or its hash was changed`);
+    }
+    this.advance(e, e.hash, computed);
+  }
+
+  async end(): Promise<void> {
+    if (this.until !== undefined) {
+      await this.prepare({ position: this.until + 1n, revision: 0, stream: "" } as RecordedEvent);
+      this.passCheckpoints(this.until);
+    }
+    const left = this.pending.filter((c) => this.until === undefined || c.position <= this.until);
+    for (const c of left) {
+      if (this.lastPosition === undefined || c.position > this.lastPosition) {
+        this.failAt(c.position, `the global chain records position ${c.position}, but the log ends at ${this.lastPosition ?? "nothing"}: events were removed from its end`);
+      }
+    }
+    if (this.chain !== undefined && this.lastPosition !== undefined) this.report.chain = { position: this.lastPosition.toString(), hash: this.chain };
+  }
+
+  /** The global chain: where it starts (the store's first checkpoint), and its value at the walk's start. */
+  private async start(first: bigint): Promise<void> {
+    this.started = true;
+    const [genesis] = await this.store.readCheckpoints({ maxCount: 1 });
+    this.chainStart = genesis?.position;
+    if (genesis === undefined) return;
+    this.genesis = genesis.hash;
+    const after = this.options.after ?? first - 1n;
+    if (after <= genesis.position) {
+      this.nextCheckpointsAfter = genesis.position;
+      // A log written before the chain: it starts after the event at genesis.position (advance()).
+      if (after === genesis.position) this.chain = genesis.hash;
+      return;
+    }
+    // Starting later (--after): the chain's value there is the anchor the caller kept. A checkpoint
+    // stored at that very position (the head then, or an interval's) is compared with it too, so a
+    // wrong anchor is caught even when nothing was appended since.
+    this.nextCheckpointsAfter = this.options.anchor === undefined ? after : after - 1n;
+    this.chain = this.options.anchor;
+  }
+
+  /** Compares the chain with every checkpoint at or before `upTo` (prepare() loaded them). */
+  private passCheckpoints(upTo: bigint): void {
+    if (this.chainStart === undefined) return;
+    for (;;) {
+      const c = this.pending[0];
+      if (!c || c.position > upTo) return;
+      this.pending.shift();
+      if (this.until !== undefined && c.position > this.until) continue;
+      if (this.chain === undefined) continue; // walking from --after without an anchor: nothing to compare yet
+      this.report.checkpoints++;
+      if (c.hash !== this.chain && c.hash !== this.alt) {
+        this.failAt(c.position, `the global chain differs at checkpoint ${c.position}: an event up to there was removed, inserted or reordered (the stream chains did not show which)`);
+      }
+      // Go on from the stored value, so one change is one break.
+      this.chain = c.hash;
+      this.alt = undefined;
+    }
+  }
+
+  /** The stream's previous event as the chain saw it (prepare() read it back if need be), or "broken" when it is missing. */
+  private previous(e: RecordedEvent): Last | "broken" {
+    if (e.revision === 0) return FIRST;
+    const last = this.streams.get(e.stream);
+    if (!last) {
+      this.fail(e, `revision ${e.revision - 1} of the stream is missing`);
+      return "broken";
+    }
+    if (last.revision !== e.revision - 1) {
+      this.fail(e, last.revision < e.revision - 1 ? `revisions ${last.revision + 1}..${e.revision - 1} of the stream are missing` : `revision ${e.revision} comes again after revision ${last.revision}`);
+      return "broken";
+    }
+    return last;
+  }
+
+  /** Moves past `e`: its stream's last hash (stored, and the computed one when they differ) and the global chain. */
+  private advance(e: RecordedEvent, hash: string | undefined, computed: string | undefined): void {
+    this.lastPosition = e.position;
+    const s = this.streams;
+    s.delete(e.stream);
+    s.set(e.stream, computed === hash ? { revision: e.revision, hash } : { revision: e.revision, hash, computed });
+    if (!this.unbounded && s.size > this.maxStreams) s.delete(s.keys().next().value!);
+    if (this.chainStart === undefined) return;
+    if (e.position === this.chainStart) this.chain = this.genesis;
+    if (e.position <= this.chainStart || this.chain === undefined) return;
+    const link = hash ?? safeDigest(e);
+    const altLink = computed ?? link;
+    if (this.alt !== undefined || altLink !== link) this.alt = globalLink(this.alt ?? this.chain, e.position, altLink);
+    this.chain = globalLink(this.chain, e.position, link);
+  }
+
+  private fail(e: RecordedEvent, reason: string): void {
+    this.record({ position: e.position.toString(), stream: e.stream, revision: e.revision, eventId: e.id, reason });
+  }
+
+  private failAt(position: bigint, reason: string): void {
+    this.record({ position: position.toString(), stream: "", revision: -1, eventId: "", reason });
+  }
+
+  private record(b: ChainBreak): void {
+    this.report.ok = false;
+    this.report.breaks++;
+    if (this.report.firstBreaks.length < this.maxBreaks) this.report.firstBreaks.push(b);
+  }
+}
+
+/** The content digest, or a marker when the data cannot be hashed (already reported as a break). */
+function safeDigest(e: RecordedEvent): string {
+  try {
+    return contentDigest(e.stream, e);
+  } catch {
+    return GENESIS;
+  }
+}

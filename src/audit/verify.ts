@@ -1,0 +1,102 @@
+/**
+ * `cyborg-es audit verify`: walks the log in position order and recomputes every hash (chain.ts).
+ *
+ * - Each hashed event must carry SHA-256(previous hash of its stream, revision, content digest).
+ *   A changed byte in an event, a removed or reordered event of a stream, breaks the link at
+ *   exactly that event (later events link to the stored hash, so one change is one break).
+ * - The global chain is recomputed from the stored hashes and compared at every checkpoint the
+ *   store kept: an event removed or inserted at a stream's end, or a truncated log, is found
+ *   between two checkpoints.
+ * - Events written before the chain existed have no hash: they are counted as `unhashed` and are
+ *   not a failure, as long as they come before the chain's start (the store's first checkpoint)
+ *   and before the first hashed event of their stream. An event without a hash after that is a
+ *   break (a hash was stripped).
+ *
+ * Memory is bounded: the last hash of up to `streamCache` streams is remembered; an older one is
+ * read back from the store when its stream shows up again. Events come a page at a time.
+ */
+import type { EventStore, RecordedEvent } from "../eventstore/port.js";
+import { Walker } from "./verify-walker.js";
+
+export interface ChainBreak {
+  position: string;
+  stream: string;
+  revision: number;
+  eventId: string;
+  reason: string;
+}
+
+export interface VerifyProgress {
+  /** Last position checked (decimal string). */
+  position: string;
+  until: string | null;
+  events: number;
+}
+
+export interface VerifyOptions {
+  /** Start strictly after this position (an earlier verify ended there); default: the start of the log. */
+  after?: bigint;
+  /** The global chain's value at `after` (what the earlier verify reported); needed to check checkpoints after it. */
+  anchor?: string;
+  /** Stop at this position (default: the head when the walk starts). */
+  until?: bigint;
+  /** Events walked before the store's (an archive exported earlier, in position order): see docs/audit.md. */
+  prefix?: AsyncIterable<RecordedEvent>;
+  pageSize?: number;
+  /** Streams whose last hash is kept in memory (default 100 000). */
+  streamCache?: number;
+  /** Breaks listed in the report (all are counted). */
+  maxBreaks?: number;
+  onProgress?: (p: VerifyProgress) => void;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  /** Events checked. */
+  events: number;
+  /** Of which carried a hash. */
+  hashed: number;
+  /** Events written before the chain existed (no hash, before its start): not verifiable. */
+  unhashed: { count: number; first: string | null; last: string | null };
+  /** Global-chain checkpoints compared. */
+  checkpoints: number;
+  breaks: number;
+  /** The first breaks, in log order. */
+  firstBreaks: ChainBreak[];
+  /** The global chain's value after the last event checked: the anchor of the next `--after` run, or of an archive. */
+  chain: { position: string; hash: string } | null;
+  until: string | null;
+}
+
+export type VerifiedStore = Pick<EventStore, "readAll" | "readStream" | "readCheckpoints" | "headPosition">;
+
+
+export async function verifyLog(store: VerifiedStore, options: VerifyOptions = {}): Promise<VerifyReport> {
+  const until = options.until ?? (await store.headPosition());
+  const w = new Walker(store, options, until);
+  if (options.prefix) {
+    w.unbounded = true;
+    for await (const e of options.prefix) {
+      const waiting = w.check(e);
+      if (waiting) await waiting;
+    }
+    w.unbounded = false;
+  }
+  const pageSize = options.pageSize ?? 2000;
+  let after = w.lastPosition ?? options.after;
+  while (until !== undefined && (after === undefined || after < until)) {
+    const page = await store.readAll({ after, maxCount: pageSize });
+    if (page.length === 0) break;
+    for (const e of page) {
+      if (e.position > until) break;
+      // Synchronous but for a page of checkpoints or a stream's previous event to read.
+      const waiting = w.check(e);
+      if (waiting) await waiting;
+    }
+    after = page.at(-1)!.position;
+    options.onProgress?.({ position: (w.lastPosition ?? 0n).toString(), until: until.toString(), events: w.report.events });
+    if (page.length < pageSize) break;
+  }
+  await w.end();
+  return w.report;
+}

@@ -1,0 +1,91 @@
+import { Command } from "commander";
+import { projections } from "../../projections/index.js";
+import { openEventStore } from "../adapters.js";
+import { resolvePoint } from "../audit/points.js";
+import { pastLog, replayInto } from "../audit/replay.js";
+import { loadConfig, type Config } from "../config.js";
+import { createLogger } from "../logger.js";
+import { startService } from "../main.js";
+import { MemoryReadStore } from "../readstore/memory.js";
+import type { ReadStore } from "../readstore/port.js";
+import { positionBar, rate } from "./audit.command.js";
+
+/** Same server and database: the live read models, which a replay must never overwrite. */
+export function sameRedis(a: string, b: string): boolean {
+  const norm = (u: string) => {
+    const x = new URL(u);
+    return `${x.hostname}:${x.port || "6379"}/${x.pathname.replace(/^\//, "") || "0"}`;
+  };
+  return norm(a) === norm(b);
+}
+
+export function replayCommand(): Command {
+  return new Command("replay")
+    .description("materialize the read models as they were at a point, to ask every normal query of the past")
+    .requiredOption("--until <position|time>", "the point: a log position, or an ISO-8601 time (the last event recorded by then)")
+    .option("--into <target>", "redis://host:port/<db> (a separate database: never the live one) or memory", "memory")
+    .option("--serve [port]", "then serve the past read-only (GraphQL and REST) on this port (always with --into memory)")
+    .action(async (o: { until: string; into: string; serve?: string | boolean }) => {
+      const config = loadConfig();
+      const events = await openEventStore(config);
+      let target: ReadStore | undefined;
+      try {
+        target = await openTarget(o.into, config);
+        const upTo = await resolvePoint(events, o.until, "--until");
+        const head = (await events.headPosition()) ?? 0n;
+        const point = upTo < head ? upTo : head;
+        const bar = positionBar("replay");
+        const startedAt = performance.now();
+        let count = 0;
+        bar.start(Number(point), 0, { events: 0, rate: 0 });
+        await replayInto(events, target, projections, point, (p) => {
+          count = p.events;
+          bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) });
+        });
+        bar.update(Number(point));
+        bar.stop();
+        console.error(`replayed ${count} events up to position ${point} into ${o.into} in ${((performance.now() - startedAt) / 1000).toFixed(2)} s (${rate(count, startedAt)} events/s)`);
+        if (o.into === "memory" || o.serve !== undefined) {
+          await servePast(config, events, target, point, o.serve === undefined || o.serve === true ? config.PORT : Number(o.serve));
+          return; // serves until interrupted; the stores close with the process
+        }
+      } catch (err) {
+        await target?.close();
+        await events.close();
+        throw err;
+      }
+      await target.close();
+      await events.close();
+    });
+}
+
+/** The same server, another database: the next number (0-15, Redis's default count). */
+export function otherDatabase(url: string): string {
+  const u = new URL(url);
+  const db = Number(u.pathname.replace(/^\//, "") || "0");
+  u.pathname = `/${Number.isInteger(db) ? (db + 1) % 16 : 5}`;
+  return u.toString();
+}
+
+async function openTarget(into: string, config: Config): Promise<ReadStore> {
+  if (into === "memory") return new MemoryReadStore();
+  if (!/^rediss?:\/\//.test(into)) throw new Error(`--into must be memory or a Redis URL such as redis://localhost:6379/5, got ${JSON.stringify(into)}`);
+  if (config.REDIS_URL && sameRedis(into, config.REDIS_URL)) {
+    throw new Error(`--into ${into} is the live read models' database (REDIS_URL): replay into another one, e.g. ${otherDatabase(into)}`);
+  }
+  const { RedisReadStore } = await import("../readstore/redis.js");
+  return new RedisReadStore(into);
+}
+
+/** A read-only API over the replayed read models and the log cut at the same point (no projector, no binder). */
+async function servePast(config: Config, events: Awaited<ReturnType<typeof openEventStore>>, readStore: ReadStore, point: bigint, port: number) {
+  const log = createLogger(config.LOG_LEVEL);
+  const service = await startService({ ...config, PORT: port, roles: new Set(["api"]) }, log, {
+    store: pastLog(events, point),
+    wrapReadStore: () => readStore,
+  });
+  console.error(`serving the past (position ${point}) read-only at ${service.url}; Ctrl-C to stop`);
+  const stop = () => void service.close().finally(() => process.exit(0));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}

@@ -1,0 +1,90 @@
+/** How esdb.ts maps between EventStoreDB's client and the port: positions, filters, recorded events. */
+import {
+  ANY,
+  NO_STREAM,
+  START,
+  STREAM_EXISTS,
+  eventTypeFilter,
+  excludeSystemEvents,
+  streamNameFilter,
+  type AllStreamResolvedEvent,
+  type AppendExpectedRevision,
+  type Filter,
+  type ReadPosition,
+  type ResolvedEvent,
+  type StreamingRead,
+} from "@eventstore/db-client";
+import type { EventFilter, EventMetadata, ExpectedRevision, RecordedEvent } from "./port.js";
+
+/** Metadata keys the adapter adds: the caller's own event id (when not a UUID) and the chain hash. */
+export const ORIGINAL_ID = "originalEventId";
+export const CHAIN_HASH = "chainHash";
+
+type EsdbRecorded = NonNullable<ResolvedEvent["event"]>;
+
+/** Where to start reading for "after this position" (reads include the start; ours() drops it). */
+export const fromPosition = (after: bigint | undefined): ReadPosition => (after === undefined ? START : { commit: after, prepare: after });
+
+/** Iterates a read of the server, cancelling the gRPC call when the caller stops early. */
+export async function* cancelOnExit<T>(read: StreamingRead<T>): AsyncGenerator<T> {
+  let ended = false;
+  try {
+    for await (const item of read) yield item;
+    ended = true;
+  } finally {
+    if (!ended) await read.cancel();
+  }
+}
+
+export function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevision {
+  switch (expected) {
+    case "no_stream":
+      return NO_STREAM;
+    case "stream_exists":
+      return STREAM_EXISTS;
+    case "any":
+      return ANY;
+    default:
+      return BigInt(expected);
+  }
+}
+
+/**
+ * One filter goes to the server (it takes a single one): stream prefixes when given, else the
+ * exact event types as an anchored regex, else "no system events". matchesFilter re-checks all.
+ */
+export function serverFilter(filter: EventFilter | undefined): Filter {
+  if (filter?.streamPrefixes) return streamNameFilter({ prefixes: [...filter.streamPrefixes] });
+  if (filter?.eventTypes) {
+    const alternatives = filter.eventTypes.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+    return eventTypeFilter({ regex: `^(?:${alternatives})$` });
+  }
+  return excludeSystemEvents();
+}
+
+/** The application event in a read of $all, or undefined for system events and those at or before `after`. */
+export function ours(resolved: AllStreamResolvedEvent, after: bigint | undefined): RecordedEvent | undefined {
+  const e = resolved.event;
+  if (!e || e.streamId.startsWith("$") || e.type.startsWith("$")) return undefined;
+  if (after !== undefined && e.position.commit <= after) return undefined;
+  return toRecorded(e, e.position.commit);
+}
+
+export function toRecorded(e: EsdbRecorded, commitPosition: bigint | undefined): RecordedEvent {
+  const position = e.position?.commit ?? commitPosition;
+  // Stream reads carry positions only on servers newer than 22.6.0.
+  if (position === undefined) throw new Error(`EventStoreDB returned event ${e.id} without a position (server older than 22.6?)`);
+  const raw = (e.metadata ?? {}) as EventMetadata & { [ORIGINAL_ID]?: string; [CHAIN_HASH]?: string };
+  const { [ORIGINAL_ID]: originalId, [CHAIN_HASH]: hash, ...metadata } = raw;
+  return {
+    id: originalId ?? e.id,
+    stream: e.streamId,
+    revision: Number(e.revision),
+    position,
+    type: e.type,
+    data: e.data,
+    metadata: metadata as EventMetadata,
+    recordedAt: e.created,
+    hash,
+  };
+}

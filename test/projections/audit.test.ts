@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { objectHistory, requestTrace } from "../../projections/audit/queries.js";
+import { allocated, arqCreated, bindStarted, bound, given, gpuHost, released, unbound } from "./support.js";
+
+describe("audit projection", () => {
+  const events = [
+    ...gpuHost("h1", "1"),
+    arqCreated("a1"),
+    bindStarted("a1", "h1", "inst-1"),
+    allocated("h1", "d1", "p1", "h1", "a1", "inst-1"),
+    bound("a1", { host: "h1", instance: "inst-1", dep: "p1", handle: "h1" }),
+    unbound("a1", { host: "h1", instance: "inst-1", handle: "h1" }),
+    released("h1", "p1", "h1", "a1"),
+  ];
+
+  it("indexes every event under the objects it names, but those in the object's own stream, in log order, with where to read it", async () => {
+    const { store, es } = await given(events);
+    const log = await es.readAll();
+    // The ARQ's own events are in arq-a1, which history reads whole: only the others are indexed.
+    const arq = await objectHistory(store, "a1", 100);
+    expect(arq.refs.map((r) => log[Number(r.position) - 1]!.type)).toEqual(["AttachHandleAllocated", "AttachHandleReleased"]);
+    expect(arq.refs[0]).toEqual({ position: log[8]!.position, revision: log[8]!.revision, stream: "host-h1" });
+    expect(arq.totalCount).toBe(2);
+    expect((await objectHistory(store, "inst-1", 100)).refs.map((r) => log[Number(r.position) - 1]!.type)).toEqual(["ArqBindStarted", "AttachHandleAllocated", "ArqBound", "ArqUnbound"]);
+  });
+
+  it("a device's history holds its deployables' and handles' events, each once, and pages by position", async () => {
+    const { store } = await given(events);
+    const all = await objectHistory(store, "d1", 100);
+    // Discovered, deployable, three attributes, the handle added, allocated, named by ArqBound and
+    // ArqUnbound, released (the last four name the handle, not the device).
+    expect(all.refs).toHaveLength(10);
+    expect(all.totalCount).toBe(10);
+    const first = await objectHistory(store, "d1", 3);
+    const rest = await objectHistory(store, "d1", 100, first.refs.at(-1)!.position);
+    expect(first.hasNextPage).toBe(true);
+    expect(rest.hasNextPage).toBe(false);
+    expect([...first.refs, ...rest.refs]).toEqual(all.refs);
+  });
+
+  it("indexes every event under its request", async () => {
+    const { store } = await given(events);
+    // support.ts gives every event the correlation id "c".
+    expect((await requestTrace(store, "c", 1000)).totalCount).toBe(events.length);
+    expect((await requestTrace(store, "other", 10)).refs).toEqual([]);
+  });
+});
