@@ -1,7 +1,7 @@
 /** The walk of audit verify (verify.ts): one event at a time, in log order. */
 import { contentDigest, eventHash, GENESIS, globalLink, type ChainCheckpoint } from "../eventstore/chain.js";
 import type { RecordedEvent } from "../eventstore/port.js";
-import type { ChainBreak, VerifiedStore, VerifyOptions, VerifyReport } from "./verify.js";
+import type { ChainBreak, VerifiedStore, VerifyOptions, VerifyReport } from "./verify-types.js";
 
 /** What the walk remembers of a stream: its last revision and hash. */
 interface Last {
