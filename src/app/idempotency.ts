@@ -10,6 +10,8 @@ import { createHash } from "node:crypto";
 import { v5 } from "uuid";
 import { keyStatus } from "../domain/idempotency/decider.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
+import type { AppendStep } from "../eventstore/port.js";
+import { toNewEvent } from "./handle.js";
 import { aggregates, type Streams } from "./streams.js";
 
 export interface IdempotentRequest {
@@ -48,26 +50,27 @@ export async function idempotent<T>(
   const key = checkIdempotencyKey(req.key);
   const keyHash = sha256(`${ctx.principal}\u0000${key}`);
   const fingerprint = sha256(canonical(req.request));
-  const { state } = await s.load(aggregates.idempotency, keyHash);
-  const status = keyStatus(state, fingerprint, ctx.at);
+  const loaded = await s.load(aggregates.idempotency, keyHash);
+  const status = keyStatus(loaded.state, fingerprint, ctx.at);
   if (status.kind === "answered") return { answer: status.answer as T, replayed: true };
   const resuming = status.kind === "claimed";
   let claimed = resuming;
-  // The claim is written just before the command's first write, so a command refused before it
-  // writes (bad input, no permission) leaves nothing behind, not even the claim.
-  const claim = async () => {
+  const beingHandled = () => new DomainError("CONFLICT", "a request with this Idempotency-Key is being handled right now; ask again shortly for its answer", "idempotencyKey");
+  // The claim goes ahead of the command's first write, in the same commit: a command refused
+  // before it writes (bad input, no permission) leaves nothing behind, not even the claim.
+  const claim = async (): Promise<AppendStep> => {
     const expiresAt = new Date(Date.parse(ctx.at) + req.ttlMs).toISOString();
-    const r = await s.handle(aggregates.idempotency, keyHash, { type: "ClaimKey", data: { keyHash, fingerprint, operation: req.operation, expiresAt, at: ctx.at } }, ctx);
-    if (r.events.length === 0) {
-      throw new DomainError("CONFLICT", "a request with this Idempotency-Key is being handled right now; ask again shortly for its answer", "idempotencyKey");
-    }
+    const events = aggregates.idempotency.decider.decide({ type: "ClaimKey", data: { keyHash, fingerprint, operation: req.operation, expiresAt, at: ctx.at } }, loaded.state);
+    if (events.length === 0) throw beingHandled();
     claimed = true;
+    const stream = aggregates.idempotency.streamName(keyHash);
+    return { stream, events: events.map((e) => toNewEvent(e, ctx)), expectedRevision: loaded.revision < 0 ? "no_stream" : loaded.revision };
   };
   let n = 0;
   // Ids follow the claim (the key's next claim after an expiry gives others).
-  const seed = `${keyHash}:${status.kind === "claimed" ? status.revision : state.events}`;
+  const seed = `${keyHash}:${status.kind === "claimed" ? status.revision : loaded.state.events}`;
   const newId = () => v5(`${seed}:${n++}`, ID_NAMESPACE);
-  const answer = await run({ streams: resuming ? s : s.beforeFirstWrite(claim), newId }, resuming);
+  const answer = await run({ streams: resuming ? s : s.beforeFirstWrite(claim, beingHandled), newId }, resuming);
   // A command that wrote nothing has nothing to replay: asked again, it answers again.
   if (claimed) {
     const recorded = JSON.parse(JSON.stringify(answer ?? null)) as unknown;

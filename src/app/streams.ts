@@ -8,7 +8,7 @@ import { instanceDecider } from "../domain/instances/decider.js";
 import { hostDecider } from "../domain/inventory/decider.js";
 import { fold, type Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext } from "../domain/shared/types.js";
-import type { EventStore } from "../eventstore/port.js";
+import type { AppendStep, EventStore, SequenceResult } from "../eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
 import { handleCommand, loadAggregate, toNewEvent, type CommandSource, type DomainEventShape, type Loaded } from "./handle.js";
 import { StreamLocks } from "./stream-locks.js";
@@ -66,18 +66,33 @@ export class Streams {
   ) {}
 
   /**
-   * The same streams (store, cache, locks), with `first` run once before the first write: what a
-   * command writes under an idempotency key is preceded by the key's claim, and a command refused
-   * before it writes anything writes nothing at all.
+   * The same streams (store, cache, locks), whose first write carries `first()`'s step ahead of its
+   * own, in the same sequence (one commit on lmdb): what a command writes under an idempotency key
+   * is preceded by the key's claim at no extra commit, and a command refused before it writes
+   * anything writes nothing at all. A refused `first` step rejects the write with `refused()`.
    */
-  beforeFirstWrite(first: () => Promise<void>): Streams {
-    let once: Promise<void> | undefined;
-    const ready = () => (once ??= first());
+  beforeFirstWrite(first: () => Promise<AppendStep>, refused: () => Error): Streams {
+    let firstWrite: Promise<SequenceResult> | undefined;
     const inner = this.store;
+    const sequence = async (steps: readonly AppendStep[]): Promise<SequenceResult> => {
+      // Later writes wait for the first (and fail as it did when its claim was refused).
+      if (firstWrite) return (await firstWrite, inner.appendSequence(steps));
+      firstWrite = (async () => {
+        const result = await inner.appendSequence([await first(), ...steps]);
+        if (result.appended.length === 0) throw refused();
+        return { appended: result.appended.slice(1), refusal: result.refusal };
+      })();
+      return firstWrite;
+    };
     const store: EventStore = {
       kind: inner.kind,
-      append: async (stream, events, expected) => (await ready(), inner.append(stream, events, expected)),
-      appendSequence: async (steps) => (await ready(), inner.appendSequence(steps)),
+      append: async (stream, events, expectedRevision) => {
+        if (firstWrite) return (await firstWrite, inner.append(stream, events, expectedRevision));
+        const { appended, refusal } = await sequence([{ stream, events, expectedRevision }]);
+        if (refusal) throw refusal;
+        return appended[0]!;
+      },
+      appendSequence: (steps) => sequence(steps),
       readStream: (stream, options) => inner.readStream(stream, options),
       readAll: (options) => inner.readAll(options),
       headPosition: () => inner.headPosition(),
