@@ -6,44 +6,50 @@ interface Entry {
 }
 
 const MAX_CHUNK = 512;
+/** Up to this many members a set is one sorted array, searched in place (no index map). */
+const SMALL = 16;
 
 /**
  * An in-memory sorted set in Redis order ((score, member)): a list of sorted chunks, so inserting
  * or removing in the middle of 200,000 members moves at most one chunk (a sorted array alone
- * would move half the array each time).
+ * would move half the array each time). Most sets are small (an index per object and per request
+ * holds a few entries): up to SMALL members a set is a single sorted array without the member
+ * index, a fraction of the memory; it gains the index when it grows past that.
  */
 export class SortedSet {
-  private readonly scores = new Map<string, number>();
+  private scores: Map<string, number> | null = null;
   private chunks: Entry[][] = [];
 
   get size(): number {
-    return this.scores.size;
+    return this.scores ? this.scores.size : (this.chunks[0]?.length ?? 0);
   }
 
   score(member: string): number | undefined {
-    return this.scores.get(member);
+    if (this.scores) return this.scores.get(member);
+    return this.chunks[0]?.find((e) => e.m === member)?.s;
   }
 
   has(member: string): boolean {
-    return this.scores.has(member);
+    return this.score(member) !== undefined;
   }
 
   /** Returns false when `nx` kept an existing member where it was. */
   add(member: string, score: number, nx = false): boolean {
-    const old = this.scores.get(member);
+    const old = this.score(member);
     if (old !== undefined) {
       if (nx || old === score) return false;
       this.removeEntry(old, member);
     }
-    this.scores.set(member, score);
     this.insertEntry({ s: score, m: member });
+    if (this.scores) this.scores.set(member, score);
+    else if (this.size > SMALL) this.scores = new Map(this.chunks[0]!.map((e) => [e.m, e.s]));
     return true;
   }
 
   remove(member: string): boolean {
-    const old = this.scores.get(member);
+    const old = this.score(member);
     if (old === undefined) return false;
-    this.scores.delete(member);
+    this.scores?.delete(member);
     this.removeEntry(old, member);
     return true;
   }
