@@ -17,6 +17,7 @@
 import { randomUUID } from "node:crypto";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
+import { fakeHost } from "./lib/fake-host.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
 import { startRedisServer } from "./lib/redis-server.js";
 import { RestBenchClient } from "./lib/rest-client.js";
@@ -45,26 +46,6 @@ interface Run {
   /** Mean milliseconds of each request of a flow. */
   step_ms: Record<string, number>;
   machine_ms: [number, number];
-}
-
-function fakeHost(hostname: string) {
-  return [
-    {
-      type: "FPGA",
-      vendor: "0xABCD",
-      model: "bench",
-      controlPath: { type: "PCI", info: { domain: "0000", bus: "0c", device: "00", function: "0" } },
-      deployables: [
-        {
-          name: `${hostname}_FakeDevice`,
-          numAccelerators: HANDLES_PER_HOST,
-          driverName: "fake",
-          attributes: [{ key: "rc", value: "FPGA" }, { key: "trait0", value: "CUSTOM_FAKE_DEVICE" }],
-          attachHandles: Array.from({ length: HANDLES_PER_HOST }, (_, i) => ({ type: "TEST_PCI", info: { domain: "0000", bus: "0c", device: "00", function: String(i) } })),
-        },
-      ],
-    },
-  ];
 }
 
 /** One server (started here, or --url): profiles and HOSTS hosts, then each client count in turn. */
@@ -96,7 +77,7 @@ async function benchMode(mode: "embedded" | "redis" | "remote"): Promise<Run[]> 
     for (let h = 0; h < HOSTS; h++) {
       await agent.gql(`mutation($h: String!, $d: [DriverDeviceInput!]!) { reportHostInventory(hostname: $h, devices: $d) { added } }`, {
         h: `${prefix}-${h}`,
-        d: fakeHost(`${prefix}-${h}`),
+        d: fakeHost(`${prefix}-${h}`, HANDLES_PER_HOST),
       });
     }
     await agent.close();
