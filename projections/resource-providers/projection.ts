@@ -15,6 +15,7 @@
  *   :by-host:<hostname>      zset  the same, per host
  */
 import type { InventoryEvent } from "../../src/domain/events.js";
+import { PROVIDER_EVENT_TYPES } from "../../src/domain/inventory/resource-providers.js";
 import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
 import type { Write } from "../../src/readstore/port.js";
 import type { Projection } from "../../src/projector/projection.js";
@@ -24,22 +25,8 @@ import { keys, score } from "../shared/keys.js";
 export const name = "resource-providers";
 export const k = keys(name);
 
-export const eventTypes = [
-  "DeviceDiscovered",
-  "DeviceStatusChanged",
-  "DeviceLost",
-  "DeviceRemoved",
-  "DeployableAdded",
-  "DeployableChanged",
-  "DeployableRemoved",
-  "AttributeSet",
-  "AttributeRemoved",
-  "AttachHandleAdded",
-  "AttachHandleLost",
-  "AttachHandleAllocated",
-  "AttachHandleReleased",
-  "AttachHandleRemoved",
-] as const;
+/** What changes a provider (the domain's list, as the Placement sync follows it) and what changes its usage. */
+export const eventTypes = [...PROVIDER_EVENT_TYPES, "AttachHandleAdded", "AttachHandleAllocated", "AttachHandleReleased"] as const;
 
 export function project(event: RecordedEvent): Write[] {
   const e = event as Recorded<InventoryEvent>;
