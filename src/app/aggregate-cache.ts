@@ -1,4 +1,4 @@
-import { LruMap } from "./lru.js";
+import { LRUCache } from "lru-cache";
 
 /**
  * In-process cache of folded aggregates: stream -> {state, revision, position}. A handler starts from the
@@ -15,10 +15,10 @@ export interface CachedAggregate {
 }
 
 export class AggregateCache {
-  private readonly entries: LruMap<string, CachedAggregate>;
+  private readonly entries: LRUCache<string, CachedAggregate>;
 
   constructor(max = 10_000) {
-    this.entries = new LruMap(max);
+    this.entries = new LRUCache({ max });
   }
 
   get(stream: string): CachedAggregate | undefined {

@@ -1,4 +1,4 @@
-import { LruMap } from "./lru.js";
+import { LRUCache } from "lru-cache";
 
 /**
  * Per host, the digest of a report known to diff to nothing, with the host's inventoryChanges
@@ -15,8 +15,8 @@ export interface SettledReport {
 }
 
 /** Least recently used goes first: a host that keeps confirming keeps its entry. */
-export class ReportDigests extends LruMap<string, SettledReport> {
+export class ReportDigests extends LRUCache<string, SettledReport> {
   constructor(max = 200_000) {
-    super(max);
+    super({ max });
   }
 }

@@ -10,6 +10,7 @@
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
+import { LRUCache } from "lru-cache";
 import { eventHash, GENESIS } from "../eventstore/chain.js";
 import { positionFromString, type AppendStep, type EventFilter, type EventStore, type RecordedEvent } from "../eventstore/port.js";
 
@@ -130,12 +131,10 @@ export async function importLog(
 ): Promise<{ events: number }> {
   const batch = options.batch ?? 1000;
   /** The last hash of recently seen streams; another one is read back from the store, which has it by then. */
-  const last = new Map<string, string>();
+  const last = new LRUCache<string, string>({ max: STREAM_CACHE });
   const remember = (stream: string, hash: string | undefined) => {
-    last.delete(stream);
-    if (hash === undefined) return;
-    last.set(stream, hash);
-    if (last.size > STREAM_CACHE) last.delete(last.keys().next().value!);
+    if (hash === undefined) last.delete(stream);
+    else last.set(stream, hash);
   };
   const previous = async (e: RecordedEvent): Promise<string> => {
     if (e.revision === 0) return GENESIS;

@@ -1,4 +1,5 @@
 /** The walk of audit verify (verify.ts): one event at a time, in log order. */
+import { LRUCache } from "lru-cache";
 import { contentDigest, eventHash, GENESIS, globalLink, type ChainCheckpoint } from "../eventstore/chain.js";
 import type { RecordedEvent } from "../eventstore/port.js";
 import type { ChainBreak, VerifiedStore, VerifyOptions, VerifyReport } from "./verify-types.js";
@@ -18,8 +19,10 @@ export class Walker {
   lastPosition: bigint | undefined;
   /** Remember every stream (an archive: its streams cannot be looked up again). */
   unbounded = false;
-  private readonly streams = new Map<string, Last>();
-  private readonly maxStreams: number;
+  /** Recently walked streams (least recently used out): another one is read back from the store. */
+  private readonly streams: LRUCache<string, Last>;
+  /** The streams of an archive walked before the store (`unbounded`): kept until the store's walk moves them on. */
+  private readonly archived = new Map<string, Last>();
   private readonly maxBreaks: number;
   /** Global chain: its value, the checkpoints not reached yet, and where the chain starts. */
   private chain: string | undefined;
@@ -41,7 +44,7 @@ export class Walker {
     private readonly options: VerifyOptions,
     private readonly until: bigint | undefined,
   ) {
-    this.maxStreams = options.streamCache ?? 100_000;
+    this.streams = new LRUCache({ max: options.streamCache ?? 100_000 });
     this.maxBreaks = options.maxBreaks ?? 10;
     this.report = {
       ok: true,
@@ -69,7 +72,7 @@ export class Walker {
   private ready(e: RecordedEvent): boolean {
     if (!this.started) return false;
     if (this.chainStart !== undefined && !this.checkpointsDone && (this.pending.length === 0 || this.pending.at(-1)!.position < e.position)) return false;
-    return e.revision === 0 || this.unbounded || this.streams.has(e.stream);
+    return e.revision === 0 || this.unbounded || this.known(e.stream) !== undefined;
   }
 
   private async prepare(e: RecordedEvent): Promise<void> {
@@ -82,7 +85,7 @@ export class Walker {
         this.nextCheckpointsAfter = more.at(-1)!.position;
       }
     }
-    if (e.revision > 0 && !this.unbounded && !this.streams.has(e.stream)) {
+    if (e.revision > 0 && !this.unbounded && this.known(e.stream) === undefined) {
       // Not remembered (an earlier range, or forgotten): read the stream's previous event back.
       const [p] = await this.store.readStream(e.stream, { fromRevision: e.revision - 1, maxCount: 1 }).catch(() => [] as RecordedEvent[]);
       if (p && p.revision === e.revision - 1 && p.position < e.position) this.streams.set(e.stream, { revision: p.revision, hash: p.hash });
@@ -179,7 +182,7 @@ export class Walker {
   /** The stream's previous event as the chain saw it (prepare() read it back if need be), or "broken" when it is missing. */
   private previous(e: RecordedEvent): Last | "broken" {
     if (e.revision === 0) return FIRST;
-    const last = this.streams.get(e.stream);
+    const last = this.known(e.stream);
     if (!last) {
       this.fail(e, `revision ${e.revision - 1} of the stream is missing`);
       return "broken";
@@ -194,10 +197,12 @@ export class Walker {
   /** Moves past `e`: its stream's last hash (stored, and the computed one when they differ) and the global chain. */
   private advance(e: RecordedEvent, hash: string | undefined, computed: string | undefined): void {
     this.lastPosition = e.position;
-    const s = this.streams;
-    s.delete(e.stream);
-    s.set(e.stream, computed === hash ? { revision: e.revision, hash } : { revision: e.revision, hash, computed });
-    if (!this.unbounded && s.size > this.maxStreams) s.delete(s.keys().next().value!);
+    const last: Last = computed === hash ? { revision: e.revision, hash } : { revision: e.revision, hash, computed };
+    if (this.unbounded) this.archived.set(e.stream, last);
+    else {
+      this.streams.set(e.stream, last);
+      if (this.archived.size > 0) this.archived.delete(e.stream);
+    }
     if (this.chainStart === undefined) return;
     if (e.position === this.chainStart) this.chain = this.genesis;
     if (e.position <= this.chainStart || this.chain === undefined) return;
@@ -205,6 +210,10 @@ export class Walker {
     const altLink = computed ?? link;
     if (this.alt !== undefined || altLink !== link) this.alt = globalLink(this.alt ?? this.chain, e.position, altLink);
     this.chain = globalLink(this.chain, e.position, link);
+  }
+
+  private known(stream: string): Last | undefined {
+    return this.streams.get(stream) ?? (this.archived.size > 0 ? this.archived.get(stream) : undefined);
   }
 
   private fail(e: RecordedEvent, reason: string): void {

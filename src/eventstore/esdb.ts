@@ -11,6 +11,7 @@ import {
   type AllStreamResolvedEvent,
   type JSONType,
 } from "@eventstore/db-client";
+import { LRUCache } from "lru-cache";
 import { v5 as uuidV5 } from "uuid";
 import { checkExpectedRevision } from "./append-check.js";
 import { chainHashes, contentDigest, type ChainCheckpoint } from "./chain.js";
@@ -53,7 +54,7 @@ export class EsdbEventStore implements EventStore {
   readonly kind = "esdb" as const;
   private readonly subscriptions = new Set<Subscription>();
   /** stream -> its last revision and hash, as this client last wrote or read them. */
-  private readonly last = new Map<string, { revision: number; hash: string | undefined }>();
+  private readonly last = new LRUCache<string, { revision: number; hash: string | undefined }>({ max: LAST_CACHE });
 
   private constructor(private readonly client: EventStoreDBClient) {}
 
@@ -127,8 +128,6 @@ export class EsdbEventStore implements EventStore {
   }
 
   private remember(stream: string, revision: number, hash: string | undefined): void {
-    this.last.delete(stream);
-    if (this.last.size >= LAST_CACHE) this.last.delete(this.last.keys().next().value!);
     this.last.set(stream, { revision, hash });
   }
 

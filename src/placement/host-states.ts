@@ -2,6 +2,7 @@
  * A host's inventory as the domain folds it from stream `host-<hostname>` (hostDecider.evolve).
  * Folded states are kept with their revision, so the next load reads only the newer events.
  */
+import { LRUCache } from "lru-cache";
 import { hostDecider, type HostState } from "../domain/inventory/decider.js";
 import type { InventoryEvent } from "../domain/inventory/events.js";
 import { stream, streamPrefix } from "../domain/shared/types.js";
@@ -18,12 +19,14 @@ export const HOST_STREAM_PREFIX = streamPrefix.host;
 export const hostOfStream = (name: string): string | null => (name.startsWith(HOST_STREAM_PREFIX) ? name.slice(HOST_STREAM_PREFIX.length) : null);
 
 export class HostStates {
-  private readonly cache = new Map<string, LoadedHost>();
+  private readonly cache: LRUCache<string, LoadedHost>;
 
   constructor(
     private readonly store: EventStore,
-    private readonly maxHosts = 20_000,
-  ) {}
+    maxHosts = 20_000,
+  ) {
+    this.cache = new LRUCache({ max: maxHosts });
+  }
 
   async load(hostname: string): Promise<LoadedHost> {
     const cached = this.cache.get(hostname);
@@ -32,7 +35,6 @@ export class HostStates {
     let state = cached?.state ?? hostDecider.initialState();
     for (const e of events) state = hostDecider.evolve(state, { type: e.type, data: e.data } as InventoryEvent);
     const loaded = { state, revision: events.at(-1)?.revision ?? cached?.revision ?? -1 };
-    if (this.cache.size >= this.maxHosts && !this.cache.has(hostname)) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hostname, loaded);
     return loaded;
   }

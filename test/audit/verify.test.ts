@@ -71,6 +71,26 @@ describe("audit verify (lmdb)", () => {
     expect(report.chain!.position).toBe(log.at(-1)!.position.toString());
   });
 
+  it("remembers a few streams at a time: a forgotten stream's last hash is read back, and a change is still found there", async () => {
+    const { dir, log } = await writeLog();
+    const store = await LmdbEventStore.open(dir);
+    try {
+      // 4 streams in turn, 2 remembered: every stream is forgotten before it shows up again.
+      expect(await verifyLog(store, { pageSize: 10, streamCache: 2 })).toMatchObject({ ok: true, events: 60, hashed: 60, breaks: 0 });
+    } finally {
+      await store.close();
+    }
+    const victim = log[41]!;
+    changeOneByte(dir, Number(victim.position), `event number ${(victim.data as { i: number }).i}`);
+    const again = await LmdbEventStore.open(dir);
+    try {
+      const report = await verifyLog(again, { pageSize: 10, streamCache: 2 });
+      expect(report.firstBreaks.map((b) => b.position)).toEqual([victim.position.toString()]);
+    } finally {
+      await again.close();
+    }
+  });
+
   it("--after P --anchor H: the kept value is checked, even when nothing was appended since", async () => {
     const { dir } = await writeLog();
     const store = await LmdbEventStore.open(dir);
