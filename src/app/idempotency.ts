@@ -6,10 +6,10 @@
  * which converges on what the first attempt wrote. Keys are per principal: the stream is named
  * after SHA-256(principal, key), and the key itself is not kept.
  */
-import { createHash } from "node:crypto";
 import { v5 } from "uuid";
 import { keyStatus } from "../domain/idempotency/decider.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
+import { sha256Hex as sha256 } from "../domain/shared/sha256.js";
 import type { AppendStep } from "../eventstore/port.js";
 import { toNewEvent } from "./handle.js";
 import { aggregates, type Streams } from "./streams.js";
@@ -79,7 +79,6 @@ export async function idempotent<T>(
   return { answer, replayed: false };
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /** JSON with object keys sorted, so that the same arguments in another order are the same request. */
 function canonical(value: unknown): string {

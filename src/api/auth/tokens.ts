@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex as sha256 } from "../../domain/shared/sha256.js";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -94,8 +95,6 @@ export function ensureEmbeddedTokenFile(dataDir: string): { path: string; create
   writeFileSync(path, JSON.stringify(file, null, 2) + "\n", { mode: 0o600 });
   return { path, created: true };
 }
-
-const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
 /**
  * The registry the service authenticates with: AUTH_TOKENS_FILE, or in the embedded mode a file in

@@ -53,7 +53,8 @@ export function evolve(state: DeviceProfileState, event: DeviceProfileEvent): De
     }
     case "DeviceProfileArqsDeleted": {
       if (state.status !== "active" || state.profile.uuid !== event.data.profileUuid) return state;
-      return { ...state, liveArqs: state.liveArqs.subtract(event.data.arqUuids) };
+      // Not Set.subtract: it walks the whole set and scans the array for each member (O(n·m)).
+      return { ...state, liveArqs: state.liveArqs.withMutations((s) => event.data.arqUuids.forEach((a) => s.remove(a))) };
     }
     default:
       return assertNever(event);

@@ -4,7 +4,7 @@
  * order, PCI address spelling or omitted optional fields do not change it; anything the diff
  * reads does. "v1:" names the recipe, so it can change without old digests matching new ones.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../shared/sha256.js";
 import { canonicalJson } from "../shared/json.js";
 import { DomainError } from "../shared/types.js";
 import { validateReport, type ReportedDevice } from "./report-validation.js";
@@ -18,7 +18,7 @@ export function reportDigest(devices: unknown): string {
 
 /** The digest of a report validateReport already returned (the server has one from the diff). */
 export function digestOfValidated(report: ReportedDevice[]): string {
-  return "v1:" + createHash("sha256").update(canonicalJson(report)).digest("hex");
+  return "v1:" + sha256Hex(canonicalJson(report));
 }
 
 /** A digest as reportDigest writes it (hex digits in either case; returned in lower case). */

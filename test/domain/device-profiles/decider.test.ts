@@ -58,6 +58,10 @@ describe("device profile decider", () => {
     const given: DeviceProfileEvent[] = [created(), arqsCreated(["a1", "a2"]), { type: "DeviceProfileArqsDeleted", data: { profileUuid: U1, arqUuids: ["a1", "a2"] } }];
     spec.given(given).when(del()).then([deleted()]);
   });
+  it("counts only the ARQs still live after some are recorded deleted", () => {
+    const given: DeviceProfileEvent[] = [created(), arqsCreated(["a1", "a2", "a3", "a4"]), { type: "DeviceProfileArqsDeleted", data: { profileUuid: U1, arqUuids: ["a3", "a1", "gone"] } }];
+    spec.given(given).when(del()).thenThrows("CONFLICT", "names", /used by 2 accelerator requests/);
+  });
 
   describe("CreateArqs", () => {
     it("records the ARQs created from the profile (sum of resources over groups)", () => {
