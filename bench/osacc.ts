@@ -15,6 +15,7 @@ import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
+import { processCpuSeconds } from "./lib/process-cpu.js";
 import { startRedisServer } from "./lib/redis-server.js";
 
 const args = parseArgs(process.argv.slice(2));
@@ -50,6 +51,7 @@ async function main() {
     const plugs: number[] = [];
     let failed = 0;
     let next = 0;
+    const cpu0 = processCpuSeconds(server.pid);
     const t0 = performance.now();
     await Promise.all(
       nodes.map(async ({ acc, rp }) => {
@@ -69,9 +71,10 @@ async function main() {
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
+    const cpu1 = processCpuSeconds(server.pid);
     await Promise.all(nodes.map((n) => n.acc.close()));
     plugs.sort((a, b) => a - b);
-    return { concurrency, cycles: total, cycles_per_s: Math.round((total - failed) / seconds), plug_p50_ms: +percentile(plugs, 50).toFixed(1), plug_p99_ms: +percentile(plugs, 99).toFixed(1), failed };
+    return { concurrency, cycles: total, cycles_per_s: Math.round((total - failed) / seconds), plug_p50_ms: +percentile(plugs, 50).toFixed(1), plug_p99_ms: +percentile(plugs, 99).toFixed(1), failed, server_cpu_ms_per_cycle: cpu0 === null || cpu1 === null ? null : +(((cpu1 - cpu0) * 1000) / total).toFixed(2) };
   }
 
   const speedBefore = machineSpeedMs();
@@ -80,7 +83,7 @@ async function main() {
   const results: Array<Awaited<ReturnType<typeof level>>> = [];
   for (const c of levels) {
     const r = await level(c, cycles);
-    process.stderr.write(`  ${c} concurrent: ${r.cycles_per_s} cycles/s, plug p50 ${r.plug_p50_ms} ms, p99 ${r.plug_p99_ms} ms, ${r.failed} failed\n`);
+    process.stderr.write(`  ${c} concurrent: ${r.cycles_per_s} cycles/s, plug p50 ${r.plug_p50_ms} ms, p99 ${r.plug_p99_ms} ms, ${r.failed} failed, server CPU ${r.server_cpu_ms_per_cycle} ms a cycle\n`);
     results.push(r);
   }
   const speedAfter = machineSpeedMs();

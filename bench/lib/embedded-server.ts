@@ -27,7 +27,9 @@ export async function startBenchServer(env: Record<string, string> = {}) {
   );
   const port = await freePort();
   const cli = new URL("../../src/cli/index.js", import.meta.url).pathname;
-  const child = spawn(process.execPath, [cli, "serve"], {
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": node options for the server alone.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, cli, "serve"], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, AUTH_TOKENS_FILE: tokensFile, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "inherit", "inherit"],
   });

@@ -1,8 +1,9 @@
-/** os-acc's link to the service: GraphQL over HTTP, and the acceleratorRequestBound subscription over WebSocket. */
+/** os-acc's link to the service: GraphQL over HTTP (kept-alive connections), and the acceleratorRequestBound subscription over WebSocket. */
 import { createClient, type Client } from "graphql-ws";
 import pRetry, { AbortError } from "p-retry";
 import WebSocket from "ws";
 import { fromServiceError, ServiceError } from "./errors.js";
+import { JsonPoster, type PostAnswer } from "./post-json.js";
 
 export interface TransportOptions {
   /** The service's GraphQL endpoint, e.g. http://127.0.0.1:4000/graphql. */
@@ -25,8 +26,11 @@ interface GraphQLAnswer<T> {
 
 export class Transport {
   private ws?: Client;
+  private readonly http: JsonPoster;
 
-  constructor(private readonly o: TransportOptions) {}
+  constructor(private readonly o: TransportOptions) {
+    this.http = new JsonPoster(o.url);
+  }
 
   /**
    * One operation. A mutation sent with an idempotency key is retried when its answer was lost
@@ -47,28 +51,23 @@ export class Transport {
   }
 
   private async once<T>(query: string, variables: Record<string, unknown>, idempotencyKey?: string): Promise<T> {
-    let res: Response;
     const headers: Record<string, string> = { "content-type": "application/json", authorization: `Bearer ${this.o.token}` };
     if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
+    let res: PostAnswer;
     try {
-      res = await fetch(this.o.url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ query, variables }),
-        signal: AbortSignal.timeout(this.o.timeoutMs ?? 30_000),
-      });
+      res = await this.http.post(JSON.stringify({ query, variables }), headers, this.o.timeoutMs ?? 30_000);
     } catch (err) {
-      throw new ServiceError("SERVICE_UNAVAILABLE", `cannot reach ${this.o.url}: ${(err as Error).cause ?? (err as Error).message}`);
+      throw new ServiceError("SERVICE_UNAVAILABLE", `cannot reach ${this.o.url}: ${(err as Error).message}`);
     }
     let body: GraphQLAnswer<T>;
     try {
-      body = (await res.json()) as GraphQLAnswer<T>;
+      body = JSON.parse(res.text) as GraphQLAnswer<T>;
     } catch {
       throw new ServiceError("SERVICE_UNAVAILABLE", `${this.o.url} answered HTTP ${res.status} with a body that is not JSON`);
     }
     const first = body.errors?.[0];
     if (first) throw fromServiceError(first.extensions?.code, first.message, first.extensions?.field);
-    if (!res.ok || body.data === undefined) throw new ServiceError("SERVICE_UNAVAILABLE", `${this.o.url} answered HTTP ${res.status}`);
+    if (res.status < 200 || res.status > 299 || body.data === undefined) throw new ServiceError("SERVICE_UNAVAILABLE", `${this.o.url} answered HTTP ${res.status}`);
     return body.data;
   }
 
@@ -82,6 +81,12 @@ export class Transport {
       webSocketImpl: WebSocket,
       connectionParams: { authorization: `Bearer ${this.o.token}` },
       retryAttempts: 3,
+      // One connection for the plugs of a compute node, opened at the first plug and kept until
+      // close(), not one per plug (the default): each new one is a TCP connect, an upgrade and an
+      // authenticated init, three round trips before the bind can go. A failure of the connection
+      // reaches the subscriptions open on it; none is waiting otherwise.
+      lazy: false,
+      onNonLazyError: () => undefined,
     });
     return this.ws.subscribe<T>(
       { query, variables },
@@ -98,6 +103,7 @@ export class Transport {
   }
 
   async close(): Promise<void> {
+    this.http.close();
     await this.ws?.dispose();
     this.ws = undefined;
   }
