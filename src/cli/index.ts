@@ -9,6 +9,7 @@ import { projectionsCommand } from "./projections.command.js";
 import { replayCommand } from "./replay.command.js";
 import { schemaCommand } from "./schema.command.js";
 import { serveCommand } from "./serve.command.js";
+import { relaunchWithYoungGeneration, wantsYoungGeneration } from "./young-generation.js";
 
 const program = new Command("cyborg-es")
   .description("Accelerator lifecycle service: OpenStack Cyborg as a GraphQL API over an event-sourced backend")
@@ -25,7 +26,11 @@ program.addCommand(schemaCommand());
 program.addCommand(auditCommand());
 program.addCommand(replayCommand());
 
-program.parseAsync(process.argv).catch((err: Error) => {
-  console.error(`cyborg-es: ${err.message}`);
-  process.exit(1);
-});
+if (wantsYoungGeneration(process.argv.slice(2), process.execArgv, process.env)) {
+  relaunchWithYoungGeneration();
+} else {
+  program.parseAsync(process.argv).catch((err: Error) => {
+    console.error(`cyborg-es: ${err.message}`);
+    process.exit(1);
+  });
+}
