@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { YOUNG_GENERATION } from "../../src/cli/young-generation.js";
 import { freePort } from "./redis-server.js";
 
 export const BENCH_TOKENS = {
@@ -27,8 +28,9 @@ export async function startBenchServer(env: Record<string, string> = {}) {
   );
   const port = await freePort();
   const cli = new URL("../../src/cli/index.js", import.meta.url).pathname;
-  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": node options for the server alone.
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  // As `npm start` runs it (the young generation of the README's "Running in production"), and
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": more node options for the server.
+  const nodeArgs = [YOUNG_GENERATION, ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, cli, "serve"], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, AUTH_TOKENS_FILE: tokensFile, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "inherit", "inherit"],
