@@ -13,6 +13,7 @@
 import type { DomainEventShape, Loaded } from "../app/handle.js";
 import type { AggregateKind } from "../app/streams.js";
 import type { EventStore } from "../eventstore/port.js";
+import { firstAfter } from "../eventstore/positions.js";
 import { resolvePoint } from "./points.js";
 
 /** The point an answer reflects: every event up to `position`, and nothing after. */
@@ -90,14 +91,8 @@ export class TimeTravel {
     if (!list) return undefined;
     this.snapshots.delete(stream);
     this.snapshots.set(stream, list);
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list[mid]!.position <= upTo) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo > 0 ? list[lo - 1] : undefined;
+    const after = firstAfter(list, upTo);
+    return after > 0 ? list[after - 1] : undefined;
   }
 
   private keep(stream: string, snap: Snapshot): void {

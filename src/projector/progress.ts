@@ -1,5 +1,6 @@
 /** What the projector tells the rest of the service: how far each read model is, and waits for a position. */
 import type { RecordedEvent } from "../eventstore/port.js";
+import { firstAfter } from "../eventstore/positions.js";
 import type { LogReader } from "./log-reader.js";
 import type { Slots } from "./slots.js";
 
@@ -77,7 +78,7 @@ export function statusOf(slots: Slots, reader: LogReader, pending: readonly Reco
     let lagEvents = 0;
     let lagMs = 0;
     if (!caughtUp) {
-      const first = firstAfter(pending, s.processed);
+      const first = firstAfterOrStart(pending, s.processed);
       lagEvents = pending.length - first + unread.events;
       const oldest = pending[first];
       lagMs = Math.max(0, now - (oldest ? oldest.recordedAt.getTime() : (behindSince ?? now)));
@@ -97,14 +98,4 @@ export function statusOf(slots: Slots, reader: LogReader, pending: readonly Reco
 }
 
 /** Index of the first event after `position` in a position-ordered list. */
-function firstAfter(events: readonly RecordedEvent[], position: bigint | undefined): number {
-  if (position === undefined) return 0;
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (events[mid]!.position <= position) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+const firstAfterOrStart = (events: readonly RecordedEvent[], position: bigint | undefined): number => (position === undefined ? 0 : firstAfter(events, position));
