@@ -25,7 +25,8 @@ export const GENESIS = "0".repeat(64);
 /** The global chain keeps a checkpoint every this many positions. */
 export const CHECKPOINT_INTERVAL = 1000;
 
-// crypto.hash (Node >= 20.12) skips the Hash object: about twice as fast for short inputs.
+// crypto.hash (Node >= 20.12) skips the Hash object: about twice as fast for short inputs. (Its own
+// copy of domain/shared/sha256.ts: the event-store adapters depend on nothing of the domain.)
 const sha256: (s: string) => string =
   typeof oneShotHash === "function" ? (s) => oneShotHash("sha256", s, "hex") : (s) => createHash("sha256").update(s).digest("hex");
 
