@@ -49,7 +49,7 @@ const BOUND = `subscription($a: [ID!]) { acceleratorRequestBound(arqUuids: $a) {
 const OF_INSTANCE = `query($i: ID) { acceleratorRequests(filter: { instanceUuid: $i }, first: 1000) { nodes { uuid } } }`;
 const CREATE = `mutation($n: String!, $p: String) { createAcceleratorRequests(deviceProfileName: $n, projectId: $p) { uuid deviceProfileGroupId } }`;
 const CREATE_INLINE = `mutation($g: [JSON!]!, $p: String) { createAcceleratorRequestsForGroups(groups: $g, projectId: $p) { uuid deviceProfileGroupId } }`;
-const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid } }`;
+const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { ${ARQ_FIELDS} } }`;
 const DELETE_INSTANCE = `mutation($i: ID) { deleteAcceleratorRequests(instanceUuid: $i) }`;
 const DELETE_ARQS = `mutation($a: [ID!]) { deleteAcceleratorRequests(arqUuids: $a) }`;
 const STATUS = `query($h: String!) { hostStatus(hostname: $h) { reported programmingInProgress } }`;
@@ -107,24 +107,24 @@ export class OsAcc {
       const rp = rps[a.deviceProfileGroupId] ?? rps[0]!;
       return { arqUuid: a.uuid, hostname: rp.hostname, deviceRpUuid: rp.uuid, instanceUuid: uuid };
     });
-    // The service sends binds that resolved before it listened: subscribing alongside the bind loses nothing.
-    const waiter = this.waitFor(arqUuids);
+    let answered: Array<BoundArq & { state: string }>;
     try {
-      try {
-        await this.t.request(BIND, { b: bindings }, randomUUID());
-      } catch (err) {
-        await this.deleteArqs(arqUuids);
-        if (err instanceof ServiceError && err.code === "CONFLICT" && err.field === "instanceUuid") return await this.attachedTo(uuid);
-        throw err;
-      }
-      try {
-        return await waiter.resolved();
-      } catch (err) {
-        await this.release(uuid, arqUuids);
-        throw err;
-      }
-    } finally {
-      waiter.close();
+      answered = (await this.t.request<{ bindAcceleratorRequests: Array<BoundArq & { state: string }> }>(BIND, { b: bindings }, randomUUID())).bindAcceleratorRequests;
+    } catch (err) {
+      await this.deleteArqs(arqUuids);
+      if (err instanceof ServiceError && err.code === "CONFLICT" && err.field === "instanceUuid") return await this.attachedTo(uuid);
+      throw err;
+    }
+    // The service binds inline when it can: the answer then shows every ARQ bound, and nothing is
+    // left to wait for. Otherwise the bound events say how the rest went (the service sends those
+    // that resolved before it listened, so subscribing after the bind loses nothing).
+    const bound = new Map(answered.filter((a) => a.state === "BOUND").map((a) => [a.uuid, a]));
+    if (arqUuids.every((a) => bound.has(a))) return arqUuids.map((a) => attachedAccelerator(bound.get(a)!));
+    try {
+      return await this.waitUntilBound(arqUuids);
+    } catch (err) {
+      await this.release(uuid, arqUuids);
+      throw err;
     }
   }
 
@@ -183,6 +183,10 @@ export class OsAcc {
   private async attachedTo(uuid: string): Promise<AttachedAccelerator[]> {
     const arqs = await this.arqsOf(uuid);
     if (arqs.length === 0) throw new ServiceError("CONFLICT", `instance ${uuid} changed while it was plugged; try again`);
+    return this.waitUntilBound(arqs);
+  }
+
+  private async waitUntilBound(arqs: string[]): Promise<AttachedAccelerator[]> {
     const waiter = this.waitFor(arqs);
     try {
       return await waiter.resolved();
