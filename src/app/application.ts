@@ -119,6 +119,10 @@ export class Application {
     return arqs.startBinds(this.streams, ctx, bindings, { ...opts, catalogue: this.catalogue });
   }
 
+  /** Creates the ARQs and binds them to the instance on the providers given (os-acc's plug); a refused bind deletes them again. */
+  createAndBindArqs(ctx: CommandContext, spec: arqs.PlugSpec, target: { instanceUuid: unknown; providers: unknown }, opts: { allocate?: boolean; maxBindings?: number } = {}): Promise<ArqView[]> {
+    return arqs.createAndBind(this.streams, this.newId, ctx, spec, target, { ...opts, catalogue: this.catalogue, quota: this.quota });
+  }
   allocateForArq(ctx: CommandContext, arqUuid: string): Promise<arqs.AllocateResult> {
     return arqs.allocateForArq(this.streams, ctx, arqUuid, this.catalogue);
   }

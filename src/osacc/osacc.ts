@@ -47,9 +47,9 @@ type BoundEvent = { tag: string; status: "COMPLETED" | "FAILED"; reason: string 
 const ARQ_FIELDS = "uuid state deviceProfileGroupId attachHandleType attachHandleUuid attachHandleInfo";
 const BOUND = `subscription($a: [ID!]) { acceleratorRequestBound(arqUuids: $a) { tag status reason arq { ${ARQ_FIELDS} } } }`;
 const OF_INSTANCE = `query($i: ID) { acceleratorRequests(filter: { instanceUuid: $i }, first: 1000) { nodes { uuid } } }`;
-const CREATE = `mutation($n: String!, $p: String) { createAcceleratorRequests(deviceProfileName: $n, projectId: $p) { uuid deviceProfileGroupId } }`;
-const CREATE_INLINE = `mutation($g: [JSON!]!, $p: String) { createAcceleratorRequestsForGroups(groups: $g, projectId: $p) { uuid deviceProfileGroupId } }`;
-const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { ${ARQ_FIELDS} } }`;
+const PLUG = `mutation($i: ID!, $r: [PlugProviderInput!]!, $n: String, $g: [JSON!], $p: String) {
+  createAndBindAcceleratorRequests(instanceUuid: $i, providers: $r, deviceProfileName: $n, groups: $g, projectId: $p) { ${ARQ_FIELDS} }
+}`;
 const DELETE_INSTANCE = `mutation($i: ID) { deleteAcceleratorRequests(instanceUuid: $i) }`;
 const DELETE_ARQS = `mutation($a: [ID!]) { deleteAcceleratorRequests(arqUuids: $a) }`;
 const STATUS = `query($h: String!) { hostStatus(hostname: $h) { reported programmingInProgress } }`;
@@ -86,9 +86,10 @@ export class OsAcc {
   }
 
   /**
-   * Creates the instance's ARQs from the flavor's extra specs, binds them to the selected
-   * provider(s), waits, and returns what to attach. When the instance already has accelerators
-   * (a second plug, or a concurrent one), the bind says so: the new ARQs are deleted again and the
+   * Creates the instance's ARQs from the flavor's extra specs and binds them to the selected
+   * provider(s) (one per request group, or one for all) in one call, waits for binds still under
+   * way, and returns what to attach. When the instance already has accelerators (a second plug, or
+   * a concurrent one), the service refuses the bind and deletes the ARQs it just created; the
    * instance's own are returned.
    */
   async plug(instance: InstanceInfo, selectedRp: SelectedRp | SelectedRp[], extraSpecs: unknown): Promise<AttachedAccelerator[]> {
@@ -96,25 +97,24 @@ export class OsAcc {
     const rps = this.providers(selectedRp);
     const spec = parseExtraSpecs(extraSpecs);
     const p = instance.project ?? null;
-    // Keyed: a creation whose answer is lost is retried and answered, never made twice (no orphans).
-    const key = randomUUID();
-    const created = "profile" in spec
-      ? (await this.t.request<{ createAcceleratorRequests: Array<{ uuid: string; deviceProfileGroupId: number }> }>(CREATE, { n: spec.profile, p }, key)).createAcceleratorRequests
-      : (await this.t.request<{ createAcceleratorRequestsForGroups: Array<{ uuid: string; deviceProfileGroupId: number }> }>(CREATE_INLINE, { g: spec.groups, p }, key)).createAcceleratorRequestsForGroups;
-    if (created.length === 0) return [];
-    const arqUuids = created.map((a) => a.uuid);
-    const bindings = created.map((a) => {
-      const rp = rps[a.deviceProfileGroupId] ?? rps[0]!;
-      return { arqUuid: a.uuid, hostname: rp.hostname, deviceRpUuid: rp.uuid, instanceUuid: uuid };
-    });
+    const providers = rps.map((rp) => ({ hostname: rp.hostname, deviceRpUuid: rp.uuid }));
+    // One keyed call creates and binds: an answer that is lost is retried and answered, never made twice (no orphans).
     let answered: Array<BoundArq & { state: string }>;
     try {
-      answered = (await this.t.request<{ bindAcceleratorRequests: Array<BoundArq & { state: string }> }>(BIND, { b: bindings }, randomUUID())).bindAcceleratorRequests;
+      answered = (
+        await this.t.request<{ createAndBindAcceleratorRequests: Array<BoundArq & { state: string }> }>(
+          PLUG,
+          { i: uuid, r: providers, p, ...("profile" in spec ? { n: spec.profile } : { g: spec.groups }) },
+          randomUUID(),
+        )
+      ).createAndBindAcceleratorRequests;
     } catch (err) {
-      await this.deleteArqs(arqUuids);
+      // The instance has its accelerators already (a second plug): the service deleted what it created.
       if (err instanceof ServiceError && err.code === "CONFLICT" && err.field === "instanceUuid") return await this.attachedTo(uuid);
       throw err;
     }
+    if (answered.length === 0) return [];
+    const arqUuids = answered.map((a) => a.uuid);
     // The service binds inline when it can: the answer then shows every ARQ bound, and nothing is
     // left to wait for. Otherwise the bound events say how the rest went (the service sends those
     // that resolved before it listened, so subscribing after the bind loses nothing).

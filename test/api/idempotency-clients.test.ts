@@ -27,7 +27,7 @@ async function lossyProxy(target: string) {
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString();
     const key = req.headers["idempotency-key"] as string | undefined;
-    seen.push({ operation: /\b(reportHostInventory|confirmHostInventory|createAcceleratorRequests|bindAcceleratorRequests)\b/.exec(body)?.[1] ?? "other", key });
+    seen.push({ operation: /\b(reportHostInventory|confirmHostInventory|createAcceleratorRequests|bindAcceleratorRequests|createAndBindAcceleratorRequests)\b/.exec(body)?.[1] ?? "other", key });
     if (unavailable?.test(body)) {
       res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ errors: [{ message: "read store rebuilding", extensions: { code: "UNAVAILABLE" } }] }));
       return;
@@ -102,17 +102,17 @@ describe("clients that send idempotency keys", () => {
     expect(reports[1]!.key).toBe(reports[0]!.key);
   });
 
-  it("os-acc: a plug whose ARQ creation answer was lost makes the ARQs once", async () => {
+  it("os-acc: a plug whose answer was lost creates and binds the ARQs once", async () => {
     const acc = new OsAcc({ url: proxy.url, token: TOKENS.service.token, hostname: "compute1", bindTimeoutMs: 30_000 });
     try {
       const rp = (await t.ok("service", `{ resourceProviders(hostname: "compute1") { uuid } }`)).resourceProviders[0].uuid as string;
       const total = async () => (await t.ok("admin", `{ acceleratorRequests { totalCount } }`)).acceleratorRequests.totalCount as number;
       const before = await total();
-      proxy.loseNext(/createAcceleratorRequests/);
+      proxy.loseNext(/createAndBindAcceleratorRequests/);
       const attached = await acc.plug({ uuid: randomUUID(), name: "vm", project: "p1" }, { uuid: rp, hostname: "compute1" }, { "accel:device_profile": "fpga-1" });
       expect(attached).toHaveLength(1);
       expect(await total()).toBe(before + 1);
-      const creates = proxy.seen.filter((s) => s.operation === "createAcceleratorRequests");
+      const creates = proxy.seen.filter((s) => s.operation === "createAndBindAcceleratorRequests");
       expect(creates).toHaveLength(2);
       expect(creates[1]!.key).toBe(creates[0]!.key);
     } finally {

@@ -122,3 +122,39 @@ export function validateBindings(bindings: unknown): ArqBinding[] {
     return binding;
   });
 }
+
+/** Where a creation's ARQs go (createAndBind): one instance, and a provider per request group or one for all. */
+export interface PlugTarget {
+  instanceUuid: string;
+  providers: Array<{ hostname: string; deviceRpUuid: string }>;
+}
+
+/** Checks a plug's target before anything is written. Errors name the provider (`providers[1].hostname`). */
+export function validatePlugTarget(instanceUuid: unknown, providers: unknown): PlugTarget {
+  const instance = checkBindField("instanceUuid", instanceUuid);
+  if (!Array.isArray(providers) || providers.length === 0) {
+    throw new DomainError("BAD_USER_INPUT", "give the resource provider the scheduler chose: one per request group, or one for all", "providers");
+  }
+  return {
+    instanceUuid: instance,
+    providers: providers.map((p: { hostname?: unknown; deviceRpUuid?: unknown } | null, i) => {
+      const hostname = checkBindField("hostname", p?.hostname, `providers[${i}].hostname`);
+      const deviceRpUuid = checkBindField("deviceRpUuid", p?.deviceRpUuid, `providers[${i}].deviceRpUuid`);
+      if (!isUuid(deviceRpUuid)) throw new DomainError("BAD_USER_INPUT", `deviceRpUuid must be a resource provider's uuid, got ${JSON.stringify(deviceRpUuid)}`, `providers[${i}].deviceRpUuid`);
+      return { hostname, deviceRpUuid };
+    }),
+  };
+}
+
+/** Refuses providers that do not cover the request's groups: one for all, or one per group. */
+export function checkProvidersCover(target: PlugTarget, groups: number): void {
+  const n = target.providers.length;
+  if (n !== 1 && n !== groups) {
+    throw new DomainError("BAD_USER_INPUT", `${n} providers given for a request of ${groups} group(s): give one per group (in group order), or one for all`, "providers");
+  }
+}
+
+/** The bindings of ARQs just created: each to its group's provider (or the only one). */
+export function plugBindings(arqs: ReadonlyArray<{ uuid: string; deviceProfileGroupId: number }>, target: PlugTarget): ArqBinding[] {
+  return arqs.map((a) => ({ arqUuid: a.uuid, instanceUuid: target.instanceUuid, ...(target.providers[a.deviceProfileGroupId] ?? target.providers[0]!) }));
+}

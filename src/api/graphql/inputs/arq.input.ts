@@ -9,6 +9,12 @@ export class ArqBindingInput {
   @Field(() => ID) instanceUuid!: string;
 }
 
+@InputType({ description: "A resource provider the scheduler chose, on its compute node (createAndBindAcceleratorRequests)" })
+export class PlugProviderInput {
+  @Field(() => String) hostname!: string;
+  @Field(() => ID) deviceRpUuid!: string;
+}
+
 @InputType()
 export class DeviceProfileInput {
   @Field(() => String) name!: string;

@@ -1,10 +1,10 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from "type-graphql";
 import { listArqs } from "../../../../projections/arqs/queries.js";
 import type { ArqView } from "../../../domain/arqs/view.js";
-import { arqProjectScope, boundArqRefusingDelete, canSeeArq, seesAllProjects } from "../../auth/policy.js";
+import { allows, arqProjectScope, boundArqRefusingDelete, canSeeArq, seesAllProjects } from "../../auth/policy.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { apiError, badInput, forbidden } from "../errors.js";
-import { ArqBindingInput } from "../inputs/arq.input.js";
+import { ArqBindingInput, PlugProviderInput } from "../inputs/arq.input.js";
 import { ArqFilter } from "../inputs/filters.input.js";
 import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent } from "../types/accelerator-request.type.js";
 import { JSONScalar } from "../types/scalars.js";
@@ -91,6 +91,38 @@ export class AcceleratorRequestResolver {
     if (bindings.length === 0) throw badInput("bindings", "give at least one binding");
     if (bindings.length > max) throw badInput("bindings", `at most ${max} bindings per mutation`);
     const arqs = await ctx.services.app.startBinds(commandContext(ctx), structuredClone(bindings), { allocate: ctx.services.bindInline });
+    await ctx.services.catchUp();
+    return arqs;
+  }
+
+  @Authorized("arq:bind")
+  @Mutation(() => [AcceleratorRequest], {
+    description:
+      "os-acc's plug in one call: creates the ARQs (a device profile by name, or inline groups) and binds them to the instance on the " +
+      "providers (one per request group, in group order, or one for all). Answers as bindAcceleratorRequests does: ARQs BOUND with " +
+      "their handles, or BIND_STARTED, whose acceleratorRequestBound events follow. A refused bind deletes the ARQs the call created",
+  })
+  async createAndBindAcceleratorRequests(
+    @Ctx() ctx: ApiContext,
+    @Arg("instanceUuid", () => ID) instanceUuid: string,
+    @Arg("providers", () => [PlugProviderInput]) providers: PlugProviderInput[],
+    @Arg("deviceProfileName", () => String, { nullable: true }) deviceProfileName?: string,
+    @Arg("groups", () => [JSONScalar], { nullable: true, description: "Inline groups instead of a profile (needs arq:create_inline)" }) groups?: unknown[],
+    @Arg("projectId", () => String, { nullable: true, description: "Admin and service only: the project to create for" }) projectId?: string,
+  ) {
+    const p = ctx.principal!;
+    // Binding is the compute service's; it creates too (each rule is checked, should the policy change).
+    if (!allows(p, "arq:create")) throw forbidden("Mutation.createAndBindAcceleratorRequests (needs arq:create)");
+    if ((deviceProfileName != null) === (groups != null)) throw badInput("deviceProfileName", "give exactly one of deviceProfileName and groups");
+    if (groups && !allows(p, "arq:create_inline")) throw forbidden("Mutation.createAndBindAcceleratorRequests with inline groups (needs arq:create_inline)");
+    const cmd = commandContext(ctx);
+    if (projectId) {
+      if (!seesAllProjects(p)) throw forbidden("setting projectId (admin or service only)");
+      cmd.projectId = projectId;
+    }
+    const spec = groups ? { groups: structuredClone(groups) } : { deviceProfileName: deviceProfileName! };
+    const target = { instanceUuid, providers: structuredClone(providers) };
+    const arqs = await ctx.services.app.createAndBindArqs(cmd, spec, target, { allocate: ctx.services.bindInline, maxBindings: ctx.services.limits.maxBindings });
     await ctx.services.catchUp();
     return arqs;
   }
