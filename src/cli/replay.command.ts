@@ -49,6 +49,7 @@ export function replayCommand(): Command {
         bar.update(Number(point));
         bar.stop();
         console.error(`replayed ${count} events up to position ${point} into ${o.into} in ${((performance.now() - startedAt) / 1000).toFixed(2)} s (${rate(count, startedAt)} events/s)`);
+        if (liveIndex) console.error(`the audit index (history, trace) was not replayed: a past server reads the live one (REDIS_URL), cut at ${point}`);
         if (o.into === "memory" || o.serve !== undefined) {
           await servePast(config, events, target, point, o.serve === undefined || o.serve === true ? config.PORT : Number(o.serve));
           return; // serves until interrupted; the stores close with the process
