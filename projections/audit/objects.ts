@@ -4,13 +4,15 @@
  * compiler refuses a new event type until it says what the event touches).
  */
 import type { DomainEvent } from "../../src/domain/events.js";
-import { stream } from "../../src/domain/shared/types.js";
+import { stream, streamPrefix } from "../../src/domain/shared/types.js";
 
 /**
  * The streams an object owns: an event there is not indexed under that object (history reads
  * the stream itself), which spares a write for most events of the log (every ARQ event).
  */
 export const OWN_STREAMS: ReadonlyArray<(uuid: string) => string> = [stream.arq, stream.instance, stream.deviceProfileUuid];
+/** What those stream names start with, in the same order: none is the start of another. */
+export const OWN_PREFIXES: readonly string[] = [streamPrefix.arq, streamPrefix.instance, streamPrefix.deviceProfileUuid];
 
 type DataOf<T extends DomainEvent["type"]> = Extract<DomainEvent, { type: T }>["data"];
 type Objects = { [T in DomainEvent["type"]]: (d: DataOf<T>) => ReadonlyArray<string | null> };
@@ -64,8 +66,12 @@ export const OBJECTS: Objects = {
 export function objectsOf(e: { type: string; data: unknown; stream: string }): string[] {
   const of = (OBJECTS as Record<string, ((d: unknown) => ReadonlyArray<string | null>) | undefined>)[e.type];
   if (!of) return [];
+  // The object whose own stream holds the event, if any: one slice, where building each id's
+  // stream names to compare would cost three strings an id (this runs for every event of a replay).
+  const prefix = OWN_PREFIXES.find((p) => e.stream.startsWith(p));
+  const owner = prefix === undefined ? undefined : e.stream.slice(prefix.length);
   const out: string[] = [];
-  for (const id of of(e.data)) if (id && !out.includes(id) && !OWN_STREAMS.some((own) => own(id) === e.stream)) out.push(id);
+  for (const id of of(e.data)) if (id && id !== owner && !out.includes(id)) out.push(id);
   return out;
 }
 

@@ -4,12 +4,14 @@
  * (src/projector/rebuild.ts), so every normal query can be asked of the past. The log a past
  * server reads is cut at that point too (pastLog), and takes no commands.
  */
+import { name as AUDIT } from "../../projections/audit/projection.js";
 import { DomainError } from "../domain/shared/types.js";
 import type { ChainCheckpoint, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from "../eventstore/port.js";
 import type { Projection } from "../projector/projection.js";
 import { replay, type RebuildProgress } from "../projector/rebuild.js";
 import { Slots } from "../projector/slots.js";
 import type { ReadStore } from "../readstore/port.js";
+import { PastAuditIndex } from "./past-index.js";
 
 export async function replayInto(
   events: EventStore,
@@ -17,9 +19,26 @@ export async function replayInto(
   projections: readonly Projection[],
   upTo: bigint,
   onProgress?: (p: RebuildProgress) => void,
+  /** Redis mode: leave the audit index out (and out of the target), see replayedModels. */
+  liveIndex = false,
 ): Promise<void> {
   const log = { error: (obj: object, msg: string) => console.error(msg, obj) };
-  await replay(events, target, new Slots(projections).all.slice(), { upTo, batchSize: 2000, log, now: Date.now, onProgress });
+  if (liveIndex) await target.drop(AUDIT);
+  await replay(events, target, new Slots(replayedModels(projections, liveIndex)).all.slice(), { upTo, batchSize: 2000, log, now: Date.now, onProgress });
+}
+
+/**
+ * What a replay builds: every model, but in Redis mode (`liveIndex`: the live read models are in
+ * Redis, where a past server reads them too) the audit index, whose past is the live one cut at
+ * the point (past-index.ts).
+ */
+export function replayedModels(projections: readonly Projection[], liveIndex: boolean): Projection[] {
+  return liveIndex ? projections.filter((p) => p.name !== AUDIT) : [...projections];
+}
+
+/** The read store of a past server at `upTo`: the replayed models, and in Redis mode the live audit index cut at `upTo`. */
+export function pastReadStore(replayed: ReadStore, liveIndex: boolean, upTo: bigint): (live: ReadStore) => ReadStore {
+  return (live) => (liveIndex ? new PastAuditIndex(replayed, live, upTo) : replayed);
 }
 
 /** The log as it was at `upTo`: nothing after it is read, and nothing is appended. */

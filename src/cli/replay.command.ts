@@ -2,10 +2,11 @@ import { Command } from "commander";
 import { projections } from "../../projections/index.js";
 import { openEventStore } from "../adapters.js";
 import { resolvePoint } from "../audit/points.js";
-import { pastLog, replayInto } from "../audit/replay.js";
+import { pastLog, pastReadStore, replayInto } from "../audit/replay.js";
 import { loadConfig, type Config } from "../config.js";
 import { createLogger } from "../logger.js";
 import { startService } from "../main.js";
+import type { RebuildProgress } from "../projector/rebuild.js";
 import { MemoryReadStore } from "../readstore/memory.js";
 import type { ReadStore } from "../readstore/port.js";
 import { positionBar, rate } from "./audit.command.js";
@@ -38,13 +39,17 @@ export function replayCommand(): Command {
         const startedAt = performance.now();
         let count = 0;
         bar.start(Number(point), 0, { events: 0, rate: 0 });
-        await replayInto(events, target, projections, point, (p) => {
+        // Redis mode: the past audit index is the live one, cut at the point (past-index.ts).
+        const liveIndex = config.REDIS_URL !== undefined;
+        const progress = (p: RebuildProgress) => {
           count = p.events;
           bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) });
-        });
+        };
+        await replayInto(events, target, projections, point, progress, liveIndex);
         bar.update(Number(point));
         bar.stop();
         console.error(`replayed ${count} events up to position ${point} into ${o.into} in ${((performance.now() - startedAt) / 1000).toFixed(2)} s (${rate(count, startedAt)} events/s)`);
+        if (liveIndex) console.error(`the audit index (history, trace) was not replayed: a past server reads the live one (REDIS_URL), cut at ${point}`);
         if (o.into === "memory" || o.serve !== undefined) {
           await servePast(config, events, target, point, o.serve === undefined || o.serve === true ? config.PORT : Number(o.serve));
           return; // serves until interrupted; the stores close with the process
@@ -82,7 +87,8 @@ async function servePast(config: Config, events: Awaited<ReturnType<typeof openE
   const log = createLogger(config.LOG_LEVEL);
   const service = await startService({ ...config, PORT: port, roles: new Set(["api"]) }, log, {
     store: pastLog(events, point),
-    wrapReadStore: () => readStore,
+    // With REDIS_URL, the service's own read store is the live one: history and trace read its audit index.
+    wrapReadStore: pastReadStore(readStore, config.REDIS_URL !== undefined, point),
   });
   console.error(`serving the past (position ${point}) read-only at ${service.url}; Ctrl-C to stop`);
   const stop = () => void service.close().finally(() => process.exit(0));

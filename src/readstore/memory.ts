@@ -125,14 +125,15 @@ export class MemoryReadStore implements ReadStore {
     const [first, ...rest] = sets as SortedSet[];
     let entries: Iterable<[string, number]>;
     let total: number;
+    const until = options.until ?? Infinity;
     if (rest.length === 0) {
       entries = first!.entriesAfter(after);
-      total = first!.size;
+      total = until === Infinity ? first!.size : first!.countUpTo(until);
     } else {
       const smallest = [first!, ...rest].reduce((a, b) => (b.size < a.size ? b : a));
       const all: Array<[string, number]> = [];
       for (const [m] of smallest.entriesAfter()) {
-        if (rest.every((s) => s.has(m)) && first!.has(m)) all.push([m, first!.score(m)!]);
+        if (rest.every((s) => s.has(m)) && first!.has(m) && first!.score(m)! <= until) all.push([m, first!.score(m)!]);
       }
       all.sort((a, b) => compareEntries(a[1], a[0], b[1], b[0]));
       total = all.length;
@@ -141,6 +142,7 @@ export class MemoryReadStore implements ReadStore {
     const items: RangePage["items"] = [];
     let hasMore = false;
     for (const [member, score] of entries) {
+      if (score > until) break;
       if (items.length === limit) {
         hasMore = true;
         break;

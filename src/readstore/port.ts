@@ -46,6 +46,12 @@ export interface RangeOptions {
   /** A cursor returned by a previous range over the same projection: items strictly after it. */
   after?: string;
   limit: number;
+  /**
+   * Only members scored at most this (inclusive): items, total and hasMore count no others. An
+   * index scored by log position, cut at a position, is the index as it was then (if nothing
+   * was removed from it since).
+   */
+  until?: number;
 }
 
 export interface RangeItem {

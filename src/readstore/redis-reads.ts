@@ -45,24 +45,29 @@ export async function readRange(open: (keys: readonly string[]) => Read, keys: r
   if (keys.length === 0) throw new RangeError("range needs at least one key");
   const after = options.after === undefined ? undefined : decodeCursor(options.after);
   const limit = Math.max(0, options.limit);
-  if (keys.length > 1) return rangeIntersection(open(keys), keys, after, limit);
+  const until = options.until;
+  if (keys.length > 1) return rangeIntersection(open(keys), keys, after, limit, until);
   const key = keys[0]!;
   const read = open(keys);
   const p = read.p;
+  const max = until === undefined ? "+inf" : String(until);
   if (after) {
     const s = String(after.score);
     p.zrange(key, s, s, "BYSCORE"); // ties with the cursor's score: keep those after its member
-    p.zrange(key, `(${s}`, "+inf", "BYSCORE", "LIMIT", 0, limit + 1, "WITHSCORES");
-  } else {
+    p.zrange(key, `(${s}`, max, "BYSCORE", "LIMIT", 0, limit + 1, "WITHSCORES");
+  } else if (until === undefined) {
     p.zrange(key, "0", String(limit), "WITHSCORES");
+  } else {
+    p.zrange(key, "-inf", max, "BYSCORE", "LIMIT", 0, limit + 1, "WITHSCORES");
   }
-  p.zcard(key);
+  if (until === undefined) p.zcard(key);
+  else p.zcount(key, "-inf", max);
   const replies = await read.run<unknown>();
   const total = replies.at(-1) as number;
   let entries: Array<[string, number]>;
   if (after) {
     const ties = (replies[0] as string[])
-      .filter((m) => compareEntries(after.score, m, after.score, after.member) > 0)
+      .filter((m) => compareEntries(after.score, m, after.score, after.member) > 0 && (until === undefined || after.score <= until))
       .map((m): [string, number] => [m, after.score]);
     entries = [...ties, ...pairs(replies[1])];
   } else {
@@ -71,10 +76,11 @@ export async function readRange(open: (keys: readonly string[]) => Read, keys: r
   return page(entries, limit, total);
 }
 
-async function rangeIntersection(read: Read, keys: readonly string[], after: { score: number; member: string } | undefined, limit: number) {
+async function rangeIntersection(read: Read, keys: readonly string[], after: { score: number; member: string } | undefined, limit: number, until: number | undefined) {
   const weights = keys.map((_, i) => (i === 0 ? "1" : "0"));
   read.p.call("ZINTER", keys.length, ...keys, "WEIGHTS", ...weights, "AGGREGATE", "SUM", "WITHSCORES");
-  const all = pairs((await read.run<unknown>())[0]);
+  const found = pairs((await read.run<unknown>())[0]);
+  const all = until === undefined ? found : found.filter(([, s]) => s <= until);
   const rest = after ? all.filter(([m, s]) => compareEntries(s, m, after.score, after.member) > 0) : all;
   return page(rest, limit, all.length);
 }

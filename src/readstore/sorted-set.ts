@@ -71,6 +71,22 @@ export class SortedSet {
     }
   }
 
+  /** How many members are scored at most `s`. */
+  countUpTo(s: number): number {
+    let lo = 0;
+    let hi = this.chunks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.chunks[mid]!.at(-1)!.s <= s) lo = mid + 1;
+      else hi = mid;
+    }
+    let n = 0;
+    for (let ci = 0; ci < lo; ci++) n += this.chunks[ci]!.length;
+    const chunk = this.chunks[lo];
+    if (chunk) for (let i = 0; i < chunk.length && chunk[i]!.s <= s; i++) n++;
+    return n;
+  }
+
   /** The chunk where (s, m) is or would be: the first whose last entry is >= it. */
   private chunkFor(s: number, m: string): number {
     let lo = 0;

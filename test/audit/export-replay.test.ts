@@ -9,9 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { projection as audit } from "../../projections/audit/projection.js";
 import { projections } from "../../projections/index.js";
 import { exportLog, importLog, readExport } from "../../src/audit/export.js";
-import { pastLog, replayInto } from "../../src/audit/replay.js";
+import { pastLog, pastReadStore, replayInto } from "../../src/audit/replay.js";
 import { verifyLog } from "../../src/audit/verify.js";
 import { loadConfig } from "../../src/config.js";
 import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
@@ -117,14 +118,20 @@ describe("export, import and replay", () => {
     await b.close();
   });
 
-  for (const target of ["redis", "memory"] as const) {
-    it(`replay --until into ${target}: a read-only server answers as the read models did then`, async () => {
+  for (const [target, mode] of [["redis", "embedded"], ["memory", "embedded"], ["redis", "redis"]] as const) {
+    it(`replay --until into ${target} (${mode} mode): a read-only server answers as the read models did then`, async () => {
       const readStore: ReadStore = target === "redis" ? new RedisReadStore(`${redis.url}/3`) : new MemoryReadStore();
-      await replayInto(a.service.store, readStore, projections, then!.position);
+      // Redis mode: the live read models in Redis (their audit index at the head), and the replay leaves the index out.
+      const liveIndex = mode === "redis";
+      if (liveIndex) await replayInto(a.service.store, new RedisReadStore(`${redis.url}/4`), [audit], (await a.service.store.headPosition())!);
+      await replayInto(a.service.store, readStore, projections, then!.position, undefined, liveIndex);
+      expect(Object.keys((await readStore.dump("audit")).keys).length > 0).toBe(!liveIndex);
       const dataDir = mkdtempSync(join(tmp, "past-"));
-      const config = { ...loadConfig({ PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "silent" }), roles: new Set(["api"] as const) };
+      const env = { PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "silent", ...(liveIndex ? { REDIS_URL: `${redis.url}/4` } : {}) };
+      const config = { ...loadConfig(env), roles: new Set(["api"] as const) };
       const tokens = new TokenRegistry(Object.entries(TOKENS).map(([name, t]) => ({ name, ...t })) as never);
-      const past = await startService(config, createLogger("silent"), { tokens, store: pastLog(a.service.store, then!.position), wrapReadStore: () => readStore });
+      const wrapReadStore = pastReadStore(readStore, liveIndex, then!.position);
+      const past = await startService(config, createLogger("silent"), { tokens, store: pastLog(a.service.store, then!.position), wrapReadStore });
       try {
         const res = await fetch(past.url!, {
           method: "POST",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { objectsOf, OWN_PREFIXES, OWN_STREAMS } from "../../projections/audit/objects.js";
 import { objectHistory, requestTrace } from "../../projections/audit/queries.js";
 import { allocated, arqCreated, bindStarted, bound, given, gpuHost, released, unbound } from "./support.js";
 
@@ -36,6 +37,16 @@ describe("audit projection", () => {
     expect(first.hasNextPage).toBe(true);
     expect(rest.hasNextPage).toBe(false);
     expect([...first.refs, ...rest.refs]).toEqual(all.refs);
+  });
+
+  it("leaves out the object whose own stream holds the event, and only that one", () => {
+    expect(OWN_STREAMS.map((own) => own("x1"))).toEqual(OWN_PREFIXES.map((p) => `${p}x1`));
+    const bound = { type: "ArqBound", data: { arqUuid: "a1", instanceUuid: "a1-2", attachHandleUuid: "h1" } };
+    expect(objectsOf({ ...bound, stream: "arq-a1" })).toEqual(["a1-2", "h1"]);
+    expect(objectsOf({ ...bound, stream: "arq-a1-2" })).toEqual(["a1", "h1"]);
+    expect(objectsOf({ ...bound, stream: "instance-a1-2" })).toEqual(["a1", "h1"]);
+    expect(objectsOf({ ...bound, stream: "host-a1" })).toEqual(["a1", "a1-2", "h1"]);
+    expect(objectsOf({ type: "InstanceArqsBound", stream: "instance-i1", data: { instanceUuid: "i1", arqUuids: ["a1", "a1", "i1"] } })).toEqual(["a1"]);
   });
 
   it("indexes every event under its request", async () => {

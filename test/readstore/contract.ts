@@ -157,6 +157,37 @@ export function readStoreContract(adapter: string, make: () => Promise<ContractH
         expect(await store.range([k("all"), k("missing")], { limit: 2 })).toEqual({ items: [], total: 0, hasMore: false });
       });
 
+      it("cuts a range at a score (until): items, total and hasMore count only members scored at most it", async () => {
+        const writes: Write[] = [];
+        for (let i = 0; i < 10; i++) writes.push({ op: "zadd", key: k("z"), member: `m${i}`, score: i < 3 ? 5 : i + 1 });
+        writes.push(...["m1", "m4", "m9"].map((m): Write => ({ op: "zadd", key: k("red"), member: m, score: 0 })));
+        await apply(...writes);
+        // In order: m3 (4), m0 m1 m2 m4 (5, ties by member), m5 (6), m6 (7) ... m9 (10).
+        const members = async (options: { after?: string; limit: number; until?: number }) => {
+          const page = await store.range([k("z")], options);
+          return [page.items.map((i) => i.member), page.total, page.hasMore];
+        };
+        expect(await members({ limit: 100, until: 6 })).toEqual([["m3", "m0", "m1", "m2", "m4", "m5"], 6, false]);
+        expect(await members({ limit: 2, until: 6 })).toEqual([["m3", "m0"], 6, true]);
+        expect(await members({ limit: 4, until: 5 })).toEqual([["m3", "m0", "m1", "m2"], 5, true]);
+        expect(await members({ limit: 5, until: 5 })).toEqual([["m3", "m0", "m1", "m2", "m4"], 5, false]);
+        expect(await members({ limit: 0, until: 5 })).toEqual([[], 5, true]);
+        expect(await members({ limit: 0, until: 3 })).toEqual([[], 0, false]);
+        const first = await store.range([k("z")], { limit: 2, until: 6 });
+        // After a cursor among ties, and a cursor past the cut.
+        expect(await members({ after: first.items[1]!.cursor, limit: 2, until: 6 })).toEqual([["m1", "m2"], 6, true]);
+        expect(await members({ after: first.items[1]!.cursor, limit: 5, until: 5 })).toEqual([["m1", "m2", "m4"], 5, false]);
+        const late = (await store.range([k("z")], { limit: 100 })).items.at(-1)!.cursor;
+        expect(await members({ after: late, limit: 5, until: 6 })).toEqual([[], 6, false]);
+        expect(await members({ after: first.items[1]!.cursor, limit: 5, until: 4 })).toEqual([[], 1, false]);
+        // Intersections are cut by the first key's scores.
+        const red = await store.range([k("z"), k("red")], { limit: 5, until: 6 });
+        expect([red.items.map((i) => i.member), red.total, red.hasMore]).toEqual([["m1", "m4"], 2, false]);
+        const red1 = await store.range([k("z"), k("red")], { limit: 1, until: 6 });
+        expect([red1.items.map((i) => i.member), red1.total, red1.hasMore]).toEqual([["m1"], 2, true]);
+        expect(await store.range([k("missing")], { limit: 5, until: 9 })).toEqual({ items: [], total: 0, hasMore: false });
+      });
+
       it("keeps scores above 2^32 and fractional scores exact", async () => {
         await apply({ op: "zadd", key: k("z"), member: "big", score: 2 ** 52 + 1 }, { op: "zadd", key: k("z"), member: "f", score: 0.1 });
         const page = await store.range([k("z")], { limit: 5 });

@@ -26,6 +26,7 @@ function check(ops: Op[], members: number) {
   const expected = [...model].sort((a, b) => compareEntries(a[1], a[0], b[1], b[0]));
   expect([...set.entriesAfter()]).toEqual(expected);
   for (let i = 0; i < members; i++) expect(set.score(`m${i}`)).toBe(model.get(`m${i}`));
+  for (const s of [-1, 0, 7, 20, 21]) expect(set.countUpTo(s)).toBe(expected.filter(([, x]) => x <= s).length);
   if (expected.length > 2) {
     const [m, s] = expected[1]!;
     expect([...set.entriesAfter({ score: s, member: m })]).toEqual(expected.slice(2));
