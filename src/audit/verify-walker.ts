@@ -1,7 +1,7 @@
 /** The walk of audit verify (verify.ts): one event at a time, in log order. */
-import { LRUCache } from "lru-cache";
 import { contentDigest, eventHash, GENESIS, globalLink, type ChainCheckpoint } from "../eventstore/chain.js";
 import type { RecordedEvent } from "../eventstore/port.js";
+import { Recent } from "./recent.js";
 import type { ChainBreak, VerifiedStore, VerifyOptions, VerifyReport } from "./verify-types.js";
 
 /** What the walk remembers of a stream: its last revision and hash. */
@@ -19,8 +19,8 @@ export class Walker {
   lastPosition: bigint | undefined;
   /** Remember every stream (an archive: its streams cannot be looked up again). */
   unbounded = false;
-  /** Recently walked streams (least recently used out): another one is read back from the store. */
-  private readonly streams: LRUCache<string, Last>;
+  /** Recently walked streams: another one is read back from the store. */
+  private readonly streams: Recent<string, Last>;
   /** The streams of an archive walked before the store (`unbounded`): kept until the store's walk moves them on. */
   private readonly archived = new Map<string, Last>();
   private readonly maxBreaks: number;
@@ -44,7 +44,7 @@ export class Walker {
     private readonly options: VerifyOptions,
     private readonly until: bigint | undefined,
   ) {
-    this.streams = new LRUCache({ max: options.streamCache ?? 100_000 });
+    this.streams = new Recent(options.streamCache ?? 100_000);
     this.maxBreaks = options.maxBreaks ?? 10;
     this.report = {
       ok: true,
