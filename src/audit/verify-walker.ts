@@ -38,6 +38,9 @@ export class Walker {
   private chainStart: bigint | undefined;
   private genesis = GENESIS;
   private started = false;
+  /** What ready() found of `foundFor`'s stream, for the checkNow() right after it: one lookup an event. */
+  private found: Last | undefined;
+  private foundFor: RecordedEvent | undefined;
 
   constructor(
     private readonly store: VerifiedStore,
@@ -65,14 +68,20 @@ export class Walker {
       this.checkNow(e);
       return undefined;
     }
-    return this.prepare(e).then(() => this.checkNow(e));
+    return this.prepare(e).then(() => {
+      this.foundFor = undefined; // prepare() may have read the stream's last hash back
+      this.checkNow(e);
+    });
   }
 
   /** Whether `e` can be checked with what is in memory: the walk started, its checkpoints loaded, its stream's last hash known. */
   private ready(e: RecordedEvent): boolean {
     if (!this.started) return false;
     if (this.chainStart !== undefined && !this.checkpointsDone && (this.pending.length === 0 || this.pending.at(-1)!.position < e.position)) return false;
-    return e.revision === 0 || this.unbounded || this.known(e.stream) !== undefined;
+    if (e.revision === 0 || this.unbounded) return true;
+    this.foundFor = e;
+    this.found = this.known(e.stream);
+    return this.found !== undefined;
   }
 
   private async prepare(e: RecordedEvent): Promise<void> {
@@ -182,7 +191,7 @@ export class Walker {
   /** The stream's previous event as the chain saw it (prepare() read it back if need be), or "broken" when it is missing. */
   private previous(e: RecordedEvent): Last | "broken" {
     if (e.revision === 0) return FIRST;
-    const last = this.known(e.stream);
+    const last = this.foundFor === e ? this.found : this.known(e.stream);
     if (!last) {
       this.fail(e, `revision ${e.revision - 1} of the stream is missing`);
       return "broken";
