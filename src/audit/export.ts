@@ -2,7 +2,8 @@
  * The log as NDJSON, one event a line, with everything the store keeps of it:
  *   {"position":"12","stream":"arq-…","revision":0,"id":"…","type":"ArqCreated","data":{…},
  *    "metadata":{"principal":"nova","roles":["service"],"correlationId":"…",…},
- *    "recordedAt":"2026-11-24T14:03:00.123Z","hash":"…"}
+ *    "recordedAt":"2026-11-24T14:03:00.123Z","hash":"…","chainVersion":2}
+ * (`chainVersion`: the definition the hash follows, chain.ts; absent for version 1.)
  * Export reads the log a page at a time and waits for the output to drain (bounded memory);
  * import appends the lines to another store at their stream revisions, a transaction per page,
  * and checks every hash chain on the way (a changed line is refused, at its line).
@@ -24,6 +25,7 @@ export interface ExportedEvent {
   metadata: RecordedEvent["metadata"];
   recordedAt: string;
   hash: string | null;
+  chainVersion?: number;
 }
 
 export interface ExportOptions {
@@ -47,6 +49,7 @@ export const toLine = (e: RecordedEvent): string =>
     metadata: e.metadata,
     recordedAt: e.recordedAt.toISOString(),
     hash: e.hash ?? null,
+    chainVersion: e.chainVersion,
   } satisfies ExportedEvent);
 
 export function fromLine(line: string): RecordedEvent {
@@ -61,6 +64,7 @@ export function fromLine(line: string): RecordedEvent {
     metadata: x.metadata,
     recordedAt: new Date(x.recordedAt),
     ...(x.hash ? { hash: x.hash } : {}),
+    ...(x.chainVersion !== undefined ? { chainVersion: x.chainVersion } : {}),
   };
 }
 
@@ -173,7 +177,8 @@ export async function importLog(
     }
     // An event written before the chain has none: the next one links to GENESIS, as in the store.
     remember(e.stream, e.hash);
-    const event = { id: e.id, type: e.type, data: e.data, metadata: e.metadata };
+    // A hashed event keeps its chain version, so the store recomputes the same hash.
+    const event = { id: e.id, type: e.type, data: e.data, metadata: e.metadata, chainVersion: e.hash === undefined ? undefined : (e.chainVersion ?? 1) };
     const tail = steps.at(-1);
     if (tail && tail.stream === e.stream) (tail.events as unknown[]).push(event);
     else steps.push({ stream: e.stream, events: [event], expectedRevision: e.revision === 0 ? "no_stream" : e.revision - 1 });

@@ -26,7 +26,7 @@ export interface VerifyOptions {
   /** Events walked before the store's (an archive exported earlier, in position order): see docs/audit.md. */
   prefix?: AsyncIterable<RecordedEvent>;
   pageSize?: number;
-  /** Streams whose last hash is kept in memory (default 100 000). */
+  /** Streams whose last hash is kept in memory: at most this many, at least the last half of them (default 100 000). */
   streamCache?: number;
   /** Breaks listed in the report (all are counted). */
   maxBreaks?: number;

@@ -1,7 +1,7 @@
 /** The walk of audit verify (verify.ts): one event at a time, in log order. */
-import { LRUCache } from "lru-cache";
 import { contentDigest, eventHash, GENESIS, globalLink, type ChainCheckpoint } from "../eventstore/chain.js";
 import type { RecordedEvent } from "../eventstore/port.js";
+import { Recent } from "./recent.js";
 import type { ChainBreak, VerifiedStore, VerifyOptions, VerifyReport } from "./verify-types.js";
 
 /** What the walk remembers of a stream: its last revision and hash. */
@@ -19,8 +19,8 @@ export class Walker {
   lastPosition: bigint | undefined;
   /** Remember every stream (an archive: its streams cannot be looked up again). */
   unbounded = false;
-  /** Recently walked streams (least recently used out): another one is read back from the store. */
-  private readonly streams: LRUCache<string, Last>;
+  /** Recently walked streams: another one is read back from the store. */
+  private readonly streams: Recent<string, Last>;
   /** The streams of an archive walked before the store (`unbounded`): kept until the store's walk moves them on. */
   private readonly archived = new Map<string, Last>();
   private readonly maxBreaks: number;
@@ -38,13 +38,16 @@ export class Walker {
   private chainStart: bigint | undefined;
   private genesis = GENESIS;
   private started = false;
+  /** What ready() found of `foundFor`'s stream, for the checkNow() right after it: one lookup an event. */
+  private found: Last | undefined;
+  private foundFor: RecordedEvent | undefined;
 
   constructor(
     private readonly store: VerifiedStore,
     private readonly options: VerifyOptions,
     private readonly until: bigint | undefined,
   ) {
-    this.streams = new LRUCache({ max: options.streamCache ?? 100_000 });
+    this.streams = new Recent(options.streamCache ?? 100_000);
     this.maxBreaks = options.maxBreaks ?? 10;
     this.report = {
       ok: true,
@@ -65,14 +68,20 @@ export class Walker {
       this.checkNow(e);
       return undefined;
     }
-    return this.prepare(e).then(() => this.checkNow(e));
+    return this.prepare(e).then(() => {
+      this.foundFor = undefined; // prepare() may have read the stream's last hash back
+      this.checkNow(e);
+    });
   }
 
   /** Whether `e` can be checked with what is in memory: the walk started, its checkpoints loaded, its stream's last hash known. */
   private ready(e: RecordedEvent): boolean {
     if (!this.started) return false;
     if (this.chainStart !== undefined && !this.checkpointsDone && (this.pending.length === 0 || this.pending.at(-1)!.position < e.position)) return false;
-    return e.revision === 0 || this.unbounded || this.known(e.stream) !== undefined;
+    if (e.revision === 0 || this.unbounded) return true;
+    this.foundFor = e;
+    this.found = this.known(e.stream);
+    return this.found !== undefined;
   }
 
   private async prepare(e: RecordedEvent): Promise<void> {
@@ -182,7 +191,7 @@ export class Walker {
   /** The stream's previous event as the chain saw it (prepare() read it back if need be), or "broken" when it is missing. */
   private previous(e: RecordedEvent): Last | "broken" {
     if (e.revision === 0) return FIRST;
-    const last = this.known(e.stream);
+    const last = this.foundFor === e ? this.found : this.known(e.stream);
     if (!last) {
       this.fail(e, `revision ${e.revision - 1} of the stream is missing`);
       return "broken";

@@ -31,7 +31,9 @@ export async function verifyLog(store: VerifiedStore, options: VerifyOptions = {
     }
     w.unbounded = false;
   }
-  const pageSize = options.pageSize ?? 2000;
+  // Small pages: the page is what stays alive across young-generation collections (2,000 events a
+  // page spent 18% of a one-thread walk in the collector, 250 about 6%).
+  const pageSize = options.pageSize ?? 250;
   let after = w.lastPosition ?? options.after;
   while (until !== undefined && (after === undefined || after < until)) {
     const page = await store.readAll({ after, maxCount: pageSize });

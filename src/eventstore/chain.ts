@@ -2,8 +2,18 @@
  * The tamper-evident log: what an event's hash covers, and how hashes chain. Every adapter writes
  * these hashes with the event (same commit); `cyborg-es audit verify` recomputes them.
  *
- *   digest   = SHA-256( JSON.stringify([stream, id, type, data, metadata]) )
- *   hash_r   = SHA-256( `${hash_(r-1)}:${r}:${digest}` )      per stream; hash_(-1) = GENESIS
+ * An event's stream hash has a version (RecordedEvent.chainVersion; absent means 1). Events are
+ * written under CHAIN_VERSION; version 1 events (logs written before version 2, imports of their
+ * exports) keep theirs, and a stream may hold both (each link uses the previous event's hash,
+ * whatever its version):
+ *
+ *   version 1: digest = SHA-256( JSON.stringify([stream, id, type, data, metadata]) )
+ *              hash_r = SHA-256( `${hash_(r-1)}:${r}:${digest}` )
+ *   version 2: hash_r = SHA-256( JSON.stringify([stream, id, type, data, metadata, r, hash_(r-1)]) )
+ *
+ *   per stream, hash_(-1) = GENESIS; version 2 is one SHA-256 an event instead of two (the text
+ *   of version 1's link starts with a hex digit, version 2's with "[": the two never collide).
+ *
  *   global_p = SHA-256( `${global_prev}:${p}:${hash_p}` )      over the global log (lmdb, memory)
  *
  * The stream chain links an event to the previous event of its stream, so changing, removing or
@@ -30,25 +40,43 @@ export const CHECKPOINT_INTERVAL = 1000;
 const sha256: (s: string) => string =
   typeof oneShotHash === "function" ? (s) => oneShotHash("sha256", s, "hex") : (s) => createHash("sha256").update(s).digest("hex");
 
+/** The version new events are hashed with (see above). */
+export const CHAIN_VERSION = 2;
+
 export interface Hashable {
   id: string;
   type: string;
   data: unknown;
   metadata: unknown;
+  /** Absent: version 1. */
+  chainVersion?: number;
 }
 
-/** The digest of what an event says (its place in the chain aside). Throws a TypeError when data or metadata is not JSON. */
-export function contentDigest(stream: string, e: Hashable): string {
-  const json = JSON.stringify([stream, e.id, e.type, e.data, e.metadata]);
-  return sha256(json);
-}
+/** What an event says (its place in the chain aside): JSON.stringify([stream, id, type, data, metadata]). Throws a TypeError when data or metadata is not JSON. */
+export const contentText = (stream: string, e: Hashable): string => JSON.stringify([stream, e.id, e.type, e.data, e.metadata]);
 
-/** The hash of the event at `revision` of a stream, after the event whose hash is `previous`. */
+/** Version 1's digest of what an event says. */
+export const contentDigest = (stream: string, e: Hashable): string => sha256(contentText(stream, e));
+
+/** Version 1: the hash of the event at `revision` of a stream, after the event whose hash is `previous`. */
 export const linkHash = (previous: string, revision: number, digest: string): string => sha256(`${previous}:${revision}:${digest}`);
 
-/** The hash an event must carry, given the hash of the previous event of its stream. */
-export const eventHash = (previous: string, e: Hashable & { stream: string; revision: number }): string =>
-  linkHash(previous, e.revision, contentDigest(e.stream, e));
+/** Version 2 from the event's content text (contentText): the text with `revision` and `previous` appended to its array. */
+export const textLinkHash = (previous: string, revision: number, text: string): string => sha256(`${text.slice(0, -1)},${revision},${JSON.stringify(previous)}]`);
+
+/** The hash an event must carry under its version, given the hash of the previous event of its stream. */
+export function eventHash(previous: string, e: Hashable & { stream: string; revision: number }): string {
+  if (e.chainVersion === 2) return sha256(JSON.stringify([e.stream, e.id, e.type, e.data, e.metadata, e.revision, previous]));
+  if (e.chainVersion === undefined || e.chainVersion === 1) return linkHash(previous, e.revision, contentDigest(e.stream, e));
+  throw new RangeError(`unknown hash chain version ${e.chainVersion}`);
+}
+
+/** The version an appended event is hashed with: CHAIN_VERSION unless it names 1 (an import keeps an exported event's). */
+export const versionOf = (e: { chainVersion?: number }): number => {
+  const v = e.chainVersion ?? CHAIN_VERSION;
+  if (v !== 1 && v !== 2) throw new RangeError(`unknown hash chain version ${v}`);
+  return v;
+};
 
 /** The global chain after the event at `position`, whose own hash is `hash`. */
 export const globalLink = (previous: string, position: bigint | number, hash: string): string => sha256(`${previous}:${position}:${hash}`);
@@ -60,10 +88,17 @@ export interface ChainCheckpoint {
   hash: string;
 }
 
-/** A stream's hashes for events appended now, after `previous`, the stream's last hash. */
-export function chainHashes(previous: string | undefined, firstRevision: number, digests: readonly string[]): string[] {
+/**
+ * A stream's hashes for events appended now, after `previous`, the stream's last hash. `texts` are
+ * the events' content texts (computed before, so that data that is not JSON is refused early),
+ * `versions` their chain versions (versionOf).
+ */
+export function chainHashes(previous: string | undefined, firstRevision: number, texts: readonly string[], versions: readonly number[]): string[] {
   const out: string[] = [];
   let prev = previous ?? GENESIS;
-  for (let i = 0; i < digests.length; i++) out.push((prev = linkHash(prev, firstRevision + i, digests[i]!)));
+  for (let i = 0; i < texts.length; i++) {
+    const r = firstRevision + i;
+    out.push((prev = versions[i] === 2 ? textLinkHash(prev, r, texts[i]!) : linkHash(prev, r, sha256(texts[i]!))));
+  }
   return out;
 }

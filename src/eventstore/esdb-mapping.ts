@@ -16,9 +16,10 @@ import {
 } from "@eventstore/db-client";
 import type { EventFilter, EventMetadata, ExpectedRevision, RecordedEvent } from "./port.js";
 
-/** Metadata keys the adapter adds: the caller's own event id (when not a UUID) and the chain hash. */
+/** Metadata keys the adapter adds: the caller's own event id (when not a UUID), the chain hash and its version (when not 1). */
 export const ORIGINAL_ID = "originalEventId";
 export const CHAIN_HASH = "chainHash";
+export const CHAIN_VERSION_KEY = "chainVersion";
 
 type EsdbRecorded = NonNullable<ResolvedEvent["event"]>;
 
@@ -74,8 +75,8 @@ export function toRecorded(e: EsdbRecorded, commitPosition: bigint | undefined):
   const position = e.position?.commit ?? commitPosition;
   // Stream reads carry positions only on servers newer than 22.6.0.
   if (position === undefined) throw new Error(`EventStoreDB returned event ${e.id} without a position (server older than 22.6?)`);
-  const raw = (e.metadata ?? {}) as EventMetadata & { [ORIGINAL_ID]?: string; [CHAIN_HASH]?: string };
-  const { [ORIGINAL_ID]: originalId, [CHAIN_HASH]: hash, ...metadata } = raw;
+  const raw = (e.metadata ?? {}) as EventMetadata & { [ORIGINAL_ID]?: string; [CHAIN_HASH]?: string; [CHAIN_VERSION_KEY]?: number };
+  const { [ORIGINAL_ID]: originalId, [CHAIN_HASH]: hash, [CHAIN_VERSION_KEY]: chainVersion, ...metadata } = raw;
   return {
     id: originalId ?? e.id,
     stream: e.streamId,
@@ -86,5 +87,6 @@ export function toRecorded(e: EsdbRecorded, commitPosition: bigint | undefined):
     metadata: metadata as EventMetadata,
     recordedAt: e.created,
     hash,
+    chainVersion,
   };
 }

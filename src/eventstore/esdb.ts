@@ -14,9 +14,9 @@ import {
 import { LRUCache } from "lru-cache";
 import { v5 as uuidV5 } from "uuid";
 import { checkExpectedRevision } from "./append-check.js";
-import { chainHashes, contentDigest, type ChainCheckpoint } from "./chain.js";
+import { chainHashes, contentText, versionOf, type ChainCheckpoint } from "./chain.js";
 import { appendStepByStep, DuplicateEventIdError, matchesFilter, WrongExpectedRevisionError } from "./port.js";
-import { cancelOnExit, CHAIN_HASH, fromPosition, ORIGINAL_ID, ours, serverFilter, toEsdbExpected, toRecorded } from "./esdb-mapping.js";
+import { cancelOnExit, CHAIN_HASH, CHAIN_VERSION_KEY, fromPosition, ORIGINAL_ID, ours, serverFilter, toEsdbExpected, toRecorded } from "./esdb-mapping.js";
 import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SequenceResult, SubscribeOptions, Subscription } from "./port.js";
 
 /**
@@ -79,7 +79,8 @@ export class EsdbEventStore implements EventStore {
       if (seen.has(e.id)) throw new DuplicateEventIdError(e.id, stream);
       seen.add(e.id);
     }
-    const digests = events.map((e) => contentDigest(stream, e));
+    const texts = events.map((e) => contentText(stream, e));
+    const versions = events.map(versionOf);
     const exact = typeof expectedRevision === "number" || expectedRevision === "no_stream";
     if (!exact) {
       const retry = await this.findRetry(stream, events);
@@ -89,10 +90,11 @@ export class EsdbEventStore implements EventStore {
       const prev = await this.lastOf(stream, expectedRevision);
       if (expectedRevision === "stream_exists" && !prev) throw new WrongExpectedRevisionError(stream, expectedRevision, "no_stream");
       const firstRevision = prev ? prev.revision + 1 : 0;
-      const hashes = chainHashes(prev?.hash, firstRevision, digests);
+      const hashes = chainHashes(prev?.hash, firstRevision, texts, versions);
       const payload = events.map((e, i) => {
         const id = CANONICAL_UUID.test(e.id) ? e.id : uuidV5(e.id, ID_NAMESPACE);
-        const metadata = { ...e.metadata, [CHAIN_HASH]: hashes[i], ...(id === e.id ? {} : { [ORIGINAL_ID]: e.id }) };
+        const version = versions[i] === 1 ? {} : { [CHAIN_VERSION_KEY]: versions[i] };
+        const metadata = { ...e.metadata, [CHAIN_HASH]: hashes[i], ...version, ...(id === e.id ? {} : { [ORIGINAL_ID]: e.id }) };
         // The client JSON.stringifies data; any JSON value is fine, its type just says objects.
         return jsonEvent({ id, type: e.type, data: e.data as JSONType, metadata });
       });

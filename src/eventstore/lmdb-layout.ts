@@ -34,6 +34,8 @@ export interface StoredEvent {
   recordedAt: number;
   /** Link in the stream's hash chain (absent on events written before the chain existed). */
   hash?: string;
+  /** The hash's chain version (chain.ts); absent for version 1, so records written before version 2 read as they are. */
+  chainVersion?: number;
 }
 
 /** A stream's last revision and the positions of its open chunk: revisions revision - (revision % CHUNK) .. revision. */
@@ -96,6 +98,7 @@ export function toRecorded(position: number, s: StoredEvent): RecordedEvent {
     metadata: s.metadata,
     recordedAt: new Date(s.recordedAt),
     hash: s.hash,
+    chainVersion: s.chainVersion,
   };
 }
 

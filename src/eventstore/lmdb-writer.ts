@@ -4,14 +4,14 @@
  * throw (the checks, msgpack encoding) runs before the first write, so a failed append leaves
  * nothing behind without the cost of a child transaction per append.
  *
- * Hash chains (chain.ts): the content digests are computed before the transaction (lmdb.ts, while
- * the previous commit syncs); here each event is linked to its stream's last hash (kept in the
+ * Hash chains (chain.ts): the content texts are serialised before the transaction (lmdb.ts, while
+ * the previous commit syncs); here each event is hashed with its link to its stream's last hash (kept in the
  * head) and to the global chain, whose value is saved once per transaction (`finish`) and at a
  * checkpoint every `checkpointInterval` positions.
  */
 import { asBinary, type Binary, type Database, type RootDatabase } from "lmdb";
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
-import { chainHashes, GENESIS, globalLink } from "./chain.js";
+import { chainHashes, GENESIS, globalLink, versionOf } from "./chain.js";
 import { CHAIN_HEAD_KEY, CHUNK, readHead, type LmdbDatabases, type StoredEvent } from "./lmdb-layout.js";
 import type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent } from "./port.js";
 
@@ -48,10 +48,10 @@ export class LmdbWriter {
   }
 
   /**
-   * Appends inside the running write transaction; `digests` are the events' content digests
+   * Appends inside the running write transaction; `texts` are the events' content texts
    * (chain.ts); `fed` collects the events as readAll would return them.
    */
-  write(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, recordedAt: number, digests: readonly string[], fed?: RecordedEvent[]): AppendResult {
+  write(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, recordedAt: number, texts: readonly string[], fed?: RecordedEvent[]): AppendResult {
     const head = readHead(this.db.heads, stream);
     if (events.length === 0) {
       checkExpectedRevision(stream, expected, head?.revision);
@@ -59,11 +59,13 @@ export class LmdbWriter {
     }
     const first = this.lastPosition() + 1;
     const firstRevision = head ? head.revision + 1 : 0;
-    const hashes = chainHashes(head?.hash, firstRevision, digests);
+    const versions = events.map(versionOf);
+    const hashes = chainHashes(head?.hash, firstRevision, texts, versions);
     // Encode before the first write: an encoding error then leaves nothing behind.
     const encoded = events.map((e, i) => {
-      const revision = firstRevision + i;
-      return this.encode({ id: e.id, stream, revision, type: e.type, data: e.data, metadata: e.metadata, recordedAt, hash: hashes[i]! });
+      const stored: StoredEvent = { id: e.id, stream, revision: firstRevision + i, type: e.type, data: e.data, metadata: e.metadata, recordedAt, hash: hashes[i]! };
+      if (versions[i] !== 1) stored.chainVersion = versions[i];
+      return this.encode(stored);
     });
 
     // Claim the ids with inserts that refuse to overwrite: the duplicate check and the index write
@@ -106,7 +108,7 @@ export class LmdbWriter {
       if (position % this.checkpointInterval === 0) this.db.checkpoints.put(position, chain);
       const e = events[i]!;
       // As readAll would return it (the feed shares data and metadata: events are immutable).
-      fed?.push({ id: e.id, stream, revision, position: BigInt(position), type: e.type, data: e.data, metadata: e.metadata, recordedAt: date!, hash: hashes[i]! });
+      fed?.push({ id: e.id, stream, revision, position: BigInt(position), type: e.type, data: e.data, metadata: e.metadata, recordedAt: date!, hash: hashes[i]!, chainVersion: versions[i] === 1 ? undefined : versions[i] });
     }
     const revision = firstRevision + events.length - 1;
     const last = first + events.length - 1;

@@ -1,6 +1,6 @@
 import { open, type RootDatabase } from "lmdb";
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
-import { CHECKPOINT_INTERVAL, contentDigest, type ChainCheckpoint } from "./chain.js";
+import { CHECKPOINT_INTERVAL, contentText, type ChainCheckpoint } from "./chain.js";
 import { readCheckpoints } from "./lmdb-chain.js";
 import { positionsOf, readHead, toRecorded, validate, type LmdbDatabases, type StoredChainHead, type StoredEvent, type StoredHead } from "./lmdb-layout.js";
 import { EncodeError, LmdbWriter } from "./lmdb-writer.js";
@@ -19,9 +19,9 @@ import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, 
  * Durability: lmdb-js resolves a write when its transaction has committed; with
  * `overlappingSync: false` the commit includes the fsync, so an acknowledged append is on disk.
  *
- * Hash chains (chain.ts) are written in the same transaction as the events: the content digests
- * are computed when an append is queued (while the previous commit is syncing), the links inside
- * the transaction.
+ * Hash chains (chain.ts) are written in the same transaction as the events: the content texts
+ * are serialised when an append is queued (while the previous commit is syncing), and hashed
+ * with their links inside the transaction.
  */
 export interface LmdbEventStoreOptions {
   /** Events per page while a subscription catches up. */
@@ -33,8 +33,8 @@ export interface LmdbEventStoreOptions {
 /** Queued work for the next transaction: one append is a sequence of one step. */
 interface PendingSequence {
   steps: readonly AppendStep[];
-  /** The content digest of each step's events (chain.ts). */
-  digests: string[][];
+  /** The content text of each step's events (chain.ts), hashed in the transaction. */
+  texts: string[][];
   /** The result of each step written so far. */
   results: AppendResult[];
   /** Why the step after `results` was not written. */
@@ -108,8 +108,8 @@ export class LmdbEventStore implements EventStore {
     if (this.failure) throw new Error(`a commit failed earlier; reopen the event store (${this.failure.message})`);
     for (const step of steps) validate(step.stream, step.events);
     // Data that is not JSON cannot be hashed: refused here, before the transaction.
-    const digests = steps.map((step) => step.events.map((e) => contentDigest(step.stream, e)));
-    this.queue.push({ steps, digests, results: [], settle, reject });
+    const texts = steps.map((step) => step.events.map((e) => contentText(step.stream, e)));
+    this.queue.push({ steps, texts, results: [], settle, reject });
     if (this.queue.length === 1) queueMicrotask(() => this.commit());
   }
 
@@ -129,7 +129,7 @@ export class LmdbEventStore implements EventStore {
       for (const q of batch) {
         for (const [i, step] of q.steps.entries()) {
           try {
-            q.results.push(this.writer.write(step.stream, step.events, step.expectedRevision, recordedAt, q.digests[i]!, written));
+            q.results.push(this.writer.write(step.stream, step.events, step.expectedRevision, recordedAt, q.texts[i]!, written));
           } catch (err) {
             q.error = err;
             break;

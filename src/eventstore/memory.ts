@@ -1,6 +1,6 @@
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
-import { chainHashes, CHECKPOINT_INTERVAL, contentDigest, GENESIS, globalLink, type ChainCheckpoint } from "./chain.js";
+import { chainHashes, CHECKPOINT_INTERVAL, contentText, GENESIS, globalLink, versionOf, type ChainCheckpoint } from "./chain.js";
 import { isRefusal, matchesFilter } from "./port.js";
 import type { AppendResult, AppendStep, SequenceResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from "./port.js";
 import { lastAtOrBefore, sliceStream } from "./read-stream.js";
@@ -55,8 +55,9 @@ export class MemoryEventStore implements EventStore {
     }
     const list = existing ?? [];
     const recordedAt = new Date();
-    // Digests first: data that is not JSON is refused before anything is written.
-    const hashes = chainHashes(list.at(-1)?.hash, list.length, events.map((e) => contentDigest(stream, e)));
+    // Hashes first: data that is not JSON is refused before anything is written.
+    const versions = events.map(versionOf);
+    const hashes = chainHashes(list.at(-1)?.hash, list.length, events.map((e) => contentText(stream, e)), versions);
     for (const [i, e] of events.entries()) {
       const recorded: RecordedEvent = {
         id: e.id,
@@ -68,6 +69,7 @@ export class MemoryEventStore implements EventStore {
         metadata: structuredClone(e.metadata),
         recordedAt,
         hash: hashes[i]!,
+        chainVersion: versions[i] === 1 ? undefined : versions[i],
       };
       list.push(recorded);
       this.log.push(recorded);

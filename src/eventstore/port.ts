@@ -29,6 +29,8 @@ export interface NewEvent<T extends string = string, D = unknown> {
   type: T;
   data: D;
   metadata: EventMetadata;
+  /** The hash chain version to hash it with (chain.ts); default the current one. An import passes an exported event's. */
+  chainVersion?: number;
 }
 
 export interface RecordedEvent<T extends string = string, D = unknown> {
@@ -45,6 +47,8 @@ export interface RecordedEvent<T extends string = string, D = unknown> {
    * commit as the event. Absent on events written before the chain existed.
    */
   hash?: string;
+  /** The definition `hash` follows (chain.ts): 2, or absent for version 1. */
+  chainVersion?: number;
 }
 
 /** A recorded event of a union of domain events, narrowed by `type` (a switch on `event.type` types `event.data`). */

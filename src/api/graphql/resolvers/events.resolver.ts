@@ -9,7 +9,7 @@ import { pageSize } from "./paging.js";
 const STREAM = /^[A-Za-z][A-Za-z0-9]*-[^\s]{1,300}$/;
 
 /** An event as the RecordedEvent type shows it (positions as decimal strings). */
-export const toGraphQL = (e: Stored) => ({ ...e, position: positionToString(e.position), hash: e.hash ?? null });
+export const toGraphQL = (e: Stored) => ({ ...e, position: positionToString(e.position), hash: e.hash ?? null, chainVersion: e.chainVersion ?? null });
 
 @Resolver(() => RecordedEvent)
 export class EventsResolver {

@@ -14,6 +14,8 @@ export class RecordedEvent {
   @Field(() => DateTimeScalar) recordedAt!: Date;
   @Field(() => String, { nullable: true, description: "Its link in the stream's hash chain; null for events written before the chain" })
   hash!: string | null;
+  @Field(() => Int, { nullable: true, description: "The hash chain definition the hash follows (docs/audit.md): 2, or null for version 1" })
+  chainVersion!: number | null;
 }
 
 @ObjectType()
