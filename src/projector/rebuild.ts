@@ -6,7 +6,7 @@
  * hooks (notifications) never fire for it.
  */
 import type { EventStore } from "../eventstore/port.js";
-import type { ReadStore } from "../readstore/port.js";
+import type { ReadStore, Write } from "../readstore/port.js";
 import { projectBatch, type ProjectLogger, type Slot } from "./slots.js";
 
 export interface RebuildProgress {
@@ -36,6 +36,16 @@ export interface ReplayOptions {
  */
 const IN_FLIGHT = 3;
 
+/**
+ * Applies one slot's batch. No closure here holds the page or the writes: they are let go once the
+ * batch is sent, not when the store answers (what lives that long is copied by every scavenge).
+ */
+function apply(store: ReadStore, s: Slot, writes: Write[], last: bigint, expected: bigint | null): Promise<void> {
+  return store.applyBatch(s.projection.name, writes, last, expected).then(() => {
+    s.stored = s.processed = last;
+  });
+}
+
 export async function replay(events: EventStore, store: ReadStore, slots: readonly Slot[], opts: ReplayOptions): Promise<void> {
   const startedAt = opts.now();
   const names = slots.map((s) => s.projection.name);
@@ -55,17 +65,16 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
       const page = (await events.readAll({ after, maxCount: opts.batchSize })).filter((e) => e.position <= opts.upTo!);
       if (page.length === 0) break;
       const last = page.at(-1)!.position;
-      const sending = Promise.all(
-        slots.map(async (s) => {
-          if (s.failed) return;
-          const writes = projectBatch(s, page, opts.log);
-          if (writes === undefined) return;
-          const expected = sent.get(s) ?? null;
-          sent.set(s, last);
-          await store.applyBatch(s.projection.name, writes, last, expected);
-          s.stored = s.processed = last;
-        }),
-      );
+      const applying: Array<Promise<void>> = [];
+      for (const s of slots) {
+        if (s.failed) continue;
+        const writes = projectBatch(s, page, opts.log);
+        if (writes === undefined) continue;
+        const expected = sent.get(s) ?? null;
+        sent.set(s, last);
+        applying.push(apply(store, s, writes, last, expected));
+      }
+      const sending = Promise.all(applying);
       sending.catch(() => undefined); // awaited below; avoid an unhandled rejection meanwhile
       committing.push(sending);
       if (committing.length >= IN_FLIGHT) await committing.shift();
