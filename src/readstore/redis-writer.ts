@@ -17,7 +17,17 @@ export class RedisBatchWriter {
 
   constructor(private readonly client: Redis) {}
 
-  async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
+  /**
+   * Not async itself: the writes (and the events they hold) are let go once the batch is sent,
+   * not when Redis answers. A rebuild keeps batches in flight, and what lives that long is copied
+   * by every scavenge.
+   */
+  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
+    return this.sendInLane(projection, writes, checkpoint, expected).then(({ reply }) => this.answered(projection, reply, checkpoint, expected));
+  }
+
+  /** Sends the batch after the projection's batches asked for before; resolves (with the reply to come) once sent. */
+  private async sendInLane(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<{ reply: Promise<unknown> }> {
     padPosition(checkpoint);
     // Calls for one projection are sent in call order, even when one waits for a read first:
     // a rebuild sends batch N+1 before N is acknowledged, and N+1 must reach Redis after N.
@@ -25,14 +35,16 @@ export class RedisBatchWriter {
     let markSent!: () => void;
     const sent = new Promise<void>((resolve) => (markSent = resolve));
     this.lanes.set(projection, sent);
-    let reply: Promise<unknown>;
     try {
       await previous;
-      ({ reply } = await this.sendBatch(projection, writes, checkpoint, expected));
+      return await this.sendBatch(projection, writes, checkpoint, expected);
     } finally {
       markSent();
       if (this.lanes.get(projection) === sent) this.lanes.delete(projection);
     }
+  }
+
+  private async answered(projection: string, reply: Promise<unknown>, checkpoint: bigint, expected?: bigint | null): Promise<void> {
     try {
       await reply;
     } catch (err) {
