@@ -1,7 +1,7 @@
 /**
  * bench:osacc: os-acc plug + unplug cycles at 1, 8 and 32 concurrent instances: plug latency
- * (create the ARQs from a device profile, bind, wait for the bound event, return the attach
- * entries) and cycles per second. os-acc runs on each compute node: each concurrent instance is
+ * (create the ARQs from a device profile and bind them in one call, wait for the bound events of
+ * binds still under way, return the attach entries) and cycles per second. os-acc runs on each compute node: each concurrent instance is
  * on a compute node of its own (one host, one os-acc). `--one-host` puts them all on one host,
  * whose stream then orders every allocation and release.
  *
