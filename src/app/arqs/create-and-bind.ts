@@ -5,14 +5,11 @@
  */
 import { checkProvidersCover, plugBindings, validatePlugTarget } from "../../domain/arqs/bind.js";
 import type { ArqView } from "../../domain/arqs/view.js";
-import type { ProfileGroup } from "../../domain/device-profiles/events.js";
-import { validateGroups } from "../../domain/device-profiles/validation.js";
-import { arqCountFor } from "../../domain/arqs/plan.js";
-import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../../domain/shared/types.js";
+import { DomainError, type CommandContext } from "../../domain/shared/types.js";
 import type { BitstreamCatalogue } from "../../bitstreams/port.js";
-import { aggregates, type Streams } from "../streams.js";
+import type { Streams } from "../streams.js";
 import { startBinds } from "./bind.js";
-import { createArqs } from "./create.js";
+import { createArqs, type CreationCheck } from "./create.js";
 import { createArqsForGroups } from "./create-inline.js";
 import type { ArqQuota } from "./quota.js";
 import { deleteArqs } from "./release.js";
@@ -28,19 +25,17 @@ export async function createAndBind(
   opts: { allocate?: boolean; catalogue?: BitstreamCatalogue; quota?: ArqQuota; maxBindings?: number } = {},
 ): Promise<ArqView[]> {
   const target = validatePlugTarget(rawTarget.instanceUuid, rawTarget.providers);
-  // Checked before anything is written: the providers cover the groups, the binds fit one call.
-  const shape = await requestShape(s, spec);
-  if (shape) {
-    if (target.providers.length > 1) checkProvidersCover(target, shape.groups.length);
-    const count = arqCountFor(shape.groups, null);
+  // Checked by the creation, before it writes: the providers cover the groups, the binds fit one call.
+  const check: CreationCheck = (groups, count) => {
+    if (target.providers.length > 1) checkProvidersCover(target, groups.length);
     if (opts.maxBindings !== undefined && count > opts.maxBindings) {
       const field = "groups" in spec ? "groups" : "deviceProfileName";
       throw new DomainError("BAD_USER_INPUT", `the request asks for ${count} accelerators; at most ${opts.maxBindings} are bound per call (MAX_BINDINGS_PER_MUTATION)`, field);
     }
-  }
+  };
   const created = "groups" in spec
-    ? await createArqsForGroups(s, newId, ctx, spec.groups, opts.quota)
-    : await createArqs(s, newId, ctx, { deviceProfileName: spec.deviceProfileName }, opts.quota);
+    ? await createArqsForGroups(s, newId, ctx, spec.groups, opts.quota, check)
+    : await createArqs(s, newId, ctx, { deviceProfileName: spec.deviceProfileName, check }, opts.quota);
   if (created.length === 0) return [];
   try {
     return await startBinds(s, ctx, plugBindings(created, target), { allocate: opts.allocate, catalogue: opts.catalogue });
@@ -48,13 +43,4 @@ export async function createAndBind(
     await deleteArqs(s, ctx, { arqUuids: created.map((a) => a.uuid) }).catch(() => undefined);
     throw err;
   }
-}
-
-/** The request's groups; undefined when the profile does not exist (the creation says so). */
-async function requestShape(s: Streams, spec: PlugSpec): Promise<{ groups: ProfileGroup[] } | undefined> {
-  if ("groups" in spec) return { groups: validateGroups(spec.groups) };
-  const name = spec.deviceProfileName;
-  if (typeof name !== "string" || name.length === 0 || name.length > MAX_ID_LENGTH) return undefined;
-  const state = (await s.load(aggregates.profile, name)).state;
-  return state.status === "active" ? { groups: state.profile.groups } : undefined;
 }

@@ -1,15 +1,18 @@
 /** ARQs for inline specs (os-acc): the content-named profile they stand for is made on first use. */
 import { inlineProfileName } from "../../domain/device-profiles/inline.js";
 import { validateGroups } from "../../domain/device-profiles/validation.js";
+import { arqCountFor } from "../../domain/arqs/plan.js";
 import type { ArqView } from "../../domain/arqs/view.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
 import { createDeviceProfile } from "../device-profiles.js";
 import { aggregates, type Streams } from "../streams.js";
-import { createArqs } from "./create.js";
+import { createArqs, type CreationCheck } from "./create.js";
 import type { ArqQuota } from "./quota.js";
 
-export async function createArqsForGroups(s: Streams, newId: () => string, ctx: CommandContext, rawGroups: unknown, quota?: ArqQuota): Promise<ArqView[]> {
+/** `check`: the caller's own check of the groups, before anything is written (the profile they stand for included). */
+export async function createArqsForGroups(s: Streams, newId: () => string, ctx: CommandContext, rawGroups: unknown, quota?: ArqQuota, check?: CreationCheck): Promise<ArqView[]> {
   const groups = validateGroups(rawGroups);
+  check?.(groups, arqCountFor(groups, null));
   const name = inlineProfileName(groups);
   if ((await s.load(aggregates.profile, name)).state.status !== "active") {
     const description = "made for inline accelerator specs (os-acc); named after its groups";

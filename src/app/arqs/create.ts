@@ -3,6 +3,7 @@ import { liveArq } from "../../domain/arqs/decider.js";
 import { arqCountFor, planArqs } from "../../domain/arqs/plan.js";
 import { quotaRefusal } from "../../domain/arqs/quota.js";
 import { arqView, type ArqView } from "../../domain/arqs/view.js";
+import type { ProfileGroup } from "../../domain/device-profiles/events.js";
 import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../../domain/shared/types.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
 import { quotaProject, type ArqQuota } from "./quota.js";
@@ -10,11 +11,14 @@ import { quotaProject, type ArqQuota } from "./quota.js";
 /** The most ARQs one creation may make. */
 export const MAX_ARQS_PER_CREATE = 1000;
 
+/** A caller's own check of the request (the profile's groups, the ARQ count), before anything is written: throws to refuse. */
+export type CreationCheck = (groups: readonly ProfileGroup[], count: number) => void;
+
 export async function createArqs(
   s: Streams,
   newId: () => string,
   ctx: CommandContext,
-  input: { deviceProfileName: string; groupIndex?: number | null },
+  input: { deviceProfileName: string; groupIndex?: number | null; check?: CreationCheck },
   quota?: ArqQuota,
 ): Promise<ArqView[]> {
   const name = input.deviceProfileName;
@@ -27,6 +31,7 @@ export async function createArqs(
   if (count > MAX_ARQS_PER_CREATE) {
     throw new DomainError("BAD_USER_INPUT", `the profile asks for ${count} ARQs; at most ${MAX_ARQS_PER_CREATE} per request`, "groupIndex");
   }
+  input.check?.(profile.groups, count);
   if (count === 0) return [];
   const ids = Array.from({ length: count }, () => newId());
   const loaded = await Promise.all(ids.map((id) => s.load(aggregates.arq, id)));

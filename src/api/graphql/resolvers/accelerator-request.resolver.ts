@@ -50,11 +50,7 @@ export class AcceleratorRequestResolver {
     @Arg("projectId", () => String, { nullable: true, description: "Admin and service only: the project to create for" })
     projectId?: string,
   ) {
-    const cmd = commandContext(ctx);
-    if (projectId) {
-      if (!seesAllProjects(ctx.principal!)) throw forbidden("setting projectId (admin or service only)");
-      cmd.projectId = projectId;
-    }
+    const cmd = creationContext(ctx, projectId);
     const arqs = await ctx.services.app.createArqs(cmd, { deviceProfileName, groupIndex: groupIndex ?? null });
     await ctx.services.catchUp();
     return arqs;
@@ -71,8 +67,7 @@ export class AcceleratorRequestResolver {
     @Arg("groups", () => [JSONScalar]) groups: unknown[],
     @Arg("projectId", () => String, { nullable: true, description: "The project to create for (default: the token's)" }) projectId?: string,
   ) {
-    const cmd = commandContext(ctx);
-    if (projectId) cmd.projectId = projectId;
+    const cmd = creationContext(ctx, projectId);
     const arqs = await ctx.services.app.createArqsForGroups(cmd, structuredClone(groups));
     await ctx.services.catchUp();
     return arqs;
@@ -115,11 +110,7 @@ export class AcceleratorRequestResolver {
     if (!allows(p, "arq:create")) throw forbidden("Mutation.createAndBindAcceleratorRequests (needs arq:create)");
     if ((deviceProfileName != null) === (groups != null)) throw badInput("deviceProfileName", "give exactly one of deviceProfileName and groups");
     if (groups && !allows(p, "arq:create_inline")) throw forbidden("Mutation.createAndBindAcceleratorRequests with inline groups (needs arq:create_inline)");
-    const cmd = commandContext(ctx);
-    if (projectId) {
-      if (!seesAllProjects(p)) throw forbidden("setting projectId (admin or service only)");
-      cmd.projectId = projectId;
-    }
+    const cmd = creationContext(ctx, projectId);
     const spec = groups ? { groups: structuredClone(groups) } : { deviceProfileName: deviceProfileName! };
     const target = { instanceUuid, providers: structuredClone(providers) };
     const arqs = await ctx.services.app.createAndBindArqs(cmd, spec, target, { allocate: ctx.services.bindInline, maxBindings: ctx.services.limits.maxBindings });
@@ -182,4 +173,14 @@ function checkList(field: string, list: string[]) {
   if (list.length === 0) throw badInput(field, `${field} is empty`);
   if (list.length > MAX_ARQ_LIST) throw badInput(field, `at most ${MAX_ARQ_LIST} ARQs per mutation`);
   if (new Set(list).size !== list.length) throw apiError("BAD_USER_INPUT", `${field} names an ARQ twice`, { field });
+}
+
+/** The context of a creation: for the project named (admin and service only), or the token's. */
+function creationContext(ctx: ApiContext, projectId: string | undefined) {
+  const cmd = commandContext(ctx);
+  if (projectId) {
+    if (!seesAllProjects(ctx.principal!)) throw forbidden("setting projectId (admin or service only)");
+    cmd.projectId = projectId;
+  }
+  return cmd;
 }
