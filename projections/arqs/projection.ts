@@ -15,7 +15,7 @@
  */
 import type { ArqView } from "../../src/domain/arqs/view.js";
 import type { ArqEvent } from "../../src/domain/events.js";
-import type { ArqState } from "../../src/domain/shared/types.js";
+import { streamPrefix, type ArqState } from "../../src/domain/shared/types.js";
 import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
 import type { Write } from "../../src/readstore/port.js";
 import type { Projection } from "../../src/projector/projection.js";
@@ -116,7 +116,10 @@ export function project(event: RecordedEvent): Write[] {
   }
 }
 
-export const projection: Projection = { name, eventTypes, project };
+/** ArqDeleted ends an ARQ's stream (the decider takes nothing after it) and removes all it filed. */
+export const ends = { prefix: streamPrefix.arq, types: ["ArqDeleted"] } as const;
+
+export const projection: Projection = { name, eventTypes, project, ends };
 
 /** The stored doc: fields grouped by what changes together. */
 export interface StoredArq {

@@ -98,6 +98,7 @@ export class Streams {
       headPosition: () => inner.headPosition(),
       readCheckpoints: (options) => inner.readCheckpoints(options),
       positionAt: (time) => inner.positionAt(time),
+      readStreamEnds: (options) => inner.readStreamEnds(options),
       subscribeToAll: (options) => inner.subscribeToAll(options),
       close: () => inner.close(),
     };

@@ -62,6 +62,8 @@ export function pastLog(inner: EventStore, upTo: bigint): EventStore {
       const p = await inner.positionAt(time);
       return p === undefined || p < upTo ? p : upTo;
     },
+    // A stream whose last event is after the point may have ended before it or not: left out.
+    readStreamEnds: async (options) => (await inner.readStreamEnds(options))?.filter((e) => e.position <= upTo),
     subscribeToAll: (options?: SubscribeOptions) => pastSubscription(inner.subscribeToAll(options), upTo),
     // A view: the store stays its opener's to close.
     close: async () => undefined,

@@ -214,6 +214,14 @@ export class EsdbEventStore implements EventStore {
     return [];
   }
 
+  /**
+   * Listing streams takes the $streams system projection, which may be off: a replay leaves
+   * nothing out on EventStoreDB (its read models are built from every event).
+   */
+  async readStreamEnds(): Promise<undefined> {
+    return undefined;
+  }
+
   /** EventStoreDB has no index by time: reads $all backwards from the end (cost: the events since `time`). */
   async positionAt(time: Date): Promise<bigint | undefined> {
     const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END });

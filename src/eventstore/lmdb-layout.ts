@@ -20,7 +20,7 @@
  * no `hash`, and the chain starts at the first event written after (chain.ts, docs/audit.md).
  */
 import type { Database } from "lmdb";
-import type { EventMetadata, NewEvent, RecordedEvent } from "./port.js";
+import type { EventMetadata, NewEvent, ReadStreamEndsOptions, RecordedEvent, StreamEnd } from "./port.js";
 
 /** The value stored under a position. The position itself is the key. */
 export interface StoredEvent {
@@ -85,6 +85,25 @@ export function positionsOf(chunks: LmdbDatabases["chunks"], stream: string, hea
   }
   for (let r = Math.max(lo, openStart); r <= hi; r++) positions.push(open[r - openStart]!);
   return positions;
+}
+
+/**
+ * The last event of each stream under a prefix (EventStore.readStreamEnds): the heads are keyed by
+ * stream name, so the streams of a prefix are one range, and a head's open chunk ends with the
+ * position of the stream's last event. One read of the log per stream, for its type.
+ */
+export function readStreamEnds(db: LmdbDatabases, { prefix, after, maxCount }: ReadStreamEndsOptions): StreamEnd[] {
+  const out: StreamEnd[] = [];
+  if (maxCount <= 0) return out;
+  const start = after !== undefined && after > prefix ? after : prefix;
+  for (const { key, value } of db.heads.getRange({ start })) {
+    if (!key.startsWith(prefix)) break;
+    if (key === after) continue;
+    const position = value[1][value[0] % CHUNK]!;
+    out.push({ stream: key, type: db.log.get(position)!.type, position: BigInt(position) });
+    if (out.length >= maxCount) break;
+  }
+  return out;
 }
 
 export function toRecorded(position: number, s: StoredEvent): RecordedEvent {

@@ -2,10 +2,10 @@ import { open, type RootDatabase } from "lmdb";
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
 import { CHECKPOINT_INTERVAL, contentText, type ChainCheckpoint } from "./chain.js";
 import { readCheckpoints } from "./lmdb-chain.js";
-import { positionsOf, readHead, toRecorded, validate, type LmdbDatabases, type StoredChainHead, type StoredEvent, type StoredHead } from "./lmdb-layout.js";
+import { positionsOf, readHead, readStreamEnds, toRecorded, validate, type LmdbDatabases, type StoredChainHead, type StoredEvent, type StoredHead } from "./lmdb-layout.js";
 import { EncodeError, LmdbWriter } from "./lmdb-writer.js";
 import { isRefusal, matchesFilter } from "./port.js";
-import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SequenceResult, SubscribeOptions, Subscription } from "./port.js";
+import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamEndsOptions, ReadStreamOptions, RecordedEvent, SequenceResult, StreamEnd, SubscribeOptions, Subscription } from "./port.js";
 
 /**
  * The embedded, durable event store: one LMDB environment in a data directory (its layout:
@@ -199,6 +199,10 @@ export class LmdbEventStore implements EventStore {
 
   async readCheckpoints(options: { after?: bigint; maxCount?: number } = {}): Promise<ChainCheckpoint[]> {
     return readCheckpoints(this.db, options);
+  }
+
+  async readStreamEnds(options: ReadStreamEndsOptions): Promise<StreamEnd[]> {
+    return readStreamEnds(this.db, options);
   }
 
   /** Positions are 1..head without gaps: a binary search over the log by record time. */

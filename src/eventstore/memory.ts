@@ -2,7 +2,7 @@ import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-ch
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
 import { chainHashes, CHECKPOINT_INTERVAL, contentText, GENESIS, globalLink, versionOf, type ChainCheckpoint } from "./chain.js";
 import { isRefusal, matchesFilter } from "./port.js";
-import type { AppendResult, AppendStep, SequenceResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from "./port.js";
+import type { AppendResult, AppendStep, SequenceResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamEndsOptions, ReadStreamOptions, RecordedEvent, StreamEnd, SubscribeOptions, Subscription } from "./port.js";
 import { lastAtOrBefore, sliceStream } from "./read-stream.js";
 
 export interface MemoryEventStoreOptions {
@@ -111,6 +111,14 @@ export class MemoryEventStore implements EventStore {
   async positionAt(time: Date): Promise<bigint | undefined> {
     const i = lastAtOrBefore(this.log.length, (k) => this.log[k]!.recordedAt.getTime(), time.getTime());
     return i < 0 ? undefined : this.log[i]!.position;
+  }
+
+  async readStreamEnds({ prefix, after, maxCount }: ReadStreamEndsOptions): Promise<StreamEnd[]> {
+    const names = [...this.streams.keys()].filter((n) => n.startsWith(prefix) && (after === undefined || n > after)).sort();
+    return names.slice(0, Math.max(0, maxCount)).map((stream) => {
+      const last = this.streams.get(stream)!.at(-1)!;
+      return { stream, type: last.type, position: last.position };
+    });
   }
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {

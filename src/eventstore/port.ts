@@ -91,6 +91,21 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
   close(): Promise<void>;
 }
 
+/** The last event of a stream (readStreamEnds). */
+export interface StreamEnd {
+  stream: string;
+  type: string;
+  position: bigint;
+}
+
+export interface ReadStreamEndsOptions {
+  /** Streams whose names start with this. */
+  prefix: string;
+  /** Exclusive: streams named after this one (the last name of the page before). */
+  after?: string;
+  maxCount: number;
+}
+
 /** One append of a sequence: to this stream, if it is at this revision. */
 export interface AppendStep {
   stream: string;
@@ -137,6 +152,13 @@ export interface EventStore {
    * undefined when the log holds no event that old.
    */
   positionAt(time: Date): Promise<bigint | undefined>;
+  /**
+   * The last event of each stream whose name starts with `prefix`, in the order of the names
+   * (code units), a page of at most `maxCount` streams at a time. A replay uses it to leave out
+   * streams that ended before its point (src/projector/ended-streams.ts). Undefined when the store
+   * cannot list its streams cheaply (EventStoreDB): the replay then leaves nothing out.
+   */
+  readStreamEnds(options: ReadStreamEndsOptions): Promise<StreamEnd[] | undefined>;
   close(): Promise<void>;
 }
 

@@ -66,6 +66,7 @@ export function instrumentEventStore(store: EventStore, metrics: Metrics | undef
     headPosition: () => store.headPosition(),
     readCheckpoints: (options) => store.readCheckpoints(options),
     positionAt: (time) => store.positionAt(time),
+    readStreamEnds: (options) => store.readStreamEnds(options),
     subscribeToAll: (options) => store.subscribeToAll(options),
     close: () => store.close(),
   };

@@ -7,6 +7,7 @@
  */
 import type { EventStore } from "../eventstore/port.js";
 import type { ReadStore, Write } from "../readstore/port.js";
+import { endedStreams } from "./ended-streams.js";
 import { projectBatch, type ProjectLogger, type Slot } from "./slots.js";
 
 export interface RebuildProgress {
@@ -57,6 +58,8 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
     s.rebuilding = true;
   }
   try {
+    // Streams that ended by the point leave nothing in the models that say so: not replayed.
+    const ended = opts.upTo === undefined ? new Map<Slot, ReadonlySet<string>>() : await endedStreams(events, slots, opts.upTo);
     const sent = new Map<Slot, bigint>();
     const committing: Array<Promise<unknown>> = [];
     let after: bigint | undefined;
@@ -68,7 +71,7 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
       const applying: Array<Promise<void>> = [];
       for (const s of slots) {
         if (s.failed) continue;
-        const writes = projectBatch(s, page, opts.log);
+        const writes = projectBatch(s, page, opts.log, ended.get(s));
         if (writes === undefined) continue;
         const expected = sent.get(s) ?? null;
         sent.set(s, last);

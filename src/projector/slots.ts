@@ -71,12 +71,16 @@ export interface ProjectLogger {
   error(obj: object, msg: string): void;
 }
 
-/** The writes of the batch's events the model has not applied; undefined when `project` threw (the slot is stopped). */
-export function projectBatch(s: Slot, batch: readonly RecordedEvent[], log: ProjectLogger): Write[] | undefined {
+/**
+ * The writes of the batch's events the model has not applied; undefined when `project` threw (the
+ * slot is stopped). A replay passes the streams it leaves out (`ended`, see ended-streams.ts).
+ */
+export function projectBatch(s: Slot, batch: readonly RecordedEvent[], log: ProjectLogger, ended?: ReadonlySet<string>): Write[] | undefined {
   const writes: Write[] = [];
   for (const e of batch) {
     if (s.processed !== undefined && e.position <= s.processed) continue;
     if (!s.types.has(e.type)) continue;
+    if (ended?.has(e.stream)) continue;
     try {
       for (const w of s.projection.project(e)) writes.push(w);
     } catch (err) {

@@ -436,6 +436,30 @@ export function eventStoreContract(
       });
     });
 
+    it("readStreamEnds: the last event of each stream under a prefix, a page at a time (or undefined: cannot tell)", async () => {
+      await store.append(s("arq-b"), [ev("Created"), ev("Bound")], "no_stream");
+      await store.append(s("arq-a"), [ev("Created")], "no_stream");
+      await store.append(s("dev-1"), [ev("Added")], "no_stream");
+      // A long stream: its last event is in a later chunk of revisions than its first.
+      await store.append(s("arq-c"), Array.from({ length: 70 }, (_, i) => ev(`Step${i}`)), "no_stream");
+      await store.append(s("arq-b"), [ev("Deleted")], 1);
+      const first = await store.readStreamEnds({ prefix: s("arq-"), maxCount: 2 });
+      if (first === undefined) {
+        expect(store.kind).toBe("esdb");
+        return;
+      }
+      const log = await mine();
+      const lastOf = (stream: string) => log.filter((e) => e.stream === stream).at(-1)!;
+      const end = (stream: string) => ({ stream, type: lastOf(stream).type, position: lastOf(stream).position });
+      expect(first).toEqual([end(s("arq-a")), end(s("arq-b"))]);
+      expect(first[1]).toMatchObject({ type: "Deleted" });
+      expect(await store.readStreamEnds({ prefix: s("arq-"), after: first[1]!.stream, maxCount: 2 })).toEqual([end(s("arq-c"))]);
+      expect((await store.readStreamEnds({ prefix: s("arq-c"), maxCount: 10 }))![0]).toMatchObject({ type: "Step69" });
+      expect(await store.readStreamEnds({ prefix: s("arq-"), after: s("arq-c"), maxCount: 2 })).toEqual([]);
+      expect(await store.readStreamEnds({ prefix: s("arq-"), maxCount: 0 })).toEqual([]);
+      expect(await store.readStreamEnds({ prefix: s("none-"), maxCount: 10 })).toEqual([]);
+    });
+
     if (options.startsEmpty) {
       it("headPosition is undefined for an empty log, then the last event's position", async () => {
         expect(head0).toBeUndefined();
