@@ -8,7 +8,7 @@ import { name as AUDIT } from "../../projections/audit/projection.js";
 import { DomainError } from "../domain/shared/types.js";
 import type { ChainCheckpoint, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from "../eventstore/port.js";
 import type { Projection } from "../projector/projection.js";
-import { replay, type RebuildProgress } from "../projector/rebuild.js";
+import { replay, type LeftOut, type RebuildProgress } from "../projector/rebuild.js";
 import { Slots } from "../projector/slots.js";
 import type { ReadStore } from "../readstore/port.js";
 import { PastAuditIndex } from "./past-index.js";
@@ -21,10 +21,10 @@ export async function replayInto(
   onProgress?: (p: RebuildProgress) => void,
   /** Redis mode: leave the audit index out (and out of the target), see replayedModels. */
   liveIndex = false,
-): Promise<void> {
+): Promise<LeftOut> {
   const log = { error: (obj: object, msg: string) => console.error(msg, obj) };
   if (liveIndex) await target.drop(AUDIT);
-  await replay(events, target, new Slots(replayedModels(projections, liveIndex)).all.slice(), { upTo, batchSize: 2000, log, now: Date.now, onProgress });
+  return replay(events, target, new Slots(replayedModels(projections, liveIndex)).all.slice(), { upTo, batchSize: 2000, log, now: Date.now, onProgress });
 }
 
 /**

@@ -45,10 +45,13 @@ export function replayCommand(): Command {
           count = p.events;
           bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) });
         };
-        await replayInto(events, target, projections, point, progress, liveIndex);
+        const leftOut = await replayInto(events, target, projections, point, progress, liveIndex);
         bar.update(Number(point));
         bar.stop();
         console.error(`replayed ${count} events up to position ${point} into ${o.into} in ${((performance.now() - startedAt) / 1000).toFixed(2)} s (${rate(count, startedAt)} events/s)`);
+        for (const [model, streams] of Object.entries(leftOut)) {
+          console.error(`the ${model} model left out the events of ${streams} stream${streams === 1 ? "" : "s"} that had ended by then (docs/audit.md: what a replay leaves out)`);
+        }
         if (liveIndex) console.error(`the audit index (history, trace) was not replayed: a past server reads the live one (REDIS_URL), cut at ${point}`);
         if (o.into === "memory" || o.serve !== undefined) {
           await servePast(config, events, target, point, o.serve === undefined || o.serve === true ? config.PORT : Number(o.serve));

@@ -47,7 +47,10 @@ function apply(store: ReadStore, s: Slot, writes: Write[], last: bigint, expecte
   });
 }
 
-export async function replay(events: EventStore, store: ReadStore, slots: readonly Slot[], opts: ReplayOptions): Promise<void> {
+/** What a replay left out: by model, how many ended streams' events it did not replay (ended-streams.ts). */
+export type LeftOut = Record<string, number>;
+
+export async function replay(events: EventStore, store: ReadStore, slots: readonly Slot[], opts: ReplayOptions): Promise<LeftOut> {
   const startedAt = opts.now();
   const names = slots.map((s) => s.projection.name);
   for (const s of slots) {
@@ -57,9 +60,10 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
     s.failed = undefined;
     s.rebuilding = true;
   }
+  // Streams that ended by the point leave nothing in the models that say so: not replayed.
+  let ended = new Map<Slot, ReadonlySet<string>>();
   try {
-    // Streams that ended by the point leave nothing in the models that say so: not replayed.
-    const ended = opts.upTo === undefined ? new Map<Slot, ReadonlySet<string>>() : await endedStreams(events, slots, opts.upTo);
+    if (opts.upTo !== undefined) ended = await endedStreams(events, slots, opts.upTo);
     const sent = new Map<Slot, bigint>();
     const committing: Array<Promise<unknown>> = [];
     let after: bigint | undefined;
@@ -93,4 +97,5 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
   if (failed.length) throw new Error(`rebuild: ${failed.map((s) => `${s.projection.name}: ${s.failed}`).join("; ")}`);
   // Complete up to `upTo`: readers may use the models again (unless the store lost them meanwhile).
   for (const s of slots) s.serving = await store.markServing(s.projection.name, s.stored ?? null);
+  return Object.fromEntries([...ended].map(([s, streams]) => [s.projection.name, streams.size]));
 }

@@ -17,14 +17,15 @@ import { startRedis, type TestRedis } from "../support/redis.js";
 const dataDir = mkdtempSync(join(tmpdir(), "cyborg-es-cli-"));
 const meta = { principal: "admin", correlationId: "c", causationId: "c", at: "2026-11-24T14:03:00.000Z" };
 
-async function run(command: "audit" | "replay", args: string[]): Promise<{ out: string; exitCode: number }> {
+async function run(command: "audit" | "replay", args: string[]): Promise<{ out: string; err: string; exitCode: number }> {
   const lines: string[] = [];
+  const errors: string[] = [];
   const log = vi.spyOn(console, "log").mockImplementation((...a: unknown[]) => void lines.push(a.join(" ")));
-  const err = vi.spyOn(console, "error").mockImplementation(() => undefined);
+  const err = vi.spyOn(console, "error").mockImplementation((...a: unknown[]) => void errors.push(a.join(" ")));
   process.exitCode = 0;
   try {
     await (command === "audit" ? auditCommand() : replayCommand()).exitOverride().parseAsync(args, { from: "user" });
-    return { out: lines.join("\n"), exitCode: Number(process.exitCode ?? 0) };
+    return { out: lines.join("\n"), err: errors.join("\n"), exitCode: Number(process.exitCode ?? 0) };
   } finally {
     process.exitCode = 0;
     log.mockRestore();
@@ -44,6 +45,15 @@ describe("cyborg-es audit and replay", () => {
       const type = i % 3 === 0 ? "DeviceStatusChanged" : "Other";
       await store.append(i % 2 ? `host-h${i % 4}` : `misc-${i % 5}`, [{ id: randomUUID(), type, data: { hostname: `h${i % 4}`, deviceUuid: "d", status: "ENABLED", at: meta.at, text: `line ${i}` }, metadata: meta }], "any");
     }
+    // Two ARQs after them (positions 31-34): one deleted, one not.
+    const group = { "resources:FPGA": "1" };
+    for (const [arq, deleted] of [["a1", true], ["a2", false]] as const) {
+      const created = { arqUuid: arq, deviceProfileName: "p", deviceProfileUuid: "pu", deviceProfileGroupId: 0, group, projectId: null, at: meta.at };
+      const gone = { arqUuid: arq, deviceProfileName: "p", deviceProfileUuid: "pu", previousHostname: null, previousInstanceUuid: null, releasedHandleUuid: null, at: meta.at };
+      const events = [{ id: randomUUID(), type: "ArqCreated", data: created, metadata: meta }];
+      if (deleted) events.push({ id: randomUUID(), type: "ArqDeleted", data: gone as never, metadata: meta });
+      await store.append(`arq-${arq}`, events, "no_stream");
+    }
     await store.close();
   });
 
@@ -55,7 +65,7 @@ describe("cyborg-es audit and replay", () => {
   it("verify: a clean log, then one byte changed in one event", async () => {
     const clean = await run("audit", ["verify", "--json"]);
     expect(clean.exitCode).toBe(0);
-    expect(JSON.parse(clean.out)).toMatchObject({ ok: true, events: 30, hashed: 30 });
+    expect(JSON.parse(clean.out)).toMatchObject({ ok: true, events: 33, hashed: 33 });
 
     const env = open({ path: join(dataDir, "events"), maxDbs: 8 });
     const raw = env.openDB<Buffer, number>({ name: "log", encoding: "binary" });
@@ -90,6 +100,14 @@ describe("cyborg-es audit and replay", () => {
     expect(await replayed.getCheckpoint("device-tree")).toBe(12n);
     expect(await replayed.getCheckpoint("audit")).toBe(12n);
     await replayed.close();
+
+    // Up to the head: the deleted ARQ is left out of the ARQ model, and the replay says so.
+    const whole = await run("replay", ["--until", "33", "--into", `${redis.url}/5`]);
+    expect(whole.err).toMatch(/replayed 33 events up to position 33/);
+    expect(whole.err).toMatch(/the arqs model left out the events of 1 stream that had ended by then/);
+    const past = new RedisReadStore(`${redis.url}/5`);
+    expect(Object.keys((await past.dump("arqs")).keys).filter((k) => k.startsWith("{arqs}:arq:"))).toEqual(["{arqs}:arq:a2"]);
+    await past.close();
 
     process.env.REDIS_URL = `${redis.url}/0`;
     try {
