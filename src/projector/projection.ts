@@ -19,7 +19,7 @@ export interface Projection {
    * events, and the model then keeps nothing its events wrote (every key and member they wrote is
    * deleted by that event, and no other stream writes them). A replay up to a point leaves out the
    * events of streams that ended by then (ended-streams.ts): an ARQ deleted before the point costs
-   * the replay nothing. A claim about the model, checked by test/projections/ended-streams.test.ts.
+   * the replay nothing. A claim about the model, checked by test/projector/ended-streams.test.ts.
    */
   readonly ends?: { readonly prefix: string; readonly types: readonly string[] };
 }
