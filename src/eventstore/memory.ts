@@ -15,6 +15,8 @@ export class MemoryEventStore implements EventStore {
   readonly kind = "memory" as const;
   private readonly log: RecordedEvent[] = [];
   private readonly streams = new Map<string, RecordedEvent[]>();
+  /** The stream names in order, for readStreamEnds; dropped when a stream is created. */
+  private names: string[] | undefined;
   private readonly ids = new Map<string, StoredIdRef>();
   private readonly notifier = new AppendNotifier();
   /** The global chain: its checkpoints (the start first), and its value after the last event. */
@@ -77,7 +79,10 @@ export class MemoryEventStore implements EventStore {
       this.chainHash = globalLink(this.chainHash, recorded.position, recorded.hash!);
       if (this.log.length % this.checkpointInterval === 0) this.checkpoints.push({ position: recorded.position, hash: this.chainHash });
     }
-    this.streams.set(stream, list);
+    if (!existing) {
+      this.streams.set(stream, list);
+      this.names = undefined;
+    }
     this.notifier.fire();
     const last = list.at(-1)!;
     return { revision: last.revision, position: last.position };
@@ -114,11 +119,18 @@ export class MemoryEventStore implements EventStore {
   }
 
   async readStreamEnds({ prefix, after, maxCount }: ReadStreamEndsOptions): Promise<StreamEnd[]> {
-    const names = [...this.streams.keys()].filter((n) => n.startsWith(prefix) && (after === undefined || n > after)).sort();
-    return names.slice(0, Math.max(0, maxCount)).map((stream) => {
+    const names = (this.names ??= [...this.streams.keys()].sort());
+    const start = after !== undefined && after > prefix ? after : prefix;
+    const out: StreamEnd[] = [];
+    // The first name at or after `start` (binary search), then on while the prefix holds.
+    for (let i = lastAtOrBefore(names.length, (k) => (names[k]! < start ? 0 : 1), 0) + 1; i < names.length && out.length < maxCount; i++) {
+      const stream = names[i]!;
+      if (!stream.startsWith(prefix)) break;
+      if (stream === after) continue;
       const last = this.streams.get(stream)!.at(-1)!;
-      return { stream, type: last.type, position: last.position };
-    });
+      out.push({ stream, type: last.type, position: last.position });
+    }
+    return out;
   }
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
