@@ -63,7 +63,8 @@ async function allCheckpoints(store: LmdbEventStore, until: bigint): Promise<Cha
 /** `n` ranges of about equal length, cut at checkpoints after `after`. */
 export function split(checkpoints: readonly ChainCheckpoint[], after: bigint | undefined, anchor: string | undefined, until: bigint, n: number): Range[] {
   const start = after ?? 0n;
-  const cuts = checkpoints.filter((c) => c.position > start && c.position < until);
+  // A stored checkpoint, not the head: a version 2 segment starts there.
+  const cuts = checkpoints.filter((c) => c.position > start && c.position < until && !c.head);
   const ranges: Range[] = [];
   let from: Range["after"] = after;
   let fromAnchor = anchor;

@@ -1,5 +1,6 @@
 /** The walk of audit verify (verify.ts): one event at a time, in log order. */
-import { contentDigest, eventHash, GENESIS, globalLink, type ChainCheckpoint } from "../eventstore/chain.js";
+import { contentDigest, eventHash, GENESIS, type ChainCheckpoint } from "../eventstore/chain.js";
+import { ChainWalk } from "./chain-walk.js";
 import type { RecordedEvent } from "../eventstore/port.js";
 import { Recent } from "./recent.js";
 import type { ChainBreak, VerifiedStore, VerifyOptions, VerifyReport } from "./verify-types.js";
@@ -25,18 +26,12 @@ export class Walker {
   private readonly archived = new Map<string, Last>();
   private readonly maxBreaks: number;
   /** Global chain: its value, the checkpoints not reached yet, and where the chain starts. */
-  private chain: string | undefined;
-  /**
-   * The chain with the computed hash in place of a stored one that did not match, while the two
-   * differ: a changed event leaves the stored hash right, a changed hash the computed one; the
-   * next checkpoint matches one of them, and one change stays one break.
-   */
-  private alt: string | undefined;
+  private readonly chain = new ChainWalk();
   private pending: ChainCheckpoint[] = [];
   private checkpointsDone = false;
   private nextCheckpointsAfter: bigint | undefined;
   private chainStart: bigint | undefined;
-  private genesis = GENESIS;
+  private genesis: ChainCheckpoint = { position: 0n, hash: GENESIS, version: 2 };
   private started = false;
   /** What ready() found of `foundFor`'s stream, for the checkNow() right after it: one lookup an event. */
   private found: Last | undefined;
@@ -119,9 +114,10 @@ export class Walker {
       return this.advance(e, undefined, undefined);
     }
     this.report.hashed++;
+    const previous = prev.hash ?? GENESIS;
     let computed: string;
     try {
-      computed = eventHash(prev.hash ?? GENESIS, e);
+      computed = eventHash(previous, e);
       // After a break in the stream, the link may be to the hash its previous event should have had.
       if (computed !== e.hash && prev.computed !== undefined && eventHash(prev.computed, e) === e.hash) computed = e.hash;
     } catch (err) {
@@ -145,7 +141,29 @@ export class Walker {
         this.failAt(c.position, `the global chain records position ${c.position}, but the log ends at ${this.lastPosition ?? "nothing"}: events were removed from its end`);
       }
     }
-    if (this.chain !== undefined && this.lastPosition !== undefined) this.report.chain = { position: this.lastPosition.toString(), hash: this.chain };
+    const value = this.chain.value();
+    if (value !== undefined && this.lastPosition !== undefined) this.report.chain = { position: this.lastPosition.toString(), hash: value };
+  }
+
+  /**
+   * Starts a walk after `after` (--after); returns the position to read after. That is `after`,
+   * but for an anchor inside a version 2 segment: the chain's value there depends on the segment's
+   * events before it, so the walk starts at the segment's checkpoint (fewer than an interval of
+   * events earlier) and compares the anchor when it reaches `after`.
+   */
+  async startAfter(after: bigint): Promise<bigint> {
+    await this.start(after + 1n);
+    const anchor = this.options.anchor;
+    if (this.chainStart === undefined || after <= this.chainStart || anchor === undefined) return after;
+    const c = await this.segmentStart(after);
+    if (c.version === 1 || c.position === after) {
+      this.chain.restart(anchor, c.position === after ? c.version : 1);
+      return after;
+    }
+    this.chain.restart(c.hash, 2);
+    this.pending = [{ position: after, hash: anchor, version: 2, head: true }];
+    this.nextCheckpointsAfter = c.position;
+    return c.position;
   }
 
   /** The global chain: where it starts (the store's first checkpoint), and its value at the walk's start. */
@@ -154,19 +172,34 @@ export class Walker {
     const [genesis] = await this.store.readCheckpoints({ maxCount: 1 });
     this.chainStart = genesis?.position;
     if (genesis === undefined) return;
-    this.genesis = genesis.hash;
+    this.genesis = genesis;
     const after = this.options.after ?? first - 1n;
     if (after <= genesis.position) {
       this.nextCheckpointsAfter = genesis.position;
       // A log written before the chain: it starts after the event at genesis.position (advance()).
-      if (after === genesis.position) this.chain = genesis.hash;
+      if (after === genesis.position) this.chain.restart(genesis.hash, genesis.version);
       return;
     }
-    // Starting later (--after): the chain's value there is the anchor the caller kept. A checkpoint
-    // stored at that very position (the head then, or an interval's) is compared with it too, so a
-    // wrong anchor is caught even when nothing was appended since.
+    // Starting later (--after): the chain's value there is the anchor the caller kept (startAfter).
+    // A checkpoint stored at that very position (the head then, or an interval's) is compared with
+    // it too, so a wrong anchor is caught even when nothing was appended since.
     this.nextCheckpointsAfter = this.options.anchor === undefined ? after : after - 1n;
-    this.chain = this.options.anchor;
+  }
+
+  /** The last stored checkpoint at or before `position` (not the head): where its segment starts. */
+  private async segmentStart(position: bigint): Promise<ChainCheckpoint> {
+    const [at] = await this.store.readCheckpoints({ after: position - 1n, maxCount: 1 });
+    if (at && at.position === position && !at.head) return at;
+    let best = this.genesis;
+    for (let after: bigint | undefined; ; ) {
+      const page = await this.store.readCheckpoints({ after, maxCount: 1000 });
+      for (const c of page) {
+        if (c.position > position) return best;
+        if (!c.head) best = c;
+      }
+      if (page.length < 1000) return best;
+      after = page.at(-1)!.position;
+    }
   }
 
   /** Compares the chain with every checkpoint at or before `upTo` (prepare() loaded them). */
@@ -177,14 +210,13 @@ export class Walker {
       if (!c || c.position > upTo) return;
       this.pending.shift();
       if (this.until !== undefined && c.position > this.until) continue;
-      if (this.chain === undefined) continue; // walking from --after without an anchor: nothing to compare yet
-      this.report.checkpoints++;
-      if (c.hash !== this.chain && c.hash !== this.alt) {
-        this.failAt(c.position, `the global chain differs at checkpoint ${c.position}: an event up to there was removed, inserted or reordered (the stream chains did not show which)`);
+      // Unknown when walking from --after without an anchor: nothing to compare yet.
+      const matched = !this.chain.known || this.chain.matches(c.hash);
+      if (this.chain.known) this.report.checkpoints++;
+      if (!matched) {
+        this.failAt(c.position, `the global chain differs at checkpoint ${c.position}: an event up to there was removed, inserted or reordered, or the checkpoint was changed (the stream chains did not show which)`);
       }
-      // Go on from the stored value, so one change is one break.
-      this.chain = c.hash;
-      this.alt = undefined;
+      this.chain.pass(c, matched);
     }
   }
 
@@ -213,12 +245,10 @@ export class Walker {
       if (this.archived.size > 0) this.archived.delete(e.stream);
     }
     if (this.chainStart === undefined) return;
-    if (e.position === this.chainStart) this.chain = this.genesis;
-    if (e.position <= this.chainStart || this.chain === undefined) return;
+    if (e.position === this.chainStart) this.chain.restart(this.genesis.hash, this.genesis.version);
+    if (e.position <= this.chainStart || !this.chain.known) return;
     const link = hash ?? safeDigest(e);
-    const altLink = computed ?? link;
-    if (this.alt !== undefined || altLink !== link) this.alt = globalLink(this.alt ?? this.chain, e.position, altLink);
-    this.chain = globalLink(this.chain, e.position, link);
+    this.chain.add(e.position, link, computed ?? link);
   }
 
   private known(stream: string): Last | undefined {

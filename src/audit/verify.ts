@@ -34,7 +34,7 @@ export async function verifyLog(store: VerifiedStore, options: VerifyOptions = {
   // Small pages: the page is what stays alive across young-generation collections (2,000 events a
   // page spent 18% of a one-thread walk in the collector, 250 about 6%).
   const pageSize = options.pageSize ?? 250;
-  let after = w.lastPosition ?? options.after;
+  let after = w.lastPosition ?? (options.after === undefined ? undefined : await w.startAfter(options.after));
   while (until !== undefined && (after === undefined || after < until)) {
     const page = await store.readAll({ after, maxCount: pageSize });
     if (page.length === 0) break;

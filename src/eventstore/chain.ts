@@ -14,12 +14,22 @@
  *   per stream, hash_(-1) = GENESIS; version 2 is one SHA-256 an event instead of two (the text
  *   of version 1's link starts with a hex digit, version 2's with "[": the two never collide).
  *
- *   global_p = SHA-256( `${global_prev}:${p}:${hash_p}` )      over the global log (lmdb, memory)
+ * The global chain, over the whole log (lmdb, memory), also has a version (ChainCheckpoint.version):
+ *
+ *   version 1: global_p = SHA-256( `${global_(p-1)}:${p}:${hash_p}` )
+ *   version 2: cut into segments at its checkpoints; in the segment that starts at checkpoint c,
+ *              global_p = SHA-256( global_c + `:${q}:${hash_q}` for each q in c+1..p, in order )
+ *
+ *   version 2 is one SHA-256 a segment for a walk (each event adds 80 characters to the text)
+ *   instead of one an event. Its segments start at the chain's start, at every CHECKPOINT_INTERVAL-th
+ *   position, and, in an lmdb log whose chain began as version 1, where version 2 began (the
+ *   head when this version first appended to it: the checkpoint there has version 2).
  *
  * The stream chain links an event to the previous event of its stream, so changing, removing or
- * reordering an event breaks the link at that event. The global chain links every event to the one
- * before it in the log; a checkpoint keeps its value every CHECKPOINT_INTERVAL positions (and at
- * the chain's start and head), so a removed or inserted event is caught even at a stream's end.
+ * reordering an event breaks the link at that event. The global chain makes every event depend on
+ * every event before it in the log; a checkpoint keeps its value every CHECKPOINT_INTERVAL
+ * positions (and at the chain's start and head), so a removed or inserted event is caught even at
+ * a stream's end.
  *
  * Not covered: recordedAt (the store's clock; EventStoreDB sets it itself) and, in the stream
  * chain, the position (EventStoreDB assigns it after the append). `metadata.at`, the command's
@@ -27,7 +37,7 @@
  * keeps that order (msgpack records, JSON, structuredClone), so a digest is the same when computed
  * from what the store returns, from an NDJSON export, or from the event as appended.
  */
-import { createHash, hash as oneShotHash } from "node:crypto";
+import { createHash, hash as oneShotHash, type Hash } from "node:crypto";
 
 /** The hash before a stream's first hashed event, and the global chain's starting value. */
 export const GENESIS = "0".repeat(64);
@@ -78,14 +88,58 @@ export const versionOf = (e: { chainVersion?: number }): number => {
   return v;
 };
 
-/** The global chain after the event at `position`, whose own hash is `hash`. */
+/** Global chain version 1: the chain after the event at `position`, whose own hash is `hash`. */
 export const globalLink = (previous: string, position: bigint | number, hash: string): string => sha256(`${previous}:${position}:${hash}`);
+
+/** The global chain version new segments are written with (see above). */
+export const GLOBAL_CHAIN_VERSION = 2;
+
+/** Global chain version 2: what the event at `position`, whose own hash is `hash`, adds to its segment's text. */
+export const segmentLink = (position: bigint | number, hash: string): string => `:${position}:${hash}`;
+
+/** Global chain version 2: the chain's value after a segment's text (its checkpoint's value, then segmentLink of each event). */
+export const segmentValue = (text: string): string => sha256(text);
+
+/**
+ * A version 2 segment as a store writes it: SHA-256 kept running (the text is never held), so the
+ * value after any event costs a copy of the hash state, not a pass over the segment.
+ */
+export class GlobalSegment {
+  private constructor(
+    /** The value at the segment's checkpoint. */
+    readonly start: string,
+    private readonly hash: Hash,
+    private links: number,
+  ) {}
+
+  static from(start: string): GlobalSegment {
+    return new GlobalSegment(start, createHash("sha256").update(start), 0);
+  }
+
+  add(position: bigint | number, hash: string): void {
+    this.hash.update(segmentLink(position, hash));
+    this.links++;
+  }
+
+  /** The chain's value after the last event added. */
+  value(): string {
+    return this.links === 0 ? this.start : this.hash.copy().digest("hex");
+  }
+
+  copy(): GlobalSegment {
+    return new GlobalSegment(this.start, this.hash.copy(), this.links);
+  }
+}
 
 /** A place where a store recorded the global chain's value. */
 export interface ChainCheckpoint {
   position: bigint;
   /** The global chain's value after the event at `position` (GENESIS at the chain's start). */
   hash: string;
+  /** The global chain's version after this checkpoint, up to the next one (see above). */
+  version: 1 | 2;
+  /** The chain's head (the last event written) and not a stored checkpoint: no version 2 segment starts there. */
+  head?: true;
 }
 
 /**

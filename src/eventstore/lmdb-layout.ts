@@ -8,6 +8,8 @@
  *   ids     event id               -> position      idempotent retries and duplicate ids
  *   checkpoints position           -> hash          the global hash chain's checkpoints (chain.ts)
  *   chain   "head"                 -> [position, hash]  the global chain after the last event
+ *           "v2"                   -> [position, hash]  where the global chain's version 2 began
+ *                                                   (also a checkpoint); absent: version 1 throughout
  * Positions are 1, 2, 3, ... (ordered-binary number keys, exact up to 2^53), bigint at the port.
  *
  * Why chunks: an index entry per event ([stream, revision] -> position) dirties one B-tree page
@@ -60,6 +62,8 @@ export interface LmdbDatabases {
 }
 
 export const CHAIN_HEAD_KEY = "head";
+/** Where global chain version 2 began (chain.ts): set with the chain's start in a new log, at the head in a log whose chain began as version 1. */
+export const CHAIN_V2_KEY = "v2";
 
 /** Revisions per stream chunk. The open chunk is rewritten by every append to its stream. */
 export const CHUNK = 32;

@@ -7,12 +7,14 @@
  * Hash chains (chain.ts): the content texts are serialised before the transaction (lmdb.ts, while
  * the previous commit syncs); here each event is hashed with its link to its stream's last hash (kept in the
  * head) and to the global chain, whose value is saved once per transaction (`finish`) and at a
- * checkpoint every `checkpointInterval` positions.
+ * checkpoint every `checkpointInterval` positions. The global chain is written as version 2
+ * (GlobalSegment); a log whose chain began as version 1 goes on as version 2 from its head, with
+ * a checkpoint there (`CHAIN_V2_KEY`).
  */
 import { asBinary, type Binary, type Database, type RootDatabase } from "lmdb";
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
-import { chainHashes, GENESIS, globalLink, versionOf } from "./chain.js";
-import { CHAIN_HEAD_KEY, CHUNK, readHead, type LmdbDatabases, type StoredEvent } from "./lmdb-layout.js";
+import { chainHashes, GENESIS, GlobalSegment, versionOf } from "./chain.js";
+import { CHAIN_HEAD_KEY, CHAIN_V2_KEY, CHUNK, readHead, type LmdbDatabases, type StoredEvent } from "./lmdb-layout.js";
 import type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent } from "./port.js";
 
 const NO_OVERWRITE = { noOverwrite: true } as const;
@@ -30,8 +32,10 @@ export class LmdbWriter {
   private txnLastPosition = 0;
   /** Whether transaction `txnId` appended events (so it commits, as txnId). */
   private txnAppended = false;
-  /** The global chain after `txnLastPosition` (undefined: no chain yet, it starts at the next event). */
-  private chain: string | undefined;
+  /** The global chain's segment up to `txnLastPosition` (undefined: no chain yet, it starts at the next event). */
+  private segment: GlobalSegment | undefined;
+  /** What `segment` was loaded or last saved for: [position, value], to know when it is still right after another transaction. */
+  private saved: [number, string] | undefined;
   /** The chain moved in this transaction: `finish` saves it. */
   private chainMoved = false;
   /** The log database's own msgpack encoder (it knows the shared structures), and a raw view to put its output. */
@@ -88,12 +92,12 @@ export class LmdbWriter {
 
     let open = head ? head.open : [];
     const date = fed && new Date(recordedAt);
-    let chain = this.chain;
-    if (chain === undefined) {
+    let segment = this.segment?.copy();
+    if (segment === undefined) {
       // The global chain starts here: at position 1 in a new log, after the last event in a log
       // written before the chain existed.
-      this.db.checkpoints.put(first - 1, GENESIS);
-      chain = GENESIS;
+      this.startSegment(first - 1, GENESIS);
+      segment = GlobalSegment.from(GENESIS);
     }
     for (let i = 0; i < events.length; i++) {
       const revision = firstRevision + i;
@@ -104,8 +108,12 @@ export class LmdbWriter {
       }
       open.push(position);
       this.logRaw.put(position, asBinary(encoded[i]!));
-      chain = globalLink(chain, position, hashes[i]!);
-      if (position % this.checkpointInterval === 0) this.db.checkpoints.put(position, chain);
+      segment.add(position, hashes[i]!);
+      if (position % this.checkpointInterval === 0) {
+        const value = segment.value();
+        this.db.checkpoints.put(position, value);
+        segment = GlobalSegment.from(value);
+      }
       const e = events[i]!;
       // As readAll would return it (the feed shares data and metadata: events are immutable).
       fed?.push({ id: e.id, stream, revision, position: BigInt(position), type: e.type, data: e.data, metadata: e.metadata, recordedAt: date!, hash: hashes[i]!, chainVersion: versions[i] === 1 ? undefined : versions[i] });
@@ -115,7 +123,7 @@ export class LmdbWriter {
     this.db.heads.put(stream, [revision, open, hashes.at(-1)!]);
     this.txnLastPosition = last;
     this.txnAppended = true;
-    this.chain = chain;
+    this.segment = segment;
     this.chainMoved = true;
     return { revision, position: BigInt(last) };
   }
@@ -124,7 +132,8 @@ export class LmdbWriter {
   finish(): void {
     if (!this.chainMoved) return;
     this.chainMoved = false;
-    this.db.chain.put(CHAIN_HEAD_KEY, [this.txnLastPosition, this.chain!]);
+    this.saved = [this.txnLastPosition, this.segment!.value()];
+    this.db.chain.put(CHAIN_HEAD_KEY, this.saved);
   }
 
   lastLogKey(): number | undefined {
@@ -156,10 +165,38 @@ export class LmdbWriter {
       this.chainMoved = false;
       if (!follows) {
         this.txnLastPosition = this.lastLogKey() ?? 0;
-        this.chain = this.db.chain.get(CHAIN_HEAD_KEY)?.[1];
+        this.loadSegment();
       }
     }
     return this.txnLastPosition;
+  }
+
+  /** The global chain's segment at the head, as stored: kept when it is the one this writer saved, else read back. */
+  private loadSegment(): void {
+    const head = this.db.chain.get(CHAIN_HEAD_KEY);
+    if (head === undefined) {
+      this.segment = undefined;
+      return;
+    }
+    if (this.segment !== undefined && this.saved?.[0] === head[0] && this.saved[1] === head[1]) return;
+    if (this.db.chain.get(CHAIN_V2_KEY) === undefined) {
+      // A chain begun as version 1: version 2 from its head on.
+      this.startSegment(head[0], head[1]);
+      this.segment = GlobalSegment.from(head[1]);
+    } else {
+      // The segment from the last checkpoint: the hashes of the events since (fewer than the interval).
+      let from = 0;
+      for (const key of this.db.checkpoints.getKeys({ start: head[0], reverse: true, limit: 1 })) from = key;
+      this.segment = GlobalSegment.from(this.db.checkpoints.get(from) ?? GENESIS);
+      for (const { key, value } of this.db.log.getRange({ start: from + 1, end: head[0] + 1 })) this.segment.add(key, value.hash ?? "");
+    }
+    this.saved = [head[0], head[1]];
+  }
+
+  /** A version 2 segment begins at `position`, whose chain value is `value`: a checkpoint, and the mark where version 2 began if it is the first. */
+  private startSegment(position: number, value: string): void {
+    this.db.checkpoints.put(position, value);
+    if (this.db.chain.get(CHAIN_V2_KEY) === undefined) this.db.chain.put(CHAIN_V2_KEY, [position, value]);
   }
 
   private lookupId(id: string): StoredIdRef | undefined {

@@ -1,6 +1,6 @@
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
 import { AppendNotifier, catchUpSubscription } from "./catch-up.js";
-import { chainHashes, CHECKPOINT_INTERVAL, contentText, GENESIS, globalLink, versionOf, type ChainCheckpoint } from "./chain.js";
+import { chainHashes, CHECKPOINT_INTERVAL, contentText, GENESIS, GlobalSegment, versionOf, type ChainCheckpoint } from "./chain.js";
 import { isRefusal, matchesFilter } from "./port.js";
 import type { AppendResult, AppendStep, SequenceResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamEndsOptions, ReadStreamOptions, RecordedEvent, StreamEnd, SubscribeOptions, Subscription } from "./port.js";
 import { lastAtOrBefore, sliceStream } from "./read-stream.js";
@@ -19,9 +19,9 @@ export class MemoryEventStore implements EventStore {
   private names: string[] | undefined;
   private readonly ids = new Map<string, StoredIdRef>();
   private readonly notifier = new AppendNotifier();
-  /** The global chain: its checkpoints (the start first), and its value after the last event. */
-  private readonly checkpoints: ChainCheckpoint[] = [{ position: 0n, hash: GENESIS }];
-  private chainHash = GENESIS;
+  /** The global chain (version 2): its checkpoints (the start first), and the segment since the last. */
+  private readonly checkpoints: ChainCheckpoint[] = [{ position: 0n, hash: GENESIS, version: 2 }];
+  private segment = GlobalSegment.from(GENESIS);
   private readonly checkpointInterval: number;
 
   constructor(options: MemoryEventStoreOptions = {}) {
@@ -76,8 +76,12 @@ export class MemoryEventStore implements EventStore {
       list.push(recorded);
       this.log.push(recorded);
       this.ids.set(e.id, { stream, revision: recorded.revision, position: recorded.position });
-      this.chainHash = globalLink(this.chainHash, recorded.position, recorded.hash!);
-      if (this.log.length % this.checkpointInterval === 0) this.checkpoints.push({ position: recorded.position, hash: this.chainHash });
+      this.segment.add(recorded.position, recorded.hash!);
+      if (this.log.length % this.checkpointInterval === 0) {
+        const hash = this.segment.value();
+        this.checkpoints.push({ position: recorded.position, hash, version: 2 });
+        this.segment = GlobalSegment.from(hash);
+      }
     }
     if (!existing) {
       this.streams.set(stream, list);
@@ -108,7 +112,7 @@ export class MemoryEventStore implements EventStore {
   }
 
   async readCheckpoints(options: { after?: bigint; maxCount?: number } = {}): Promise<ChainCheckpoint[]> {
-    const head = this.log.length > 0 && this.log.length % this.checkpointInterval !== 0 ? [{ position: BigInt(this.log.length), hash: this.chainHash }] : [];
+    const head: ChainCheckpoint[] = this.log.length > 0 && this.log.length % this.checkpointInterval !== 0 ? [{ position: BigInt(this.log.length), hash: this.segment.value(), version: 2, head: true }] : [];
     const after = options.after ?? -1n;
     return [...this.checkpoints, ...head].filter((c) => c.position > after).slice(0, options.maxCount);
   }

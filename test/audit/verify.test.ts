@@ -98,12 +98,16 @@ describe("audit verify (lmdb)", () => {
       const { chain } = await verifyLog(store);
       const wrong = chain!.hash.replace(/^./, (c) => (c === "0" ? "1" : "0"));
       const after = BigInt(chain!.position);
-      expect(await verifyLog(store, { after, anchor: chain!.hash })).toMatchObject({ ok: true, events: 0, checkpoints: 1 });
+      // The head is inside a segment (checkpoints every 16): the walk starts at the segment's
+      // checkpoint and compares the anchor, then the stored head, at P.
+      expect(after % 16n).not.toBe(0n);
+      expect(await verifyLog(store, { after, anchor: chain!.hash })).toMatchObject({ ok: true, events: Number(after % 16n), checkpoints: 2 });
       expect(await verifyLog(store, { after, anchor: wrong })).toMatchObject({ ok: false, breaks: 1, firstBreaks: [{ position: chain!.position }] });
       // From a checkpoint's position (48) with a wrong value: found there, and the rest walks on.
       expect(await verifyLog(store, { after: 48n, anchor: wrong })).toMatchObject({ ok: false, breaks: 1, firstBreaks: [{ position: "48" }] });
-      // From a position with no checkpoint: the chain from the anchor is compared at the next one.
-      expect(await verifyLog(store, { after: 40n, anchor: wrong })).toMatchObject({ ok: false, firstBreaks: [{ position: "48" }] });
+      // From inside a segment (40): found at 40, the walk having started at 32.
+      expect(await verifyLog(store, { after: 40n, anchor: wrong })).toMatchObject({ ok: false, breaks: 1, firstBreaks: [{ position: "40" }] });
+      expect(await verifyLog(store, { after: 40n, anchor: (await verifyLog(store, { until: 40n })).chain!.hash })).toMatchObject({ ok: true });
     } finally {
       await store.close();
     }
@@ -160,7 +164,7 @@ describe("audit verify (lmdb)", () => {
     const legacy = await store.readStream("legacy-0");
     expect(legacy.slice(0, 5).every((e) => e.hash === undefined)).toBe(true);
     expect(legacy.slice(5).every((e) => e.hash !== undefined)).toBe(true);
-    expect((await store.readCheckpoints())[0]).toEqual({ position: 10n, hash: "0".repeat(64) });
+    expect((await store.readCheckpoints())[0]).toEqual({ position: 10n, hash: "0".repeat(64), version: 2 });
     const report = await verifyLog(store);
     expect(report).toMatchObject({ ok: true, events: 13, hashed: 3, unhashed: { count: 10, first: "1", last: "10" } });
     await store.close();
@@ -199,7 +203,7 @@ describe("audit verify after archiving and trimming", () => {
 
 describe("audit verify in ranges (all cores)", () => {
   it("cuts the log at checkpoints into ranges of about equal length", () => {
-    const cps = [0n, 16n, 32n, 48n, 64n].map((position) => ({ position, hash: `h${position}` }));
+    const cps = [0n, 16n, 32n, 48n, 64n].map((position) => ({ position, hash: `h${position}`, version: 2 as const }));
     expect(split(cps, undefined, undefined, 70n, 3)).toEqual([
       { after: undefined, anchor: undefined, until: 16n },
       { after: 16n, anchor: "h16", until: 48n },

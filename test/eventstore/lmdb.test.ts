@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { verifyLog } from "../../src/audit/verify.js";
 import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
 import type { EventStore, NewEvent } from "../../src/eventstore/port.js";
 import { eventStoreContract } from "./contract.js";
@@ -66,6 +67,8 @@ describe("LmdbEventStore specifics", () => {
     const log = await t.store.readAll();
     expect(log.map((e) => e.position)).toEqual(Array.from({ length: n }, (_, i) => BigInt(i + 1)));
     expect(log.map((e) => e.data)).toEqual(Array.from({ length: n }, (_, i) => ({ i })));
+    // Each writer read the global chain's open segment back after the other's commit.
+    expect(await verifyLog(t.store)).toMatchObject({ ok: true, events: n, hashed: n });
   });
 
   it("refuses names LMDB cannot store as keys, before writing anything", async () => {
