@@ -1,6 +1,7 @@
 /** The walk of audit verify (verify.ts): one event at a time, in log order. */
 import { contentDigest, eventHash, GENESIS, type ChainCheckpoint } from "../eventstore/chain.js";
 import { ChainWalk } from "./chain-walk.js";
+import { matchedHashes } from "./page-hashes.js";
 import type { RecordedEvent } from "../eventstore/port.js";
 import { Recent } from "./recent.js";
 import type { ChainBreak, VerifiedStore, VerifyOptions, VerifyReport } from "./verify-types.js";
@@ -33,6 +34,11 @@ export class Walker {
   private chainStart: bigint | undefined;
   private genesis: ChainCheckpoint = { position: 0n, hash: GENESIS, version: 2 };
   private started = false;
+  /** The page being walked (startPage): each event's previous hash as foreseen, and whether its stored hash matched after it. */
+  private page: readonly RecordedEvent[] = [];
+  private pageAt = 0;
+  private pagePrevious: (string | undefined)[] = [];
+  private pageMatched: boolean[] = [];
   /** What ready() found of `foundFor`'s stream, for the checkNow() right after it: one lookup an event. */
   private found: Last | undefined;
   private foundFor: RecordedEvent | undefined;
@@ -69,6 +75,29 @@ export class Walker {
     });
   }
 
+  /**
+   * Before checking a page's events, in order: hashes them in one go (page-hashes.ts), each after
+   * the previous hash of its stream as far as it can be foreseen (the page's own events, then what
+   * the walk remembers). checkNow uses a result only when that was the previous hash it found.
+   */
+  startPage(page: readonly RecordedEvent[]): void {
+    const previous = new Array<string | undefined>(page.length);
+    const seen = new Map<string, RecordedEvent>();
+    for (let i = 0; i < page.length; i++) {
+      const e = page[i]!;
+      if (e.revision === 0) previous[i] = GENESIS;
+      else {
+        const last = seen.get(e.stream) ?? (this.started ? this.known(e.stream) : undefined);
+        if (last !== undefined && last.revision === e.revision - 1) previous[i] = last.hash ?? GENESIS;
+      }
+      seen.set(e.stream, e);
+    }
+    this.page = page;
+    this.pageAt = 0;
+    this.pagePrevious = previous;
+    this.pageMatched = matchedHashes(page, previous);
+  }
+
   /** Whether `e` can be checked with what is in memory: the walk started, its checkpoints loaded, its stream's last hash known. */
   private ready(e: RecordedEvent): boolean {
     if (!this.started) return false;
@@ -97,6 +126,7 @@ export class Walker {
   }
 
   private checkNow(e: RecordedEvent): void {
+    const k = this.page[this.pageAt] === e ? this.pageAt++ : -1;
     this.report.events++;
     this.passCheckpoints(e.position - 1n);
     const prev = this.previous(e);
@@ -115,6 +145,7 @@ export class Walker {
     }
     this.report.hashed++;
     const previous = prev.hash ?? GENESIS;
+    if (k >= 0 && this.pageMatched[k] && this.pagePrevious[k] === previous) return this.advance(e, e.hash, e.hash);
     let computed: string;
     try {
       computed = eventHash(previous, e);

@@ -38,6 +38,7 @@ export async function verifyLog(store: VerifiedStore, options: VerifyOptions = {
   while (until !== undefined && (after === undefined || after < until)) {
     const page = await store.readAll({ after, maxCount: pageSize });
     if (page.length === 0) break;
+    w.startPage(page);
     for (const e of page) {
       if (e.position > until) break;
       // Synchronous but for a page of checkpoints or a stream's previous event to read.

@@ -74,9 +74,15 @@ export const linkHash = (previous: string, revision: number, digest: string): st
 /** Version 2 from the event's content text (contentText): the text with `revision` and `previous` appended to its array. */
 export const textLinkHash = (previous: string, revision: number, text: string): string => sha256(`${text.slice(0, -1)},${revision},${JSON.stringify(previous)}]`);
 
+/** Version 2: what is hashed, as an array (its JSON text is hashed). */
+export const versionTwoRow = (previous: string, e: Hashable & { stream: string; revision: number }): unknown[] => [e.stream, e.id, e.type, e.data, e.metadata, e.revision, previous];
+
+/** Version 2 from the JSON text of versionTwoRow. */
+export const versionTwoHash = (rowText: string): string => sha256(rowText);
+
 /** The hash an event must carry under its version, given the hash of the previous event of its stream. */
 export function eventHash(previous: string, e: Hashable & { stream: string; revision: number }): string {
-  if (e.chainVersion === 2) return sha256(JSON.stringify([e.stream, e.id, e.type, e.data, e.metadata, e.revision, previous]));
+  if (e.chainVersion === 2) return versionTwoHash(JSON.stringify(versionTwoRow(previous, e)));
   if (e.chainVersion === undefined || e.chainVersion === 1) return linkHash(previous, e.revision, contentDigest(e.stream, e));
   throw new RangeError(`unknown hash chain version ${e.chainVersion}`);
 }
