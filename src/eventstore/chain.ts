@@ -97,9 +97,6 @@ export const versionOf = (e: { chainVersion?: number }): number => {
 /** Global chain version 1: the chain after the event at `position`, whose own hash is `hash`. */
 export const globalLink = (previous: string, position: bigint | number, hash: string): string => sha256(`${previous}:${position}:${hash}`);
 
-/** The global chain version new segments are written with (see above). */
-export const GLOBAL_CHAIN_VERSION = 2;
-
 /** Global chain version 2: what the event at `position`, whose own hash is `hash`, adds to its segment's text. */
 export const segmentLink = (position: bigint | number, hash: string): string => `:${position}:${hash}`;
 

@@ -2,7 +2,7 @@
 import type { ChainCheckpoint } from "./chain.js";
 import { CHAIN_HEAD_KEY, CHAIN_V2_KEY, type LmdbDatabases } from "./lmdb-layout.js";
 
-/** The stored checkpoints after `after` (the chain's start, then every interval), and the chain's head. */
+/** The stored checkpoints after `after` (the chain's start, every interval, where version 2 began), and the chain's head. */
 export function readCheckpoints(db: LmdbDatabases, options: { after?: bigint; maxCount?: number }): ChainCheckpoint[] {
   const max = options.maxCount ?? Number.POSITIVE_INFINITY;
   const start = options.after === undefined ? -1 : Number(options.after) + 1;

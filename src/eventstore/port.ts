@@ -142,9 +142,10 @@ export interface EventStore {
   subscribeToAll(options?: SubscribeOptions): Subscription;
   /**
    * The global hash chain's checkpoints after `after`, in position order: the chain's start (its
-   * value there is GENESIS), one every CHECKPOINT_INTERVAL positions, and the chain's head (the
-   * last event written). Stores without a global chain (EventStoreDB: no transaction across
-   * streams) return none.
+   * value there is GENESIS), one every CHECKPOINT_INTERVAL positions (and, in an lmdb log whose
+   * chain began as version 1, where version 2 began), and the chain's head (the last event
+   * written, marked `head`), each with the chain's version after it (chain.ts). Stores without a
+   * global chain (EventStoreDB: no transaction across streams) return none.
    */
   readCheckpoints(options?: { after?: bigint; maxCount?: number }): Promise<ChainCheckpoint[]>;
   /**
