@@ -12,12 +12,13 @@ import { finished } from "node:stream/promises";
 import { open } from "lmdb";
 import { afterEach, describe, expect, it } from "vitest";
 import { exportLog, importLog, readExport } from "../../src/audit/export.js";
-import { verifyLog } from "../../src/audit/verify.js";
+import { verifyLog, type VerifyOptions } from "../../src/audit/verify.js";
 import { verifyLmdbParallel } from "../../src/audit/verify-parallel.js";
 import { GENESIS } from "../../src/eventstore/chain.js";
 import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import type { NewEvent } from "../../src/eventstore/port.js";
+import { verifyDir } from "./verify-dir.js";
 
 const meta = { principal: "admin", correlationId: "c-1", causationId: "c-1", at: "2026-11-24T14:03:00.000Z" };
 const ev = (i: number, chainVersion?: number): NewEvent => ({ id: randomUUID(), type: "Counted", data: { i, note: `event number ${i}` }, metadata: meta, chainVersion });
@@ -53,14 +54,7 @@ function rewrite(dir: string, position: number, change: (record: Record<string, 
   env.close();
 }
 
-async function verifyDir(dir: string) {
-  const store = await LmdbEventStore.open(dir);
-  try {
-    return await verifyLog(store, { pageSize: 7 });
-  } finally {
-    await store.close();
-  }
-}
+const verifyIn = (dir: string, options: VerifyOptions = {}) => verifyDir(dir, { pageSize: 7, ...options });
 
 describe("hash chain versions", () => {
   it("version 2 is one SHA-256 over [stream, id, type, data, metadata, revision, previous hash]", async () => {
@@ -87,7 +81,7 @@ describe("hash chain versions", () => {
     await store.close();
     expect(log.slice(0, 30).every((e) => e.chainVersion === undefined)).toBe(true);
     expect(log.slice(30).every((e) => e.chainVersion === 2)).toBe(true);
-    expect(await verifyDir(dir)).toMatchObject({ ok: true, events: 60, hashed: 60, breaks: 0 });
+    expect(await verifyIn(dir)).toMatchObject({ ok: true, events: 60, hashed: 60, breaks: 0 });
     expect(await verifyLmdbParallel(dir, { workers: 3 })).toMatchObject({ ok: true, events: 60, hashed: 60, breaks: 0 });
   });
 
@@ -98,7 +92,7 @@ describe("hash chain versions", () => {
       rewrite(dir, position, (r) => {
         (r.data as { note: string }).note = `event number ${i + 100}`;
       });
-      const report = await verifyDir(dir);
+      const report = await verifyIn(dir);
       expect(report.breaks, `position ${position}`).toBe(1);
       expect(report.firstBreaks[0]).toMatchObject({ position: String(position), stream: `counter-${i % 4}`, reason: expect.stringMatching(/differs from the hash of its content/) });
     }
@@ -111,7 +105,7 @@ describe("hash chain versions", () => {
     ] as const) {
       const dir = await writeMixedLog();
       rewrite(dir, position, relabel);
-      const report = await verifyDir(dir);
+      const report = await verifyIn(dir);
       expect(report.firstBreaks.map((b) => b.position)).toEqual([String(position)]);
     }
   });

@@ -9,11 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open } from "lmdb";
 import { afterEach, describe, expect, it } from "vitest";
-import { verifyLog } from "../../src/audit/verify.js";
+import { verifyLog, type VerifyOptions } from "../../src/audit/verify.js";
 import { verifyLmdbParallel } from "../../src/audit/verify-parallel.js";
 import { GENESIS } from "../../src/eventstore/chain.js";
 import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
 import type { NewEvent, RecordedEvent } from "../../src/eventstore/port.js";
+import { verifyDir } from "./verify-dir.js";
 
 const meta = { principal: "admin", correlationId: "c-1", causationId: "c-1", at: "2026-11-24T14:03:00.000Z" };
 const ev = (i: number): NewEvent => ({ id: randomUUID(), type: "Counted", data: { i }, metadata: meta });
@@ -72,14 +73,7 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-async function verifyDir(dir: string, options: Parameters<typeof verifyLog>[1] = {}) {
-  const store = await LmdbEventStore.open(dir);
-  try {
-    return await verifyLog(store, { pageSize: 3, ...options });
-  } finally {
-    await store.close();
-  }
-}
+const verifyIn = (dir: string, options: VerifyOptions = {}) => verifyDir(dir, { pageSize: 3, ...options });
 
 describe("the global chain, version 2", () => {
   it("each segment is one SHA-256 of its checkpoint's value and `:position:hash` of its events, across reopenings", async () => {
@@ -104,7 +98,7 @@ describe("the global chain, version 2", () => {
     expect(checkpoints.map((c) => [c.position, c.hash])).toEqual(expected);
     expect(checkpoints.every((c) => c.version === 2)).toBe(true);
     expect(checkpoints.filter((c) => c.head).map((c) => c.position)).toEqual([14n]);
-    expect(await verifyDir(dir)).toMatchObject({ ok: true, events: 14, checkpoints: 4, chain: { position: "14", hash: expected.at(-1)![1] } });
+    expect(await verifyIn(dir)).toMatchObject({ ok: true, events: 14, checkpoints: 4, chain: { position: "14", hash: expected.at(-1)![1] } });
   });
 });
 
@@ -113,7 +107,7 @@ describe("a log whose global chain was written as version 1", () => {
     const dir = await tempDir();
     await appendIn(dir, 0, 10);
     await rewriteAsVersion1(dir);
-    const before = await verifyDir(dir);
+    const before = await verifyIn(dir);
     expect(before).toMatchObject({ ok: true, events: 10, checkpoints: 3 });
 
     // The next append starts version 2 at the head (10), with a checkpoint there.
@@ -136,20 +130,20 @@ describe("a log whose global chain was written as version 1", () => {
     for (const e of log.slice(10, 12)) text += `:${e.position}:${e.hash!}`;
     expect(checkpoints[4]!.hash).toBe(sha256(text));
 
-    const after = await verifyDir(dir);
+    const after = await verifyIn(dir);
     expect(after).toMatchObject({ ok: true, events: 19, checkpoints: 6 });
     expect(await verifyLmdbParallel(dir, { workers: 3 })).toMatchObject({ ok: true, events: 19, checkpoints: 6, chain: after.chain });
     // The anchor kept before the switch still checks what came since.
-    expect(await verifyDir(dir, { after: 10n, anchor: before.chain!.hash })).toMatchObject({ ok: true, events: 9 });
+    expect(await verifyIn(dir, { after: 10n, anchor: before.chain!.hash })).toMatchObject({ ok: true, events: 9 });
 
     // A version 1 checkpoint changed, then the switch's: each found at that checkpoint.
     for (const position of [8, 10]) {
       const stored = withChain(dir, (cps) => cps.get(position)!);
       withChain(dir, (cps) => cps.putSync(position, stored.replace(/^./, (c) => (c === "0" ? "1" : "0"))));
-      const report = await verifyDir(dir);
+      const report = await verifyIn(dir);
       expect(report.firstBreaks.map((b) => b.position), `checkpoint ${position}`).toEqual([String(position)]);
       withChain(dir, (cps) => cps.putSync(position, stored));
     }
-    expect((await verifyDir(dir)).ok).toBe(true);
+    expect((await verifyIn(dir)).ok).toBe(true);
   });
 });

@@ -11,11 +11,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { finished } from "node:stream/promises";
 import { exportLog, readExport } from "../../src/audit/export.js";
-import { verifyLog } from "../../src/audit/verify.js";
+import { verifyLog, type VerifyOptions } from "../../src/audit/verify.js";
 import { split, verifyLmdbParallel } from "../../src/audit/verify-parallel.js";
 import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import type { NewEvent, RecordedEvent } from "../../src/eventstore/port.js";
+import { verifyDir } from "./verify-dir.js";
 
 const meta = { principal: "admin", correlationId: "c-1", causationId: "c-1", at: "2026-11-24T14:03:00.000Z" };
 const ev = (i: number): NewEvent => ({ id: randomUUID(), type: "Counted", data: { i, note: `event number ${i}` }, metadata: meta });
@@ -52,19 +53,12 @@ function changeOneByte(dir: string, position: number, needle: string): void {
   env.close();
 }
 
-async function verifyDir(dir: string) {
-  const store = await LmdbEventStore.open(dir);
-  try {
-    return await verifyLog(store, { pageSize: 10 });
-  } finally {
-    await store.close();
-  }
-}
+const verifyIn = (dir: string, options: VerifyOptions = {}) => verifyDir(dir, { pageSize: 10, ...options });
 
 describe("audit verify (lmdb)", () => {
   it("a clean log verifies: every event hashed, every checkpoint matches", async () => {
     const { dir, log } = await writeLog();
-    const report = await verifyDir(dir);
+    const report = await verifyIn(dir);
     expect(report).toMatchObject({ ok: true, events: 60, hashed: 60, breaks: 0, unhashed: { count: 0 } });
     // Start, 16, 32, 48 and the head.
     expect(report.checkpoints).toBe(4);
@@ -117,7 +111,7 @@ describe("audit verify (lmdb)", () => {
     const { dir, log } = await writeLog();
     const victim = log[37]!;
     changeOneByte(dir, Number(victim.position), `event number ${(victim.data as { i: number }).i}`);
-    const report = await verifyDir(dir);
+    const report = await verifyIn(dir);
     expect(report.ok).toBe(false);
     expect(report.breaks).toBe(1);
     expect(report.firstBreaks[0]).toMatchObject({ position: victim.position.toString(), stream: victim.stream, revision: victim.revision, eventId: victim.id });
@@ -130,7 +124,7 @@ describe("audit verify (lmdb)", () => {
       const victim = log[12]!;
       const target = needle === "admin" ? "admin" : victim.hash!.slice(0, 20);
       changeOneByte(dir, Number(victim.position), target);
-      const report = await verifyDir(dir);
+      const report = await verifyIn(dir);
       expect(report.firstBreaks.map((b) => b.position), needle).toEqual([victim.position.toString()]);
     }
   });
@@ -147,7 +141,7 @@ describe("audit verify (lmdb)", () => {
     raw.removeSync(Number(middle.position));
     raw.removeSync(Number(last.position));
     env.close();
-    const report = await verifyDir(dir);
+    const report = await verifyIn(dir);
     const next = byStream("counter-1")[4]!;
     expect(report.firstBreaks[0]).toMatchObject({ position: next.position.toString(), stream: "counter-1", reason: expect.stringMatching(/revisions 3..3 of the stream are missing/) });
     // The stream's last event has no successor: the global chain's next checkpoint differs.
@@ -171,7 +165,7 @@ describe("audit verify (lmdb)", () => {
 
     // A legacy event is not protected by the chain (docs/audit.md: seal it by archiving the export).
     changeOneByte(dir, 3, "event number 2");
-    expect((await verifyDir(dir)).ok).toBe(true);
+    expect((await verifyIn(dir)).ok).toBe(true);
   });
 });
 
@@ -231,17 +225,17 @@ describe("audit verify in ranges (all cores)", () => {
     const { dir, log } = await writeLog(8);
     changeOneByte(dir, Number(log[9]!.position), `event number ${(log[9]!.data as { i: number }).i}`);
     const threads = await inThreads(dir, { workers: 2 });
-    expect(threads).toEqual(await verifyDir(dir));
+    expect(threads).toEqual(await verifyIn(dir));
     expect(threads.firstBreaks.map((b) => b.position)).toEqual([log[9]!.position.toString()]);
   });
 
   it("gives the report verifying in one pass gives: clean, and with one byte changed", async () => {
     const { dir, log } = await writeLog(8);
-    const one = await verifyDir(dir);
+    const one = await verifyIn(dir);
     expect(await verifyLmdbParallel(dir, { workers: 3 })).toEqual(one);
     changeOneByte(dir, Number(log[44]!.position), `event number ${(log[44]!.data as { i: number }).i}`);
     const broken = await verifyLmdbParallel(dir, { workers: 3 });
-    expect(broken).toEqual(await verifyDir(dir));
+    expect(broken).toEqual(await verifyIn(dir));
     expect(broken.firstBreaks.map((b) => b.position)).toEqual([log[44]!.position.toString()]);
   });
 });
