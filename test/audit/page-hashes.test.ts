@@ -1,13 +1,13 @@
 /**
  * Verify's page-at-a-time hashing (src/audit/page-hashes.ts) gives the answer of hashing each
- * event alone: also for data made to hold a row's end marker, for changed events, and for events
- * it cannot foresee the previous hash of.
+ * event alone: also for data made to hold a row's end, for a hash a hostile writer made of a row
+ * cut short, for changed events, and for events it cannot foresee the previous hash of.
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { matchedHashes } from "../../src/audit/page-hashes.js";
 import { verifyLog } from "../../src/audit/verify.js";
-import { eventHash, GENESIS } from "../../src/eventstore/chain.js";
+import { eventHash, GENESIS, versionTwoHash, versionTwoRow } from "../../src/eventstore/chain.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import type { RecordedEvent } from "../../src/eventstore/port.js";
 
@@ -34,13 +34,27 @@ describe("page hashes", () => {
     expect(matchedHashes(events, previousOf(events))).toEqual(events.map(() => true));
   });
 
-  it("data made to hold the end marker cuts its row short: that event is left to eventHash, the next rows still match", () => {
-    // `[0, revision, previous]` stringifies to `[0,5,"<previous>"]`: the marker `,5,"<previous>"]` inside the row.
+  it("data that holds what a row ends with, or a separator of an earlier page, still matches: rows are cut at this page's separator", () => {
+    // `[0, revision, previous]` stringifies to `[0,5,"<previous>"]`, which holds `,5,"<previous>"]`, the end of the row.
     const events = stream("s", 8, (r, previous) => (r % 3 === 1 ? { tail: [0, r, previous] } : { i: r }));
-    const matched = matchedHashes(events, previousOf(events));
-    expect(matched).toEqual(events.map((_, r) => r % 3 !== 1));
-    // Those events are right all the same: hashing them alone says so.
-    for (const [r, e] of events.entries()) expect(eventHash(previousOf(events)[r]!, e)).toBe(e.hash);
+    expect(matchedHashes(events, previousOf(events))).toEqual(events.map(() => true));
+    const separators = stream("t", 4, (r) => ({ list: ["x", randomUUID().replace(/-/g, ""), `${r}`] }));
+    expect(matchedHashes(separators, previousOf(separators))).toEqual([true, true, true, true]);
+  });
+
+  it("a hash made of a row cut short at a marker in its data is not taken for the row's (the rest of the data would be unchecked)", () => {
+    // A hostile writer stores, as the event's hash, the SHA-256 of its row's text up to a marker
+    // in its data; the data after the marker would be covered by nothing.
+    const events = stream("s", 3, (r) => ({ i: r }));
+    const previous = previousOf(events);
+    const e = events[1]!;
+    e.data = { head: [0, e.revision, previous[1]], tail: "changed at will" };
+    const text = JSON.stringify(versionTwoRow(previous[1]!, e));
+    const short = text.slice(0, text.indexOf(`,${e.revision},"${previous[1]}"]`) + `,${e.revision},"${previous[1]}"]`.length);
+    expect(short.length).toBeLessThan(text.length);
+    e.hash = versionTwoHash(short);
+    events[2] = stream("s", 3, (r) => ({ i: r }))[2]!; // its own link is not the point here
+    expect(matchedHashes(events, previous)[1]).toBe(false);
   });
 
   it("a changed event does not match; unknown previous hashes and version 1 events are not hashed here", () => {
