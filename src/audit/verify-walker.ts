@@ -39,6 +39,8 @@ export class Walker {
   private pageAt = 0;
   private pagePrevious: (string | undefined)[] = [];
   private pageMatched: boolean[] = [];
+  /** What startPage() found of each page event's stream before the page (undefined: not remembered, or the page's own). */
+  private pageKnown: (Last | undefined)[] = [];
   /** What ready() found of `foundFor`'s stream, for the checkNow() right after it: one lookup an event. */
   private found: Last | undefined;
   private foundFor: RecordedEvent | undefined;
@@ -82,12 +84,14 @@ export class Walker {
    */
   startPage(page: readonly RecordedEvent[]): void {
     const previous = new Array<string | undefined>(page.length);
+    const known = new Array<Last | undefined>(page.length);
     const seen = new Map<string, RecordedEvent>();
     for (let i = 0; i < page.length; i++) {
       const e = page[i]!;
       if (e.revision === 0) previous[i] = GENESIS;
       else {
-        const last = seen.get(e.stream) ?? (this.started ? this.known(e.stream) : undefined);
+        let last: { revision: number; hash?: string } | undefined = seen.get(e.stream);
+        if (last === undefined && this.started) last = known[i] = this.known(e.stream);
         if (last !== undefined && last.revision === e.revision - 1) previous[i] = last.hash ?? GENESIS;
       }
       seen.set(e.stream, e);
@@ -95,6 +99,7 @@ export class Walker {
     this.page = page;
     this.pageAt = 0;
     this.pagePrevious = previous;
+    this.pageKnown = known;
     this.pageMatched = matchedHashes(page, previous);
   }
 
@@ -104,7 +109,9 @@ export class Walker {
     if (this.chainStart !== undefined && !this.checkpointsDone && (this.pending.length === 0 || this.pending.at(-1)!.position < e.position)) return false;
     if (e.revision === 0 || this.unbounded) return true;
     this.foundFor = e;
-    this.found = this.known(e.stream);
+    // The stream's first event in the page: what startPage() found (the walk has not touched the stream since).
+    const k = this.pageAt;
+    this.found = (this.page[k] === e ? this.pageKnown[k] : undefined) ?? this.known(e.stream);
     return this.found !== undefined;
   }
 
@@ -128,7 +135,7 @@ export class Walker {
   private checkNow(e: RecordedEvent): void {
     const k = this.page[this.pageAt] === e ? this.pageAt++ : -1;
     this.report.events++;
-    this.passCheckpoints(e.position - 1n);
+    if (this.pending.length > 0 && this.pending[0]!.position < e.position) this.passCheckpoints(e.position - 1n);
     const prev = this.previous(e);
     if (prev === "broken") return this.advance(e, e.hash, e.hash);
     if (e.hash === undefined) {
