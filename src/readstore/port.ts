@@ -74,7 +74,7 @@ export interface StoreDump {
 }
 
 export interface ReadStore {
-  readonly kind: "memory" | "redis";
+  readonly kind: "memory" | "redis" | "lmdb" | "split";
 
   /**
    * Applies the writes, in order, and sets the projection's checkpoint, as one atomic step.

@@ -2,10 +2,16 @@
  * The Redis adapter combines writes per key and resolves index families in JS (redis-batch.ts);
  * the memory adapter applies writes one by one. Random batches must leave both stores equal,
  * whether the Redis adapter's cache is warm, cold (another writer) or reset by a drop.
+ * The LMDB adapter keeps the same model in its own layout (lmdb-layout.ts): the same batches must
+ * leave it equal to memory too.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
+import { LmdbReadStore } from "../../src/readstore/lmdb.js";
 import { MemoryReadStore } from "../../src/readstore/memory.js";
 import type { Write } from "../../src/readstore/port.js";
 import { RedisReadStore } from "../../src/readstore/redis.js";
@@ -81,6 +87,49 @@ describe("Redis batches equal memory batches", () => {
         }
         await inFlight;
         expect(await red.dump(P)).toEqual(await mem.dump(P));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("LMDB batches equal memory batches", () => {
+  let dir: string;
+  let lmdb: LmdbReadStore;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "lmdb-differential-"));
+    lmdb = await LmdbReadStore.open(dir);
+  });
+  afterAll(async () => {
+    await lmdb?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("for random batches, with drops and batches sharing a commit", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(write, { maxLength: 12 }), { minLength: 1, maxLength: 5 }), fc.array(fc.constantFrom("awaited", "drop", "pipelined"), { minLength: 5, maxLength: 5 }), async (batches, modes) => {
+        fc.pre(sameKinds(batches));
+        await lmdb.flushAll();
+        const mem = new MemoryReadStore();
+        let cp = 0n;
+        let expected: bigint | null = null;
+        let inFlight: Promise<void> = Promise.resolve();
+        for (const [i, batch] of batches.entries()) {
+          if (modes[i] !== "pipelined") await inFlight;
+          if (modes[i] === "drop") {
+            await Promise.all([mem.drop(P), lmdb.drop(P)]);
+            expected = null;
+          }
+          cp += 1n;
+          await mem.applyBatch(P, batch, cp, expected);
+          inFlight = Promise.all([inFlight, lmdb.applyBatch(P, batch, cp, expected)]).then(() => undefined);
+          expected = cp;
+        }
+        await inFlight;
+        expect(await lmdb.dump(P)).toEqual(await mem.dump(P));
+        const zsets = ["z1", "z2", "order", "fam:red", "fam:blue"].map(key);
+        expect(await lmdb.count(zsets)).toEqual(await mem.count(zsets)); // sizes are kept apart from the entries
+        expect(await lmdb.getDocs([key("doc1"), key("doc2"), key("fam")])).toEqual(await mem.getDocs([key("doc1"), key("doc2"), key("fam")]));
       }),
       { numRuns: 300 },
     );

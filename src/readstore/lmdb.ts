@@ -1,0 +1,338 @@
+import { open, type RootDatabase } from "lmdb";
+import { decodeKey, EMPTY, encodeKey, fieldValue, isCut, join, openDatabases, orderMember, prefixEnd, prepareBatch, readableKey, readField, readScore, scoreBytes, tailOf, utf8, type LmdbDatabases, type Meta, type Prepared } from "./lmdb-layout.js";
+import { CheckpointMismatchError, decodeCursor, encodeCursor, keyPrefix, projectionsOfKeys, ReadStoreUnavailableError, validateBatch } from "./port.js";
+import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
+
+/**
+ * The read store on disk: Redis semantics (those of memory.ts) in one LMDB environment (its
+ * layout: lmdb-layout.ts), for read models that grow with the log (the audit index): they cost
+ * no JS heap and outlive the process, checkpoints and serving marks included. Nothing of the data
+ * is kept in memory; reads are synchronous LMDB reads, so a read sees one snapshot.
+ *
+ * A batch is validated and encoded first, then applied in an lmdb-js child transaction: the
+ * checkpoint guard is checked inside it, and a failing guard (or any error) aborts it, so nothing
+ * is written. Batches applied together share one LMDB commit.
+ *
+ * Durability: lmdb-js's default on Linux (overlappingSync): a commit is visible at once and
+ * flushed to disk after, keeping the database intact on a crash, though the last commits may be
+ * lost on power failure. That is enough for a model the projector can rebuild from the log.
+ * Never noSync: it can corrupt the database.
+ */
+export interface LmdbReadStoreOptions {
+  /** Awaited before the first batch is written (until it resolves once): disk-index.ts records there which log the model is of. */
+  beforeFirstWrite?: () => Promise<void>;
+}
+
+export class LmdbReadStore implements ReadStore {
+  readonly kind = "lmdb" as const;
+  private guardReads = false;
+
+  private constructor(
+    private readonly env: RootDatabase,
+    private readonly db: LmdbDatabases,
+    private beforeFirstWrite: (() => Promise<void>) | undefined,
+  ) {}
+
+  /** Opens (creating if needed) the store in directory `dir`. */
+  static async open(dir: string, options: LmdbReadStoreOptions = {}): Promise<LmdbReadStore> {
+    const env = open({ path: dir, maxDbs: 8 });
+    return new LmdbReadStore(env, openDatabases(env), options.beforeFirstWrite);
+  }
+
+  async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
+    validateBatch(projection, writes, checkpoint);
+    const prepared = prepareBatch(writes);
+    if (this.beforeFirstWrite) {
+      await this.beforeFirstWrite();
+      this.beforeFirstWrite = undefined;
+    }
+    const name = Buffer.from(projection);
+    await this.env.childTransaction(() => {
+      const meta = this.db.meta.get(name);
+      const current = meta?.checkpoint == null ? undefined : BigInt(meta.checkpoint);
+      const guardFails = expected !== undefined && (expected === null ? current !== undefined : current !== expected);
+      if (guardFails || (current !== undefined && checkpoint <= current)) {
+        throw new CheckpointMismatchError(projection, expected, current, checkpoint);
+      }
+      for (const w of prepared) this.apply(w);
+      this.db.meta.putSync(name, { checkpoint: checkpoint.toString(), serving: meta?.serving ?? false });
+    });
+  }
+
+  async getCheckpoint(projection: string): Promise<bigint | undefined> {
+    keyPrefix(projection);
+    const cp = this.meta(projection)?.checkpoint;
+    return cp == null ? undefined : BigInt(cp);
+  }
+
+  async getCheckpoints(projections: readonly string[]): Promise<Array<bigint | undefined>> {
+    return Promise.all(projections.map((p) => this.getCheckpoint(p)));
+  }
+
+  async drop(projection: string): Promise<void> {
+    const start = Buffer.from(keyPrefix(projection));
+    await this.env.childTransaction(() => {
+      for (const db of [this.db.fields, this.db.scores, this.db.order, this.db.sizes]) removeRange(db, start, prefixEnd(start));
+      this.db.meta.removeSync(Buffer.from(projection));
+    });
+  }
+
+  async markServing(projection: string, checkpoint: bigint | null): Promise<boolean> {
+    keyPrefix(projection);
+    const name = Buffer.from(projection);
+    return this.env.childTransaction(() => {
+      const meta = this.db.meta.get(name);
+      if ((meta?.checkpoint ?? null) !== (checkpoint?.toString() ?? null)) return false;
+      this.db.meta.putSync(name, { checkpoint: meta?.checkpoint ?? null, serving: true });
+      return true;
+    });
+  }
+
+  async unmarkServing(projection: string): Promise<void> {
+    keyPrefix(projection);
+    const name = Buffer.from(projection);
+    await this.env.childTransaction(() => {
+      const meta = this.db.meta.get(name);
+      if (meta?.checkpoint == null) this.db.meta.removeSync(name);
+      else this.db.meta.putSync(name, { checkpoint: meta.checkpoint, serving: false });
+    });
+  }
+
+  async serving(projections: readonly string[]): Promise<boolean[]> {
+    return projections.map((p) => this.meta(p)?.serving === true);
+  }
+
+  guarded(): ReadStore {
+    const view = Object.create(this) as this;
+    view.guardReads = true;
+    return view;
+  }
+
+  /** Forgets everything (tests of the projector's self-healing, as a Redis FLUSHALL). */
+  async flushAll(): Promise<void> {
+    await this.env.childTransaction(() => {
+      for (const db of Object.values(this.db)) db.clearSync();
+    });
+  }
+
+  async getDocs(keys: readonly string[]): Promise<Array<Doc | null>> {
+    this.guard(keys);
+    return keys.map((key) => {
+      const k = readableKey(key);
+      if (!k) return null;
+      let doc: Doc | null = null;
+      for (const { key: e, value } of this.db.fields.getRange({ start: k, end: prefixEnd(k) })) {
+        const [field, v] = readField(e, k.length, value);
+        (doc ??= {})[field] = v;
+      }
+      return doc;
+    });
+  }
+
+  async getMembers(keys: readonly string[]): Promise<string[][]> {
+    this.guard(keys);
+    return keys.map((key) => {
+      const k = readableKey(key);
+      return k ? Array.from(this.db.order.getKeys({ start: k, end: prefixEnd(k) }), (e) => orderMember(this.db.order, e, k.length)) : [];
+    });
+  }
+
+  async count(keys: readonly string[]): Promise<number[]> {
+    this.guard(keys);
+    return keys.map((key) => this.size(readableKey(key)));
+  }
+
+  async range(keys: readonly string[], options: RangeOptions): Promise<RangePage> {
+    if (keys.length === 0) throw new RangeError("range needs at least one key");
+    this.guard(keys);
+    const after = options.after === undefined ? undefined : decodeCursor(options.after);
+    const limit = Math.max(0, options.limit);
+    const ks = keys.map(readableKey);
+    const sizes = ks.map((k) => this.size(k));
+    if (sizes.includes(0)) return { items: [], total: 0, hasMore: false };
+    const [first, ...rest] = ks as [Buffer, ...Buffer[]];
+    if (rest.length === 0) return this.rangeOne(first, sizes[0]!, after, limit, options.until);
+    return this.intersect(first, rest, ks[sizes.indexOf(Math.min(...sizes))]!, after, limit, options.until);
+  }
+
+  async dump(projection: string): Promise<StoreDump> {
+    const start = Buffer.from(keyPrefix(projection));
+    const end = prefixEnd(start);
+    const hashes = new Map<string, Record<string, unknown>>();
+    for (const { key: e, value } of this.db.fields.getRange({ start, end })) {
+      const { key, end: at } = decodeKey(e);
+      const [field, v] = readField(e, at, value);
+      if (!hashes.has(key)) hashes.set(key, {});
+      hashes.get(key)![field] = v;
+    }
+    const zsets = new Map<string, Array<[string, number]>>();
+    for (const e of this.db.order.getKeys({ start, end })) {
+      const { key, end: at } = decodeKey(e);
+      if (!zsets.has(key)) zsets.set(key, []);
+      zsets.get(key)!.push([orderMember(this.db.order, e, at), readScore(e, at)]);
+    }
+    const keys: StoreDump["keys"] = {};
+    for (const k of [...hashes.keys(), ...zsets.keys()].sort()) {
+      const h = hashes.get(k);
+      keys[k] = h ? { hash: Object.fromEntries(Object.keys(h).sort().map((f) => [f, h[f]])) } : { zset: zsets.get(k)! };
+    }
+    return { checkpoint: this.meta(projection)?.checkpoint ?? null, keys };
+  }
+
+  async close(): Promise<void> {
+    await this.env.close();
+  }
+
+  private meta(projection: string): Meta | undefined {
+    return this.db.meta.get(Buffer.from(projection));
+  }
+
+  /** With guardReads: refuses reads of a projection not marked serving (same snapshot as the read). */
+  private guard(keys: readonly string[]): void {
+    if (!this.guardReads) return;
+    const missing = projectionsOfKeys(keys).filter((p) => this.meta(p)?.serving !== true);
+    if (missing.length) throw new ReadStoreUnavailableError(missing, `${missing.join(", ")} not serving`);
+  }
+
+  private size(k: Buffer | undefined): number {
+    return k ? (this.db.sizes.get(k) ?? 0) : 0;
+  }
+
+  /** One index: a page from LMDB's order, its total from the size kept per key (or counted up to `until`). */
+  private rangeOne(k: Buffer, size: number, after: Cursor | undefined, limit: number, until?: number): RangePage {
+    // No T starts with ff: K + S(until) + ff ends after every member scored `until`.
+    const end = until === undefined ? prefixEnd(k) : join(k, scoreBytes(until), Buffer.from([0xff]));
+    const total = until === undefined ? size : this.countUpTo(k, size, end, until);
+    // The first entry after the cursor's: the cursor's own entry followed by one 00 byte.
+    const start = after ? join(k, scoreBytes(after.score), tailOf(k, Buffer.from(after.member)).tail, Buffer.from([0])) : k;
+    const items: RangePage["items"] = [];
+    let hasMore = false;
+    for (const e of this.db.order.getKeys({ start, end, limit: limit + 1 })) {
+      if (items.length === limit) {
+        hasMore = true;
+        break;
+      }
+      const member = orderMember(this.db.order, e, k.length);
+      const score = readScore(e, k.length);
+      items.push({ member, score, cursor: encodeCursor(score, member) });
+    }
+    return { items, total, hasMore };
+  }
+
+  /**
+   * Members of a (non-empty) index scored at most `until`, without walking it when its first or
+   * last entry answers, else counting the side that the scores say is smaller.
+   */
+  private countUpTo(k: Buffer, size: number, end: Buffer, until: number): number {
+    const { order } = this.db;
+    const edge = (reverse: boolean) => readScore([...order.getKeys({ start: reverse ? prefixEnd(k) : k, end: reverse ? k : prefixEnd(k), reverse, limit: 1 })][0]!, k.length);
+    const [low, high] = [edge(false), edge(true)];
+    if (high <= until) return size;
+    if (low > until) return 0;
+    if (until - low <= high - until) return order.getKeysCount({ start: k, end });
+    return size - order.getKeysCount({ start: end, end: prefixEnd(k) });
+  }
+
+  /** Several indexes: walks the smallest, looks its members up in the others; scores come from the first. */
+  private intersect(first: Buffer, rest: Buffer[], smallest: Buffer, after: Cursor | undefined, limit: number, until = Infinity): RangePage {
+    const { scores } = this.db;
+    const all: Array<{ score: number; member: Buffer }> = [];
+    for (const { key: e, value } of scores.getRange({ start: smallest, end: prefixEnd(smallest) })) {
+      const member = Buffer.from(isCut(e, smallest.length, smallest.length) ? value.subarray(8) : e.subarray(smallest.length));
+      const s = scores.get(join(first, tailOf(first, member).tail));
+      if (s === undefined || !rest.every((k) => scores.doesExist(join(k, tailOf(k, member).tail)))) continue;
+      const score = readScore(s);
+      if (score <= until) all.push({ score, member });
+    }
+    const cmp = (sa: number, ma: Buffer, sb: number, mb: Buffer) => (sa !== sb ? (sa < sb ? -1 : 1) : Buffer.compare(ma, mb));
+    all.sort((a, b) => cmp(a.score, a.member, b.score, b.member));
+    const cursor = after && { score: after.score, member: Buffer.from(after.member) };
+    const from = cursor ? all.findIndex((e) => cmp(e.score, e.member, cursor.score, cursor.member) > 0) : 0;
+    const page = from < 0 ? [] : all.slice(from, from + limit);
+    const items = page.map(({ score, member }) => ({ member: utf8(member), score, cursor: encodeCursor(score, utf8(member)) }));
+    return { items, total: all.length, hasMore: from >= 0 && from + limit < all.length };
+  }
+
+  /** Applies one write inside the batch's transaction. */
+  private apply(w: Prepared): void {
+    const { fields, scores, order, sizes } = this.db;
+    switch (w.op) {
+      case "put":
+        for (const [f, json] of w.fields) {
+          const { tail, cut } = tailOf(w.k, f);
+          fields.putSync(join(w.k, tail), fieldValue(cut, json));
+        }
+        return;
+      case "unset":
+        for (const f of w.fields) fields.removeSync(join(w.k, tailOf(w.k, f).tail));
+        return;
+      case "del":
+        for (const db of [fields, scores, order]) removeRange(db, w.k, prefixEnd(w.k));
+        sizes.removeSync(w.k);
+        return;
+      case "zadd":
+        this.zadd(w.k, w.member, w.score, w.nx);
+        return;
+      case "zrem":
+        this.zrem(w.k, w.member);
+        return;
+      case "index": {
+        // The family's doc, member -> the value it is filed under.
+        const { tail, cut } = tailOf(w.k, w.member);
+        const at = join(w.k, tail);
+        const stored = fields.get(at);
+        const old = stored === undefined ? null : (readField(at, w.k.length, stored)[1] as string);
+        if (old === w.value) return;
+        if (old !== null) this.zrem(encodeKey(`${w.index}:${old}`), w.member);
+        if (w.value === null) {
+          fields.removeSync(at);
+          return;
+        }
+        const s = scores.get(join(w.order, tailOf(w.order, w.member).tail));
+        this.zadd(w.family!, w.member, s === undefined ? 0 : readScore(s), false);
+        fields.putSync(at, fieldValue(cut, JSON.stringify(w.value)));
+        return;
+      }
+    }
+  }
+
+  private zadd(k: Buffer, member: Buffer, score: number, nx: boolean): void {
+    const { scores, order, sizes } = this.db;
+    const { tail, cut } = tailOf(k, member);
+    const at = join(k, tail);
+    const old = scores.get(at);
+    const s = scoreBytes(score); // -0 as 0
+    if (old !== undefined) {
+      if (nx || Buffer.compare(old.subarray(0, 8), s) === 0) return;
+      order.removeSync(join(k, old.subarray(0, 8), tail));
+    } else {
+      sizes.putSync(k, (sizes.get(k) ?? 0) + 1);
+    }
+    scores.putSync(at, cut ? join(s, cut) : s);
+    order.putSync(join(k, s, tail), cut ?? EMPTY);
+  }
+
+  private zrem(k: Buffer, member: Buffer): void {
+    const { scores, order, sizes } = this.db;
+    const { tail } = tailOf(k, member);
+    const at = join(k, tail);
+    const old = scores.get(at);
+    if (old === undefined) return;
+    scores.removeSync(at);
+    order.removeSync(join(k, old.subarray(0, 8), tail));
+    const size = sizes.get(k)! - 1;
+    if (size > 0) sizes.putSync(k, size);
+    else sizes.removeSync(k);
+  }
+}
+
+type Cursor = { score: number; member: string };
+
+/** Removes every entry in [start, end), a thousand keys at a time (no cursor over changing pages). */
+function removeRange(db: LmdbDatabases[keyof LmdbDatabases], start: Uint8Array, end: Uint8Array): void {
+  for (;;) {
+    const keys = Array.from(db.getKeys({ start, end, limit: 1000 }));
+    for (const key of keys) db.removeSync(key);
+    if (keys.length < 1000) return;
+  }
+}
