@@ -10,6 +10,7 @@
  *   :request:<correlationId>  zset  entries of every event one request caused
  * An entry is the member "<position> <revision> <stream>", scored by its position.
  */
+import { createHash } from "node:crypto";
 import type { RecordedEvent } from "../../src/eventstore/port.js";
 import type { Projection } from "../../src/projector/projection.js";
 import type { Write } from "../../src/readstore/port.js";
@@ -21,6 +22,19 @@ export const k = keys(name);
 
 export const eventTypes = Object.keys(OBJECTS);
 
+/**
+ * The id part of a key: an id longer than MAX_ID is filed under its SHA-256, so that every key
+ * fits every store (an LMDB key holds about 1.9 KB). The API keeps ids and correlation ids short
+ * (uuids; X-Correlation-Id at most 128 characters): only an imported log can hold such an id.
+ */
+const MAX_ID = 256;
+const idPart = (id: string): string => (id.length <= MAX_ID ? id : `sha256:${createHash("sha256").update(id).digest("hex")}`);
+
+/** The keys of an object's entries, of its parts, and of a request's entries. */
+export const objectKey = (id: string): string => k("object", idPart(id));
+export const partsKey = (id: string): string => k("parts", idPart(id));
+export const requestKey = (correlationId: string): string => k("request", idPart(correlationId));
+
 /** An index entry: where an event is in the log and in its stream. */
 export const entry = (e: Pick<RecordedEvent, "position" | "revision" | "stream">): string => `${e.position} ${e.revision} ${e.stream}`;
 
@@ -29,9 +43,9 @@ export function project(e: RecordedEvent): Write[] {
   const at = score(e.position);
   const writes: Write[] = [];
   const request = e.metadata.correlationId;
-  if (typeof request === "string" && request.length > 0) writes.push({ op: "zadd", key: k("request", request), member, score: at });
-  for (const id of objectsOf(e)) writes.push({ op: "zadd", key: k("object", id), member, score: at });
-  for (const [whole, part] of partsOf(e)) writes.push({ op: "zadd", key: k("parts", whole), member: part, score: at, nx: true });
+  if (typeof request === "string" && request.length > 0) writes.push({ op: "zadd", key: requestKey(request), member, score: at });
+  for (const id of objectsOf(e)) writes.push({ op: "zadd", key: objectKey(id), member, score: at });
+  for (const [whole, part] of partsOf(e)) writes.push({ op: "zadd", key: partsKey(whole), member: part, score: at, nx: true });
   return writes;
 }
 

@@ -1,6 +1,6 @@
 /** The audit read model's queries: the log entries of one object (with its parts) or of one request. */
 import { encodeCursor, type ReadStore } from "../../src/readstore/port.js";
-import { k } from "./projection.js";
+import { objectKey, partsKey, requestKey } from "./projection.js";
 
 /** Where an event is: enough to read it back from the event store. */
 export interface LogRef {
@@ -27,18 +27,18 @@ export function parseEntry(member: string): LogRef {
  * log order, strictly after position `after`.
  */
 export async function objectHistory(store: ReadStore, uuid: string, first: number, after?: bigint): Promise<RefPage> {
-  const [parts] = await store.getMembers([k("parts", uuid)]);
-  return union(store, [uuid, ...parts!].map((id) => k("object", id)), first, after);
+  const [parts] = await store.getMembers([partsKey(uuid)]);
+  return union(store, [uuid, ...parts!].map(objectKey), first, after);
 }
 
 /** Everything one request caused (its correlation id), in log order. */
 export function requestTrace(store: ReadStore, correlationId: string, first: number, after?: bigint): Promise<RefPage> {
-  return union(store, [k("request", correlationId)], first, after);
+  return union(store, [requestKey(correlationId)], first, after);
 }
 
 /** The object's entries up to `upTo` (inclusive), oldest first, at most `limit`: which streams it was in. */
 export async function objectRefsUpTo(store: ReadStore, uuid: string, upTo: bigint, limit: number): Promise<LogRef[]> {
-  const page = await store.range([k("object", uuid)], { limit });
+  const page = await store.range([objectKey(uuid)], { limit });
   return page.items.map((i) => parseEntry(i.member)).filter((r) => r.position <= upTo);
 }
 

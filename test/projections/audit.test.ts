@@ -1,7 +1,15 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { project } from "../../projections/audit/projection.js";
+import type { RecordedEvent } from "../../src/eventstore/port.js";
+import { LmdbReadStore } from "../../src/readstore/lmdb.js";
+import { MemoryReadStore } from "../../src/readstore/memory.js";
+import { SplitReadStore } from "../../src/readstore/split.js";
 import { objectsOf, OWN_PREFIXES, OWN_STREAMS } from "../../projections/audit/objects.js";
 import { objectHistory, requestTrace } from "../../projections/audit/queries.js";
-import { allocated, arqCreated, bindStarted, bound, given, gpuHost, released, unbound } from "./support.js";
+import { allocated, arqCreated, bindStarted, bound, given, gpuHost, meta, released, unbound } from "./support.js";
 
 describe("audit projection", () => {
   const events = [
@@ -23,6 +31,28 @@ describe("audit projection", () => {
     expect(arq.refs[0]).toEqual({ position: log[8]!.position, revision: log[8]!.revision, stream: "host-h1" });
     expect(arq.totalCount).toBe(2);
     expect((await objectHistory(store, "inst-1", 100)).refs.map((r) => log[Number(r.position) - 1]!.type)).toEqual(["ArqBindStarted", "AttachHandleAllocated", "ArqBound", "ArqUnbound"]);
+  });
+
+  it("ids and correlation ids of any length are indexed, also in a store whose keys are short (LMDB: about 1.9 KB)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cyborg-es-audit-lmdb-"));
+    const index = await LmdbReadStore.open(dir);
+    // As the embedded mode keeps them: the audit index in LMDB, every other model in memory.
+    const store = new SplitReadStore(new MemoryReadStore(), new Map([["audit", index]]));
+    try {
+      // Only an imported log can hold such ids: the API keeps them short.
+      const instance = `inst-${"i".repeat(3000)}`;
+      const { es } = await given([...gpuHost("h1", "1"), arqCreated("a1"), bindStarted("a1", "h1", instance)], store);
+      const log = await es.readAll();
+      expect((await objectHistory(store, instance, 100)).refs.map((r) => log[Number(r.position) - 1]!.type)).toEqual(["ArqBindStarted"]);
+      const request = `req-${"r".repeat(3000)}`;
+      const e: RecordedEvent = { ...log.at(-1)!, position: log.at(-1)!.position + 1n, metadata: { ...meta(), correlationId: request } };
+      await store.applyBatch("audit", project(e), e.position);
+      expect((await requestTrace(store, request, 10)).refs).toEqual([{ position: e.position, revision: e.revision, stream: e.stream }]);
+      expect((await requestTrace(store, `req-${"r".repeat(2999)}`, 10)).refs).toEqual([]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a device's history holds its deployables' and handles' events, each once, and pages by position", async () => {
