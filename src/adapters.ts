@@ -5,12 +5,15 @@
  */
 import { join } from "node:path";
 import { countProjectArqs } from "../projections/arqs/queries.js";
+import { name as AUDIT } from "../projections/audit/projection.js";
 import type { ArqQuota } from "./app/arqs/quota.js";
 import type { ApplicationOptions } from "./app/application.js";
 import type { Config } from "./config.js";
 import type { EventStore } from "./eventstore/port.js";
+import type { Logger } from "./logger.js";
 import type { PubSub } from "./pubsub/port.js";
 import type { ReadStore } from "./readstore/port.js";
+import type { SplitReadStore } from "./readstore/split.js";
 
 /** Where the embedded event log lives. */
 export const lmdbDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "events");
@@ -24,14 +27,34 @@ export async function openEventStore(config: Config): Promise<EventStore> {
   return LmdbEventStore.open(lmdbDir(config));
 }
 
-export async function openReadSide(config: Config): Promise<{ readStore: ReadStore; pubsub: PubSub }> {
+/** Where the embedded audit index lives (AUDIT_INDEX=disk). */
+export const auditIndexDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "audit-index");
+
+export interface ReadSideOptions {
+  /**
+   * The embedded log the server projects: with AUDIT_INDEX=disk the audit index is kept on disk
+   * beside it (and checked to be that log's, src/readstore/disk-index.ts). Without it (CLI checks,
+   * a store given by a test) every model is in memory: only the server owns the index on disk.
+   */
+  auditIndexOf?: EventStore;
+  log?: Logger;
+}
+
+export async function openReadSide(config: Config, options: ReadSideOptions = {}): Promise<{ readStore: ReadStore; pubsub: PubSub }> {
   if (config.readModels === "redis") {
     const [{ RedisReadStore }, { RedisPubSub }] = await Promise.all([import("./readstore/redis.js"), import("./pubsub/redis.js")]);
     return { readStore: new RedisReadStore(config.REDIS_URL!), pubsub: new RedisPubSub(config.REDIS_URL!) };
   }
   const [{ MemoryReadStore }, { InProcessPubSub }] = await Promise.all([import("./readstore/memory.js"), import("./pubsub/in-process.js")]);
-  return { readStore: new MemoryReadStore(), pubsub: new InProcessPubSub() };
+  const memory = new MemoryReadStore();
+  if (config.AUDIT_INDEX !== "disk" || options.auditIndexOf === undefined) return { readStore: memory, pubsub: new InProcessPubSub() };
+  const [{ openDiskIndex }, { SplitReadStore }] = await Promise.all([import("./readstore/disk-index.js"), import("./readstore/split.js")]);
+  const index = await openDiskIndex(auditIndexDir(config), AUDIT, options.auditIndexOf, options.log);
+  return { readStore: index ? new SplitReadStore(memory, new Map([[AUDIT, index]])) : memory, pubsub: new InProcessPubSub() };
 }
+
+/** What the read models are kept in, for the logs: "memory", "redis", or each projection's store when some are kept apart. */
+export const readModelsOf = (store: ReadStore): string | Record<string, string> => (store.kind === "split" ? (store as SplitReadStore).describe() : store.kind);
 
 /** The quota over the arqs read model: counts wait until it reflects the position asked for. */
 export function arqQuota(limit: number, store: ReadStore, reached: (position: bigint) => Promise<void>): ArqQuota {

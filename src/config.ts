@@ -5,6 +5,12 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default("127.0.0.1"),
   DATA_DIR: z.string().min(1).default("./data"),
+  /**
+   * Embedded mode: where the audit index (history, trace) lives. `disk`: in DATA_DIR/audit-index,
+   * beside the log (no memory that grows with the log); `memory`: in the process, with the other
+   * read models (about 13-15 KB a boot flow, for ever). With REDIS_URL it is in Redis.
+   */
+  AUDIT_INDEX: z.enum(["disk", "memory"]).default("disk"),
   EVENTSTORE_URL: z
     .string()
     .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//, "must be a connection string such as esdb://localhost:2113?tls=false")

@@ -5,7 +5,7 @@
  */
 import { BoundNotifier } from "../projections/arqs/bound-notifier.js";
 import { projections } from "../projections/index.js";
-import { arqQuota, bitstreamOptions, openEventStore, openReadSide } from "./adapters.js";
+import { arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf } from "./adapters.js";
 import { loadTokenRegistry, type TokenRegistry } from "./api/auth/tokens.js";
 import { startHttpServer } from "./api/http-server.js";
 import { bitstreamRoutes } from "./api/bitstream-routes.js";
@@ -64,7 +64,9 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     opened.push(() => obs.close());
     const store = obs.store(overrides.store ?? (await openEventStore(config)));
     opened.push(() => store.close());
-    const side = await openReadSide(config);
+    // The audit index goes on disk beside the embedded log this process opened and projects (not a store a test passed in).
+    const ownsIndex = config.roles.has("projector") && config.eventLog === "lmdb" && overrides.store === undefined;
+    const side = await openReadSide(config, { auditIndexOf: ownsIndex ? store : undefined, log });
     opened.push(() => side.readStore.close(), () => side.pubsub.close());
     // The API reads through the guarded view: a model that is lost or being rebuilt is UNAVAILABLE, never empty.
     const readStore = overrides.wrapReadStore?.(side.readStore.guarded()) ?? side.readStore.guarded();
@@ -75,7 +77,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       projector = new Projector({ events: store, store: side.readStore, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
       await projector.start();
-      log.info({ eventLog: store.kind, readModels: readStore.kind }, "read models caught up with the event log");
+      log.info({ eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "read models caught up with the event log");
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
     const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
@@ -106,7 +108,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, routes, ...observed }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
-      log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readStore.kind }, "cyborg-es is serving");
+      log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "cyborg-es is serving");
     }
     return { url, store, readStore, app, projector, binder, followers, notifications, close };
   } catch (err) {

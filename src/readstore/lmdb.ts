@@ -21,6 +21,8 @@ import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "
 export interface LmdbReadStoreOptions {
   /** Awaited before the first batch is written (until it resolves once): disk-index.ts records there which log the model is of. */
   beforeFirstWrite?: () => Promise<void>;
+  /** Awaited once the environment is closed: disk-index.ts lets go of the directory. */
+  afterClose?: () => Promise<void>;
 }
 
 export class LmdbReadStore implements ReadStore {
@@ -31,12 +33,13 @@ export class LmdbReadStore implements ReadStore {
     private readonly env: RootDatabase,
     private readonly db: LmdbDatabases,
     private beforeFirstWrite: (() => Promise<void>) | undefined,
+    private readonly afterClose: (() => Promise<void>) | undefined,
   ) {}
 
   /** Opens (creating if needed) the store in directory `dir`. */
   static async open(dir: string, options: LmdbReadStoreOptions = {}): Promise<LmdbReadStore> {
     const env = open({ path: dir, maxDbs: 8 });
-    return new LmdbReadStore(env, openDatabases(env), options.beforeFirstWrite);
+    return new LmdbReadStore(env, openDatabases(env), options.beforeFirstWrite, options.afterClose);
   }
 
   async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
@@ -181,6 +184,7 @@ export class LmdbReadStore implements ReadStore {
 
   async close(): Promise<void> {
     await this.env.close();
+    await this.afterClose?.();
   }
 
   private meta(projection: string): Meta | undefined {

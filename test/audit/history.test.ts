@@ -31,7 +31,9 @@ interface Entry {
   hash: string | null;
 }
 
-describe.each(["memory", "redis"] as const)("history and trace (read models in %s)", (readModels) => {
+// "memory": the embedded default, the audit index on disk beside the log (AUDIT_INDEX=disk);
+// "memory, index in memory": AUDIT_INDEX=memory.
+describe.each(["memory", "memory, index in memory", "redis"] as const)("history and trace (read models in %s)", (readModels) => {
   let t: TestService;
   let redis: TestRedis | undefined;
   const instance = randomUUID();
@@ -67,7 +69,8 @@ describe.each(["memory", "redis"] as const)("history and trace (read models in %
   beforeAll(async () => {
     // The binder finishes binds (none inline), so its steps show in the bind's trace.
     redis = readModels === "redis" ? await startRedis() : undefined;
-    t = await startTestService({ env: redis ? { REDIS_URL: redis.url } : {}, overrides: { bindInline: false } });
+    const env: Record<string, string> = redis ? { REDIS_URL: redis.url } : readModels === "memory" ? {} : { AUDIT_INDEX: "memory" };
+    t = await startTestService({ env, overrides: { bindInline: false } });
     await t.ok("admin", op.CREATE_PROFILE, { input: { name: "fpga-1", groups: [{ "resources:FPGA": "1" }] } });
     await as("agent", "report-1", op.REPORT, { hostname: "compute1", devices: hostDevices() });
     const devices = (await t.ok("admin", `{ devices(filter: { hostname: "compute1" }) { nodes { uuid deployables { rpUuid } } } }`)).devices.nodes;
