@@ -79,6 +79,11 @@ export class SplitReadStore implements ReadStore {
     return this.of(projection).dump(projection);
   }
 
+  /** Forgets everything in each store that can (memory, lmdb), as a Redis FLUSHALL would (tests of the projector's self-healing). */
+  async flushAll(): Promise<void> {
+    for (const s of [this.main, ...this.apart.values()]) await (s as Partial<{ flushAll(): unknown }>).flushAll?.();
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.main, ...this.apart.values()].map((s) => s.close()));
   }

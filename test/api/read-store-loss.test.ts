@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { judgeGraphql, judgeRest, type GraphqlBody, type Verdict } from "../../bench/lib/reliability/read-store-answers.js";
-import type { MemoryReadStore } from "../../src/readstore/memory.js";
+import type { SplitReadStore } from "../../src/readstore/split.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "./harness.js";
 import * as op from "./operations.js";
@@ -35,8 +35,9 @@ for (const mode of ["embedded", "redis"] as const) {
         flush = async () => void (await client.flushall());
       } else {
         t = await startTestService();
-        // The API's store is a guarded view of the embedded store: flushing it flushes the store.
-        flush = async () => (t.service.readStore as MemoryReadStore).flushAll();
+        // The API's store is a guarded view of the embedded stores (the models in memory, the audit
+        // index on disk): flushing it flushes both.
+        flush = async () => (t.service.readStore as SplitReadStore).flushAll();
       }
       for (const name of PROFILES) await t.ok("admin", op.CREATE_PROFILE, { input: { name, groups: [{ "resources:FPGA": "1" }] } });
       for (let h = 0; h < HOSTS; h++) await t.ok("admin", op.REPORT, { hostname: `loss${h}`, devices: FAKE_HOST_DEVICES(2) /* one device with two functions */ });

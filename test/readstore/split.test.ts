@@ -58,5 +58,8 @@ describe("split read store: keys of both stores", () => {
     await store.drop("audit");
     expect(await apart.getCheckpoint("audit")).toBeUndefined();
     expect(await store.getCheckpoint("arqs")).toBe(1n);
+    await store.applyBatch("audit", [{ op: "zadd", key: "{audit}:request:c", member: "m", score: 1 }], 1n, null);
+    await (guarded as SplitReadStore).flushAll();
+    expect(await store.getCheckpoints(["arqs", "audit"])).toEqual([undefined, undefined]);
   });
 });
