@@ -49,7 +49,10 @@ export async function openReadSide(config: Config, options: ReadSideOptions = {}
   const memory = new MemoryReadStore();
   if (config.AUDIT_INDEX !== "disk" || options.auditIndexOf === undefined) return { readStore: memory, pubsub: new InProcessPubSub() };
   const [{ openDiskIndex }, { SplitReadStore }] = await Promise.all([import("./readstore/disk-index.js"), import("./readstore/split.js")]);
-  const index = await openDiskIndex(auditIndexDir(config), AUDIT, options.auditIndexOf, options.log);
+  const dir = auditIndexDir(config);
+  const index = await openDiskIndex(dir, AUDIT, options.auditIndexOf, options.log).catch((err: Error) => {
+    throw new Error(`cannot open the audit index in ${dir} (${err.message}); AUDIT_INDEX=memory keeps it in memory instead`, { cause: err });
+  });
   return { readStore: index ? new SplitReadStore(memory, new Map([[AUDIT, index]])) : memory, pubsub: new InProcessPubSub() };
 }
 

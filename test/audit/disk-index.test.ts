@@ -189,6 +189,12 @@ describe("the service's audit index on disk", () => {
     }
   });
 
+  it("a server that cannot open the index does not start, and says what to do", async () => {
+    const dataDir = tempDir();
+    writeFileSync(join(dataDir, "audit-index"), "a file where the index's directory should be");
+    await expect(start(dataDir)).rejects.toThrow(/cannot open the audit index in .*audit-index \(.*\); AUDIT_INDEX=memory keeps it in memory instead/);
+  });
+
   it("AUDIT_INDEX=memory keeps it in the process: nothing is written beside the log", async () => {
     const dataDir = tempDir();
     const t = await start(dataDir, { AUDIT_INDEX: "memory" });
