@@ -67,6 +67,9 @@ export function arqQuota(limit: number, store: ReadStore, reached: (position: bi
       if (upTo !== undefined) await reached(upTo);
       return countProjectArqs(store, projectId);
     },
+    async settled(upTo) {
+      await reached(upTo).catch(() => undefined);
+    },
   };
 }
 

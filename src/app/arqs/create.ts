@@ -87,7 +87,11 @@ export async function createArqs(
     }
   } catch (err) {
     const appended = arqSteps.filter((st) => st.result);
-    await Promise.all(appended.map((st) => s.handle(aggregates.arq, st.id, { type: "DeleteArq", data: { arqUuid: st.id, at: ctx.at } }, ctx).catch(() => undefined)));
+    const undone = await Promise.all(appended.map((st) => s.handle(aggregates.arq, st.id, { type: "DeleteArq", data: { arqUuid: st.id, at: ctx.at } }, ctx).catch(() => undefined)));
+    // A refusal over the quota answers once the read models no longer count these ARQs (the
+    // caller's next count, or another creation's check, must not see them).
+    const last = undone.reduce<bigint | null>((max, u) => (u?.position != null && (max === null || u.position > max) ? u.position : max), null);
+    if (project && last !== null) await quota!.settled(last);
     throw err;
   }
   const appended = new Map(arqSteps.map((st) => [st.id, st.result!]));

@@ -9,6 +9,12 @@ export interface ArqQuota {
    * `upTo` (when given). Throws when that cannot be known in time: the creation is then refused.
    */
   held(projectId: string, upTo?: bigint): Promise<number>;
+  /**
+   * Resolves once the read models reflect the log up to `upTo` (or after their timeout; never
+   * rejects): a creation refused after it wrote answers once its ARQs are gone from them, so the
+   * caller's next read does not count them.
+   */
+  settled(upTo: bigint): Promise<void>;
 }
 
 /** The project whose quota a creation counts against; null when none applies (admins and the compute service act for every project). */
