@@ -8,7 +8,7 @@ const schema = z.object({
   /**
    * Embedded mode: where the audit index (history, trace) lives. `disk`: in DATA_DIR/audit-index,
    * beside the log (no memory that grows with the log); `memory`: in the process, with the other
-   * read models (about 13-15 KB a boot flow, for ever). With REDIS_URL it is in Redis.
+   * read models (about 11-15 KB a boot flow, for ever). With REDIS_URL it is in Redis.
    */
   AUDIT_INDEX: z.enum(["disk", "memory"]).default("disk"),
   EVENTSTORE_URL: z

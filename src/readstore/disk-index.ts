@@ -1,6 +1,6 @@
 /**
  * A read model kept on disk beside the embedded log (the audit index: it grows with the log, so in
- * memory it would cost the process about 13-15 KB a boot flow for ever). Unlike the in-memory
+ * memory it would cost the process about 11-15 KB a boot flow for ever). Unlike the in-memory
  * models it outlives the process, so before the projector trusts it, it must be the model of THIS
  * log: the directory remembers the id of the log's first event (`log-identity.json`), and the
  * model is dropped, to be rebuilt from the log, when
