@@ -20,6 +20,7 @@ import { join } from "node:path";
 import type { EventStore } from "../eventstore/port.js";
 import type { Logger } from "../logger.js";
 import { LmdbReadStore } from "./lmdb.js";
+import { bootId } from "./lmdb-unsynced.js";
 
 const IDENTITY_FILE = "log-identity.json";
 const OWNER_FILE = "owner.json";
@@ -101,11 +102,6 @@ function alive(pid: unknown): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
-}
-
-/** Linux's id of this boot of the machine; undefined elsewhere. */
-async function bootId(): Promise<string | undefined> {
-  return readFile("/proc/sys/kernel/random/boot_id", "utf8").then((s) => s.trim(), () => undefined);
 }
 
 async function readJson<T>(file: string): Promise<T | undefined> {

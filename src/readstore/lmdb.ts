@@ -1,5 +1,7 @@
+import { mkdir } from "node:fs/promises";
 import { open, type RootDatabase } from "lmdb";
 import { decodeKey, EMPTY, encodeKey, fieldValue, isCut, join, openDatabases, orderMember, prefixEnd, prepareBatch, readableKey, readField, readScore, scoreBytes, tailOf, utf8, type LmdbDatabases, type Meta, type Prepared } from "./lmdb-layout.js";
+import { clearUnsynced, markUnsynced } from "./lmdb-unsynced.js";
 import { CheckpointMismatchError, decodeCursor, encodeCursor, keyPrefix, projectionsOfKeys, ReadStoreUnavailableError, validateBatch } from "./port.js";
 import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
 
@@ -9,14 +11,14 @@ import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "
  * no JS heap and outlive the process, checkpoints and serving marks included. Nothing of the data
  * is kept in memory; reads are synchronous LMDB reads, so a read sees one snapshot.
  *
- * A batch is validated and encoded first, then applied in an lmdb-js child transaction: the
+ * A batch is validated and encoded first, then applied in a synchronous LMDB transaction: the
  * checkpoint guard is checked inside it, and a failing guard (or any error) aborts it, so nothing
- * is written. Batches applied together share one LMDB commit.
+ * is written.
  *
- * Durability: lmdb-js's default on Linux (overlappingSync): a commit is visible at once and
- * flushed to disk after, keeping the database intact on a crash, though the last commits may be
- * lost on power failure. That is enough for a model the projector can rebuild from the log.
- * Never noSync: it can corrupt the database.
+ * Durability: commits are not synced (noSync), which costs a third of a synced commit's CPU; a
+ * machine crash could then corrupt the file, so the directory is marked while the store is open
+ * and a store that may not have survived a machine restart starts empty, for the projector to
+ * rebuild from the log (lmdb-unsynced.ts). A process that dies loses nothing.
  */
 export interface LmdbReadStoreOptions {
   /** Awaited before the first batch is written (until it resolves once): disk-index.ts records there which log the model is of. */
@@ -32,14 +34,17 @@ export class LmdbReadStore implements ReadStore {
   private constructor(
     private readonly env: RootDatabase,
     private readonly db: LmdbDatabases,
+    private readonly dir: string,
     private beforeFirstWrite: (() => Promise<void>) | undefined,
     private readonly afterClose: (() => Promise<void>) | undefined,
   ) {}
 
-  /** Opens (creating if needed) the store in directory `dir`. */
+  /** Opens (creating if needed) the store in directory `dir`; empty if it may not have survived a machine restart (lmdb-unsynced.ts). */
   static async open(dir: string, options: LmdbReadStoreOptions = {}): Promise<LmdbReadStore> {
-    const env = open({ path: dir, maxDbs: 8 });
-    return new LmdbReadStore(env, openDatabases(env), options.beforeFirstWrite, options.afterClose);
+    await mkdir(dir, { recursive: true });
+    await markUnsynced(dir);
+    const env = open({ path: dir, maxDbs: 8, noSync: true });
+    return new LmdbReadStore(env, openDatabases(env), dir, options.beforeFirstWrite, options.afterClose);
   }
 
   async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
@@ -50,7 +55,7 @@ export class LmdbReadStore implements ReadStore {
       this.beforeFirstWrite = undefined;
     }
     const name = Buffer.from(projection);
-    await this.env.childTransaction(() => {
+    await this.write(() => {
       const meta = this.db.meta.get(name);
       const current = meta?.checkpoint == null ? undefined : BigInt(meta.checkpoint);
       const guardFails = expected !== undefined && (expected === null ? current !== undefined : current !== expected);
@@ -74,7 +79,7 @@ export class LmdbReadStore implements ReadStore {
 
   async drop(projection: string): Promise<void> {
     const start = Buffer.from(keyPrefix(projection));
-    await this.env.childTransaction(() => {
+    await this.write(() => {
       for (const db of [this.db.fields, this.db.scores, this.db.order, this.db.sizes]) removeRange(db, start, prefixEnd(start));
       this.db.meta.removeSync(Buffer.from(projection));
     });
@@ -83,7 +88,7 @@ export class LmdbReadStore implements ReadStore {
   async markServing(projection: string, checkpoint: bigint | null): Promise<boolean> {
     keyPrefix(projection);
     const name = Buffer.from(projection);
-    return this.env.childTransaction(() => {
+    return this.write(() => {
       const meta = this.db.meta.get(name);
       if ((meta?.checkpoint ?? null) !== (checkpoint?.toString() ?? null)) return false;
       this.db.meta.putSync(name, { checkpoint: meta?.checkpoint ?? null, serving: true });
@@ -94,7 +99,7 @@ export class LmdbReadStore implements ReadStore {
   async unmarkServing(projection: string): Promise<void> {
     keyPrefix(projection);
     const name = Buffer.from(projection);
-    await this.env.childTransaction(() => {
+    await this.write(() => {
       const meta = this.db.meta.get(name);
       if (meta?.checkpoint == null) this.db.meta.removeSync(name);
       else this.db.meta.putSync(name, { checkpoint: meta.checkpoint, serving: false });
@@ -113,7 +118,7 @@ export class LmdbReadStore implements ReadStore {
 
   /** Forgets everything (tests of the projector's self-healing, as a Redis FLUSHALL). */
   async flushAll(): Promise<void> {
-    await this.env.childTransaction(() => {
+    await this.write(() => {
       for (const db of Object.values(this.db)) db.clearSync();
     });
   }
@@ -182,9 +187,18 @@ export class LmdbReadStore implements ReadStore {
     return { checkpoint: this.meta(projection)?.checkpoint ?? null, keys };
   }
 
+  /** Syncs what was committed, closes, and clears the directory's mark (lmdb-unsynced.ts). */
   async close(): Promise<void> {
+    const env = this.env as RootDatabase & { sync(done: (err?: Error) => void): void };
+    await new Promise<void>((resolve, reject) => env.sync((err) => (err ? reject(err) : resolve())));
     await this.env.close();
+    await clearUnsynced(this.dir);
     await this.afterClose?.();
+  }
+
+  /** One synchronous write transaction (no sync to disk: a fraction of a millisecond); aborted, and rejected, when `fn` throws. */
+  private async write<T>(fn: () => T): Promise<T> {
+    return this.env.transactionSync(fn);
   }
 
   private meta(projection: string): Meta | undefined {

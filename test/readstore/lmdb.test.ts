@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -61,6 +62,30 @@ describe("LMDB read store adapter", () => {
     expect(await again.guarded().count(["{t}:ix:red"])).toEqual([1]);
     await again.applyBatch("t", [{ op: "index", index: "{t}:ix", member: "m", value: "blue", order: "{t}:z" }], 8n, 7n);
     expect(await again.getMembers(["{t}:ix:red", "{t}:ix:blue"])).toEqual([[], ["m"]]);
+  });
+
+  it("marks its directory while open; a mark from another boot of the machine empties it, one from this boot (a process that died) does not", async () => {
+    const { store, dir } = await openStore();
+    const mark = join(dir, "unsynced.json");
+    await store.applyBatch("t", [{ op: "zadd", key: "{t}:z", member: "m", score: 1 }], 1n);
+    expect(existsSync(mark)).toBe(true);
+    await store.close();
+    opened.pop();
+    expect(existsSync(mark)).toBe(false); // a clean close, its commits synced
+
+    const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    writeFileSync(mark, JSON.stringify({ bootId: boot })); // as a process that died leaves it
+    let { store: again } = await openStore(dir);
+    expect(await again.getCheckpoint("t")).toBe(1n);
+    await again.close();
+    opened.pop();
+
+    writeFileSync(mark, JSON.stringify({ bootId: "a boot before the machine restarted" }));
+    ({ store: again } = await openStore(dir));
+    expect(await again.getCheckpoint("t")).toBeUndefined();
+    expect(await again.getMembers(["{t}:z"])).toEqual([[]]);
+    await again.applyBatch("t", [{ op: "zadd", key: "{t}:z", member: "n", score: 2 }], 1n, null);
+    expect(await again.getMembers(["{t}:z"])).toEqual([["n"]]);
   });
 
   it("keeps the entries of keys that share a prefix apart", async () => {
@@ -168,7 +193,7 @@ describe("LMDB read store adapter", () => {
     }
   });
 
-  it("writes nothing of a batch whose checkpoint guard fails, also when another batch shares its commit", async () => {
+  it("writes nothing of a batch whose checkpoint guard fails, also while another batch is applied beside it", async () => {
     const { store } = await openStore();
     await store.applyBatch("t", [{ op: "zadd", key: "{t}:z", member: "a", score: 1 }], 1n, null);
     const [bad, good] = await Promise.allSettled([
