@@ -26,7 +26,7 @@ export class BindNotificationRouter implements NotificationFeed {
   listen(filter: NotificationFilter = {}) {
     const sub = this.start();
     const keys: Array<[Map<string, Set<Queue>>, string]> = [];
-    if (filter.arqUuids?.length) for (const a of filter.arqUuids) keys.push([this.byArq, a]);
+    if (filter.arqUuids?.length) for (const a of new Set(filter.arqUuids)) keys.push([this.byArq, a]);
     else if (filter.instanceUuid) keys.push([this.byInstance, filter.instanceUuid]);
     const queue: Queue = new SubscriptionQueue(sub.ready, async () => {
       if (keys.length === 0) this.everything.delete(queue);

@@ -21,6 +21,8 @@ export interface GuardLimits {
   /** Depth for an operation that only introspects (GraphiQL's and codegen's queries are 15 deep). */
   maxIntrospectionDepth: number;
   maxComplexity: number;
+  /** Items in any one list of an operation's arguments or variables, at any depth (JSON values included). */
+  maxListItems: number;
 }
 
 export const DEFAULT_GUARDS: GuardLimits = {
@@ -31,6 +33,8 @@ export const DEFAULT_GUARDS: GuardLimits = {
   maxDepth: 12,
   maxIntrospectionDepth: 20,
   maxComplexity: 1_000_000,
+  // The largest list an operation needs: a host report of 1024 devices (tighter caps apply per argument).
+  maxListItems: 1024,
 };
 
 /** QUERY_TOO_COMPLEX, answered with HTTP 400. */
@@ -143,10 +147,6 @@ function measureDocument(doc: DocumentNode, operationName?: string | null): Meas
   return { ...total, introspectionOnly };
 }
 
-export function queryDepth(doc: DocumentNode, operationName?: string | null): number {
-  return measureDocument(doc, operationName).depth;
-}
-
 /**
  * Whether an operation's cost can depend on its variables: a variable in a `first` argument (the
  * estimator reads it) or in a directive (`@include(if: $x)` prunes fields). Anything else in
@@ -188,6 +188,9 @@ export function checkGuards(
   variables: Record<string, unknown> | null | undefined,
   limits: GuardLimits = DEFAULT_GUARDS,
 ): void {
+  // Lists in the variables are counted on every request: the verdict below is per document.
+  const listed = longList(variables, limits.maxListItems, (v) => argumentsOfVariables(document)(v));
+  if (listed) throw listTooLong(listed, limits.maxListItems);
   let perOperation = verdicts.get(document);
   if (perOperation === undefined && !costDependsOnVariables(document)) verdicts.set(document, (perOperation = new Map()));
   const key = `${operationName ?? ""}\u0000${JSON.stringify(limits)}`;
@@ -210,6 +213,8 @@ function judge(
   variables: Record<string, unknown> | null | undefined,
   limits: GuardLimits,
 ): GraphQLError | null | undefined {
+  const listed = longLiteralList(document, limits.maxListItems);
+  if (listed) return listTooLong(listed, limits.maxListItems);
   const m = measureDocument(document, operationName);
   if (m.fields > limits.maxFields) {
     return tooComplex(`the query selects ${m.fields} fields (aliases and fragments counted); the limit is ${limits.maxFields}`, { fields: m.fields, limit: limits.maxFields });
@@ -235,6 +240,62 @@ function judge(
     return tooComplex(`query complexity ${cost} exceeds the limit of ${limits.maxComplexity}; ask for smaller pages or fewer aliases`, { complexity: cost, limit: limits.maxComplexity });
   }
   return null;
+}
+
+/** A list longer than the limit: BAD_USER_INPUT naming the argument or input field that holds it. */
+const listTooLong = (list: LongList, limit: number) =>
+  new GraphQLError(`${list.field} holds ${list.items} items; at most ${limit} a list (send fewer, in several requests)`, {
+    extensions: { code: "BAD_USER_INPUT", field: list.field, items: list.items, limit, http: { status: 400 } },
+  });
+
+interface LongList {
+  items: number;
+  /** The argument or input field that holds it. */
+  field: string;
+}
+
+/**
+ * The first array anywhere in the variables (plain JSON from the request) longer than `limit`,
+ * with the name it is held under (a top-level variable: the argument it is passed to).
+ * Iterative: nesting depth is the body's, not ours.
+ */
+export function longList(variables: Record<string, unknown> | null | undefined, limit: number, argumentOf: (variable: string) => string = (v) => v): LongList | undefined {
+  // [value, the name it is held under, whether that name is a variable's]
+  const pending: Array<[unknown, string, boolean]> = Object.entries(variables ?? {}).map(([name, v]) => [v, name, true]);
+  while (pending.length > 0) {
+    const [v, field, isVariable] = pending.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (Array.isArray(v)) {
+      if (v.length > limit) return { items: v.length, field: isVariable ? argumentOf(field) : field };
+      for (const c of v) pending.push([c, field, isVariable]);
+    } else for (const [k, c] of Object.entries(v)) pending.push([c, k, false]);
+  }
+  return undefined;
+}
+
+/** The first list literal in the document's arguments longer than `limit`. */
+function longLiteralList(doc: DocumentNode, limit: number): LongList | undefined {
+  let found: LongList | undefined;
+  visit(doc, {
+    ListValue(node, _key, parent) {
+      if (node.values.length <= limit) return undefined;
+      const owner = parent as { kind?: string; name?: { value: string } } | undefined;
+      found = { items: node.values.length, field: owner?.name?.value ?? "a list" };
+      return BREAK;
+    },
+  });
+  return found;
+}
+
+/** Which argument each variable of the document is passed to (the first use of each). */
+function argumentsOfVariables(doc: DocumentNode): (variable: string) => string {
+  const names = new Map<string, string>();
+  visit(doc, {
+    Argument(node) {
+      if (node.value.kind === Kind.VARIABLE && !names.has(node.value.name.value)) names.set(node.value.name.value, node.name.value);
+    },
+  });
+  return (v) => names.get(v) ?? v;
 }
 
 /** Refuses over-wide, over-deep and over-costly operations before any resolver runs (HTTP). */

@@ -9,8 +9,7 @@ import { authorize, requireServiceToken } from "./auth.js";
 import { empty, ok, type RestContext, type RestResult } from "./context.js";
 import { badRequest, forbidden, notFound, RestError } from "./errors.js";
 import { arqShape } from "./shapes.js";
-
-const MAX_ARQ_LIST = 1000;
+import { MAX_ARQ_LIST } from "../../app/request-limits.js";
 
 /**
  * `instance` and `bind_state=resolved` (cyborg-reference 2.4): with both, 423 while any of the

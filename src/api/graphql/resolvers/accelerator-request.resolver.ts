@@ -3,7 +3,8 @@ import { listArqs } from "../../../../projections/arqs/queries.js";
 import type { ArqView } from "../../../domain/arqs/view.js";
 import { allows, arqProjectScope, boundArqRefusingDelete, canSeeArq, seesAllProjects } from "../../auth/policy.js";
 import { commandContext, type ApiContext } from "../context.js";
-import { apiError, badInput, forbidden } from "../errors.js";
+import { checkArqList } from "../../../app/request-limits.js";
+import { badInput, forbidden } from "../errors.js";
 import { ArqBindingInput, PlugProviderInput } from "../inputs/arq.input.js";
 import { ArqFilter } from "../inputs/filters.input.js";
 import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent } from "../types/accelerator-request.type.js";
@@ -12,8 +13,6 @@ import { toConnection } from "../types/connection.js";
 import { boundEvents, type BoundEventPayload } from "./bound-events.js";
 import { afterCursor, pageSize } from "./paging.js";
 import { AS_OF, pastOf } from "./past.js";
-
-const MAX_ARQ_LIST = 1000;
 
 @Resolver(() => AcceleratorRequest)
 export class AcceleratorRequestResolver {
@@ -121,7 +120,7 @@ export class AcceleratorRequestResolver {
   @Authorized("arq:bind")
   @Mutation(() => [AcceleratorRequest], { description: "Unbinds from any state and releases the attach handles" })
   async unbindAcceleratorRequests(@Ctx() ctx: ApiContext, @Arg("arqUuids", () => [ID]) arqUuids: string[]) {
-    checkList("arqUuids", arqUuids);
+    checkArqList("arqUuids", arqUuids);
     const arqs = await ctx.services.app.unbindArqs(commandContext(ctx), arqUuids);
     await ctx.services.catchUp();
     return arqs;
@@ -138,7 +137,7 @@ export class AcceleratorRequestResolver {
     if (Boolean(arqUuids) === Boolean(instanceUuid)) throw badInput("arqUuids", "give exactly one of arqUuids and instanceUuid");
     if (instanceUuid && !p.roles.has("service")) throw forbidden("deleting by instance (requires the service role)");
     if (arqUuids) {
-      checkList("arqUuids", arqUuids);
+      checkArqList("arqUuids", arqUuids);
       // Deleting an ARQ that is bound to an instance is Nova's alone, as in Cyborg.
       // Another project's ARQs are left to deleteArqs, which answers NOT_FOUND without telling more.
       const arqs = p.roles.has("service") ? [] : await Promise.all(arqUuids.map((uuid) => ctx.services.app.getArq(uuid)));
@@ -167,12 +166,6 @@ export class AcceleratorRequestResolver {
 
 function visible(ctx: ApiContext, arq: ArqView | null) {
   return arq && canSeeArq(ctx.principal!, arq.projectId) ? arq : null;
-}
-
-function checkList(field: string, list: string[]) {
-  if (list.length === 0) throw badInput(field, `${field} is empty`);
-  if (list.length > MAX_ARQ_LIST) throw badInput(field, `at most ${MAX_ARQ_LIST} ARQs per mutation`);
-  if (new Set(list).size !== list.length) throw apiError("BAD_USER_INPUT", `${field} names an ARQ twice`, { field });
 }
 
 /** The context of a creation: for the project named (admin and service only), or the token's. */

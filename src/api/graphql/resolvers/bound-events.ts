@@ -1,6 +1,7 @@
 import type { ArqBoundEvent } from "../../../../projections/arqs/bound-notifier.js";
 import { getArqs, listArqs } from "../../../../projections/arqs/queries.js";
 import type { ArqView } from "../../../domain/arqs/view.js";
+import { distinctArqList } from "../../../app/request-limits.js";
 import { allows, canSeeArq } from "../../auth/policy.js";
 import type { ApiContext } from "../context.js";
 import { forbidden, unauthenticated } from "../errors.js";
@@ -22,7 +23,9 @@ type Args = { instanceUuid?: string | null; arqUuids?: string[] | null };
  */
 export function boundEvents(ctx: ApiContext, args: Args): AsyncIterableIterator<BoundEventPayload> {
   let listener: Listener | undefined;
-  const gen = stream(ctx, args, (l) => (listener = l));
+  // Each ARQ once, before any work: a uuid listed N times is one wait, not N.
+  const arqUuids = args.arqUuids ? distinctArqList("arqUuids", args.arqUuids) : args.arqUuids;
+  const gen = stream(ctx, { ...args, arqUuids }, (l) => (listener = l));
   return {
     next: () => gen.next(),
     return: (value?: unknown) => {
