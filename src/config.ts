@@ -55,6 +55,10 @@ const schema = z.object({
     .string()
     .regex(/^$|^(admin|manager|member|reader|service|agent)(,(admin|manager|member|reader|service|agent))*$/, "a comma list of token roles")
     .default("admin,service"),
+  /** WebSocket connections one token may hold open on one API process (0: no cap); roles in RATE_LIMIT_EXEMPT_ROLES are not capped. */
+  WS_MAX_CONNECTIONS_PER_TOKEN: z.coerce.number().int().min(0).max(1_000_000).default(64),
+  /** Subscriptions one token may hold open on one API process, over all its connections (0: no cap); exempt roles as above. */
+  WS_MAX_SUBSCRIPTIONS_PER_TOKEN: z.coerce.number().int().min(0).max(1_000_000).default(256),
   /** Each GraphQL query's and mutation's execution time budget: past it, its next field answers TIMEOUT (503). */
   REQUEST_TIMEOUT_S: z.coerce.number().positive().max(3600).default(30),
   /** How long an Idempotency-Key is remembered: a retry within it gets the first answer. */
@@ -68,6 +72,9 @@ const schema = z.object({
   /** How long an event Nova answers 422 for (instance not on a host yet) is tried again; Nova's arq_binding_timeout is 300 s. */
   NOVA_EVENT_RETRY_S: z.coerce.number().positive().max(86_400).default(300),
 });
+
+/** A listening address that only this machine reaches. */
+export const isLoopback = (host: string): boolean => host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 
 /**
  * Each store is picked by its own variable: EVENTSTORE_URL selects EventStoreDB over the embedded
@@ -102,6 +109,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (c.REST_AUTH === "noauth" && mode === "production") {
     throw new ConfigError(
       'invalid configuration:\n  REST_AUTH="noauth": refused in the production mode (EVENTSTORE_URL or REDIS_URL set); it is for development only',
+    );
+  }
+  if (c.REST_AUTH === "noauth" && !isLoopback(c.HOST)) {
+    throw new ConfigError(
+      `invalid configuration:\n  REST_AUTH="noauth": refused with HOST=${JSON.stringify(c.HOST)}; every REST request would be an admin's, so it listens on loopback only (HOST=127.0.0.1 or ::1)`,
     );
   }
   const roles = new Set(c.ROLES.split(",") as Role[]);

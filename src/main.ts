@@ -12,7 +12,8 @@ import { bitstreamRoutes } from "./api/bitstream-routes.js";
 import { BindNotificationRouter } from "./api/notification-router.js";
 import { ProgrammingFeed } from "./api/programming-feed.js";
 import { readiness } from "./api/readiness.js";
-import { rateLimitFor } from "./api/rate-limit.js";
+import { exemptRolesOf, rateLimitFor } from "./api/rate-limit.js";
+import { SocketQuota } from "./api/socket-quota.js";
 import { Application } from "./app/application.js";
 import { Binder, type BinderOptions } from "./binder/binder.js";
 import type { Config } from "./config.js";
@@ -59,6 +60,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     for (const c of opened.splice(0).reverse()) await c().catch((err) => log.warn({ err }, "closing failed"));
   };
   try {
+    if (config.REST_AUTH === "noauth") log.warn({ host: config.HOST }, "REST_AUTH=noauth: every REST request is treated as an admin's, without a token; for development on loopback only");
     const tokens = overrides.tokens ?? loadTokenRegistry(config, log);
     const obs = await startObservability(config, log);
     opened.push(() => obs.close());
@@ -103,9 +105,10 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       opened.push(() => rateLimit.close());
       const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => followers.status(), boundSubscriptions: () => notifications.listening });
-      const routes = [bitstreamRoutes({ app, tokens, catchUp, log })];
+      const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit })];
+      const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });
       const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, routes, ...observed }, config.PORT, config.HOST);
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, socketQuota, routes, ...observed }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "cyborg-es is serving");

@@ -18,16 +18,22 @@ import type { Logger } from "../logger.js";
 import { allows } from "./auth/policy.js";
 import type { Principal, TokenRegistry } from "./auth/tokens.js";
 import type { HttpRoute } from "./http-server.js";
+import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
 
 const CONTENT = /^\/bitstreams\/([0-9A-Za-z-]{1,64})\/content$/;
-const STATUS: Record<string, number> = { BAD_USER_INPUT: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409 };
+const STATUS: Record<string, number> = { BAD_USER_INPUT: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409, RATE_LIMITED: 429 };
 
-export function bitstreamRoutes(deps: { app: Application; tokens: TokenRegistry; catchUp(): Promise<void>; log: Logger }): HttpRoute {
+export function bitstreamRoutes(deps: { app: Application; tokens: TokenRegistry; catchUp(): Promise<void>; log: Logger; rateLimit?: RateLimit }): HttpRoute {
   return async (req, res, pathname, search) => {
     const content = CONTENT.exec(pathname);
     if (!(content && req.method === "GET") && !(pathname === "/bitstreams" && req.method === "POST")) return false;
     try {
       const principal = deps.tokens.authenticate(req.headers.authorization);
+      const limited = await deps.rateLimit?.take(principal, req.socket.remoteAddress);
+      if (limited) {
+        res.setHeader("retry-after", String(limited.retryAfterS));
+        throw new HttpError("RATE_LIMITED", rateLimitedMessage(limited));
+      }
       if (!principal) throw new HttpError("UNAUTHENTICATED", "missing or unknown bearer token: send `Authorization: Bearer <token>`");
       if (content) await download(deps.app, principal, content[1]!, res);
       else await upload(deps, principal, req, res, new URLSearchParams(search));

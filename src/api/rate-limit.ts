@@ -92,11 +92,14 @@ export class RateLimit {
 export const rateLimitedMessage = (r: RateLimited) =>
   `too many requests: a token may make ${r.limit} per ${r.windowS} s (RATE_LIMIT_REQUESTS); try again in ${r.retryAfterS} s`;
 
+/** The roles RATE_LIMIT_EXEMPT_ROLES names: not rate limited, and their sockets not capped. */
+export const exemptRolesOf = (config: Config): ReadonlySet<Role> => new Set(config.RATE_LIMIT_EXEMPT_ROLES.split(",").filter(Boolean) as Role[]);
+
 export async function rateLimitFor(config: Config): Promise<RateLimit> {
   const limit = new RateLimit({
     requests: config.RATE_LIMIT_REQUESTS,
     windowS: config.RATE_LIMIT_WINDOW_S,
-    exemptRoles: new Set(config.RATE_LIMIT_EXEMPT_ROLES.split(",").filter(Boolean) as Role[]),
+    exemptRoles: exemptRolesOf(config),
     redisUrl: config.REDIS_URL,
   });
   await limit.connected();

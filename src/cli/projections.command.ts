@@ -1,7 +1,8 @@
 import cliProgress from "cli-progress";
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { projections } from "../../projections/index.js";
 import { openEventStore, openReadSide } from "../adapters.js";
+import { embeddedAdminToken } from "../api/auth/tokens.js";
 import { loadConfig, type Config } from "../config.js";
 import { readFollowerStatus, type FollowerStatus } from "../follower/status.js";
 import { createLogger } from "../logger.js";
@@ -22,10 +23,11 @@ export function projectionsCommand(): Command {
     .command("status")
     .description("each projection's (and the Placement sync's and Nova notifier's) checkpoint and lag behind the event log")
     .option("--url <url>", "embedded mode: the running server (its read models live in its memory)")
+    .addOption(new Option("--token <token>", "embedded mode: an admin token (default: the admin token of DATA_DIR/tokens.json)").env("CYBORG_TOKEN"))
     .option("--json", "print JSON", false)
-    .action(async (o: { url?: string; json: boolean }) => {
+    .action(async (o: { url?: string; token?: string; json: boolean }) => {
       const config = loadConfig();
-      const rows = config.readModels === "memory" ? await statusFromServer(config, o.url) : await statusFromStores(config);
+      const rows = config.readModels === "memory" ? await statusFromServer(config, o.url, o.token) : await statusFromStores(config);
       if (o.json) return console.log(JSON.stringify(rows, null, 2));
       console.table(
         rows.map((r) => ({ projection: r.name, state: r.state, checkpoint: r.checkpoint ?? "-", head: r.headPosition ?? "-", lagEvents: r.lagEvents, lagMs: r.lagMs, error: r.error ?? "" })),
@@ -69,12 +71,15 @@ export function projectionsCommand(): Command {
   return cmd;
 }
 
-async function statusFromServer(config: Config, url?: string): Promise<Row[]> {
+async function statusFromServer(config: Config, url?: string, token?: string): Promise<Row[]> {
   const base = url ? new URL(url) : new URL(`http://${config.HOST}:${config.PORT}`);
-  const res = await fetch(new URL("/readyz", base)).catch((err: Error) => {
+  const admin = token ?? embeddedAdminToken(config);
+  if (!admin) throw new Error("the server shows its projections to an admin token: pass --token or set CYBORG_TOKEN");
+  const res = await fetch(new URL("/readyz", base), { headers: { authorization: `Bearer ${admin}` } }).catch((err: Error) => {
     throw new Error(`no server answers at ${base.origin} (${err.cause ?? err.message}); in embedded mode the read models live in the server's memory`);
   });
   const body = (await res.json()) as { projections?: ProjectionStatus[]; followers?: FollowerStatus[] };
+  if (!body.projections) throw new Error(`the server at ${base.origin} did not show its projections: is the token an admin's?`);
   return [...(body.projections ?? []), ...(body.followers ?? [])];
 }
 

@@ -17,6 +17,8 @@ export function serveCommand(): Command {
         throw err;
       }
       const log = createLogger(config.LOG_LEVEL);
+      // The log, the read models on disk, the bitstreams and the tokens: readable by this user only.
+      process.umask(0o077);
       // Loaded here: the other commands (os-acc, agent) start without the server's modules.
       const { startService } = await import("../main.js");
       const service = await startService(config, log);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, startTestService, type TestService } from "./harness.js";
+import { collect, startTestService, TOKENS, type TestService } from "./harness.js";
 import * as op from "./operations.js";
 
 describe("health endpoints", () => {
@@ -15,9 +15,26 @@ describe("health endpoints", () => {
     expect(await res.json()).toEqual({ status: "ok" });
   });
 
-  it("/readyz reports the event log, each projection and the open bind subscriptions", async () => {
+  it("/readyz answers ready or not to anyone, with no figures", async () => {
+    const res = await fetch(`${base()}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ready" });
+    const reader = await fetch(`${base()}/readyz`, { headers: { authorization: `Bearer ${TOKENS.reader.token}` } });
+    expect(await reader.json()).toEqual({ status: "ready" });
+  });
+
+  it("/metrics on the API's port needs an admin token", async () => {
+    const anonymous = await fetch(`${base()}/metrics`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).toMatch(/admin token.*METRICS_PORT/);
+    const admin = await fetch(`${base()}/metrics`, { headers: { authorization: `Bearer ${TOKENS.admin.token}` } });
+    expect(admin.status).toBe(200);
+    expect(await admin.text()).toMatch(/cyborg_/);
+  });
+
+  it("/readyz reports to an admin the event log, each projection and the open bind subscriptions", async () => {
     const ready = async () => {
-      const res = await fetch(`${base()}/readyz`);
+      const res = await fetch(`${base()}/readyz`, { headers: { authorization: `Bearer ${TOKENS.admin.token}` } });
       return { status: res.status, body: (await res.json()) as Record<string, any> };
     };
     const before = await ready();

@@ -33,6 +33,19 @@ describe("configuration", () => {
     expect(() => loadConfig({ REST_AUTH: "none" })).toThrow(/REST_AUTH="none"/);
   });
 
+  it("takes REST_AUTH=noauth on a loopback address only", () => {
+    for (const HOST of ["127.0.0.1", "127.0.0.2", "::1", "localhost"]) expect(loadConfig({ REST_AUTH: "noauth", HOST }).HOST).toBe(HOST);
+    for (const HOST of ["0.0.0.0", "::", "10.0.0.5", "compute1"]) {
+      expect(() => loadConfig({ REST_AUTH: "noauth", HOST })).toThrow(/REST_AUTH="noauth": refused with HOST=.*loopback only/);
+    }
+    expect(loadConfig({ HOST: "0.0.0.0" }).REST_AUTH).toBe("keystone");
+  });
+
+  it("caps WebSocket connections and subscriptions per token by default", () => {
+    expect(loadConfig({})).toMatchObject({ WS_MAX_CONNECTIONS_PER_TOKEN: 64, WS_MAX_SUBSCRIPTIONS_PER_TOKEN: 256 });
+    expect(() => loadConfig({ WS_MAX_SUBSCRIPTIONS_PER_TOKEN: "-1" })).toThrow(/WS_MAX_SUBSCRIPTIONS_PER_TOKEN/);
+  });
+
   it("runs the placement role when PLACEMENT_URL is set and ROLES is not, and refuses the role without it", () => {
     const c = loadConfig({ PLACEMENT_URL: "http://127.0.0.1:8778", PLACEMENT_TOKEN: "admin" });
     expect([...c.roles].sort()).toEqual(["api", "binder", "placement", "projector"]);

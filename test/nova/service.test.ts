@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { collect, FAKE_HOST_DEVICES } from "../api/harness.js";
+import { collect, FAKE_HOST_DEVICES, TOKENS } from "../api/harness.js";
 import * as op from "../api/operations.js";
 import { buildCli, runCli } from "../support/cli.js";
 import { graphqlBind, novaFollower, requestsFor, restBind, serviceWithNova, SLOW, WAIT } from "./support.js";
@@ -79,7 +79,7 @@ describe("the nova role", SLOW, () => {
     const { t } = ctx;
     const built = await buildCli();
     try {
-      const r = await runCli(built.cli, ["projections", "status", "--url", t.url, "--json"]);
+      const r = await runCli(built.cli, ["projections", "status", "--url", t.url, "--json"], { env: { CYBORG_TOKEN: TOKENS.admin.token } });
       expect(r.code, r.stderr).toBe(0);
       const rows = JSON.parse(r.stdout) as Array<{ name: string; state: string; lagEvents: number }>;
       expect(rows.find((row) => row.name === "nova-notifier")).toMatchObject({ state: "live", lagEvents: 0 });

@@ -4,7 +4,7 @@ import type { DomainEvent } from "../../src/domain/events.js";
 import { MemoryEventStore } from "../../src/eventstore/memory.js";
 import { startNovaNotifier, type NovaConfig, type NovaNotifier } from "../../src/nova/notifier.js";
 import { MemoryReadStore } from "../../src/readstore/memory.js";
-import { FAKE_HOST_DEVICES, startTestService, type TestService } from "../api/harness.js";
+import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
 import { bindPatch, restClient } from "../rest/support.js";
 import { append, arqCreated, bindFailed, bindStarted, bound } from "../projections/support.js";
@@ -102,7 +102,7 @@ export async function graphqlBind(t: TestService, rp: string, profile: string, i
 }
 
 export async function novaFollower(t: TestService): Promise<Record<string, unknown> | undefined> {
-  const body = (await (await fetch(new URL("/readyz", t.url))).json()) as { followers?: Array<Record<string, unknown>> };
+  const body = (await (await fetch(new URL("/readyz", t.url), { headers: { authorization: `Bearer ${TOKENS.admin.token}` } })).json()) as { followers?: Array<Record<string, unknown>> };
   return body.followers?.find((f) => f.name === "nova-notifier");
 }
 

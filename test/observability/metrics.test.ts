@@ -53,7 +53,7 @@ describe("GET /metrics after a scheduler's flow", () => {
   beforeAll(async () => (t = await startTestService()));
   afterAll(() => t?.close());
   const scrape = async () => {
-    const res = await fetch(t.url.replace(/\/graphql$/, "/metrics"));
+    const res = await fetch(t.url.replace(/\/graphql$/, "/metrics"), { headers: { authorization: `Bearer ${TOKENS.admin.token}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     return parse(await res.text());

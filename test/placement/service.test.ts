@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
-import { FAKE_HOST_DEVICES, startTestService, type TestService } from "../api/harness.js";
+import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
 import { placementApi, startPlacementServer, type PlacementServer } from "../support/placement.js";
 
@@ -30,7 +30,7 @@ describe("the placement role", () => {
     await expect
       .poll(async () => (await api.call<{ inventories: Record<string, { total: number }> }>("GET", `/resource_providers/${rp!.uuid}/inventories`)).body?.inventories, { timeout: 30_000 })
       .toMatchObject({ [rp!.resourceClass]: { total: rp!.total } });
-    const readyz = (await (await fetch(new URL("/readyz", t.url))).json()) as { followers: Array<{ name: string; state: string }> };
+    const readyz = (await (await fetch(new URL("/readyz", t.url), { headers: { authorization: `Bearer ${TOKENS.admin.token}` } })).json()) as { followers: Array<{ name: string; state: string }> };
     expect(readyz.followers.map((f) => f.name)).toEqual(["placement-sync"]);
     expect(["live", "catching-up"]).toContain(readyz.followers[0]!.state);
   }, 60_000);

@@ -113,3 +113,13 @@ export function loadTokenRegistry(
   if (created) console.error(`cyborg-es: tokens for the admin and the compute service are in ${path}`);
   return TokenRegistry.fromFile(path);
 }
+
+/** The first admin token of the token file (AUTH_TOKENS_FILE, or the embedded mode's), for the CLI on the server's machine; undefined when unreadable. */
+export function embeddedAdminToken(config: { AUTH_TOKENS_FILE?: string; DATA_DIR: string }): string | undefined {
+  try {
+    const file = JSON.parse(readFileSync(config.AUTH_TOKENS_FILE ?? join(config.DATA_DIR, "tokens.json"), "utf8")) as { tokens?: Array<{ token?: string; roles?: string[] }> };
+    return file.tokens?.find((t) => t.roles?.includes("admin"))?.token;
+  } catch {
+    return undefined;
+  }
+}
