@@ -94,7 +94,7 @@ describe("GET /metrics after a scheduler's flow", () => {
     sub.unsubscribe();
 
     // The README's metric list is the registry's, name for name and type for type.
-    const readme = readFileSync("README.md", "utf8");
+    const readme = readFileSync("docs/operations.md", "utf8");
     const listed = new Map([...readme.matchAll(/^\| `(cyborg_\w+)` \| (\w+) \|/gm)].map((x) => [x[1]!, x[2]!]));
     const served = new Map([...m.types].filter(([name]) => name.startsWith("cyborg_")));
     expect(listed).toEqual(served);

@@ -33,7 +33,7 @@ import { buildCli, type BuiltCli } from "../support/cli.js";
 import { allowedBy, ANY_TOKEN, ARGUMENT_RULES, operations, readmeRows, rolesOfRule, type Operation } from "./policy-table.js";
 import { REST_RULES, restRequest } from "./rest-policy.js";
 
-const README = join(dirname(fileURLToPath(import.meta.url)), "../../README.md");
+const README = join(dirname(fileURLToPath(import.meta.url)), "../../docs/api.md");
 const CALLERS: Array<Who | null> = [...WHO, null];
 
 let built: BuiltCli;
