@@ -8,6 +8,7 @@ import { dirname, extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { securityHeaders } from "./security-headers.js";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -30,6 +31,8 @@ export function defaultSiteRoot(): string {
 }
 
 interface File {
+  /** The path under the site's root. */
+  name: string;
   body: Buffer;
   gzipped?: Buffer;
   type: string;
@@ -83,7 +86,7 @@ export class StaticSite {
       "content-type": file.type,
       "content-length": body.length,
       "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
-      "x-content-type-options": "nosniff",
+      ...securityHeaders(file.name),
       vary: "accept-encoding",
       ...(gzip ? { "content-encoding": "gzip" } : {}),
     });
@@ -98,7 +101,7 @@ export class StaticSite {
     const cached = this.files.get(path);
     if (cached) return cached;
     try {
-      const file = { body: readFileSync(path), type: TYPES[extname(path)] ?? "application/octet-stream" };
+      const file = { name: path.slice(this.root.length + 1), body: readFileSync(path), type: TYPES[extname(path)] ?? "application/octet-stream" };
       // Only files that exist are kept: the site's own, a bounded set.
       this.files.set(path, file);
       return file;
