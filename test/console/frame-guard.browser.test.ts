@@ -1,7 +1,7 @@
 /**
  * The console and the GraphQL explorer under their Content-Security-Policy, in Chromium: both work
- * with no refusal; a link's ?query= only fills the explorer's editor, and its mutation is sent
- * when run is pressed there and not before; and a page of another origin (another port) that
+ * with no refusal; a link's ?query= only fills the explorer's editor (which points out a
+ * mutation), and the mutation is sent when run is pressed there and not before; and a page of another origin (another port) that
  * frames them, while an operator is signed in, gets neither page in its frames.
  */
 import { createServer, type Server } from "node:http";
@@ -85,6 +85,7 @@ describe("the console and the explorer against other origins", () => {
     const explorer = await context.newPage();
     const schema = explorer.waitForResponse((r) => r.url() === t.url && !!r.request().postData()?.includes("__schema"));
     await explorer.goto(`${origin}/graphql?query=${encodeURIComponent(deleteProfile("linked"))}`);
+    await explorer.getByRole("alert").filter({ hasText: "put a mutation in the editor" }).waitFor(WAIT);
     await explorer.locator(".graphiql-query-editor").getByText("deleteDeviceProfiles").first().waitFor(WAIT);
     expect((await schema).status()).toBe(200);
     // Loaded, with the schema fetched and the mutation in the editor: nothing has run.
