@@ -64,7 +64,8 @@ export class StaticSite {
     const file = this.read(rel === "" || !extname(rel) ? "index.html" : rel);
     if (file === undefined) return this.notBuilt(res);
     if (file === null) {
-      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(`no file ${pathname}\n`);
+      // It repeats the path it was asked for: never to be read as HTML, nor framed.
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...securityHeaders("") }).end(`no file ${pathname}\n`);
       return true;
     }
     this.send(req, res, file, rel.startsWith("assets/"));
@@ -111,7 +112,7 @@ export class StaticSite {
   }
 
   private notBuilt(res: ServerResponse): true {
-    res.writeHead(503, { "content-type": "text/plain; charset=utf-8" }).end(`the console is not built (no ${this.root}): run npm run build\n`);
+    res.writeHead(503, { "content-type": "text/plain; charset=utf-8", ...securityHeaders("") }).end(`the console is not built (no ${this.root}): run npm run build\n`);
     return true;
   }
 }

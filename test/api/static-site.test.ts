@@ -71,7 +71,10 @@ describe("the console's static files", () => {
   });
 
   it("answers 404 for missing files and never leaves its folder", async () => {
-    expect((await fetch(`${base}/console/assets/nope.js`)).status).toBe(404);
+    const missing = await fetch(`${base}/console/assets/<b>nope</b>.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(missing.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     expect((await fetch(`${base}/console/..%2fsecret.txt`)).status).toBe(404);
     expect((await fetch(`${base}/other`)).status).toBe(404);
   });
