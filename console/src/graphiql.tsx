@@ -3,12 +3,14 @@
  * included), so it works without any network beyond this service. Queries and mutations go over
  * HTTP, subscriptions over graphql-ws, both with the bearer token pasted above the editor (the
  * console's token until one is pasted; the explorer keeps its own, so pasting one here does not
- * change who is signed in to the console).
+ * change who is signed in to the console). A `?query=` only fills the editor: nothing runs until
+ * the run button (or Ctrl-Enter) is pressed here, and a mutation from the link is pointed out.
  */
 import "graphiql/setup-workers/vite";
 import "graphiql/style.css";
 import { createGraphiQLFetcher } from "@graphiql/toolkit";
 import { GraphiQL } from "graphiql";
+import { Kind, parse } from "graphql";
 import { createClient } from "graphql-ws";
 import { useMemo, useState } from "react";
 import { createRoot } from "react-dom/client";
@@ -25,6 +27,19 @@ const DEFAULT_QUERY = `# Paste a token above (data/tokens.json holds the admin t
 `;
 
 const EXPLORER_TOKEN = "cyborg-es.explorer-token";
+
+const linkQuery = new URLSearchParams(location.search).get("query") ?? undefined;
+
+/** Whether `query` holds a mutation (one that does not parse is judged by its words). */
+function hasMutation(query: string | undefined): boolean {
+  if (!query) return false;
+  try {
+    return parse(query).definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === "mutation");
+  } catch {
+    return /\bmutation\b/.test(query);
+  }
+}
+const linkMutation = hasMutation(linkQuery);
 
 function Explorer() {
   const [token, setToken] = useState(() => localStorage.getItem(EXPLORER_TOKEN) ?? storedToken());
@@ -52,8 +67,13 @@ function Explorer() {
         />
         <a href="/console/">Console</a>
       </form>
+      {linkMutation && (
+        <p className="link-mutation" role="alert">
+          The link that opened this page put a mutation in the editor. Nothing has run: read it before you press run.
+        </p>
+      )}
       <div className="graphiql-host">
-        <GraphiQL fetcher={fetcher} defaultQuery={DEFAULT_QUERY} initialQuery={new URLSearchParams(location.search).get("query") ?? undefined} />
+        <GraphiQL fetcher={fetcher} defaultQuery={DEFAULT_QUERY} initialQuery={linkQuery} />
       </div>
     </div>
   );

@@ -8,6 +8,7 @@ import { dirname, extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { securityHeaders } from "./security-headers.js";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -30,6 +31,8 @@ export function defaultSiteRoot(): string {
 }
 
 interface File {
+  /** The path under the site's root. */
+  name: string;
   body: Buffer;
   gzipped?: Buffer;
   type: string;
@@ -61,7 +64,8 @@ export class StaticSite {
     const file = this.read(rel === "" || !extname(rel) ? "index.html" : rel);
     if (file === undefined) return this.notBuilt(res);
     if (file === null) {
-      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(`no file ${pathname}\n`);
+      // It repeats the path it was asked for: never to be read as HTML, nor framed.
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...securityHeaders("") }).end(`no file ${pathname}\n`);
       return true;
     }
     this.send(req, res, file, rel.startsWith("assets/"));
@@ -83,7 +87,7 @@ export class StaticSite {
       "content-type": file.type,
       "content-length": body.length,
       "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
-      "x-content-type-options": "nosniff",
+      ...securityHeaders(file.name),
       vary: "accept-encoding",
       ...(gzip ? { "content-encoding": "gzip" } : {}),
     });
@@ -98,7 +102,7 @@ export class StaticSite {
     const cached = this.files.get(path);
     if (cached) return cached;
     try {
-      const file = { body: readFileSync(path), type: TYPES[extname(path)] ?? "application/octet-stream" };
+      const file = { name: path.slice(this.root.length + 1), body: readFileSync(path), type: TYPES[extname(path)] ?? "application/octet-stream" };
       // Only files that exist are kept: the site's own, a bounded set.
       this.files.set(path, file);
       return file;
@@ -108,7 +112,7 @@ export class StaticSite {
   }
 
   private notBuilt(res: ServerResponse): true {
-    res.writeHead(503, { "content-type": "text/plain; charset=utf-8" }).end(`the console is not built (no ${this.root}): run npm run build\n`);
+    res.writeHead(503, { "content-type": "text/plain; charset=utf-8", ...securityHeaders("") }).end(`the console is not built (no ${this.root}): run npm run build\n`);
     return true;
   }
 }

@@ -6,6 +6,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StaticSite } from "../../src/api/static-site.js";
 
+/** A Content-Security-Policy header as directive -> its sources. */
+const directives = (header: string | null): Record<string, string> =>
+  Object.fromEntries((header ?? "").split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...sources]) => [name, sources.join(" ")]));
+
 describe("the console's static files", () => {
   let root: string;
   let server: Server;
@@ -46,8 +50,31 @@ describe("the console's static files", () => {
     expect(await (await fetch(`${base}/graphql`)).text()).toContain("explorer");
   });
 
+  it("forbids framing and foreign script on every page and file, and loosens only the explorer's styles", async () => {
+    const frameGuards = { "x-frame-options": "DENY", "referrer-policy": "no-referrer", "x-content-type-options": "nosniff" };
+    for (const path of ["/console/", "/console/hosts/compute1", "/graphql", "/console/graphiql.html", "/console/assets/app-abc123.js"]) {
+      const res = await fetch(`${base}${path}`, { method: path.endsWith(".js") ? "GET" : "HEAD" });
+      expect(Object.fromEntries(Object.keys(frameGuards).map((h) => [h, res.headers.get(h)])), path).toEqual(frameGuards);
+      const csp = directives(res.headers.get("content-security-policy"));
+      expect(csp, path).toMatchObject({
+        "default-src": "'self'",
+        "script-src": "'self'",
+        "object-src": "'none'",
+        "base-uri": "'none'",
+        "form-action": "'self'",
+        "frame-ancestors": "'none'",
+      });
+      const explorer = path === "/graphql" || path.endsWith("graphiql.html");
+      expect(csp["style-src"], path).toBe(explorer ? "'self' 'unsafe-inline'" : "'self'");
+      expect(csp["font-src"], path).toBe(explorer ? "'self' data:" : "'self'");
+    }
+  });
+
   it("answers 404 for missing files and never leaves its folder", async () => {
-    expect((await fetch(`${base}/console/assets/nope.js`)).status).toBe(404);
+    const missing = await fetch(`${base}/console/assets/<b>nope</b>.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(missing.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     expect((await fetch(`${base}/console/..%2fsecret.txt`)).status).toBe(404);
     expect((await fetch(`${base}/other`)).status).toBe(404);
   });

@@ -3,8 +3,8 @@
  * playwright-core), against the service as npm start runs it, with every request that is not for
  * the service refused: sign in, watch a host appear after an agent report, toggle maintenance,
  * watch an ARQ go from INITIAL to BOUND when another client binds it, create a profile with a bad
- * key and see the error at that key, and run a query and a subscription in GraphiQL.
- * Screenshots: test-artifacts/screenshots/.
+ * key and see the error at that key, and run a query and a subscription in GraphiQL; all with
+ * the site's Content-Security-Policy refusing nothing. Screenshots: test-artifacts/screenshots/.
  */
 import { randomUUID } from "node:crypto";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -14,7 +14,7 @@ import { driverEnv } from "../../src/agent/driver-env.js";
 import { createLogger } from "../../src/logger.js";
 import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
-import { launchBrowser, offlineContext, screenshot } from "../support/browser.js";
+import { launchBrowser, offlineContext, screenshot, watchCsp } from "../support/browser.js";
 
 const WAIT = { timeout: 15_000 };
 // What page.evaluate runs is the page's code: it sees the browser's globals, which this Node
@@ -27,6 +27,7 @@ describe("the console in a browser", () => {
   let browser: Browser;
   let context: BrowserContext;
   let blocked: string[];
+  let violations: string[];
   let page: Page;
   let origin: string;
   const pageErrors: string[] = [];
@@ -36,6 +37,7 @@ describe("the console in a browser", () => {
     origin = new URL(t.url).origin;
     browser = await launchBrowser();
     ({ context, blocked } = await offlineContext(browser, origin));
+    violations = await watchCsp(context);
     page = await context.newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));
   });
@@ -173,6 +175,7 @@ describe("the console in a browser", () => {
 
     expect(blocked).toEqual([]);
     expect(pageErrors).toEqual([]);
+    expect(violations).toEqual([]); // the site's Content-Security-Policy refused nothing
   });
 
   it("shows which ARQ holds each used attach handle", async () => {

@@ -35,19 +35,44 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * A context (a laptop screen) that lets the page reach only the service under test: any other
- * request is refused and recorded, so a test can say that nothing left the machine.
+ * A context (a laptop screen) that lets the page reach only the given origins (the service under
+ * test; for some tests also a page of another origin): any other request is refused and
+ * recorded, so a test can say that nothing left the machine.
  */
-export async function offlineContext(browser: Browser, allowedOrigin: string): Promise<{ context: BrowserContext; blocked: string[] }> {
+export async function offlineContext(browser: Browser, ...allowedOrigins: string[]): Promise<{ context: BrowserContext; blocked: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
   const blocked: string[] = [];
+  const allowed = [...allowedOrigins, "data:", "blob:"];
   await context.route("**/*", (route) => {
     const url = route.request().url();
-    if (url.startsWith(allowedOrigin) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
+    if (allowed.some((prefix) => url.startsWith(prefix))) return route.continue();
     blocked.push(url);
     return route.abort("internetdisconnected");
   });
   return { context, blocked };
+}
+
+/**
+ * Every Content-Security-Policy refusal in the context's pages, as "directive blocked-uri (page)":
+ * the `securitypolicyviolation` events of each document and the refusals Chromium logs (a refused
+ * frame, a worker's) to the console.
+ */
+export async function watchCsp(context: BrowserContext): Promise<string[]> {
+  const violations: string[] = [];
+  await context.exposeBinding("__cspViolation", (_source, line: string) => void violations.push(line));
+  // Runs in each document before its own scripts (the policy does not apply to it).
+  await context.addInitScript(() => {
+    // This Node project's types do not declare the browser's globals.
+    const page = globalThis as unknown as {
+      __cspViolation(line: string): void;
+      addEventListener(type: string, listener: (e: { effectiveDirective: string; blockedURI: string; documentURI: string }) => void): void;
+    };
+    page.addEventListener("securitypolicyviolation", (v) => void page.__cspViolation(`${v.effectiveDirective} ${v.blockedURI} (${v.documentURI})`));
+  });
+  context.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(`console: ${m.text().slice(0, 300)}`);
+  });
+  return violations;
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

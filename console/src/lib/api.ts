@@ -64,7 +64,9 @@ export interface Readiness {
   projections?: Array<{ name: string; state: string; checkpoint: string | null; lagEvents?: number; lagMs: number; error?: string }>;
 }
 
+/** Ready or not; with an admin's token also the log's head, each projection and the open subscriptions. */
 export async function readiness(): Promise<Readiness> {
-  const res = await fetch(`${location.origin}/readyz`);
+  const token = storedToken();
+  const res = await fetch(`${location.origin}/readyz`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
   return (await res.json()) as Readiness;
 }

@@ -23,6 +23,7 @@ export function HealthPage() {
       <ErrorNote error={error} />
       {data ? (
         <>
+          {!data.projections && !data.error ? <p className="hint">The log's head and each projection's progress are shown to an admin's token.</p> : null}
           <dl className="facts">
             <dt>Status</dt>
             <dd>{data.status}</dd>
