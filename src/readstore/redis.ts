@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { metaKey, padPosition } from "./port.js";
-import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
+import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { dumpKeys, scanKeys } from "./redis-dump.js";
 import { decodeHash, openRead, readRange, run, type Read } from "./redis-reads.js";
 import { RedisBatchWriter } from "./redis-writer.js";
@@ -30,8 +30,8 @@ export class RedisReadStore implements ReadStore {
     this.writer = new RedisBatchWriter(c);
   }
 
-  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
-    return this.writer.applyBatch(projection, writes, checkpoint, expected);
+  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void> {
+    return this.writer.applyBatch(projection, writes, checkpoint, expected, origin);
   }
 
   async getCheckpoint(projection: string): Promise<bigint | undefined> {
@@ -43,6 +43,27 @@ export class RedisReadStore implements ReadStore {
     const p = this.client.pipeline();
     for (const name of projections) p.hget(metaKey(name), "checkpoint");
     return (await run<string | null>(p)).map((v) => (v === null ? undefined : BigInt(v)));
+  }
+
+  async getStamps(projections: readonly string[]): Promise<Array<Stamp | undefined>> {
+    if (projections.length === 0) return [];
+    const p = this.client.pipeline();
+    for (const name of projections) p.hmget(metaKey(name), "checkpoint", "log", "event");
+    return (await run<Array<string | null>>(p)).map(([cp, log, event]) => {
+      if (cp == null) return undefined;
+      return log != null && event != null ? { checkpoint: BigInt(cp), origin: { log, event } } : { checkpoint: BigInt(cp) };
+    });
+  }
+
+  /** ioredis says "ready" at each connection; the first one (or the one under way) is no reconnection. */
+  watchReconnects(listener: () => void): () => void {
+    let connected = this.client.status === "ready";
+    const onReady = () => {
+      if (connected) listener();
+      connected = true;
+    };
+    this.client.on("ready", onReady);
+    return () => this.client.off("ready", onReady);
   }
 
   async drop(projection: string): Promise<void> {
