@@ -72,3 +72,29 @@ describe("Redis adapter: what it remembers of index families", () => {
     }
   });
 });
+
+describe("Redis adapter: reconnections", () => {
+  it("tells its watchers when Redis is reached again (it may be another store), until they stop", async () => {
+    const redis = await startRedis();
+    try {
+      const client = redis.client();
+      const store = new RedisReadStore(client);
+      await client.ping();
+      let calls = 0;
+      const reconnected = new Promise<void>((resolve) => {
+        const stop = store.watchReconnects(() => {
+          calls++;
+          stop();
+          resolve();
+        });
+      });
+      await redis.restart();
+      await reconnected;
+      await redis.restart();
+      await client.ping();
+      expect(calls).toBe(1);
+    } finally {
+      await redis.stop();
+    }
+  });
+});
