@@ -15,7 +15,11 @@ export class RedisBatchWriter {
   /** Per projection: resolves once the last applyBatch call has been sent. */
   private readonly lanes = new Map<string, Promise<void>>();
 
-  constructor(private readonly client: Redis) {}
+  constructor(
+    private readonly client: Redis,
+    /** Put before every key (REDIS_KEY_PREFIX). */
+    private readonly keyPrefix = "",
+  ) {}
 
   /**
    * Not async itself: the writes (and the events they hold) are let go once the batch is sent,
@@ -82,7 +86,7 @@ export class RedisBatchWriter {
     cache.validAt = checkpoint;
     if (cache.oversized) cache.reset(false);
     const guard = expected === undefined ? "*" : expected === null ? "-" : padPosition(expected);
-    const { argc, buf, end } = compiled.ops.command(compiled.keys, [guard, padPosition(checkpoint), origin?.log ?? "", origin?.event ?? ""], this.buffers.take(), HEADROOM);
+    const { argc, buf, end } = compiled.ops.command(compiled.keys, [guard, padPosition(checkpoint), origin?.log ?? "", origin?.event ?? ""], this.buffers.take(), HEADROOM, this.keyPrefix);
     const command = new ApplyCommand(argc, buf, end);
     const reply = (this.client.sendCommand(command) as Promise<unknown>).catch((err: Error) => {
       if (!err.message.startsWith("NOSCRIPT")) throw err;
@@ -107,12 +111,12 @@ export class RedisBatchWriter {
     for (const [family, members] of need.values) {
       const list = [...members];
       asked.push(["value", family, list]);
-      p.hmget(family, ...list);
+      p.hmget(this.keyPrefix + family, ...list);
     }
     for (const [order, members] of need.scores) {
       const list = [...members];
       asked.push(["score", order, list]);
-      p.zmscore(order, ...list);
+      p.zmscore(this.keyPrefix + order, ...list);
     }
     const replies = await run<Array<string | number | null>>(p);
     asked.forEach(([kind, key, list], i) => {

@@ -20,6 +20,23 @@ readStoreContract("redis", async () => {
   };
 });
 
+readStoreContract("redis behind a key prefix", async () => {
+  const redis = await startRedis();
+  const client = redis.client();
+  const store = new RedisReadStore(client, { keyPrefix: "cyborg-x:" });
+  return {
+    store,
+    async reset() {
+      expect((await client.keys("*")).filter((k) => !k.startsWith("cyborg-x:{"))).toEqual([]);
+      await client.flushall();
+    },
+    async close() {
+      await store.close();
+      await redis.stop();
+    },
+  };
+});
+
 describe("Redis adapter: the apply script", () => {
   it("is sent again when Redis forgot it (SCRIPT FLUSH), on the same connection", async () => {
     const redis = await startRedis();
