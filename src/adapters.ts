@@ -43,7 +43,8 @@ export interface ReadSideOptions {
 export async function openReadSide(config: Config, options: ReadSideOptions = {}): Promise<{ readStore: ReadStore; pubsub: PubSub }> {
   if (config.readModels === "redis") {
     const [{ RedisReadStore }, { RedisPubSub }] = await Promise.all([import("./readstore/redis.js"), import("./pubsub/redis.js")]);
-    return { readStore: new RedisReadStore(config.REDIS_URL!), pubsub: new RedisPubSub(config.REDIS_URL!) };
+    const keyPrefix = config.REDIS_KEY_PREFIX;
+    return { readStore: new RedisReadStore(config.REDIS_URL!, { keyPrefix }), pubsub: new RedisPubSub(config.REDIS_URL!, { channelPrefix: keyPrefix }) };
   }
   const [{ MemoryReadStore }, { InProcessPubSub }] = await Promise.all([import("./readstore/memory.js"), import("./pubsub/in-process.js")]);
   const memory = new MemoryReadStore();

@@ -16,6 +16,12 @@ const schema = z.object({
     .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//, "must be a connection string such as esdb://localhost:2113?tls=false")
     .optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a URL such as redis://localhost:6379").optional(),
+  /**
+   * Put before every key and channel this service uses in Redis (read models, notifications, rate
+   * limits), so that deployments can share one Redis on purpose. Empty (the default): the keys as
+   * they always were, so an existing deployment keeps its read models.
+   */
+  REDIS_KEY_PREFIX: z.string().regex(/^[^{}\s]*$/, "no braces or spaces (e.g. cyborg-a:)").default(""),
   AUTH_TOKENS_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BIND_TIMEOUT_S: z.coerce.number().positive().max(3600).default(60),

@@ -20,6 +20,8 @@ export interface RateLimitSettings {
   exemptRoles: ReadonlySet<Role>;
   /** Share the counters through this Redis. */
   redisUrl?: string;
+  /** Put before the counters' keys (REDIS_KEY_PREFIX). */
+  redisKeyPrefix?: string;
 }
 
 /** Refused: ask again after this many seconds. */
@@ -35,7 +37,7 @@ export class RateLimit {
 
   constructor(private readonly settings: RateLimitSettings) {
     if (settings.requests === 0) return;
-    const options = { points: settings.requests, duration: settings.windowS, keyPrefix: "cyborg-es:rate" };
+    const options = { points: settings.requests, duration: settings.windowS, keyPrefix: `${settings.redisKeyPrefix ?? ""}cyborg-es:rate` };
     const memory = new RateLimiterMemory(options);
     if (!settings.redisUrl) {
       this.limiter = memory;
@@ -101,6 +103,7 @@ export async function rateLimitFor(config: Config): Promise<RateLimit> {
     windowS: config.RATE_LIMIT_WINDOW_S,
     exemptRoles: exemptRolesOf(config),
     redisUrl: config.REDIS_URL,
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
   });
   await limit.connected();
   return limit;

@@ -12,7 +12,7 @@
  */
 import { name as AUDIT } from "../../projections/audit/projection.js";
 import { projectionOfKey, ReadStoreUnavailableError } from "../readstore/port.js";
-import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "../readstore/port.js";
+import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "../readstore/port.js";
 
 const isAudit = (key: string) => projectionOfKey(key) === AUDIT;
 
@@ -30,9 +30,9 @@ export class PastAuditIndex implements ReadStore {
     this.until = Number(upTo);
   }
 
-  async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
+  async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void> {
     this.notAudit(projection);
-    return this.past.applyBatch(projection, writes, checkpoint, expected);
+    return this.past.applyBatch(projection, writes, checkpoint, expected, origin);
   }
 
   async getCheckpoint(projection: string): Promise<bigint | undefined> {
@@ -42,6 +42,17 @@ export class PastAuditIndex implements ReadStore {
 
   async getCheckpoints(projections: readonly string[]): Promise<Array<bigint | undefined>> {
     return Promise.all(projections.map((p) => this.getCheckpoint(p)));
+  }
+
+  /** The audit index's stamp is the live one's: a checkpoint at P once it reached P, without an origin. */
+  async getStamps(projections: readonly string[]): Promise<Array<Stamp | undefined>> {
+    const others = await this.past.getStamps(projections.filter((p) => p !== AUDIT));
+    const audit = projections.includes(AUDIT) ? await this.getCheckpoint(AUDIT) : undefined;
+    return projections.map((p) => (p === AUDIT ? (audit === undefined ? undefined : { checkpoint: audit }) : others.shift()));
+  }
+
+  watchReconnects(listener: () => void): () => void {
+    return this.past.watchReconnects(listener);
   }
 
   async drop(projection: string): Promise<void> {

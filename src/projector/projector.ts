@@ -39,11 +39,12 @@ export class Projector {
   private behindSince?: number;
   private inFlight: readonly RecordedEvent[] = [];
   private readonly serving: ServingMarks;
+  private stopWatching?: () => void;
 
   constructor(options: ProjectorOptions) {
     this.o = withDefaults(options);
     this.slots = new Slots(options.projections);
-    this.checkpoints = new Checkpoints(this.o.store, this.slots, this.o.log, (s) => {
+    this.checkpoints = new Checkpoints(this.o.store, this.o.events, this.slots, this.o.log, (s) => {
       this.needRestart = true;
       this.serving.demote(s);
     });
@@ -54,9 +55,16 @@ export class Projector {
   /** Loads the checkpoints, starts the loop, and resolves once caught up with the head as of now. */
   async start(): Promise<void> {
     if (this.running) throw new Error("the projector is already running");
-    const checkpoints = await this.checkpoints.load();
     this.reader.seeHead(await this.o.events.headPosition());
+    const { checkpoints, foreign } = await this.checkpoints.load(this.reader.head);
     for (const h of this.o.hooks) h.started?.(checkpoints, this.reader.head);
+    // Rebuilt up to the head before they are served again: never served half built.
+    if (foreign.length) await this.replaySlots(foreign, "the read store holds them built from another log", undefined, this.reader.head);
+    // A store reached again may be another one: the next health check is now.
+    this.stopWatching = this.o.store.watchReconnects(() => {
+      this.lastHealth = 0;
+      this.wakeLoop?.();
+    });
     this.running = true;
     this.startReader();
     this.loopDone = this.loop();
@@ -69,6 +77,7 @@ export class Projector {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.stopWatching?.();
     this.wakeLoop?.();
     await this.loopDone;
     await this.reader.stop();
@@ -104,7 +113,7 @@ export class Projector {
     }
     const upTo = await this.o.events.headPosition();
     this.reader.seeHead(upTo);
-    await replay(this.o.events, this.o.store, slots, { upTo, batchSize: this.o.rebuildBatchSize, log: this.o.log, now: this.o.now, onProgress });
+    await replay(this.o.events, this.o.store, slots, { upTo, batchSize: this.o.rebuildBatchSize, log: this.o.log, now: this.o.now, onProgress, origin: this.checkpoints.origin });
   }
 
   status(): ProjectionStatus[] {
@@ -181,17 +190,15 @@ export class Projector {
       const results = await Promise.allSettled(active.map((s) => this.applySlot(s, batch, !live)));
       this.inFlight = [];
       await this.committed();
-      const lost: Slot[] = [];
-      let failure: unknown;
-      results.forEach((r, i) => {
-        if (r.status === "fulfilled") return;
-        if (r.reason instanceof CheckpointMismatchError) this.checkpoints.mismatch(active[i]!, r.reason, lost);
-        else failure ??= r.reason;
-      });
-      // A store that lost one model lost them all (a restart, FLUSHALL): look at every one now,
-      // before a waiter is told that a model with no write in this batch is up to date.
-      if (lost.length) await this.heal(await this.checkpoints.lost(lost), "a write found the projection's checkpoint gone");
-      if (failure) throw failure;
+      const refused = results.filter((r) => r.status === "rejected");
+      // A store that lost one model lost them all (a restart, FLUSHALL), or is another log's:
+      // look at every one now, before a waiter is told that a model with no write in this batch is up to date.
+      if (refused.some((r) => r.reason instanceof CheckpointMismatchError)) {
+        const lost = await this.checkpoints.lost();
+        if (lost.length) await this.heal(lost, "a write found the projection's checkpoint gone or another log's");
+      }
+      const failure = refused.find((r) => !(r.reason instanceof CheckpointMismatchError));
+      if (failure) throw failure.reason;
     } finally {
       this.inFlight = [];
     }
@@ -199,11 +206,12 @@ export class Projector {
 
   /** Commits the batch for one model with its checkpoint (or, live with nothing to write, only moves it in memory). */
   private async applySlot(s: Slot, batch: readonly RecordedEvent[], persist: boolean): Promise<void> {
-    const last = batch.at(-1)!.position;
+    const last = batch.at(-1)!;
     const writes = projectBatch(s, batch, this.o.log);
     if (writes === undefined) return;
     if (writes.length === 0 && !persist) {
-      s.processed = last;
+      s.processed = last.position;
+      s.processedEvent = last.id;
       return;
     }
     await this.checkpoints.commit(s, writes, last);
@@ -225,14 +233,14 @@ export class Projector {
   }
 
   /** The one rebuild, while running: up to what any model had applied; the loop goes on from there. */
-  private async replaySlots(slots: Slot[], reason: string, onProgress?: (p: RebuildProgress) => void): Promise<void> {
-    const upTo = this.slots.highestProcessed();
+  private async replaySlots(slots: Slot[], reason: string, onProgress?: (p: RebuildProgress) => void, upTo = this.slots.highestProcessed()): Promise<void> {
     for (const h of this.o.hooks) h.replaying?.(upTo);
     this.o.log.warn({ projections: slots.map((s) => s.projection.name), reason, upTo: upTo?.toString() }, "rebuilding read models");
     this.needRestart = true;
     const t0 = this.o.now();
     await replay(this.o.events, this.o.store, slots, {
       upTo,
+      origin: this.checkpoints.origin,
       batchSize: this.o.rebuildBatchSize,
       log: this.o.log,
       now: this.o.now,
@@ -253,8 +261,8 @@ export class Projector {
   private async healthCheck(): Promise<void> {
     this.lastHealth = this.o.now();
     this.reader.seeHead(await this.o.events.headPosition());
-    const lost = await this.checkpoints.lost([]);
-    if (lost.length) return this.heal(lost, "its checkpoint marker is missing");
+    const lost = await this.checkpoints.lost();
+    if (lost.length) return this.heal(lost, "its checkpoint marker is missing, or names another log");
     const gone = await this.checkpoints.save();
     if (gone.length) await this.heal(gone, "saving a checkpoint found it gone");
     this.settle();

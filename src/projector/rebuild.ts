@@ -5,8 +5,8 @@
  * its loop goes on from there. A replay never reaches events the projector has not seen, so
  * hooks (notifications) never fire for it.
  */
-import type { EventStore } from "../eventstore/port.js";
-import type { ReadStore, Write } from "../readstore/port.js";
+import type { EventStore, RecordedEvent } from "../eventstore/port.js";
+import type { Origin, ReadStore, Write } from "../readstore/port.js";
 import { endedStreams } from "./ended-streams.js";
 import { projectBatch, type ProjectLogger, type Slot } from "./slots.js";
 
@@ -28,6 +28,8 @@ export interface ReplayOptions {
   log: ProjectLogger;
   now: () => number;
   onProgress?: (p: RebuildProgress) => void;
+  /** Stamps each checkpoint with its origin (log-origin.ts); without it, checkpoints carry none. */
+  origin?: { of(event: Pick<RecordedEvent, "id">): Promise<Origin> };
 }
 
 /**
@@ -41,9 +43,11 @@ const IN_FLIGHT = 3;
  * Applies one slot's batch. No closure here holds the page or the writes: they are let go once the
  * batch is sent, not when the store answers (what lives that long is copied by every scavenge).
  */
-function apply(store: ReadStore, s: Slot, writes: Write[], last: bigint, expected: bigint | null): Promise<void> {
-  return store.applyBatch(s.projection.name, writes, last, expected).then(() => {
-    s.stored = s.processed = last;
+function apply(store: ReadStore, s: Slot, writes: Write[], last: RecordedEvent, expected: bigint | null, origin: Origin | undefined): Promise<void> {
+  const { position, id } = last;
+  return store.applyBatch(s.projection.name, writes, position, expected, origin).then(() => {
+    s.stored = s.processed = position;
+    s.storedEvent = s.processedEvent = origin && id;
   });
 }
 
@@ -56,7 +60,7 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
   for (const s of slots) {
     await store.drop(s.projection.name);
     s.serving = false;
-    s.processed = s.stored = undefined;
+    s.processed = s.stored = s.processedEvent = s.storedEvent = undefined;
     s.failed = undefined;
     s.rebuilding = true;
   }
@@ -71,7 +75,9 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
     while (opts.upTo !== undefined && (after === undefined || after < opts.upTo)) {
       const page = (await events.readAll({ after, maxCount: opts.batchSize })).filter((e) => e.position <= opts.upTo!);
       if (page.length === 0) break;
-      const last = page.at(-1)!.position;
+      const lastEvent = page.at(-1)!;
+      const last = lastEvent.position;
+      const origin = await opts.origin?.of(lastEvent);
       const applying: Array<Promise<void>> = [];
       for (const s of slots) {
         if (s.failed) continue;
@@ -79,7 +85,7 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
         if (writes === undefined) continue;
         const expected = sent.get(s) ?? null;
         sent.set(s, last);
-        applying.push(apply(store, s, writes, last, expected));
+        applying.push(apply(store, s, writes, lastEvent, expected, origin));
       }
       const sending = Promise.all(applying);
       sending.catch(() => undefined); // awaited below; avoid an unhandled rejection meanwhile

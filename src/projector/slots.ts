@@ -8,8 +8,12 @@ export interface Slot {
   readonly types: ReadonlySet<string>;
   /** The model reflects the log up to here (events without writes for it count as applied). */
   processed: bigint | undefined;
+  /** The id of the event at `processed` (what a checkpoint saved there names, ReadStore Origin). */
+  processedEvent?: string;
   /** The checkpoint the store holds, as far as the projector wrote or read it. */
   stored: bigint | undefined;
+  /** The event its origin names, as far as the projector wrote or read it (undefined: none). */
+  storedEvent?: string;
   /** Being dropped and replayed. */
   rebuilding: boolean;
   /** The projector marked the model serving in the store (readers may use it). */

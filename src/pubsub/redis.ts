@@ -21,10 +21,14 @@ export class RedisPubSub implements PubSub {
   private readonly topics = new Map<string, Topic>();
   private readonly ownsClients: boolean;
 
-  constructor(url: string);
+  /** Put before every channel (REDIS_KEY_PREFIX): deployments sharing one Redis hear only their own. */
+  private readonly prefix: string;
+
+  constructor(url: string, options?: { channelPrefix?: string });
   /** Clients given are not closed by close(); the subscriber must be dedicated to this pub/sub. */
-  constructor(clients: { publisher: Redis; subscriber: Redis });
-  constructor(arg: string | { publisher: Redis; subscriber: Redis }) {
+  constructor(clients: { publisher: Redis; subscriber: Redis }, options?: { channelPrefix?: string });
+  constructor(arg: string | { publisher: Redis; subscriber: Redis }, options: { channelPrefix?: string } = {}) {
+    this.prefix = options.channelPrefix ?? "";
     this.ownsClients = typeof arg === "string";
     if (typeof arg === "string") {
       this.pub = new Redis(arg);
@@ -37,13 +41,13 @@ export class RedisPubSub implements PubSub {
   }
 
   async publish(topic: string, payload: unknown): Promise<void> {
-    await this.pub.publish(topic, JSON.stringify(payload));
+    await this.pub.publish(this.prefix + topic, JSON.stringify(payload));
   }
 
   subscribe<T = unknown>(name: string): PubSubSubscription<T> {
     let topic = this.topics.get(name);
     if (!topic) {
-      const subscribed = this.sub.subscribe(name).then(() => undefined);
+      const subscribed = this.sub.subscribe(this.prefix + name).then(() => undefined);
       topic = { subs: new Set(), subscribed };
       this.topics.set(name, topic);
     }
@@ -52,7 +56,7 @@ export class RedisPubSub implements PubSub {
       t.subs.delete(queue);
       if (t.subs.size === 0 && this.topics.get(name) === t) {
         this.topics.delete(name);
-        await this.sub.unsubscribe(name).catch(() => undefined);
+        await this.sub.unsubscribe(this.prefix + name).catch(() => undefined);
       }
     });
     t.subs.add(queue);
@@ -68,7 +72,8 @@ export class RedisPubSub implements PubSub {
   }
 
   private dispatch(channel: string, message: string): void {
-    const topic = this.topics.get(channel);
+    if (!channel.startsWith(this.prefix)) return;
+    const topic = this.topics.get(channel.slice(this.prefix.length));
     if (!topic) return;
     for (const s of topic.subs) s.push(JSON.parse(message));
   }

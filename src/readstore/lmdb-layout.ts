@@ -36,6 +36,9 @@ export interface Meta {
   /** Decimal; null while the projection only carries a serving mark (marked on an empty log). */
   checkpoint: string | null;
   serving: boolean;
+  /** Which log the model was built from, written with the checkpoint (port.ts: Origin). */
+  log?: string;
+  event?: string;
 }
 
 export interface LmdbDatabases {

@@ -2,8 +2,8 @@ import { mkdir } from "node:fs/promises";
 import { open, type RootDatabase } from "lmdb";
 import { decodeKey, EMPTY, encodeKey, fieldValue, isCut, join, openDatabases, orderMember, prefixEnd, prepareBatch, readableKey, readField, readScore, scoreBytes, tailOf, utf8, type LmdbDatabases, type Meta, type Prepared } from "./lmdb-layout.js";
 import { clearUnsynced, markUnsynced } from "./lmdb-unsynced.js";
-import { CheckpointMismatchError, decodeCursor, encodeCursor, keyPrefix, projectionsOfKeys, ReadStoreUnavailableError, validateBatch } from "./port.js";
-import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
+import { CheckpointMismatchError, otherLog, decodeCursor, encodeCursor, keyPrefix, projectionsOfKeys, ReadStoreUnavailableError, validateBatch } from "./port.js";
+import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 
 /**
  * The read store on disk: Redis semantics (those of memory.ts) in one LMDB environment (its
@@ -47,7 +47,7 @@ export class LmdbReadStore implements ReadStore {
     return new LmdbReadStore(env, openDatabases(env), dir, options.beforeFirstWrite, options.afterClose);
   }
 
-  async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
+  async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void> {
     validateBatch(projection, writes, checkpoint);
     const prepared = prepareBatch(writes);
     if (this.beforeFirstWrite) {
@@ -59,11 +59,12 @@ export class LmdbReadStore implements ReadStore {
       const meta = this.db.meta.get(name);
       const current = meta?.checkpoint == null ? undefined : BigInt(meta.checkpoint);
       const guardFails = expected !== undefined && (expected === null ? current !== undefined : current !== expected);
-      if (guardFails || (current !== undefined && checkpoint <= current)) {
+      if (guardFails || otherLog(meta?.log, origin) || (current !== undefined && checkpoint <= current)) {
         throw new CheckpointMismatchError(projection, expected, current, checkpoint);
       }
       for (const w of prepared) this.apply(w);
-      this.db.meta.putSync(name, { checkpoint: checkpoint.toString(), serving: meta?.serving ?? false });
+      const stamp = origin ? { log: origin.log, event: origin.event } : {};
+      this.db.meta.putSync(name, { checkpoint: checkpoint.toString(), serving: meta?.serving ?? false, ...stamp });
     });
   }
 
@@ -75,6 +76,20 @@ export class LmdbReadStore implements ReadStore {
 
   async getCheckpoints(projections: readonly string[]): Promise<Array<bigint | undefined>> {
     return Promise.all(projections.map((p) => this.getCheckpoint(p)));
+  }
+
+  async getStamps(projections: readonly string[]): Promise<Array<Stamp | undefined>> {
+    return projections.map((p) => {
+      keyPrefix(p);
+      const meta = this.meta(p);
+      if (meta?.checkpoint == null) return undefined;
+      const origin = meta.log != null && meta.event != null ? { origin: { log: meta.log, event: meta.event } } : {};
+      return { checkpoint: BigInt(meta.checkpoint), ...origin };
+    });
+  }
+
+  watchReconnects(): () => void {
+    return () => undefined;
   }
 
   async drop(projection: string): Promise<void> {
@@ -91,7 +106,7 @@ export class LmdbReadStore implements ReadStore {
     return this.write(() => {
       const meta = this.db.meta.get(name);
       if ((meta?.checkpoint ?? null) !== (checkpoint?.toString() ?? null)) return false;
-      this.db.meta.putSync(name, { checkpoint: meta?.checkpoint ?? null, serving: true });
+      this.db.meta.putSync(name, { ...meta, checkpoint: meta?.checkpoint ?? null, serving: true });
       return true;
     });
   }
@@ -102,7 +117,7 @@ export class LmdbReadStore implements ReadStore {
     await this.write(() => {
       const meta = this.db.meta.get(name);
       if (meta?.checkpoint == null) this.db.meta.removeSync(name);
-      else this.db.meta.putSync(name, { checkpoint: meta.checkpoint, serving: false });
+      else this.db.meta.putSync(name, { ...meta, serving: false });
     });
   }
 

@@ -1,5 +1,5 @@
-import { CheckpointMismatchError, decodeCursor, encodeCursor, encodeFields, keyPrefix, projectionsOfKeys, ReadStoreUnavailableError, validateBatch, compareEntries } from "./port.js";
-import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
+import { CheckpointMismatchError, otherLog, decodeCursor, encodeCursor, encodeFields, keyPrefix, projectionsOfKeys, ReadStoreUnavailableError, validateBatch, compareEntries } from "./port.js";
+import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { SortedSet } from "./sorted-set.js";
 
 /** A field as Redis would hold it (JSON), and its decoded value once somebody read it. */
@@ -21,20 +21,23 @@ export class MemoryReadStore implements ReadStore {
   private readonly hashes = new Map<string, Hash>();
   private readonly zsets = new Map<string, SortedSet>();
   private readonly checkpoints = new Map<string, bigint>();
+  private readonly origins = new Map<string, Origin>();
   private readonly servingNames = new Set<string>();
   private guardReads = false;
 
-  async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
+  async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void> {
     validateBatch(projection, writes, checkpoint);
     const current = this.checkpoints.get(projection);
     const guardFails = expected !== undefined && (expected === null ? current !== undefined : current !== expected);
-    if (guardFails || (current !== undefined && checkpoint <= current)) {
+    if (guardFails || otherLog(this.origins.get(projection)?.log, origin) || (current !== undefined && checkpoint <= current)) {
       throw new CheckpointMismatchError(projection, expected, current, checkpoint);
     }
     // Encode first: a value that is not JSON fails the batch before anything is written.
     const encoded = writes.map((w) => (w.op === "put" ? encodeFields(w.key, w.fields) : undefined));
     writes.forEach((w, i) => this.apply(w, encoded[i]));
     this.checkpoints.set(projection, checkpoint);
+    if (origin) this.origins.set(projection, { log: origin.log, event: origin.event });
+    else this.origins.delete(projection);
   }
 
   async getCheckpoint(projection: string): Promise<bigint | undefined> {
@@ -46,11 +49,24 @@ export class MemoryReadStore implements ReadStore {
     return projections.map((p) => (keyPrefix(p), this.checkpoints.get(p)));
   }
 
+  async getStamps(projections: readonly string[]): Promise<Array<Stamp | undefined>> {
+    return projections.map((p) => {
+      const checkpoint = this.checkpoints.get(p);
+      const origin = this.origins.get(p);
+      return checkpoint === undefined ? undefined : { checkpoint, ...(origin ? { origin: { ...origin } } : {}) };
+    });
+  }
+
+  watchReconnects(): () => void {
+    return () => undefined;
+  }
+
   async drop(projection: string): Promise<void> {
     const prefix = keyPrefix(projection);
     for (const k of [...this.hashes.keys()]) if (k.startsWith(prefix)) this.hashes.delete(k);
     for (const k of [...this.zsets.keys()]) if (k.startsWith(prefix)) this.zsets.delete(k);
     this.checkpoints.delete(projection);
+    this.origins.delete(projection);
     this.servingNames.delete(projection);
   }
 
@@ -88,6 +104,7 @@ export class MemoryReadStore implements ReadStore {
     this.hashes.clear();
     this.zsets.clear();
     this.checkpoints.clear();
+    this.origins.clear();
     this.servingNames.clear();
   }
 

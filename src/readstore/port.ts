@@ -73,6 +73,23 @@ export interface StoreDump {
   keys: Record<string, { hash: Record<string, unknown> } | { zset: Array<[string, number]> }>;
 }
 
+/**
+ * Which log a model was built from, kept with its checkpoint: a store that outlives the process
+ * (Redis, LMDB) may meet another log (a fresh one, one restored from a backup, another deployment's).
+ */
+export interface Origin {
+  /** The log's identity: the id of its first event. */
+  log: string;
+  /** The id of the log's event at the checkpoint. */
+  event: string;
+}
+
+/** A projection's checkpoint and the origin written with it (none: written without one). */
+export interface Stamp {
+  checkpoint: bigint;
+  origin?: Origin;
+}
+
 export interface ReadStore {
   readonly kind: "memory" | "redis" | "lmdb" | "split";
 
@@ -82,12 +99,22 @@ export interface ReadStore {
    * `null` requires that the projection has no checkpoint, a position requires exactly that one.
    * Throws CheckpointMismatchError (and writes nothing) when the guard fails or when `checkpoint`
    * is not after the stored one, so replaying an applied event can never apply it twice.
+   * `origin` is stored with the checkpoint (without one, the stored origin is removed: it would
+   * name another event), and a model stamped with another log (`origin.log`) refuses the batch
+   * with CheckpointMismatchError, as a failed guard does.
    */
-  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void>;
+  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void>;
   /** The projection's checkpoint, or undefined when it has none (never written, dropped, or lost). */
   getCheckpoint(projection: string): Promise<bigint | undefined>;
   /** Several checkpoints in one round trip. */
   getCheckpoints(projections: readonly string[]): Promise<Array<bigint | undefined>>;
+  /** Several checkpoints with their origins, in one round trip; undefined where there is no checkpoint. */
+  getStamps(projections: readonly string[]): Promise<Array<Stamp | undefined>>;
+  /**
+   * Calls `listener` each time the store is reached again after losing its connection (Redis): it
+   * may now be another store. Returns the way to stop. Stores in the process never call it.
+   */
+  watchReconnects(listener: () => void): () => void;
   /** Deletes every key of the projection, its checkpoint and serving mark included. */
   drop(projection: string): Promise<void>;
 
@@ -177,6 +204,9 @@ export class CheckpointMismatchError extends Error {
     this.name = "CheckpointMismatchError";
   }
 }
+
+/** A model stamped with another log than the batch's refuses it (applyBatch). */
+export const otherLog = (stored: string | undefined | null, origin: Origin | undefined): boolean => origin !== undefined && stored != null && stored !== origin.log;
 
 const NAME_RE = /^[a-z][a-z0-9-]{0,63}$/;
 

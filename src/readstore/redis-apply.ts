@@ -5,7 +5,9 @@
  * commands), and fast (one round trip for a thousand events). Every key it touches is in KEYS
  * (KEYS[1] is the projection's meta key) and shares the projection's hash tag, so it runs on
  * Redis Cluster too. ARGV[1]: the expected checkpoint ('*' any, '-' none, or 20 digits);
- * ARGV[2]: the new one; ARGV[3]: the ops, combined per key by redis-batch.ts, as one MessagePack
+ * ARGV[2]: the new one; ARGV[3] and ARGV[4]: the origin's log and event, kept beside the
+ * checkpoint ('' and '': none; a model stamped with another log refuses the batch);
+ * ARGV[5]: the ops, combined per key by redis-batch.ts, as one MessagePack
  * array (redis-ops.ts; one argument decoded in C costs a fraction of thousands of arguments):
  * 1 k (DEL), 2 k n f v.. (HSET), 3 k n f.. (HDEL), 4 k n s m.. (ZADD), 5 k n s m.. (ZADD NX),
  * 6 k n m.. (ZREM); k indexes KEYS, scores are strings.
@@ -15,16 +17,19 @@ import { createHash } from "node:crypto";
 import { Command } from "ioredis";
 
 export const APPLY_LUA = `
-local cur = redis.call('HGET', KEYS[1], 'checkpoint')
+local stored = redis.call('HMGET', KEYS[1], 'checkpoint', 'log')
+local cur = stored[1]
 local expected = ARGV[1]
 local cp = ARGV[2]
+local log = ARGV[3]
 if expected ~= '*' then
   if (expected == '-' and cur) or (expected ~= '-' and cur ~= expected) then
     return redis.error_reply('CHECKPOINT_MISMATCH ' .. (cur or '-'))
   end
 end
 if cur and cp <= cur then return redis.error_reply('CHECKPOINT_MISMATCH ' .. cur) end
-local a = cmsgpack.unpack(ARGV[3])
+if log ~= '' and stored[2] and stored[2] ~= log then return redis.error_reply('CHECKPOINT_MISMATCH ' .. (cur or '-')) end
+local a = cmsgpack.unpack(ARGV[5])
 local call = redis.call
 local i = 1
 local n = #a
@@ -56,7 +61,12 @@ while i <= n do
     end
   end
 end
-call('HSET', KEYS[1], 'checkpoint', cp)
+if log == '' then
+  call('HSET', KEYS[1], 'checkpoint', cp)
+  call('HDEL', KEYS[1], 'log', 'event')
+else
+  call('HSET', KEYS[1], 'checkpoint', cp, 'log', log, 'event', ARGV[4])
+end
 return 1
 `;
 

@@ -3,8 +3,9 @@ import type { Redis } from "ioredis";
 import { keyPrefix, metaKey, type StoreDump } from "./port.js";
 import { decodeHash, pairs, run } from "./redis-reads.js";
 
-export async function* scanKeys(client: Redis, projection: string): AsyncGenerator<string[]> {
-  const match = `${keyPrefix(projection)}*`;
+/** Yields the keys as Redis names them (behind `prefix`). */
+export async function* scanKeys(client: Redis, projection: string, prefix = ""): AsyncGenerator<string[]> {
+  const match = `${prefix.replace(/[*?[\]\\]/g, "\\$&")}${keyPrefix(projection)}*`;
   let cursor = "0";
   do {
     const [next, keys] = await client.scan(cursor, "MATCH", match, "COUNT", 1000);
@@ -14,14 +15,14 @@ export async function* scanKeys(client: Redis, projection: string): AsyncGenerat
 }
 
 /** Every key of the projection but its meta key, sorted, with its hash or sorted set. */
-export async function dumpKeys(client: Redis, projection: string): Promise<StoreDump["keys"]> {
+export async function dumpKeys(client: Redis, projection: string, prefix = ""): Promise<StoreDump["keys"]> {
   const meta = metaKey(projection);
   const names: string[] = [];
-  for await (const batch of scanKeys(client, projection)) names.push(...batch.filter((k) => k !== meta));
+  for await (const batch of scanKeys(client, projection, prefix)) names.push(...batch.map((k) => k.slice(prefix.length)).filter((k) => k !== meta));
   names.sort();
-  const types = names.length ? await run<string>(names.reduce((p, k) => p.type(k), client.pipeline())) : [];
+  const types = names.length ? await run<string>(names.reduce((p, k) => p.type(prefix + k), client.pipeline())) : [];
   const p = client.pipeline();
-  names.forEach((k, i) => (types[i] === "hash" ? p.hgetall(k) : p.zrange(k, "0", "-1", "WITHSCORES")));
+  names.forEach((k, i) => (types[i] === "hash" ? p.hgetall(prefix + k) : p.zrange(prefix + k, "0", "-1", "WITHSCORES")));
   const values = names.length ? await run<unknown>(p) : [];
   const keys: StoreDump["keys"] = {};
   names.forEach((k, i) => {

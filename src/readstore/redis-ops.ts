@@ -150,22 +150,22 @@ export class OpsWriter {
   }
 
   /**
-   * Writes the arguments of the apply command after the script, as RESP (numkeys, the keys,
-   * `argv`, then the ops as the last argument), into `out` from `from` on; returns the buffer (a
+   * Writes the arguments of the apply command after the script, as RESP (numkeys, the keys, each
+   * behind `keyPrefix`, `argv`, then the ops as the last argument), into `out` from `from` on; returns the buffer (a
    * bigger one when it did not fit) and where the arguments end.
    */
-  command(keys: readonly string[], argv: readonly string[], out: Buffer, from: number): { argc: number; buf: Buffer; end: number } {
+  command(keys: readonly string[], argv: readonly string[], out: Buffer, from: number, keyPrefix = ""): { argc: number; buf: Buffer; end: number } {
     const b = this.buf;
     b[0] = 0xdd; // array32
     b.writeUInt32BE(this.items, 1);
     const ops = this.pos;
     let bound = from + 48 + ops;
-    for (const k of keys) bound += 16 + k.length * 3;
+    for (const k of keys) bound += 16 + (keyPrefix.length + k.length) * 3;
     for (const a of argv) bound += 16 + a.length * 3;
     if (out.length < bound) out = Buffer.allocUnsafeSlow(Math.max(bound, out.length * 2));
     const o = out as Utf8Writer;
     let p = bulkAt(o, from, String(keys.length));
-    for (const k of keys) p = bulkAt(o, p, k);
+    for (const k of keys) p = bulkAt(o, p, keyPrefix === "" ? k : keyPrefix + k);
     for (const a of argv) p = bulkAt(o, p, a);
     o[p++] = 36; // $
     p = decimalAt(o, p, ops);

@@ -10,6 +10,8 @@ type Pipeline = ReturnType<Redis["pipeline"]>;
 
 export interface Read {
   p: Pipeline;
+  /** A key as Redis names it (behind the store's prefix). */
+  key(k: string): string;
   run<T>(): Promise<T[]>;
 }
 
@@ -18,13 +20,14 @@ export interface Read {
  * in the same round trip, and a store that is not connected is refused at once (no read waits in
  * ioredis's offline queue while Redis is down).
  */
-export function openRead(client: Redis, keys: readonly string[], guard: boolean): Read {
+export function openRead(client: Redis, keys: readonly string[], guard: boolean, prefix = ""): Read {
   const names = guard ? projectionsOfKeys(keys) : [];
   if (guard && client.status !== "ready") throw new ReadStoreUnavailableError(names, `Redis is ${client.status}`);
   const p = client.pipeline();
-  for (const n of names) p.hexists(metaKey(n), "serving");
+  for (const n of names) p.hexists(prefix + metaKey(n), "serving");
   return {
     p,
+    key: prefix === "" ? (k) => k : (k) => prefix + k,
     run: async <T>(): Promise<T[]> => {
       let replies: unknown[];
       try {
@@ -47,8 +50,8 @@ export async function readRange(open: (keys: readonly string[]) => Read, keys: r
   const limit = Math.max(0, options.limit);
   const until = options.until;
   if (keys.length > 1) return rangeIntersection(open(keys), keys, after, limit, until);
-  const key = keys[0]!;
   const read = open(keys);
+  const key = read.key(keys[0]!);
   const p = read.p;
   const max = until === undefined ? "+inf" : String(until);
   if (after) {
@@ -78,7 +81,7 @@ export async function readRange(open: (keys: readonly string[]) => Read, keys: r
 
 async function rangeIntersection(read: Read, keys: readonly string[], after: { score: number; member: string } | undefined, limit: number, until: number | undefined) {
   const weights = keys.map((_, i) => (i === 0 ? "1" : "0"));
-  read.p.call("ZINTER", keys.length, ...keys, "WEIGHTS", ...weights, "AGGREGATE", "SUM", "WITHSCORES");
+  read.p.call("ZINTER", keys.length, ...keys.map(read.key), "WEIGHTS", ...weights, "AGGREGATE", "SUM", "WITHSCORES");
   const found = pairs((await read.run<unknown>())[0]);
   const all = until === undefined ? found : found.filter(([, s]) => s <= until);
   const rest = after ? all.filter(([m, s]) => compareEntries(s, m, after.score, after.member) > 0) : all;

@@ -3,7 +3,7 @@
  * (redis-batch.ts, after one read of what it lacks) and sent as one apply script (redis-apply.ts).
  */
 import type { Redis } from "ioredis";
-import { CheckpointMismatchError, metaKey, padPosition, type Write } from "./port.js";
+import { CheckpointMismatchError, metaKey, padPosition, type Origin, type Write } from "./port.js";
 import { ApplyCommand, BufferPool, HEADROOM } from "./redis-apply.js";
 import { IndexCache, unknowns } from "./index-cache.js";
 import { compileBatch } from "./redis-batch.js";
@@ -15,19 +15,23 @@ export class RedisBatchWriter {
   /** Per projection: resolves once the last applyBatch call has been sent. */
   private readonly lanes = new Map<string, Promise<void>>();
 
-  constructor(private readonly client: Redis) {}
+  constructor(
+    private readonly client: Redis,
+    /** Put before every key (REDIS_KEY_PREFIX). */
+    private readonly keyPrefix = "",
+  ) {}
 
   /**
    * Not async itself: the writes (and the events they hold) are let go once the batch is sent,
    * not when Redis answers. A rebuild keeps batches in flight, and what lives that long is copied
    * by every scavenge.
    */
-  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
-    return this.sendInLane(projection, writes, checkpoint, expected).then(({ reply }) => this.answered(projection, reply, checkpoint, expected));
+  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void> {
+    return this.sendInLane(projection, writes, checkpoint, expected, origin).then(({ reply }) => this.answered(projection, reply, checkpoint, expected));
   }
 
   /** Sends the batch after the projection's batches asked for before; resolves (with the reply to come) once sent. */
-  private async sendInLane(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<{ reply: Promise<unknown> }> {
+  private async sendInLane(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<{ reply: Promise<unknown> }> {
     padPosition(checkpoint);
     // Calls for one projection are sent in call order, even when one waits for a read first:
     // a rebuild sends batch N+1 before N is acknowledged, and N+1 must reach Redis after N.
@@ -37,7 +41,7 @@ export class RedisBatchWriter {
     this.lanes.set(projection, sent);
     try {
       await previous;
-      return await this.sendBatch(projection, writes, checkpoint, expected);
+      return await this.sendBatch(projection, writes, checkpoint, expected, origin);
     } finally {
       markSent();
       if (this.lanes.get(projection) === sent) this.lanes.delete(projection);
@@ -66,7 +70,7 @@ export class RedisBatchWriter {
   }
 
   /** Compiles the batch (after reading what the cache lacks) and sends it; resolves once sent. */
-  private async sendBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<{ reply: Promise<unknown> }> {
+  private async sendBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<{ reply: Promise<unknown> }> {
     const cache = this.cacheOf(projection);
     // The cache is valid only if nobody wrote since it was built: the guard says so.
     if (expected === undefined || cache.validAt !== expected) cache.reset(false);
@@ -82,7 +86,7 @@ export class RedisBatchWriter {
     cache.validAt = checkpoint;
     if (cache.oversized) cache.reset(false);
     const guard = expected === undefined ? "*" : expected === null ? "-" : padPosition(expected);
-    const { argc, buf, end } = compiled.ops.command(compiled.keys, [guard, padPosition(checkpoint)], this.buffers.take(), HEADROOM);
+    const { argc, buf, end } = compiled.ops.command(compiled.keys, [guard, padPosition(checkpoint), origin?.log ?? "", origin?.event ?? ""], this.buffers.take(), HEADROOM, this.keyPrefix);
     const command = new ApplyCommand(argc, buf, end);
     const reply = (this.client.sendCommand(command) as Promise<unknown>).catch((err: Error) => {
       if (!err.message.startsWith("NOSCRIPT")) throw err;
@@ -107,12 +111,12 @@ export class RedisBatchWriter {
     for (const [family, members] of need.values) {
       const list = [...members];
       asked.push(["value", family, list]);
-      p.hmget(family, ...list);
+      p.hmget(this.keyPrefix + family, ...list);
     }
     for (const [order, members] of need.scores) {
       const list = [...members];
       asked.push(["score", order, list]);
-      p.zmscore(order, ...list);
+      p.zmscore(this.keyPrefix + order, ...list);
     }
     const replies = await run<Array<string | number | null>>(p);
     asked.forEach(([kind, key, list], i) => {

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { metaKey, padPosition } from "./port.js";
-import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
+import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { dumpKeys, scanKeys } from "./redis-dump.js";
 import { decodeHash, openRead, readRange, run, type Read } from "./redis-reads.js";
 import { RedisBatchWriter } from "./redis-writer.js";
@@ -8,6 +8,11 @@ import { RedisBatchWriter } from "./redis-writer.js";
 export interface RedisReadStoreOptions {
   /** Close the client on close() (default: true when the store made the client from a URL). */
   ownsClient?: boolean;
+  /**
+   * Put before every key (REDIS_KEY_PREFIX, default none): deployments sharing one Redis on
+   * purpose each keep their models apart. No braces: the projection's hash tag stays the key's.
+   */
+  keyPrefix?: string;
 }
 
 /**
@@ -21,17 +26,19 @@ export class RedisReadStore implements ReadStore {
   private readonly client: Redis;
   private readonly ownsClient: boolean;
   private readonly writer: RedisBatchWriter;
+  private readonly prefix: string;
   private guardReads = false;
 
   constructor(client: Redis | string, options: RedisReadStoreOptions = {}) {
     const c = typeof client === "string" ? new Redis(client) : client;
     this.ownsClient = options.ownsClient ?? typeof client === "string";
     this.client = c;
-    this.writer = new RedisBatchWriter(c);
+    this.prefix = checkKeyPrefix(options.keyPrefix ?? "");
+    this.writer = new RedisBatchWriter(c, this.prefix);
   }
 
-  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
-    return this.writer.applyBatch(projection, writes, checkpoint, expected);
+  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void> {
+    return this.writer.applyBatch(projection, writes, checkpoint, expected, origin);
   }
 
   async getCheckpoint(projection: string): Promise<bigint | undefined> {
@@ -41,15 +48,36 @@ export class RedisReadStore implements ReadStore {
   async getCheckpoints(projections: readonly string[]): Promise<Array<bigint | undefined>> {
     if (projections.length === 0) return [];
     const p = this.client.pipeline();
-    for (const name of projections) p.hget(metaKey(name), "checkpoint");
+    for (const name of projections) p.hget(this.meta(name), "checkpoint");
     return (await run<string | null>(p)).map((v) => (v === null ? undefined : BigInt(v)));
+  }
+
+  async getStamps(projections: readonly string[]): Promise<Array<Stamp | undefined>> {
+    if (projections.length === 0) return [];
+    const p = this.client.pipeline();
+    for (const name of projections) p.hmget(this.meta(name), "checkpoint", "log", "event");
+    return (await run<Array<string | null>>(p)).map(([cp, log, event]) => {
+      if (cp == null) return undefined;
+      return log != null && event != null ? { checkpoint: BigInt(cp), origin: { log, event } } : { checkpoint: BigInt(cp) };
+    });
+  }
+
+  /** ioredis says "ready" at each connection; the first one (or the one under way) is no reconnection. */
+  watchReconnects(listener: () => void): () => void {
+    let connected = this.client.status === "ready";
+    const onReady = () => {
+      if (connected) listener();
+      connected = true;
+    };
+    this.client.on("ready", onReady);
+    return () => this.client.off("ready", onReady);
   }
 
   async drop(projection: string): Promise<void> {
     // After the batches already sent (one connection keeps commands in order).
     await this.writer.sent(projection);
     this.writer.resetCache(projection, false);
-    for await (const batch of scanKeys(this.client, projection)) {
+    for await (const batch of scanKeys(this.client, projection, this.prefix)) {
       if (batch.length > 0) await this.client.unlink(...batch);
     }
     // Nothing left: until the first batch lands, every member is known to be absent.
@@ -58,11 +86,11 @@ export class RedisReadStore implements ReadStore {
 
   async markServing(projection: string, checkpoint: bigint | null): Promise<boolean> {
     const expected = checkpoint === null ? "-" : padPosition(checkpoint);
-    return (await this.client.eval(MARK_SERVING, 1, metaKey(projection), expected)) === 1;
+    return (await this.client.eval(MARK_SERVING, 1, this.meta(projection), expected)) === 1;
   }
 
   async unmarkServing(projection: string): Promise<void> {
-    await this.client.hdel(metaKey(projection), "serving");
+    await this.client.hdel(this.meta(projection), "serving");
   }
 
   guarded(): ReadStore {
@@ -74,28 +102,28 @@ export class RedisReadStore implements ReadStore {
   async serving(projections: readonly string[]): Promise<boolean[]> {
     if (projections.length === 0) return [];
     const p = this.client.pipeline();
-    for (const name of projections) p.hexists(metaKey(name), "serving");
+    for (const name of projections) p.hexists(this.meta(name), "serving");
     return (await run<number>(p)).map((v) => v === 1);
   }
 
   async getDocs(keys: readonly string[]): Promise<Array<Doc | null>> {
     if (keys.length === 0) return [];
     const read = this.read(keys);
-    for (const k of keys) read.p.hgetall(k);
+    for (const k of keys) read.p.hgetall(read.key(k));
     return (await read.run<Record<string, string>>()).map(decodeHash);
   }
 
   async getMembers(keys: readonly string[]): Promise<string[][]> {
     if (keys.length === 0) return [];
     const read = this.read(keys);
-    for (const k of keys) read.p.zrange(k, "0", "-1");
+    for (const k of keys) read.p.zrange(read.key(k), "0", "-1");
     return read.run<string[]>();
   }
 
   async count(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
     const read = this.read(keys);
-    for (const k of keys) read.p.zcard(k);
+    for (const k of keys) read.p.zcard(read.key(k));
     return read.run<number>();
   }
 
@@ -104,7 +132,7 @@ export class RedisReadStore implements ReadStore {
   }
 
   async dump(projection: string): Promise<StoreDump> {
-    const keys = await dumpKeys(this.client, projection);
+    const keys = await dumpKeys(this.client, projection, this.prefix);
     const cp = await this.getCheckpoint(projection);
     return { checkpoint: cp === undefined ? null : cp.toString(), keys };
   }
@@ -115,8 +143,18 @@ export class RedisReadStore implements ReadStore {
 
   /** A read's pipeline, guarded by the serving marks in the guarded() view. */
   private read(keys: readonly string[]): Read {
-    return openRead(this.client, keys, this.guardReads);
+    return openRead(this.client, keys, this.guardReads, this.prefix);
   }
+
+  private meta(projection: string): string {
+    return this.prefix + metaKey(projection);
+  }
+}
+
+/** A key prefix must leave the projection's hash tag the key's first braces. */
+export function checkKeyPrefix(prefix: string): string {
+  if (/[{}\s]/.test(prefix)) throw new RangeError(`a Redis key prefix holds no braces or spaces: ${JSON.stringify(prefix)}`);
+  return prefix;
 }
 
 /** Marks a projection serving if its checkpoint is the one expected ('-': none). */

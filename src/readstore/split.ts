@@ -6,7 +6,7 @@
  * in practice): keys of both are refused.
  */
 import { keyPrefix } from "./port.js";
-import type { Doc, RangeOptions, RangePage, ReadStore, StoreDump, Write } from "./port.js";
+import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 
 export class SplitReadStore implements ReadStore {
   readonly kind = "split" as const;
@@ -25,8 +25,8 @@ export class SplitReadStore implements ReadStore {
     return Object.fromEntries([["*", this.main.kind], ...[...this.apart].map(([name, s]) => [name, s.kind])]);
   }
 
-  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null): Promise<void> {
-    return this.of(projection).applyBatch(projection, writes, checkpoint, expected);
+  applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void> {
+    return this.of(projection).applyBatch(projection, writes, checkpoint, expected, origin);
   }
 
   async getCheckpoint(projection: string): Promise<bigint | undefined> {
@@ -35,6 +35,15 @@ export class SplitReadStore implements ReadStore {
 
   getCheckpoints(projections: readonly string[]): Promise<Array<bigint | undefined>> {
     return this.spread(projections, (p) => this.of(p), (s, ps) => s.getCheckpoints(ps));
+  }
+
+  getStamps(projections: readonly string[]): Promise<Array<Stamp | undefined>> {
+    return this.spread(projections, (p) => this.of(p), (s, ps) => s.getStamps(ps));
+  }
+
+  watchReconnects(listener: () => void): () => void {
+    const stops = [this.main, ...this.apart.values()].map((s) => s.watchReconnects(listener));
+    return () => stops.forEach((stop) => stop());
   }
 
   drop(projection: string): Promise<void> {

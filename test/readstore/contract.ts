@@ -294,6 +294,43 @@ export function readStoreContract(adapter: string, make: () => Promise<ContractH
       });
     });
 
+    describe("origins: which log a model was built from", () => {
+      const a1 = { log: "log-a", event: "a-1" };
+      const a2 = { log: "log-a", event: "a-2" };
+
+      it("keeps the origin with the checkpoint, through serving marks; drop forgets both", async () => {
+        expect(await store.getStamps([P])).toEqual([undefined]);
+        await store.applyBatch(P, [{ op: "put", key: k("a"), fields: { v: 1 } }], 1n, null, a1);
+        await store.applyBatch(P, [], 2n, 1n, a2);
+        await store.markServing(P, 2n);
+        await store.unmarkServing(P);
+        await store.markServing(P, 2n);
+        expect(await store.getStamps([P, "other"])).toEqual([{ checkpoint: 2n, origin: a2 }, undefined]);
+        await store.drop(P);
+        expect(await store.getStamps([P])).toEqual([undefined]);
+      });
+
+      it("a batch without an origin leaves none (it would name another event)", async () => {
+        await store.applyBatch(P, [], 1n, null, a1);
+        await store.applyBatch(P, [], 2n, 1n);
+        expect(await store.getStamps([P])).toEqual([{ checkpoint: 2n }]);
+      });
+
+      it("a model stamped with another log refuses the batch, and applies nothing", async () => {
+        await store.applyBatch(P, [{ op: "put", key: k("a"), fields: { v: 1 } }], 1n, null, a1);
+        const other = { log: "log-b", event: "b-2" };
+        await expect(store.applyBatch(P, [{ op: "put", key: k("a"), fields: { v: 2 } }], 2n, 1n, other)).rejects.toMatchObject({ name: "CheckpointMismatchError", actual: 1n });
+        expect(await store.getDocs([k("a")])).toEqual([{ v: 1 }]);
+        expect(await store.getStamps([P])).toEqual([{ checkpoint: 1n, origin: a1 }]);
+      });
+
+      it("watching reconnections gives a way to stop", () => {
+        const stop = store.watchReconnects(() => undefined);
+        expect(typeof stop).toBe("function");
+        stop();
+      });
+    });
+
     describe("serving marks", () => {
       const unavailable = async (read: Promise<unknown>, projections: string[]) => {
         const err = await read.then(() => undefined, (e: unknown) => e);

@@ -20,6 +20,23 @@ readStoreContract("redis", async () => {
   };
 });
 
+readStoreContract("redis behind a key prefix", async () => {
+  const redis = await startRedis();
+  const client = redis.client();
+  const store = new RedisReadStore(client, { keyPrefix: "cyborg-x:" });
+  return {
+    store,
+    async reset() {
+      expect((await client.keys("*")).filter((k) => !k.startsWith("cyborg-x:{"))).toEqual([]);
+      await client.flushall();
+    },
+    async close() {
+      await store.close();
+      await redis.stop();
+    },
+  };
+});
+
 describe("Redis adapter: the apply script", () => {
   it("is sent again when Redis forgot it (SCRIPT FLUSH), on the same connection", async () => {
     const redis = await startRedis();
@@ -67,6 +84,32 @@ describe("Redis adapter: what it remembers of index families", () => {
       await a.applyBatch("t", [ix("green")], 3n, 2n);
       expect(await a.getMembers(["{t}:color:red", "{t}:color:blue", "{t}:color:green"])).toEqual([[], [], ["m"]]);
       expect((await a.range(["{t}:color:green"], { limit: 1 })).items[0]?.score).toBe(1);
+    } finally {
+      await redis.stop();
+    }
+  });
+});
+
+describe("Redis adapter: reconnections", () => {
+  it("tells its watchers when Redis is reached again (it may be another store), until they stop", async () => {
+    const redis = await startRedis();
+    try {
+      const client = redis.client();
+      const store = new RedisReadStore(client);
+      await client.ping();
+      let calls = 0;
+      const reconnected = new Promise<void>((resolve) => {
+        const stop = store.watchReconnects(() => {
+          calls++;
+          stop();
+          resolve();
+        });
+      });
+      await redis.restart();
+      await reconnected;
+      await redis.restart();
+      await client.ping();
+      expect(calls).toBe(1);
     } finally {
       await redis.stop();
     }

@@ -2,7 +2,7 @@ import type { DomainEvent } from "../../src/domain/events.js";
 import { ARQ_BOUND_TOPIC, type ArqBoundEvent } from "../../projections/arqs/bound-notifier.js";
 import { getArqs } from "../../projections/arqs/queries.js";
 import type { PubSub } from "../../src/pubsub/port.js";
-import type { ReadStore, Write } from "../../src/readstore/port.js";
+import type { Origin, ReadStore, Write } from "../../src/readstore/port.js";
 import {
   allocated,
   arqCreated,
@@ -72,19 +72,25 @@ export class CrashingStore implements ReadStore {
   ) {
     this.kind = inner.kind;
   }
-  async applyBatch(p: string, w: readonly Write[], cp: bigint, expected?: bigint | null) {
+  async applyBatch(p: string, w: readonly Write[], cp: bigint, expected?: bigint | null, origin?: Origin) {
     if (this.applied >= this.okBatches) {
       this.crashed = true;
       throw new Error("crashed");
     }
     this.applied++;
-    return this.inner.applyBatch(p, w, cp, expected);
+    return this.inner.applyBatch(p, w, cp, expected, origin);
   }
   getCheckpoint(p: string) {
     return this.inner.getCheckpoint(p);
   }
   getCheckpoints(p: readonly string[]) {
     return this.inner.getCheckpoints(p);
+  }
+  getStamps(p: readonly string[]) {
+    return this.inner.getStamps(p);
+  }
+  watchReconnects(listener: () => void) {
+    return this.inner.watchReconnects(listener);
   }
   drop(p: string) {
     return this.inner.drop(p);
