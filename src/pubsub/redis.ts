@@ -4,7 +4,7 @@ import { SubscriptionQueue } from "./subscription-queue.js";
 
 interface Topic {
   subs: Set<SubscriptionQueue<unknown>>;
-  /** The SUBSCRIBE acknowledgement: `ready` waits for it (@graphql-yoga/redis-event-target does not). */
+  /** The SUBSCRIBE acknowledgement: `ready` waits for it. */
   subscribed: Promise<void>;
 }
 

@@ -24,8 +24,8 @@ describe("deployables projection", () => {
     expect(page.items[0]).toMatchObject({ uuid: "p1", resourceClass: "PGPU", traits: ["CUSTOM_GPU_NVIDIA", "CUSTOM_GPU_PRODUCT_ID_1EB8"] });
     expect(await uuids({ hostname: "h1" }, 5, page.cursors[0])).toEqual(["p3"]);
 
-    expect((await read.deployablesByRp(["rp-p2", "rp-none"])).map((l) => l.map((d) => d.uuid))).toEqual([["p2"], []]);
-    expect((await read.deployablesByHost(["h2", "h1"])).map((l) => l.map((d) => d.uuid))).toEqual([["p2"], ["p1", "p3"]]);
+    expect([await uuids({ rpUuid: "rp-p2" }), await uuids({ rpUuid: "rp-none" })]).toEqual([["p2"], []]);
+    expect([await uuids({ hostname: "h2" }), await uuids({ hostname: "h1" })]).toEqual([["p2"], ["p1", "p3"]]);
   });
 
   it("drops a removed deployable from every index, without the event naming them", async () => {

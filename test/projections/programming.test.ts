@@ -45,7 +45,7 @@ describe("deployables model: programming", () => {
     const app = new Application({ store, bitstreams: { contentDir: dir } });
     for (const h of ["h1", "h2"]) await app.reportHostInventory(ctx(), h, [device(h)]);
     const b = await app.uploadBitstream(ctx(), { name: "a.gbs", functionId: "fa" }, Readable.from([Buffer.from("bits")]));
-    const dep = async (h: string) => (await deployables.deployablesByRp(await rebuilt(store), [rpUuidFor(`${h}_FakeDevice`)]))[0]![0]!;
+    const dep = async (h: string) => (await deployables.listDeployables(await rebuilt(store), { rpUuid: rpUuidFor(`${h}_FakeDevice`) }, 1)).items[0]!;
     const d1 = await dep("h1");
     const d2 = await dep("h2");
     await app.programDeployable(ctx(), { hostname: "h1", deployableUuid: d1.uuid, bitstreamId: b.id });

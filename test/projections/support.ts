@@ -57,8 +57,6 @@ export function queriesOf(store: ReadStore) {
     handlesByDeployable: (uuids: readonly string[]) => tree.handlesByDeployable(store, uuids),
     getHandles: (uuids: readonly string[]) => tree.getHandles(store, uuids),
     listDeployables: (filter: deployables.DeployableFilter, first: number, after?: string) => deployables.listDeployables(store, filter, first, after),
-    deployablesByRp: (rpUuids: readonly string[]) => deployables.deployablesByRp(store, rpUuids),
-    deployablesByHost: (hostnames: readonly string[]) => deployables.deployablesByHost(store, hostnames),
     listProfiles: (names?: readonly string[]) => profiles.listProfiles(store, names),
     getProfileByName: (name: string) => profiles.getProfileByName(store, name),
     getProfilesByName: (names: readonly string[]) => profiles.getProfilesByName(store, names),
