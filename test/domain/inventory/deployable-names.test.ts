@@ -67,4 +67,15 @@ describe("deployable names belong to the reporting host", () => {
     const fn = { ...deployable("af"), name: "h2_function", parentName: "h1_region" };
     spec.given().when(reportOf("h1", [fpga("af", { deployables: [region, fn] })])).thenThrows("BAD_USER_INPUT", "devices[0].deployables[1].name", /names host h2/);
   });
+
+  it("derives every other id from the host: the same card on two hosts shares no device, deployable, attribute or handle uuid", () => {
+    const ids = (hostname: string) =>
+      spec.given().when(reportOf(hostname, [named(`${hostname}_0000:af:00.0`)])).events().flatMap((e) => {
+        const d = { ...e.data, controlPathUuid: e.type === "DeviceDiscovered" ? e.data.controlPath.uuid : undefined } as Record<string, unknown>;
+        return ["deviceUuid", "controlPathUuid", "deployableUuid", "attributeUuid", "handleUuid", "rpUuid"].flatMap((k) => (typeof d[k] === "string" ? [`${k}:${d[k]}`] : []));
+      });
+    const [h1, h2] = [new Set(ids("h1")), new Set(ids("h2"))];
+    expect(["deviceUuid", "controlPathUuid", "deployableUuid", "attributeUuid", "handleUuid", "rpUuid"].map((k) => [...h1].filter((id) => id.startsWith(`${k}:`)).length)).toEqual([1, 1, 1, 2, 1, 1]);
+    expect([...h1].filter((id) => h2.has(id))).toEqual([]);
+  });
 });
