@@ -103,7 +103,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const catchUp = readYourWrites({ ...models, log });
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
-      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics };
+      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => followers.status(), boundSubscriptions: () => notifications.listening });
       const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit })];
       const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });

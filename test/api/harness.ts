@@ -9,7 +9,7 @@ import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { TokenRegistry, type Role } from "../../src/api/auth/tokens.js";
 import { loadConfig } from "../../src/config.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger, type Logger } from "../../src/logger.js";
 import { startService, type Service, type ServiceOverrides } from "../../src/main.js";
 
 export const TOKENS = {
@@ -41,13 +41,13 @@ export interface TestService {
 }
 
 export async function startTestService(
-  /** dataDir: the caller's (kept on close, for a restart); otherwise a temporary one, removed on close. */
-  opts: { env?: Record<string, string>; overrides?: ServiceOverrides; dataDir?: string } = {},
+  /** dataDir: the caller's (kept on close, for a restart); otherwise a temporary one, removed on close. log: silent unless given. */
+  opts: { env?: Record<string, string>; overrides?: ServiceOverrides; dataDir?: string; log?: Logger } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "cyborg-es-api-"));
   const config = loadConfig({ PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "silent", ...opts.env });
   const tokens = new TokenRegistry(Object.entries(TOKENS).map(([name, t]) => ({ name, ...t })) as never);
-  const service = await startService(config, createLogger("silent"), { tokens, ...opts.overrides });
+  const service = await startService(config, opts.log ?? createLogger("silent"), { tokens, ...opts.overrides });
   const url = service.url!;
   const clients: Client[] = [];
 

@@ -44,10 +44,8 @@ export function deployableName(hostname: string, bdf: string): string {
   return `${hostname}_${bdf}`;
 }
 
-/** Cyborg's fake driver: every char outside [A-Za-z0-9_-] becomes "_" (Placement RP name rules). */
-export function sanitizeRpName(name: string): string {
-  return name.replace(/[^A-Za-z0-9_-]/g, "_");
-}
+/** Cyborg's fake driver's spelling of a name: one definition, the one the service checks names with. */
+export { sanitizeRpName } from "../../domain/inventory/deployable-names.js";
 
 /** `rc` first (when given), then trait0, trait1, ... in order, duplicates dropped. */
 export function attributeList(rc: string | null, traits: readonly string[]): DriverAttribute[] {

@@ -3,6 +3,7 @@ import type { ArqBoundEvent } from "../../../projections/arqs/bound-notifier.js"
 import type { Application } from "../../app/application.js";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { EventStore } from "../../eventstore/port.js";
+import type { Logger } from "../../logger.js";
 import type { OperationMetrics } from "../../observability/metrics.js";
 import type { ReadStore } from "../../readstore/port.js";
 import type { ProgrammingFeed } from "../programming-feed.js";
@@ -30,6 +31,8 @@ export interface ApiServices {
   requestTimeoutMs?: number;
   /** Where front doors record operations and agent reports (absent with METRICS=off). */
   metrics?: OperationMetrics;
+  /** Where front doors log what an operator should hear of (a host report refused). */
+  log?: Logger;
 }
 
 /** What a listener waits for: these ARQs, or this instance's ARQs, or (neither) everything. */

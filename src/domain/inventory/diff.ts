@@ -16,6 +16,7 @@
  */
 import { canonicalJson } from "../shared/json.js";
 import type { JsonObject } from "../shared/types.js";
+import { checkOwnDeployables } from "./deployable-names.js";
 import type { DeployableChanged, DeviceChanged, InventoryEvent } from "./events.js";
 import { attachHandleUuidFor, attributeUuidFor, controlPathUuidFor, deployableUuidFor, deviceUuidFor, rpUuidFor } from "./ids.js";
 import { validateReport, type ReportedDeployable, type ReportedDevice } from "./report-validation.js";
@@ -44,8 +45,9 @@ export function diffHostReport(state: HostState, hostname: string, devices: unkn
   return diffValidatedReport(state, hostname, validateReport(devices), at);
 }
 
-/** diffHostReport of a report validateReport already returned. */
+/** diffHostReport of a report validateReport already returned; refuses deployables that are not the host's. */
 export function diffValidatedReport(state: HostState, hostname: string, report: ReportedDevice[], at: string): ReportDiff {
+  checkOwnDeployables(hostname, report);
   const reported = new Map<string, ReportedDevice>();
   for (const d of report) reported.set(deviceUuidFor(hostname, d.cpidKey), d);
   const out: Phases = { removals: [], upserts: [] };

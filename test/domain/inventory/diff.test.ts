@@ -4,7 +4,7 @@ import { attachHandleUuidFor, attributeUuidFor, controlPathUuidFor, deployableUu
 import { canonicalJson } from "../../../src/domain/shared/json.js";
 import { initialHostState } from "../../../src/domain/inventory/state.js";
 import { expectDomainError } from "../decider-spec.js";
-import { at, bdf, decide, deployable, fold, fpga, HOST, pci, report, reported, types } from "./fixtures.js";
+import { at, bdf, decide, deployable, fold, fpga, HOST, named, pci, report, reported, types } from "./fixtures.js";
 
 const cpid = (bus: string) => canonicalJson(pci(bus));
 const devUuid = (bus: string) => deviceUuidFor(HOST, cpid(bus));
@@ -48,16 +48,16 @@ describe("host report diff", () => {
       expect(events[0]).toMatchObject({ type: "DeviceDiscovered", data: { deviceUuid: devUuid("b0") } });
     });
     it("adds nested deployables parent first, with parent and root uuids", () => {
-      const region = { ...deployable("af"), name: "region", attachHandles: [] };
-      const fn = { ...deployable("af"), name: "function", parentName: "region" };
-      const leaf = { ...deployable("af"), name: "leaf", parentName: "function", attachHandles: [] };
+      const region = { ...deployable("af"), name: named("region"), attachHandles: [] };
+      const fn = { ...deployable("af"), name: named("function"), parentName: named("region") };
+      const leaf = { ...deployable("af"), name: named("leaf"), parentName: named("function"), attachHandles: [] };
       const { events } = report(initialHostState(), [{ ...fpga("af"), deployables: [leaf, fn, region] }]);
       const added = events.filter((e) => e.type === "DeployableAdded").map((e) => e.data);
-      const r = depUuid("af", "region");
+      const r = depUuid("af", named("region"));
       expect(added.map((d) => [d.name, d.parentUuid, d.rootUuid])).toEqual([
-        ["region", null, r],
-        ["function", r, r],
-        ["leaf", depUuid("af", "function"), r],
+        [named("region"), null, r],
+        [named("function"), r, r],
+        [named("leaf"), depUuid("af", named("function")), r],
       ]);
     });
   });
@@ -114,11 +114,11 @@ describe("host report diff", () => {
       expect(fold(events, state).deviceOfDeployable.has(depUuid("af"))).toBe(false);
     });
     it("removes nested deployables children first", () => {
-      const region = { ...deployable("af"), name: "region", attachHandles: [] };
-      const fn = { ...deployable("af"), name: "function", parentName: "region" };
+      const region = { ...deployable("af"), name: named("region"), attachHandles: [] };
+      const fn = { ...deployable("af"), name: named("function"), parentName: named("region") };
       const state = reported([{ ...fpga("af"), deployables: [region, fn] }]);
       const removed = report(state, []).events.filter((e) => e.type === "DeployableRemoved").map((e) => e.data.deployableUuid);
-      expect(removed).toEqual([depUuid("af", "function"), depUuid("af", "region")]);
+      expect(removed).toEqual([depUuid("af", named("function")), depUuid("af", named("region"))]);
     });
     it("a stub device that is known is kept as it is, even if its report differs", () => {
       const state = reported([fpga("af"), fpga("b0")]);
@@ -136,7 +136,7 @@ describe("host report diff", () => {
   describe("deployable level", () => {
     const base = reported([fpga("af")]);
     it("added", () => {
-      const extra = { ...deployable("af"), name: "second", attachHandles: [{ type: "PCI" as const, info: pci("af", "1") }] };
+      const extra = { ...deployable("af"), name: named("second"), attachHandles: [{ type: "PCI" as const, info: pci("af", "1") }] };
       const { events, summary } = report(base, [{ ...fpga("af"), deployables: [deployable("af"), extra] }]);
       expect(types(events)).toEqual(["DeployableAdded", "AttributeSet", "AttributeSet", "AttachHandleAdded"]);
       expect(summary.updated).toBe(1);
@@ -146,30 +146,30 @@ describe("host report diff", () => {
       expect(events).toEqual([{ type: "DeployableChanged", data: { hostname: HOST, deployableUuid: depUuid("af"), changes: { numAccelerators: 4, driverName: null }, at } }]);
     });
     it("changed: moved under another parent", () => {
-      const a = { ...deployable("af"), name: "a", attachHandles: [] };
-      const b = { ...deployable("af"), name: "b", attachHandles: [] };
+      const a = { ...deployable("af"), name: named("a"), attachHandles: [] };
+      const b = { ...deployable("af"), name: named("b"), attachHandles: [] };
       const state = reported([{ ...fpga("af"), deployables: [a, b] }]);
-      const { events } = report(state, [{ ...fpga("af"), deployables: [a, { ...b, parentName: "a" }] }]);
+      const { events } = report(state, [{ ...fpga("af"), deployables: [a, { ...b, parentName: named("a") }] }]);
       expect(events).toEqual([
-        { type: "DeployableChanged", data: { hostname: HOST, deployableUuid: depUuid("af", "b"), changes: { parentUuid: depUuid("af", "a"), rootUuid: depUuid("af", "a") }, at } },
+        { type: "DeployableChanged", data: { hostname: HOST, deployableUuid: depUuid("af", named("b")), changes: { parentUuid: depUuid("af", named("a")), rootUuid: depUuid("af", named("a")) }, at } },
       ]);
     });
     it("removed", () => {
-      const extra = { ...deployable("af"), name: "second", attachHandles: [] };
+      const extra = { ...deployable("af"), name: named("second"), attachHandles: [] };
       const state = reported([{ ...fpga("af"), deployables: [deployable("af"), extra] }]);
       const { events } = report(state, [fpga("af")]);
       expect(types(events)).toEqual(["AttributeRemoved", "AttributeRemoved", "DeployableRemoved"]);
-      expect(events.at(-1)!.data).toMatchObject({ deployableUuid: depUuid("af", "second") });
+      expect(events.at(-1)!.data).toMatchObject({ deployableUuid: depUuid("af", named("second")) });
     });
     it("a deployable that moves to another device is removed before it is added (same RP)", () => {
-      const moved = { ...deployable("af"), name: "shared", attachHandles: [] };
+      const moved = { ...deployable("af"), name: named("shared"), attachHandles: [] };
       const state = reported([{ ...fpga("af"), deployables: [deployable("af"), moved] }, fpga("b0")]);
       const { events } = report(state, [fpga("af"), { ...fpga("b0"), deployables: [deployable("b0"), moved] }]);
       const i = events.findIndex((e) => e.type === "DeployableRemoved");
       const j = events.findIndex((e) => e.type === "DeployableAdded");
       expect(i).toBeGreaterThanOrEqual(0);
       expect(j).toBeGreaterThan(i);
-      expect(events[j]!.data).toMatchObject({ deviceUuid: devUuid("b0"), rpUuid: rpUuidFor("shared") });
+      expect(events[j]!.data).toMatchObject({ deviceUuid: devUuid("b0"), rpUuid: rpUuidFor(named("shared")) });
     });
   });
 

@@ -9,6 +9,8 @@ export const at = "2026-03-01T10:00:00.000Z";
 
 export const pci = (bus: string, fn = "0", device = "00") => ({ domain: "0000", bus, device, function: fn });
 export const bdf = (bus: string, fn = "0") => `0000:${bus}:00.${fn}`;
+/** A deployable name of HOST's (`<host>_<device>`, as the drivers name them). */
+export const named = (device: string) => `${HOST}_${device}`;
 
 export function deployable(bus: string, opts: Partial<DriverDeployable> & { handles?: number } = {}): DriverDeployable {
   const { handles = 1, ...rest } = opts;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { desiredProviders } from "../../../src/domain/inventory/resource-providers.js";
 import { rpUuidFor } from "../../../src/domain/inventory/ids.js";
 import { initialHostState } from "../../../src/domain/inventory/state.js";
-import { allocate, apply, bdf, deployable, fold, fpga, HOST, release, report, reported } from "./fixtures.js";
+import { allocate, apply, bdf, deployable, fold, fpga, HOST, named, release, report, reported } from "./fixtures.js";
 
 const rp = (bus: string) => rpUuidFor(`${HOST}_${bdf(bus)}`);
 const after = (state: ReturnType<typeof reported>, devices: unknown) => fold(report(state, devices).events, state);
@@ -32,7 +32,7 @@ describe("desired resource providers of a host", () => {
   });
 
   it("leaves out deployables without an rc attribute and sorts and de-duplicates traits", () => {
-    const region = deployable("c0", { name: "region", attributes: [{ key: "trait0", value: "CUSTOM_REGION" }], attachHandles: [] });
+    const region = deployable("c0", { name: named("region"), attributes: [{ key: "trait0", value: "CUSTOM_REGION" }], attachHandles: [] });
     const fn = deployable("c0", {
       attributes: [
         { key: "rc", value: "FPGA" },
@@ -41,7 +41,7 @@ describe("desired resource providers of a host", () => {
         { key: "trait2", value: "CUSTOM_A" },
         { key: "vendor", value: "not a trait" },
       ],
-      parentName: "region",
+      parentName: named("region"),
     });
     const host = reported([fpga("c0", { deployables: [region, fn] })]);
     expect(desiredProviders(host).map((p) => [p.name, p.traits])).toEqual([[`${HOST}_0000:c0:00.0`, ["CUSTOM_A", "CUSTOM_Z", "OWNER_CYBORG"]]]);

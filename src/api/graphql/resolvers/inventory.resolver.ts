@@ -1,4 +1,5 @@
 import { Arg, Authorized, Ctx, Mutation, Resolver } from "type-graphql";
+import { DomainError } from "../../../domain/shared/types.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { badInput, forbidden } from "../errors.js";
 import { DriverDeviceInput } from "../inputs/driver-device.input.js";
@@ -19,7 +20,7 @@ export class InventoryResolver {
     checkReporter(ctx, hostname);
     if (devices.length > MAX_DEVICES) throw badInput("devices", `at most ${MAX_DEVICES} devices per report`);
     // The input objects are class instances; the domain reads their fields and copies what it keeps.
-    const report = await ctx.services.app.reportHostInventory(commandContext(ctx), hostname, devices);
+    const report = await ctx.services.app.reportHostInventory(commandContext(ctx), hostname, devices).catch((err: unknown) => refused(ctx, hostname, err));
     await ctx.services.catchUp();
     ctx.services.metrics?.agentReport(report.added || report.updated || report.removed ? "written" : "unchanged");
     return report;
@@ -47,4 +48,16 @@ function checkReporter(ctx: ApiContext, hostname: string): void {
   if (p.roles.has("agent") && !p.roles.has("admin") && p.hostname !== hostname) {
     throw forbidden(`reporting host ${hostname}: this agent token is for ${p.hostname}`);
   }
+}
+
+/**
+ * A refused report leaves the host's inventory as it was, and may be an agent reaching for another
+ * host's deployables: the operator hears of it, with who sent it and what the domain said.
+ */
+function refused(ctx: ApiContext, hostname: string, err: unknown): never {
+  if (err instanceof DomainError) {
+    const { code, field, details, message } = err;
+    ctx.services.log?.warn({ principal: ctx.principal?.principal, hostname, code, field, ...details, correlationId: ctx.correlationId, error: message }, "host report refused");
+  }
+  throw err;
 }
