@@ -8,7 +8,8 @@ import { Projector } from "../../src/projector/projector.js";
 import { MemoryReadStore } from "../../src/readstore/memory.js";
 import { append, arqCreated, bindStarted, gpuHost } from "../projections/support.js";
 import { CrashingStore, dumpAll, eventually, mixedLog } from "../readstore/support.js";
-import { gappyLog, HeldWrites } from "./support.js";
+import { HeldWrites } from "../support/held-writes.js";
+import { gappyLog } from "./support.js";
 
 const names = projections.map((p) => p.name);
 const runners: Projector[] = [];
@@ -187,8 +188,9 @@ describe("projector", () => {
     const es = new MemoryEventStore();
     await append(es, mixedLog(6, 8));
     const head = (await es.headPosition())!;
-    const held = new HeldWrites(() => true);
-    const r = runner({ events: es, store: held.store });
+    const held = new HeldWrites();
+    held.close();
+    const r = runner({ events: es, store: held.wrap(new MemoryReadStore()) });
     const started = r.start();
     await held.held;
     const s = r.status()[0]!;
@@ -206,7 +208,8 @@ describe("projector", () => {
     // More events than the reader queues (4 batches): part of the lag is estimated from the gaps read so far.
     expect(events.length).toBeGreaterThan(4 * 10 * 2);
     const held = new HeldWrites((projection, writes) => projection === "arqs" && writes.length > 0);
-    const r = runner({ events: gappyLog(inner, 10n), store: held.store });
+    held.close();
+    const r = runner({ events: gappyLog(inner, 10n), store: held.wrap(new MemoryReadStore()) });
     const arqs = () => r.status().find((s) => s.name === "arqs")!;
     const started = r.start();
     await held.held;

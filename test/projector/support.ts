@@ -1,7 +1,5 @@
 import type { RecordedEvent } from "../../src/eventstore/port.js";
 import type { MemoryEventStore } from "../../src/eventstore/memory.js";
-import type { Write } from "../../src/readstore/port.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
 
 /** `inner` seen through an adapter that leaves gaps: its positions multiplied by `factor`. */
 export function gappyLog(inner: MemoryEventStore, factor: bigint): MemoryEventStore {
@@ -20,38 +18,4 @@ export function gappyLog(inner: MemoryEventStore, factor: bigint): MemoryEventSt
     };
   };
   return gappy;
-}
-
-/**
- * A memory read store whose writes chosen by `holds` wait while it is closed (it starts closed);
- * `held` resolves when one such write is waiting, so a test reads the projector's status while it
- * is behind, at a known point.
- */
-export class HeldWrites {
-  readonly store = new MemoryReadStore();
-  held!: Promise<void>;
-  private opened!: Promise<void>;
-  private release!: () => void;
-  private notify!: () => void;
-
-  constructor(holds: (projection: string, writes: readonly Write[]) => boolean) {
-    this.close();
-    const apply = this.store.applyBatch.bind(this.store);
-    this.store.applyBatch = async (projection, writes, checkpoint, expected) => {
-      if (holds(projection, writes)) {
-        this.notify();
-        await this.opened;
-      }
-      return apply(projection, writes, checkpoint, expected);
-    };
-  }
-
-  close(): void {
-    this.opened = new Promise((resolve) => (this.release = resolve));
-    this.held = new Promise((resolve) => (this.notify = resolve));
-  }
-
-  open(): void {
-    this.release();
-  }
 }
