@@ -31,6 +31,8 @@ export interface ServiceOverrides {
   store?: EventStore;
   /** Tests wrap the read store (e.g. to count round trips). */
   wrapReadStore?: (store: ReadStore) => ReadStore;
+  /** Tests wrap the read store the projector writes (e.g. to hold its writes). */
+  wrapProjectorStore?: (store: ReadStore) => ReadStore;
   binder?: Partial<Pick<BinderOptions, "beforeAllocate" | "concurrency">>;
   /** false: binds only start in the mutation and the binder allocates (tests that hold the binder). */
   bindInline?: boolean;
@@ -76,7 +78,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     let projector: Projector | undefined;
     if (config.roles.has("projector")) {
       const hooks = [new BoundNotifier(side.pubsub, side.readStore, log.child({ component: "notifications" })), ...obs.projectorHooks];
-      projector = new Projector({ events: store, store: side.readStore, projections, hooks, log: log.child({ component: "projector" }) });
+      const written = overrides.wrapProjectorStore?.(side.readStore) ?? side.readStore;
+      projector = new Projector({ events: store, store: written, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
       await projector.start();
       log.info({ eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "read models caught up with the event log");

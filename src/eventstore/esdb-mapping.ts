@@ -1,4 +1,4 @@
-/** How esdb.ts maps between EventStoreDB's client and the port: positions, filters, recorded events. */
+/** How esdb.ts maps between EventStoreDB's client and the port: positions, filters, events sent and recorded. */
 import {
   ANY,
   NO_STREAM,
@@ -6,20 +6,28 @@ import {
   STREAM_EXISTS,
   eventTypeFilter,
   excludeSystemEvents,
+  jsonEvent,
   streamNameFilter,
   type AllStreamResolvedEvent,
   type AppendExpectedRevision,
   type Filter,
+  type JSONEventData,
+  type JSONType,
   type ReadPosition,
   type ResolvedEvent,
   type StreamingRead,
 } from "@eventstore/db-client";
-import type { EventFilter, EventMetadata, ExpectedRevision, RecordedEvent } from "./port.js";
+import { v5 as uuidV5 } from "uuid";
+import type { EventFilter, EventMetadata, ExpectedRevision, NewEvent, RecordedEvent } from "./port.js";
 
 /** Metadata keys the adapter adds: the caller's own event id (when not a UUID), the chain hash and its version (when not 1). */
 export const ORIGINAL_ID = "originalEventId";
 export const CHAIN_HASH = "chainHash";
 export const CHAIN_VERSION_KEY = "chainVersion";
+
+/** Namespace for name-based event UUIDs (uuid v5 of the caller's id). */
+const ID_NAMESPACE = "4d2c7c36-5a27-4b53-8d0c-6e7a3e3f9b21";
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 type EsdbRecorded = NonNullable<ResolvedEvent["event"]>;
 
@@ -69,6 +77,18 @@ export function ours(resolved: AllStreamResolvedEvent, after: bigint | undefined
   if (!e || e.streamId.startsWith("$") || e.type.startsWith("$")) return undefined;
   if (after !== undefined && e.position.commit <= after) return undefined;
   return toRecorded(e, e.position.commit);
+}
+
+/**
+ * The event as it is sent: a lower-case canonical UUID id is kept, any other id is sent as a
+ * name-based UUID with the original in metadata; the chain hash (and its version when not 1) too.
+ */
+export function toProposed(e: NewEvent, hash: string, chainVersion: number): JSONEventData {
+  const id = CANONICAL_UUID.test(e.id) ? e.id : uuidV5(e.id, ID_NAMESPACE);
+  const version = chainVersion === 1 ? {} : { [CHAIN_VERSION_KEY]: chainVersion };
+  const metadata = { ...e.metadata, [CHAIN_HASH]: hash, ...version, ...(id === e.id ? {} : { [ORIGINAL_ID]: e.id }) };
+  // The client JSON.stringifies data; any JSON value is fine, its type just says objects.
+  return jsonEvent({ id, type: e.type, data: e.data as JSONType, metadata });
 }
 
 export function toRecorded(e: EsdbRecorded, commitPosition: bigint | undefined): RecordedEvent {

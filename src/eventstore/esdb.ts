@@ -7,16 +7,13 @@ import {
   START,
   StreamNotFoundError,
   WrongExpectedVersionError,
-  jsonEvent,
   type AllStreamResolvedEvent,
-  type JSONType,
 } from "@eventstore/db-client";
 import { LRUCache } from "lru-cache";
-import { v5 as uuidV5 } from "uuid";
 import { checkExpectedRevision } from "./append-check.js";
 import { chainHashes, contentText, versionOf, type ChainCheckpoint } from "./chain.js";
 import { appendStepByStep, DuplicateEventIdError, matchesFilter, WrongExpectedRevisionError } from "./port.js";
-import { cancelOnExit, CHAIN_HASH, CHAIN_VERSION_KEY, fromPosition, ORIGINAL_ID, ours, serverFilter, toEsdbExpected, toRecorded } from "./esdb-mapping.js";
+import { cancelOnExit, fromPosition, ours, serverFilter, toEsdbExpected, toProposed, toRecorded } from "./esdb-mapping.js";
 import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SequenceResult, SubscribeOptions, Subscription } from "./port.js";
 
 /**
@@ -43,9 +40,6 @@ const RETRY_WINDOW = 64;
 const ANY_ATTEMPTS = 10;
 /** Streams whose last revision and hash are remembered. */
 const LAST_CACHE = 10_000;
-/** Namespace for name-based event UUIDs (uuid v5 of the caller's id). */
-const ID_NAMESPACE = "4d2c7c36-5a27-4b53-8d0c-6e7a3e3f9b21";
-const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** How far back headPosition looks, past system events, for the newest application event. */
 const HEAD_SCAN_LIMIT = 10_000;
 
@@ -91,13 +85,7 @@ export class EsdbEventStore implements EventStore {
       if (expectedRevision === "stream_exists" && !prev) throw new WrongExpectedRevisionError(stream, expectedRevision, "no_stream");
       const firstRevision = prev ? prev.revision + 1 : 0;
       const hashes = chainHashes(prev?.hash, firstRevision, texts, versions);
-      const payload = events.map((e, i) => {
-        const id = CANONICAL_UUID.test(e.id) ? e.id : uuidV5(e.id, ID_NAMESPACE);
-        const version = versions[i] === 1 ? {} : { [CHAIN_VERSION_KEY]: versions[i] };
-        const metadata = { ...e.metadata, [CHAIN_HASH]: hashes[i], ...version, ...(id === e.id ? {} : { [ORIGINAL_ID]: e.id }) };
-        // The client JSON.stringifies data; any JSON value is fine, its type just says objects.
-        return jsonEvent({ id, type: e.type, data: e.data as JSONType, metadata });
-      });
+      const payload = events.map((e, i) => toProposed(e, hashes[i]!, versions[i]!));
       const sent: ExpectedRevision = exact ? expectedRevision : prev ? prev.revision : "no_stream";
       try {
         const r = await this.client.appendToStream(stream, payload, { expectedRevision: toEsdbExpected(sent) });

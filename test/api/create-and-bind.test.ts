@@ -79,6 +79,8 @@ describe("createAndBindAcceleratorRequests", () => {
       [{ r: [{ hostname: " ", deviceRpUuid: provider.deviceRpUuid }], n: "one-fpga" }, "BAD_USER_INPUT", "providers[0].hostname"],
       // Two providers for a request of one group: neither one per group nor one for all.
       [{ r: [provider, provider], n: "one-fpga" }, "BAD_USER_INPUT", "providers"],
+      // Two providers for three groups: fewer than one per group.
+      [{ r: [provider, provider], g: [{ "resources:FPGA": "1" }, { "resources:FPGA": "1" }, { "resources:FPGA": "1" }] }, "BAD_USER_INPUT", "providers"],
       // Four accelerators, three binds per call (MAX_BINDINGS_PER_MUTATION).
       [{ r: [provider], n: "four-fpgas" }, "BAD_USER_INPUT", "deviceProfileName"],
       [{ r: [provider], n: "no-such-profile" }, "NOT_FOUND", "deviceProfileName"],

@@ -120,13 +120,19 @@ describe("the per-project ARQ quota", () => {
     expect((await t.ok("service", op.CREATE_ARQS, { name: "two" })).createAcceleratorRequests).toHaveLength(2);
   });
 
-  it("creations racing for the last places never leave the project past its quota", async () => {
+  it("creations racing for the last places never leave the project past its quota, nor lose the place", async () => {
     // member2's project holds 2 from the test above: one place is left; ten creations race for it.
-    const results = await Promise.all(Array.from({ length: 10 }, () => post(t, TOKENS.member2.token, op.CREATE_ARQS, { name: "one" })));
+    const create = () => post(t, TOKENS.member2.token, op.CREATE_ARQS, { name: "one" });
+    const results = await Promise.all(Array.from({ length: 10 }, create));
     const won = results.filter((r) => !r.code).length;
-    expect(results.filter((r) => r.code).every((r) => r.code === "QUOTA_EXCEEDED")).toBe(true);
+    expect(results.filter((r) => r.code).map((r) => r.code)).toEqual(Array(10 - won).fill("QUOTA_EXCEEDED"));
     expect(won).toBeLessThanOrEqual(1);
     expect(await held("member2")).toBe(2 + won);
+    // Racers that all stepped back leave the place free: of them and one creation after them, exactly one takes it.
+    const after = await create();
+    expect([after.code, ...results.map((r) => r.code)].filter((code) => code === undefined)).toHaveLength(1);
+    expect(await held("member2")).toBe(3);
+    expect((await create()).code).toBe("QUOTA_EXCEEDED");
   });
 
   it("holds over REST: 403 with the code", async () => {

@@ -4,7 +4,7 @@
  * every event once, in order.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { NewEvent } from "../../src/eventstore/port.js";
 import { collect, startTestService, type TestService } from "../api/harness.js";
 
@@ -68,12 +68,18 @@ describe("the live audit feed", () => {
   });
 
   it("filters by type, starts at the head without `after`, and is for audit:read only", async () => {
+    await t.service.store.append("feedtest-0", [ev("FeedA", 0), ev("FeedB", 0)], "any");
+    // A feed's start is fixed once it subscribed to the store (at the head it read just before).
+    const subscribe = vi.spyOn(t.service.store, "subscribeToAll");
     const typed = collect<Fed>(t.ws("admin"), FEED, { types: ["FeedB"] });
     const fromHead = collect<Fed>(t.ws("admin"), FEED, { prefix: "feedtest-" });
-    await new Promise((r) => setTimeout(r, 100));
+    const feeds = () => subscribe.mock.calls.filter(([o]) => o?.filter?.eventTypes?.includes("FeedB") || o?.filter?.streamPrefixes?.includes("feedtest-"));
+    await vi.waitFor(() => expect(feeds(), "both feeds subscribed to the store").toHaveLength(2), { timeout: 15_000, interval: 10 });
+    subscribe.mockRestore();
     await t.service.store.append("feedtest-1", [ev("FeedA", 1), ev("FeedB", 2), ev("FeedB", 3)], "any");
-    expect((await typed.next(2)).map((e) => e.events.type)).toEqual(["FeedB", "FeedB"]);
-    expect((await fromHead.next(3)).map((e) => e.events.type)).toEqual(["FeedA", "FeedB", "FeedB"]);
+    const fed = (e: Fed) => `${e.events.stream} ${e.events.type}`;
+    expect((await typed.next(2)).map(fed)).toEqual(["feedtest-1 FeedB", "feedtest-1 FeedB"]);
+    expect((await fromHead.next(3)).map(fed)).toEqual(["feedtest-1 FeedA", "feedtest-1 FeedB", "feedtest-1 FeedB"]);
     typed.unsubscribe();
     fromHead.unsubscribe();
 

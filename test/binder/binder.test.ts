@@ -101,13 +101,26 @@ describe("the binder", () => {
     const { store, app, arqs } = await given([fpga("0c", 1)]);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    const t0 = Date.now();
-    await startBinder({ store, app, log: createLogger("silent"), bindTimeoutMs: 200, beforeAllocate: () => held });
-    await until(async () => (await app.getArq(arqs[0]!.uuid))!.state === "BIND_FAILED", "BIND_FAILED");
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(200);
-    const arq = (await app.getArq(arqs[0]!.uuid))!;
-    expect(arq.bindFailureReason).toMatch(/BIND_TIMEOUT_S/);
-    release();
+    // The binder's clock: its start is t0; each deadline check reads it.
+    const t0 = Date.now() + 1000;
+    const clock = { now: t0, reads: 0 };
+    const now = () => (clock.reads++, clock.now);
+    const failed: string[] = [];
+    const failing = { allocateForArq: app.allocateForArq.bind(app), failBind: (...a: Parameters<Application["failBind"]>) => (failed.push(a[1]), app.failBind(...a)) };
+    await startBinder({ store, app: failing, log: createLogger("silent"), bindTimeoutMs: 200, now, beforeAllocate: () => held });
+    try {
+      // A check a millisecond before the deadline (200 ms after the binder's start) fails nothing.
+      clock.now = t0 + 199;
+      const reads = clock.reads;
+      await until(async () => clock.reads > reads, "a deadline check");
+      expect(failed).toEqual([]);
+      clock.now = t0 + 200;
+      await until(async () => (await app.getArq(arqs[0]!.uuid))!.state === "BIND_FAILED", "BIND_FAILED");
+      expect(failed).toEqual([arqs[0]!.uuid]);
+      expect((await app.getArq(arqs[0]!.uuid))!.bindFailureReason).toMatch(/BIND_TIMEOUT_S/);
+    } finally {
+      release();
+    }
     await binders[0]!.idle();
     // The late allocation finds the ARQ failed and takes nothing.
     expect((await app.getArq(arqs[0]!.uuid))!.state).toBe("BIND_FAILED");
@@ -122,10 +135,17 @@ describe("the binder", () => {
     expect((await app.getArq(arqs[0]!.uuid))!.bindFailureReason).toMatch(/left the host's inventory/);
 
     // Unbind it, then a new binder replays the whole log: the old loss must not fail anything again.
+    // A live binder fails the lost ARQs it folded, and queues its binds, before start() resolves.
     await app.unbindArqs(ctx(), [arqs[0]!.uuid]);
     const before = await store.headPosition();
-    await startBinder({ store, app, log: createLogger("silent"), bindTimeoutMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 100));
+    const steps: string[] = [];
+    const watched = {
+      allocateForArq: (...a: Parameters<Application["allocateForArq"]>) => (steps.push(`allocate ${a[1]}`), app.allocateForArq(...a)),
+      failBind: (...a: Parameters<Application["failBind"]>) => (steps.push(`fail ${a[1]}`), app.failBind(...a)),
+    };
+    const binder = await startBinder({ store, app: watched, log: createLogger("silent"), bindTimeoutMs: 60_000 });
+    await binder.idle();
+    expect(steps).toEqual([]);
     expect(await store.headPosition()).toBe(before);
   });
 });

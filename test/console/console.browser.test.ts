@@ -190,16 +190,12 @@ describe("the console in a browser", () => {
     const hosts = Array.from({ length: 1000 }, (_, i) => `rack${String(Math.floor(i / 40)).padStart(2, "0")}-node${String(i).padStart(4, "0")}`);
     // Straight to the application (the agent's path is tested above): a thousand reports in seconds.
     const ctx = { principal: "test", correlationId: "seed-1000", causationId: "seed-1000", at: new Date().toISOString() };
-    const s0 = Date.now();
     for (let i = 0; i < hosts.length; i += 50) {
       await Promise.all(hosts.slice(i, i + 50).map((h) => t.service.app.reportHostInventory(ctx, h, FAKE_HOST_DEVICES(2) as never)));
     }
     await t.service.projector!.caughtUp();
-    console.log(`[console] 1,000 hosts reported in ${Date.now() - s0} ms`);
-    const t0 = Date.now();
     await page.goto(`${origin}/console/hosts`);
     await page.getByText("1001 of 1001 hosts").waitFor(WAIT);
-    const loadMs = Date.now() - t0;
     expect(await page.locator("tbody tr").count()).toBe(50);
     await page.getByText("Page 1 of 21").waitFor(WAIT);
     await page.getByRole("button", { name: "Next" }).click();
@@ -209,7 +205,5 @@ describe("the console in a browser", () => {
     await page.getByRole("link", { name: "rack07-node0299" }).click();
     await page.getByRole("heading", { name: "Host rack07-node0299" }).waitFor(WAIT);
     await screenshot(page, "11-host-of-1000");
-    expect(loadMs, "the hosts page of 1,000 hosts loads within 10 s").toBeLessThan(10_000);
-    console.log(`[console] hosts page with 1,001 hosts ready in ${loadMs} ms`);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideBind, validateBindings, type ArqBinding } from "../../../src/domain/arqs/bind.js";
+import { checkProvidersCover, decideBind, validateBindings, type ArqBinding } from "../../../src/domain/arqs/bind.js";
 import { arqDecider } from "../../../src/domain/arqs/decider.js";
 import type { ArqEvent } from "../../../src/domain/arqs/events.js";
 import { rpUuidFor } from "../../../src/domain/inventory/ids.js";
@@ -74,5 +74,17 @@ describe("validateBindings", () => {
     expectDomainError(() => validateBindings([target, target]), "BAD_USER_INPUT", "bindings[1].arqUuid", /appears twice/);
     expectDomainError(() => validateBindings([{ ...target, deviceRpUuid: "x" }]), "BAD_USER_INPUT", "bindings[0].deviceRpUuid", /resource provider's uuid/);
     expectDomainError(() => validateBindings("nope"), "BAD_USER_INPUT", "bindings");
+  });
+});
+
+describe("checkProvidersCover: a plug gives one provider per group, or one for all", () => {
+  const plug = (n: number) => ({ instanceUuid: "vm-1", providers: Array.from({ length: n }, (_, i) => ({ hostname: `h${i}`, deviceRpUuid: RP })) });
+  it("takes one provider for any number of groups, and as many providers as groups", () => {
+    for (const groups of [1, 2, 3]) expect(() => checkProvidersCover(plug(1), groups)).not.toThrow();
+    expect(() => checkProvidersCover(plug(3), 3)).not.toThrow();
+  });
+  it("refuses fewer providers than groups, and more", () => {
+    expectDomainError(() => checkProvidersCover(plug(2), 3), "BAD_USER_INPUT", "providers", /^2 providers given for a request of 3 group\(s\)/);
+    expectDomainError(() => checkProvidersCover(plug(3), 2), "BAD_USER_INPUT", "providers", /^3 providers given for a request of 2 group\(s\)/);
   });
 });
