@@ -15,6 +15,7 @@
  * everywhere), and is sent once (`sentUpTo`).
  */
 import { BindResolutions } from "../../src/domain/arqs/bind-resolutions.js";
+import { ARQ_BOUND_EVENT, boundNotification, type BoundNotification } from "../../src/domain/arqs/bound-notification.js";
 import type { ArqEvent } from "../../src/domain/events.js";
 import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
 import type { ProjectorHooks } from "../../src/projector/projection.js";
@@ -23,22 +24,11 @@ import type { ReadStore } from "../../src/readstore/port.js";
 import { name } from "./projection.js";
 import { getArqs } from "./queries.js";
 
-export const ARQ_BOUND_TOPIC = "accelerator-request-bound";
+/** The pub/sub topic the notifications travel on. */
+export const ARQ_BOUND_TOPIC = ARQ_BOUND_EVENT;
 
-/** Nova's external event, one per ARQ per bind; GraphQL's ArqBindEvent is this with the ARQ. */
-export interface ArqBoundEvent {
-  name: "accelerator-request-bound";
-  /** The instance. */
-  serverUuid: string;
-  /** The ARQ uuid, as Nova expects the tag. */
-  tag: string;
-  status: "COMPLETED" | "FAILED";
-  reason: string | null;
-  /** Log position of the event that resolved the bind (decimal string). */
-  position: string;
-  /** With tracing on: the resolving event's traceparent and correlation id (the notification joins that trace). */
-  trace?: { traceparent: string; correlationId: string };
-}
+/** A resolved bind's notification, with the resolving event's trace when tracing is on (the notification joins that trace). */
+export type ArqBoundEvent = BoundNotification & { trace?: { traceparent: string; correlationId: string } };
 
 export interface NotifierLogger {
   warn(obj: object, msg: string): void;
@@ -112,7 +102,7 @@ export class BoundNotifier implements ProjectorHooks {
   }
 
   private hold(e: RecordedEvent, arqUuid: string, status: ArqBoundEvent["status"], reason: string | null, instanceUuid: string): void {
-    const event: ArqBoundEvent = { name: "accelerator-request-bound", serverUuid: instanceUuid, tag: arqUuid, status, reason, position: e.position.toString() };
+    const event: ArqBoundEvent = boundNotification({ arqUuid, status, reason }, instanceUuid, e.position);
     if (typeof e.metadata.traceparent === "string") event.trace = { traceparent: e.metadata.traceparent, correlationId: e.metadata.correlationId };
     this.pending.push(event);
   }

@@ -1,4 +1,5 @@
 /** The resource-providers read model's query: deployables as Placement sees them. */
+import { reservedOf } from "../../src/domain/inventory/resource-providers.js";
 import type { ReadStore } from "../../src/readstore/port.js";
 import { attributesView } from "../shared/deployables.js";
 import { k } from "./projection.js";
@@ -19,8 +20,8 @@ export type ResourceProviderView = {
 /**
  * Every accelerator RP (of one host), in the order the deployables were added. A deployable
  * without an `rc` attribute (e.g. an FPGA region above its functions) has no inventory in
- * Placement, so it is no RP. Three round trips. `reserved` follows the domain's rule
- * (src/domain/inventory/resource-providers.ts; test/placement/differential.test.ts checks both agree).
+ * Placement, so it is no RP. Three round trips. `reserved` is the domain's rule
+ * (reservedOf, src/domain/inventory/resource-providers.ts) on what the read model counts.
  */
 export async function listResourceProviders(store: ReadStore, hostname?: string | null): Promise<ResourceProviderView[]> {
   const [members] = await store.getMembers([hostname ? k("by-host", hostname) : k("all")]);
@@ -33,23 +34,22 @@ export async function listResourceProviders(store: ReadStore, hostname?: string 
   ]);
   const deviceUuids = [...new Set(rps.flatMap((rp) => (rp ? [rp.deviceUuid as string] : [])))];
   const devices = await store.getDocs(deviceUuids.map((u) => k("device", u)));
-  const unavailable = new Set(deviceUuids.filter((_, i) => devices[i]?.status === "MAINTAINING" || devices[i]?.lost === true));
+  const deviceOf = new Map(deviceUuids.map((u, i) => [u, devices[i]]));
   const out: ResourceProviderView[] = [];
   rps.forEach((rp, i) => {
     if (!rp) return;
     const { resourceClass, traits } = attributesView(attrs[i]!, orders[i]!);
     if (resourceClass === null) return;
     const total = rp.total as number;
-    const [used, handles, lost] = counts.slice(3 * i, 3 * i + 3) as [number, number, number];
-    // A deployable that left the report keeps only its lost (allocated) handles.
-    const left = handles > 0 && lost === handles;
+    const [used, handles, lostHandles] = counts.slice(3 * i, 3 * i + 3) as [number, number, number];
+    const device = deviceOf.get(rp.deviceUuid as string);
     out.push({
       uuid: rp.uuid as string,
       name: rp.name as string,
       parentProviderName: rp.parentProviderName as string,
       resourceClass,
       total,
-      reserved: unavailable.has(rp.deviceUuid as string) || left ? total : 0,
+      reserved: reservedOf(total, { maintaining: device?.status === "MAINTAINING", deviceLost: device?.lost === true, handles, lostHandles }),
       used,
       traits,
       deployableUuid: rp.deployableUuid as string,

@@ -167,7 +167,7 @@ export class Application {
     return arqs.unbindArqs(this.streams, ctx, arqUuids);
   }
 
-  deleteArqs(ctx: CommandContext, sel: { arqUuids?: string[]; instanceUuid?: string }): Promise<string[]> {
+  deleteArqs(ctx: CommandContext, sel: arqs.DeleteSelection): Promise<string[]> {
     return arqs.deleteArqs(this.streams, ctx, sel);
   }
 

@@ -7,18 +7,12 @@
  * - 404 for the whole request (Nova before 2024.1: "No instances found for any event"): every event 404.
  * Anything else throws a typed error (errors.ts).
  */
+import type { NovaBoundEvent } from "../domain/arqs/bound-notification.js";
 import { NovaRefusedError, NovaUnavailableError, type NovaAnswer } from "./errors.js";
 
 export const NOVA_MICROVERSION = "2.82";
-export const BOUND_EVENT_NAME = "accelerator-request-bound";
-
-export interface NovaEvent {
-  name: typeof BOUND_EVENT_NAME;
-  server_uuid: string;
-  /** The ARQ uuid. */
-  tag: string;
-  status: "completed" | "failed";
-}
+/** The events Nova takes from us (one kind: a resolved bind). */
+export type NovaEvent = NovaBoundEvent;
 
 export interface NovaClientOptions {
   /** The compute endpoint, e.g. http://controller:8774/v2.1. */

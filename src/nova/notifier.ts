@@ -20,6 +20,7 @@
 import { setMaxListeners } from "node:events";
 import { liveArq, arqDecider } from "../domain/arqs/decider.js";
 import { BindResolutions } from "../domain/arqs/bind-resolutions.js";
+import { novaBoundEvent } from "../domain/arqs/bound-notification.js";
 import type { ArqEvent } from "../domain/events.js";
 import { fold } from "../domain/shared/decider.js";
 import { streamPrefix } from "../domain/shared/types.js";
@@ -29,7 +30,7 @@ import { LogFollower } from "../follower/log-follower.js";
 import type { FollowerStatus } from "../follower/status.js";
 import type { Logger } from "../logger.js";
 import type { ReadStore } from "../readstore/port.js";
-import { BOUND_EVENT_NAME, NovaClient } from "./client.js";
+import { NovaClient } from "./client.js";
 import { send, type Delivery, type Outcome } from "./deliveries.js";
 import { NovaRefusedError, type NovaError } from "./errors.js";
 import { HeldEvents } from "./held-events.js";
@@ -189,7 +190,7 @@ export class NovaNotifier {
         this.log.warn({ arq: r.arqUuid, instance: r.instanceUuid }, "a bind resolved for an instance Nova cannot have (not a UUID): not sent");
       } else {
         const key = `${e.position}/${r.arqUuid}`;
-        const event = { name: BOUND_EVENT_NAME, server_uuid: r.instanceUuid, tag: r.arqUuid, status: r.status === "COMPLETED" ? "completed" : "failed" } as const;
+        const event = novaBoundEvent(r, r.instanceUuid);
         if (!this.held.has(key)) this.outbox.set(key, { key, event });
       }
     }

@@ -129,7 +129,8 @@ export function collect<T>(client: Client, query: string, variables: Record<stri
   };
 }
 
-export const FAKE_HOST_DEVICES = (handles = 4) => [
+/** The fake driver's one FPGA, as host `hostname` reports it (its deployable is named for the host). */
+export const FAKE_HOST_DEVICES = (handles = 4, hostname = "compute1") => [
   {
     type: "FPGA",
     vendor: "0xABCD",
@@ -137,7 +138,7 @@ export const FAKE_HOST_DEVICES = (handles = 4) => [
     controlPath: { type: "PCI", info: { domain: "0000", bus: "0c", device: "00", function: "0" } },
     deployables: [
       {
-        name: "compute1_FakeDevice",
+        name: `${hostname}_FakeDevice`,
         numAccelerators: handles,
         driverName: "fake",
         attributes: [

@@ -44,7 +44,7 @@ for (const mode of ["embedded", "redis"] as const) {
         flush = async () => (t.service.readStore as SplitReadStore).flushAll();
       }
       for (const name of PROFILES) await t.ok("admin", op.CREATE_PROFILE, { input: { name, groups: [{ "resources:FPGA": "1" }] } });
-      for (let h = 0; h < HOSTS; h++) await t.ok("admin", op.REPORT, { hostname: `loss${h}`, devices: FAKE_HOST_DEVICES(2) /* one device with two functions */ });
+      for (let h = 0; h < HOSTS; h++) await t.ok("admin", op.REPORT, { hostname: `loss${h}`, devices: FAKE_HOST_DEVICES(2, `loss${h}`) /* one device with two functions */ });
     }, 60_000);
     afterAll(async () => {
       await t?.close();

@@ -191,7 +191,7 @@ describe("the console in a browser", () => {
     // Straight to the application (the agent's path is tested above): a thousand reports in seconds.
     const ctx = { principal: "test", correlationId: "seed-1000", causationId: "seed-1000", at: new Date().toISOString() };
     for (let i = 0; i < hosts.length; i += 50) {
-      await Promise.all(hosts.slice(i, i + 50).map((h) => t.service.app.reportHostInventory(ctx, h, FAKE_HOST_DEVICES(2) as never)));
+      await Promise.all(hosts.slice(i, i + 50).map((h) => t.service.app.reportHostInventory(ctx, h, FAKE_HOST_DEVICES(2, h) as never)));
     }
     await t.service.projector!.caughtUp();
     await page.goto(`${origin}/console/hosts`);

@@ -57,16 +57,3 @@ export function canSeeArq(p: Principal, arqProjectId: unknown): boolean {
   return seesAllProjects(p) || arqProjectId === p.projectId;
 }
 
-/**
- * Deleting an ARQ bound to an instance is the compute service's alone (Cyborg hard-codes it
- * beside its policy, CVE-2026-40214): the first such ARQ the caller can see, if it lacks the
- * service role. Another project's ARQs are left to the delete command, which answers NOT_FOUND.
- */
-export function boundArqRefusingDelete<T extends { instanceUuid: string | null; projectId: string | null }>(
-  p: Principal,
-  actsAsService: boolean,
-  arqs: ReadonlyArray<T | null>,
-): T | undefined {
-  if (actsAsService) return undefined;
-  return arqs.find((a): a is T => a !== null && a.instanceUuid !== null && canSeeArq(p, a.projectId));
-}

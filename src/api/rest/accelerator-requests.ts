@@ -2,7 +2,7 @@
  * /v2/accelerator_requests: list (?instance=, ?bind_state=resolved), show, create for a profile,
  * PATCH bind/unbind, delete by ?arqs= or ?instance= (and /{uuid}, as openstacksdk sends it).
  */
-import { arqProjectScope, boundArqRefusingDelete, canSeeArq } from "../auth/policy.js";
+import { arqProjectScope, canSeeArq } from "../auth/policy.js";
 import { isJsonObject } from "../../domain/shared/json.js";
 import { parseArqPatch } from "./arq-patch.js";
 import { authorize, requireServiceToken } from "./auth.js";
@@ -110,11 +110,7 @@ export async function deleteArqs(ctx: RestContext, uuid?: string): Promise<RestR
   } else {
     const arqUuids = arqs!.split(",").map((s) => s.trim());
     if (arqUuids.length > MAX_ARQ_LIST) throw badRequest(`At most ${MAX_ARQ_LIST} ARQs per request.`, "arqs");
-    const bound = boundArqRefusingDelete(ctx.caller.principal, ctx.caller.actsAsService, await Promise.all(arqUuids.map((u) => ctx.services.app.getArq(u))));
-    if (bound) {
-      throw forbidden(`This operation requires a service token: ARQ ${bound.uuid} is bound to instance ${bound.instanceUuid}; only the compute service deletes it.`);
-    }
-    await ctx.services.app.deleteArqs(ctx.command(), { arqUuids });
+    await ctx.services.app.deleteArqs(ctx.command(), { arqUuids, caller: { actsAsService: ctx.caller.actsAsService } });
   }
   await ctx.services.catchUp();
   return empty(204);

@@ -3,6 +3,6 @@ export { createArqsForGroups } from "./create-inline.js";
 export { allocateForArq, startBinds, type AllocateResult } from "./bind.js";
 export { createAndBind, type PlugSpec } from "./create-and-bind.js";
 export { failBind } from "./fail.js";
-export { deleteArqs, unbindArqs } from "./release.js";
+export { deleteArqs, unbindArqs, type DeleteSelection } from "./release.js";
 export { visibleTo } from "./shared.js";
 export { quotaProject, type ArqQuota } from "./quota.js";

@@ -15,11 +15,30 @@ export async function unbindArqs(s: Streams, ctx: CommandContext, arqUuids: stri
   return ids.map((id) => plan.view(id)!);
 }
 
+export interface DeleteSelection {
+  arqUuids?: string[] | null;
+  instanceUuid?: string | null;
+  /** A client's request (GraphQL or REST), not the service's own undo: its ARQs bound to an instance are the compute service's to delete. */
+  caller?: { actsAsService: boolean };
+}
+
+/**
+ * Deleting an ARQ bound to an instance is the compute service's alone (Cyborg hard-codes it beside
+ * its policy, CVE-2026-40214). Checked after visibility: another project's ARQs are NOT_FOUND.
+ */
+function refuseBoundDelete(caller: { actsAsService: boolean }, arqs: ReadonlyArray<{ uuid: string; instanceUuid: string | null }>): void {
+  if (caller.actsAsService) return;
+  const bound = arqs.find((a) => a.instanceUuid !== null);
+  if (bound) {
+    throw new DomainError("FORBIDDEN", `This operation requires a service token: ARQ ${bound.uuid} is bound to instance ${bound.instanceUuid}; only the compute service deletes it.`);
+  }
+}
+
 /**
  * By uuids: all must exist and be visible, else NOT_FOUND and nothing is deleted. By instance:
  * idempotent; the instance stream names every ARQ bound to it, even before read models catch up.
  */
-export async function deleteArqs(s: Streams, ctx: CommandContext, sel: { arqUuids?: string[] | null; instanceUuid?: string | null }): Promise<string[]> {
+export async function deleteArqs(s: Streams, ctx: CommandContext, sel: DeleteSelection): Promise<string[]> {
   const byUuids = sel.arqUuids !== undefined && sel.arqUuids !== null;
   const byInstance = sel.instanceUuid !== undefined && sel.instanceUuid !== null;
   if (byUuids === byInstance) throw new DomainError("BAD_USER_INPUT", "give exactly one of arqUuids and instanceUuid", "arqUuids");
@@ -28,6 +47,7 @@ export async function deleteArqs(s: Streams, ctx: CommandContext, sel: { arqUuid
     // Run again under an idempotency key: ARQs the earlier attempt deleted count as deleted.
     const left = ctx.resuming ? await withoutDeleted(s, ids) : ids;
     const visible = await loadVisible(s, ctx, left, (i) => `arqUuids[${ids.indexOf(left[i]!)}]`);
+    if (sel.caller) refuseBoundDelete(sel.caller, visible.map((v) => v.arq));
     if (left.length) await release(s, ctx, { how: "delete", arqUuids: left }, visible.map((v) => v.arq));
     return ids;
   }

@@ -70,15 +70,31 @@ function providerOf(hostname: string, device: DeviceNode, d: DeployableNode): De
     parentName: hostname,
     resourceClass: rc,
     total: d.numAccelerators,
-    reserved: unavailable(device, d) ? d.numAccelerators : 0,
+    reserved: reservedOf(d.numAccelerators, {
+      maintaining: device.status === "MAINTAINING",
+      deviceLost: device.lostArqs !== null,
+      handles: d.handles.size,
+      lostHandles: [...d.handles.values()].filter((h) => h.lost).length,
+    }),
     traits: [...traits].sort(),
     deployableUuid: d.uuid,
     deviceUuid: device.uuid,
   };
 }
 
-function unavailable(device: DeviceNode, d: DeployableNode): boolean {
-  if (device.status === "MAINTAINING" || device.lostArqs !== null) return true;
+/** What decides whether anything new may land on a provider, as the host stream and the read model both know it. */
+export interface ProviderAvailability {
+  /** Its device is MAINTAINING (an operator's switch). */
+  maintaining: boolean;
+  /** Its device left the report while allocated. */
+  deviceLost: boolean;
+  handles: number;
+  lostHandles: number;
+}
+
+/** The provider's reserved capacity: all of it while nothing new may land on it, none otherwise. */
+export function reservedOf(total: number, a: ProviderAvailability): number {
   // A deployable that left the report keeps only its lost (allocated) handles.
-  return d.handles.size > 0 && [...d.handles.values()].every((h) => h.lost);
+  const left = a.handles > 0 && a.lostHandles === a.handles;
+  return a.maintaining || a.deviceLost || left ? total : 0;
 }

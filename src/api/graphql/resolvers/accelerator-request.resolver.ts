@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from "type-graphql";
 import { listArqs } from "../../../../projections/arqs/queries.js";
 import type { ArqView } from "../../../domain/arqs/view.js";
-import { allows, arqProjectScope, boundArqRefusingDelete, canSeeArq, seesAllProjects } from "../../auth/policy.js";
+import { allows, arqProjectScope, canSeeArq, seesAllProjects } from "../../auth/policy.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { checkArqList } from "../../../app/request-limits.js";
 import { badInput, forbidden } from "../errors.js";
@@ -136,15 +136,8 @@ export class AcceleratorRequestResolver {
     const p = ctx.principal!;
     if (Boolean(arqUuids) === Boolean(instanceUuid)) throw badInput("arqUuids", "give exactly one of arqUuids and instanceUuid");
     if (instanceUuid && !p.roles.has("service")) throw forbidden("deleting by instance (requires the service role)");
-    if (arqUuids) {
-      checkArqList("arqUuids", arqUuids);
-      // Deleting an ARQ that is bound to an instance is Nova's alone, as in Cyborg.
-      // Another project's ARQs are left to deleteArqs, which answers NOT_FOUND without telling more.
-      const arqs = p.roles.has("service") ? [] : await Promise.all(arqUuids.map((uuid) => ctx.services.app.getArq(uuid)));
-      const bound = boundArqRefusingDelete(p, p.roles.has("service"), arqs);
-      if (bound) throw forbidden(`deleting ARQ ${bound.uuid}, which is bound to instance ${bound.instanceUuid} (requires the service role)`);
-    }
-    const deleted = await ctx.services.app.deleteArqs(commandContext(ctx), { arqUuids, instanceUuid });
+    if (arqUuids) checkArqList("arqUuids", arqUuids);
+    const deleted = await ctx.services.app.deleteArqs(commandContext(ctx), { arqUuids, instanceUuid, caller: { actsAsService: p.roles.has("service") } });
     await ctx.services.catchUp();
     return deleted;
   }

@@ -2,6 +2,7 @@ import type { ArqBoundEvent } from "../../../../projections/arqs/bound-notifier.
 import { getArqs, listArqs } from "../../../../projections/arqs/queries.js";
 import type { ArqView } from "../../../domain/arqs/view.js";
 import { distinctArqList } from "../../../app/request-limits.js";
+import { boundNotification } from "../../../domain/arqs/bound-notification.js";
 import { allows, canSeeArq } from "../../auth/policy.js";
 import type { ApiContext } from "../context.js";
 import { forbidden, unauthenticated } from "../errors.js";
@@ -88,13 +89,5 @@ async function alreadyResolved(ctx: ApiContext, args: Args): Promise<ArqView[]> 
 }
 
 /** The event of a bind that resolved before the subscriber listened, as the read model shows it. */
-function resolvedEvent(arq: ArqView, serverUuid: string): ArqBoundEvent {
-  return {
-    name: "accelerator-request-bound",
-    serverUuid,
-    tag: arq.uuid,
-    status: arq.state === "BOUND" ? "COMPLETED" : "FAILED",
-    reason: arq.bindFailureReason,
-    position: arq.position,
-  };
-}
+const resolvedEvent = (arq: ArqView, serverUuid: string): ArqBoundEvent =>
+  boundNotification({ arqUuid: arq.uuid, status: arq.state === "BOUND" ? "COMPLETED" : "FAILED", reason: arq.bindFailureReason }, serverUuid, arq.position);
