@@ -48,21 +48,29 @@ export interface ApplicationOptions {
 
 export type { AllocateResult } from "./arqs/index.js";
 
+/** What an application is made of: a command under an idempotency key runs on a copy that shares all but the streams, the ids and the catalogue. */
+export interface ApplicationParts {
+  streams: Streams;
+  newId: () => string;
+  reportDigests: ReportDigests;
+  quota: arqs.ArqQuota | undefined;
+  catalogue: BitstreamCatalogue;
+}
+
 export class Application {
   private readonly streams: Streams;
   private readonly newId: () => string;
-  private readonly reportDigests = new ReportDigests();
+  private readonly reportDigests: ReportDigests;
   private readonly quota: arqs.ArqQuota | undefined;
   readonly catalogue: BitstreamCatalogue;
 
-  constructor(opts: ApplicationOptions) {
-    this.streams = new Streams(opts.store, new AggregateCache(opts.cacheSize));
-    this.newId = opts.newId ?? randomUUID;
-    this.quota = opts.quota;
-    const b = opts.bitstreams ?? {};
-    this.catalogue =
-      b.catalogue ??
-      new EmbeddedCatalogue(this.streams, new ContentStore(b.contentDir ?? join(tmpdir(), `cyborg-es-bitstreams-${process.pid}`), b.maxBytes ?? 1 << 30), this.newId);
+  constructor(opts: ApplicationOptions | ApplicationParts) {
+    const parts = "streams" in opts ? opts : partsOf(opts);
+    this.streams = parts.streams;
+    this.newId = parts.newId;
+    this.reportDigests = parts.reportDigests;
+    this.quota = parts.quota;
+    this.catalogue = parts.catalogue;
   }
 
   /**
@@ -70,14 +78,13 @@ export class Application {
    * ids derived from the key, and a context that says whether an earlier attempt may have written.
    */
   idempotent<T>(ctx: CommandContext, req: IdempotentRequest, run: (app: Application, ctx: CommandContext) => Promise<T>): Promise<IdempotentResult<T>> {
-    return idempotent(this.streams, ctx, req, ({ streams, newId }, resuming) => {
-      // The same application (cache, quota, catalogue), with the key's ids and its claim before the first write.
-      const keyed = Object.create(this) as Application;
-      Object.defineProperty(keyed, "newId", { value: newId });
-      Object.defineProperty(keyed, "streams", { value: streams });
-      if (this.catalogue instanceof EmbeddedCatalogue) Object.defineProperty(keyed, "catalogue", { value: this.catalogue.keyed(streams, newId) });
-      return run(keyed, { ...ctx, resuming });
-    });
+    return idempotent(this.streams, ctx, req, ({ streams, newId }, resuming) => run(this.keyed(streams, newId), { ...ctx, resuming }));
+  }
+
+  /** The same application (cache, locks, report digests, quota, catalogue), with the key's ids and streams (its claim before the first write). */
+  private keyed(streams: Streams, newId: () => string): Application {
+    const catalogue = this.catalogue instanceof EmbeddedCatalogue ? this.catalogue.keyed(streams, newId) : this.catalogue;
+    return new Application({ streams, newId, reportDigests: this.reportDigests, quota: this.quota, catalogue });
   }
 
   createDeviceProfile(ctx: CommandContext, input: DeviceProfileInput): Promise<DeviceProfileView> {
@@ -188,4 +195,13 @@ export class Application {
   recordInstanceOperation(ctx: CommandContext, instanceUuid: string, operation: string): Promise<InstanceOperationResult> {
     return instances.recordInstanceOperation(this.streams, ctx, instanceUuid, operation);
   }
+}
+
+function partsOf(opts: ApplicationOptions): ApplicationParts {
+  const streams = new Streams(opts.store, new AggregateCache(opts.cacheSize));
+  const newId = opts.newId ?? randomUUID;
+  const b = opts.bitstreams ?? {};
+  const catalogue =
+    b.catalogue ?? new EmbeddedCatalogue(streams, new ContentStore(b.contentDir ?? join(tmpdir(), `cyborg-es-bitstreams-${process.pid}`), b.maxBytes ?? 1 << 30), newId);
+  return { streams, newId, reportDigests: new ReportDigests(), quota: opts.quota, catalogue };
 }

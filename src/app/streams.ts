@@ -8,8 +8,9 @@ import { instanceDecider } from "../domain/instances/decider.js";
 import { hostDecider } from "../domain/inventory/decider.js";
 import { fold, type Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext } from "../domain/shared/types.js";
-import type { AppendStep, EventStore, SequenceResult } from "../eventstore/port.js";
+import type { AppendStep, EventStore } from "../eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
+import { FirstWriteStore } from "./first-write-store.js";
 import { handleCommand, loadAggregate, toNewEvent, type CommandSource, type DomainEventShape, type Loaded } from "./handle.js";
 import { StreamLocks } from "./stream-locks.js";
 
@@ -58,11 +59,10 @@ export class Decided<S, E extends DomainEventShape> {
 }
 
 export class Streams {
-  readonly locks = new StreamLocks();
-
   constructor(
     readonly store: EventStore,
     readonly cache = new AggregateCache(),
+    readonly locks = new StreamLocks(),
   ) {}
 
   /**
@@ -72,39 +72,7 @@ export class Streams {
    * anything writes nothing at all. A refused `first` step rejects the write with `refused()`.
    */
   beforeFirstWrite(first: () => Promise<AppendStep>, refused: () => Error): Streams {
-    let firstWrite: Promise<SequenceResult> | undefined;
-    const inner = this.store;
-    const sequence = async (steps: readonly AppendStep[]): Promise<SequenceResult> => {
-      // Later writes wait for the first (and fail as it did when its claim was refused).
-      if (firstWrite) return (await firstWrite, inner.appendSequence(steps));
-      firstWrite = (async () => {
-        const result = await inner.appendSequence([await first(), ...steps]);
-        if (result.appended.length === 0) throw refused();
-        return { appended: result.appended.slice(1), refusal: result.refusal };
-      })();
-      return firstWrite;
-    };
-    const store: EventStore = {
-      kind: inner.kind,
-      append: async (stream, events, expectedRevision) => {
-        if (firstWrite) return (await firstWrite, inner.append(stream, events, expectedRevision));
-        const { appended, refusal } = await sequence([{ stream, events, expectedRevision }]);
-        if (refusal) throw refusal;
-        return appended[0]!;
-      },
-      appendSequence: (steps) => sequence(steps),
-      readStream: (stream, options) => inner.readStream(stream, options),
-      readAll: (options) => inner.readAll(options),
-      headPosition: () => inner.headPosition(),
-      readCheckpoints: (options) => inner.readCheckpoints(options),
-      positionAt: (time) => inner.positionAt(time),
-      readStreamEnds: (options) => inner.readStreamEnds(options),
-      subscribeToAll: (options) => inner.subscribeToAll(options),
-      close: () => inner.close(),
-    };
-    const view = Object.create(this) as Streams;
-    Object.defineProperty(view, "store", { value: store });
-    return view;
+    return new Streams(new FirstWriteStore(this.store, first, refused), this.cache, this.locks);
   }
 
   load<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string): Promise<Loaded<S>> {

@@ -6,7 +6,8 @@
  */
 import { name as AUDIT } from "../../projections/audit/projection.js";
 import { DomainError } from "../domain/shared/types.js";
-import type { ChainCheckpoint, EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from "../eventstore/port.js";
+import { DelegatingEventStore } from "../eventstore/delegating-store.js";
+import type { AppendResult, ChainCheckpoint, EventStore, ReadAllOptions, ReadStreamEndsOptions, ReadStreamOptions, RecordedEvent, SequenceResult, StreamEnd, SubscribeOptions, Subscription } from "../eventstore/port.js";
 import type { Projection } from "../projector/projection.js";
 import { replay, type LeftOut, type RebuildProgress } from "../projector/rebuild.js";
 import { Slots } from "../projector/slots.js";
@@ -43,31 +44,66 @@ export function pastReadStore(replayed: ReadStore, liveIndex: boolean, upTo: big
 
 /** The log as it was at `upTo`: nothing after it is read, and nothing is appended. */
 export function pastLog(inner: EventStore, upTo: bigint): EventStore {
-  const refuse = async (): Promise<never> => {
-    throw new DomainError("FORBIDDEN", `this server shows the log as it was at position ${upTo} (cyborg-es replay): it takes no commands`);
-  };
-  const cut = (events: RecordedEvent[]) => events.filter((e) => e.position <= upTo);
-  return {
-    kind: inner.kind,
-    append: refuse,
-    appendSequence: refuse,
-    readStream: async (stream: string, options?: ReadStreamOptions) => cut(await inner.readStream(stream, options)),
-    readAll: async (options?: ReadAllOptions) => cut(await inner.readAll(options)),
-    headPosition: async () => {
-      const head = await inner.headPosition();
-      return head === undefined || head < upTo ? head : upTo;
-    },
-    readCheckpoints: async (options) => (await inner.readCheckpoints(options)).filter((c: ChainCheckpoint) => c.position <= upTo),
-    positionAt: async (time: Date) => {
-      const p = await inner.positionAt(time);
-      return p === undefined || p < upTo ? p : upTo;
-    },
-    // A stream whose last event is after the point may have ended before it or not: left out.
-    readStreamEnds: async (options) => (await inner.readStreamEnds(options))?.filter((e) => e.position <= upTo),
-    subscribeToAll: (options?: SubscribeOptions) => pastSubscription(inner.subscribeToAll(options), upTo),
-    // A view: the store stays its opener's to close.
-    close: async () => undefined,
-  };
+  return new PastLog(inner, upTo);
+}
+
+class PastLog extends DelegatingEventStore {
+  constructor(
+    inner: EventStore,
+    private readonly upTo: bigint,
+  ) {
+    super(inner);
+  }
+
+  override append(): Promise<AppendResult> {
+    return this.refuse();
+  }
+
+  override appendSequence(): Promise<SequenceResult> {
+    return this.refuse();
+  }
+
+  override async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return this.cut(await this.inner.readStream(stream, options));
+  }
+
+  override async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.cut(await this.inner.readAll(options));
+  }
+
+  override async headPosition(): Promise<bigint | undefined> {
+    const head = await this.inner.headPosition();
+    return head === undefined || head < this.upTo ? head : this.upTo;
+  }
+
+  override async readCheckpoints(options?: { after?: bigint; maxCount?: number }): Promise<ChainCheckpoint[]> {
+    return (await this.inner.readCheckpoints(options)).filter((c) => c.position <= this.upTo);
+  }
+
+  override async positionAt(time: Date): Promise<bigint | undefined> {
+    const p = await this.inner.positionAt(time);
+    return p === undefined || p < this.upTo ? p : this.upTo;
+  }
+
+  // A stream whose last event is after the point may have ended before it or not: left out.
+  override async readStreamEnds(options: ReadStreamEndsOptions): Promise<StreamEnd[] | undefined> {
+    return (await this.inner.readStreamEnds(options))?.filter((e) => e.position <= this.upTo);
+  }
+
+  override subscribeToAll(options?: SubscribeOptions): Subscription {
+    return pastSubscription(this.inner.subscribeToAll(options), this.upTo);
+  }
+
+  // A view: the store stays its opener's to close.
+  override async close(): Promise<void> {}
+
+  private async refuse(): Promise<never> {
+    throw new DomainError("FORBIDDEN", `this server shows the log as it was at position ${this.upTo} (cyborg-es replay): it takes no commands`);
+  }
+
+  private cut(events: RecordedEvent[]): RecordedEvent[] {
+    return events.filter((e) => e.position <= this.upTo);
+  }
 }
 
 /** Delivers what the log held up to `upTo`, then waits (nothing more will come) until closed. */
