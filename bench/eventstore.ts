@@ -10,8 +10,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { LmdbEventStore } from "../src/eventstore/lmdb.js";
-import { MemoryEventStore } from "../src/eventstore/memory.js";
+import { LmdbEventStore } from "../src/infra/eventstore/lmdb.js";
+import { MemoryEventStore } from "../src/infra/eventstore/memory.js";
 import { appendRate, catchUpRate, fill, progress, readAllRate } from "./lib/eventstore-workload.js";
 
 function option(name: string, fallback: number): number {

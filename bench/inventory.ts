@@ -10,7 +10,7 @@
  *   npm run bench:inventory -- --hosts 2000 --concurrency 32
  *   npm run bench:inventory -- --url http://host:4000/graphql --admin-token ADMIN
  */
-import { sendReport } from "../src/agent/report-protocol.js";
+import { sendReport } from "../src/clients/agent/report-protocol.js";
 import type { DriverDevice } from "../src/domain/inventory/report.js";
 import { BenchClient, parseArgs } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";

@@ -10,7 +10,7 @@
  * Options: --levels 1,8,32 --cycles 600 --warmup 200 --one-host
  */
 import { randomUUID } from "node:crypto";
-import { OsAcc } from "../src/osacc/index.js";
+import { OsAcc } from "../src/clients/osacc/index.js";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { fakeHost } from "./lib/fake-host.js";

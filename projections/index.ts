@@ -1,5 +1,5 @@
 /** Every read model the projector keeps up to date. */
-import type { Projection } from "../src/projector/projection.js";
+import type { Projection } from "../src/reactors/projector/projection.js";
 import { projection as arqs } from "./arqs/projection.js";
 import { projection as audit } from "./audit/projection.js";
 import { projection as deployables } from "./deployables/projection.js";

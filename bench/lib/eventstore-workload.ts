@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { newEventId } from "../../src/app/event-ids.js";
-import type { EventStore, NewEvent, Subscription } from "../../src/eventstore/port.js";
+import type { EventStore, NewEvent, Subscription } from "../../src/infra/eventstore/port.js";
 
 /** Progress goes to stderr so stdout stays the results. */
 export const progress = (msg: string): void => void process.stderr.write(`[bench:eventstore] ${msg}\n`);

@@ -9,7 +9,7 @@ import { hostDecider, type HostCommand, type HostState } from "../../src/domain/
 import type { InventoryEvent } from "../../src/domain/inventory/events.js";
 import type { DriverDevice } from "../../src/domain/inventory/report.js";
 import { stream, type DeviceStatus } from "../../src/domain/shared/types.js";
-import { WrongExpectedRevisionError, type EventStore } from "../../src/eventstore/port.js";
+import { WrongExpectedRevisionError, type EventStore } from "../../src/infra/eventstore/port.js";
 
 export class HostWriter {
   constructor(

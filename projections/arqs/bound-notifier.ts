@@ -17,10 +17,10 @@
 import { BindResolutions } from "../../src/domain/arqs/bind-resolutions.js";
 import { ARQ_BOUND_EVENT, boundNotification, type BoundNotification } from "../../src/domain/arqs/bound-notification.js";
 import type { ArqEvent } from "../../src/domain/events.js";
-import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
-import type { ProjectorHooks } from "../../src/projector/projection.js";
-import type { PubSub } from "../../src/pubsub/port.js";
-import type { ReadStore } from "../../src/readstore/port.js";
+import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js";
+import type { ProjectorHooks } from "../../src/reactors/projector/projection.js";
+import type { PubSub } from "../../src/infra/pubsub/port.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { name } from "./projection.js";
 import { getArqs } from "./queries.js";
 

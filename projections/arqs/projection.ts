@@ -16,9 +16,9 @@
 import type { ArqView } from "../../src/domain/arqs/view.js";
 import type { ArqEvent } from "../../src/domain/events.js";
 import { streamPrefix, type ArqState } from "../../src/domain/shared/types.js";
-import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
-import type { Write } from "../../src/readstore/port.js";
-import type { Projection } from "../../src/projector/projection.js";
+import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js";
+import type { Write } from "../../src/infra/readstore/port.js";
+import type { Projection } from "../../src/reactors/projector/projection.js";
 import { indexFamilies, keys, score } from "../shared/keys.js";
 
 export const name = "arqs";

@@ -1,6 +1,6 @@
 /** The arqs read model's queries: ARQs by uuid, and filtered lists in creation order. */
 import type { ArqView } from "../../src/domain/arqs/view.js";
-import type { ReadStore } from "../../src/readstore/port.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { filterIndexes, pageOf, type Page } from "../shared/page.js";
 import { FAMILIES, k, type StoredArq } from "./projection.js";
 

@@ -11,9 +11,9 @@
  * An entry is the member "<position> <revision> <stream>", scored by its position.
  */
 import { createHash } from "node:crypto";
-import type { RecordedEvent } from "../../src/eventstore/port.js";
-import type { Projection } from "../../src/projector/projection.js";
-import type { Write } from "../../src/readstore/port.js";
+import type { RecordedEvent } from "../../src/infra/eventstore/port.js";
+import type { Projection } from "../../src/reactors/projector/projection.js";
+import type { Write } from "../../src/infra/readstore/port.js";
 import { keys, score } from "../shared/keys.js";
 import { OBJECTS, objectsOf, partsOf } from "./objects.js";
 

@@ -1,5 +1,5 @@
 /** The audit read model's queries: the log entries of one object (with its parts) or of one request. */
-import { encodeCursor, type ReadStore } from "../../src/readstore/port.js";
+import { encodeCursor, type ReadStore } from "../../src/infra/readstore/port.js";
 import { objectKey, partsKey, requestKey } from "./projection.js";
 
 /** Where an event is: enough to read it back from the event store. */

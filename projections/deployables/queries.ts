@@ -1,5 +1,5 @@
 /** The deployables read model's queries: by uuid, and filtered lists (by host, resource provider, device, name, bitstream). */
-import type { ReadStore } from "../../src/readstore/port.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { readDeployables, type DeployableView } from "../shared/deployables.js";
 import { filterIndexes, pageOf, type Page } from "../shared/page.js";
 import { FAMILIES, k } from "./projection.js";

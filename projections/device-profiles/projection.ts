@@ -10,9 +10,9 @@
  */
 import type { DeviceProfileEvent } from "../../src/domain/device-profiles/events.js";
 import type { DeviceProfileView } from "../../src/domain/device-profiles/view.js";
-import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
-import type { Write } from "../../src/readstore/port.js";
-import type { Projection } from "../../src/projector/projection.js";
+import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js";
+import type { Write } from "../../src/infra/readstore/port.js";
+import type { Projection } from "../../src/reactors/projector/projection.js";
 import { keys, score } from "../shared/keys.js";
 
 export const name = "device-profiles";

@@ -1,6 +1,6 @@
 /** The device-profiles read model's queries: by name, by uuid, and all in creation order. */
 import type { DeviceProfileView } from "../../src/domain/device-profiles/view.js";
-import type { ReadStore } from "../../src/readstore/port.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { k, type StoredProfile } from "./projection.js";
 
 const view = ({ position: _, ...profile }: StoredProfile): DeviceProfileView => profile;

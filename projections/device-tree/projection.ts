@@ -19,9 +19,9 @@
  * decider emits them; each removes only its own keys.
  */
 import type { InventoryEvent } from "../../src/domain/events.js";
-import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
-import type { Write } from "../../src/readstore/port.js";
-import type { Projection } from "../../src/projector/projection.js";
+import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js";
+import type { Write } from "../../src/infra/readstore/port.js";
+import type { Projection } from "../../src/reactors/projector/projection.js";
 import { DEPLOYABLE_EVENTS, deployableWrites } from "../shared/deployables.js";
 import { indexFamilies, keys, score } from "../shared/keys.js";
 

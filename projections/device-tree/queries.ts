@@ -1,6 +1,6 @@
 /** The device-tree read model's queries: devices, their deployables and attach handles. */
 import type { DeviceStatus, DeviceType, JsonObject } from "../../src/domain/shared/types.js";
-import type { ReadStore } from "../../src/readstore/port.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { childrenOf as groupChildren, readDeployables, type DeployableView } from "../shared/deployables.js";
 import { filterIndexes, pageOf, type Page } from "../shared/page.js";
 import { DEVICE_FAMILIES, k } from "./projection.js";

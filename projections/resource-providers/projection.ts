@@ -16,9 +16,9 @@
  */
 import type { InventoryEvent } from "../../src/domain/events.js";
 import { PROVIDER_EVENT_TYPES } from "../../src/domain/inventory/resource-providers.js";
-import type { RecordedEvent, Recorded } from "../../src/eventstore/port.js";
-import type { Write } from "../../src/readstore/port.js";
-import type { Projection } from "../../src/projector/projection.js";
+import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js";
+import type { Write } from "../../src/infra/readstore/port.js";
+import type { Projection } from "../../src/reactors/projector/projection.js";
 import { attributeWrites } from "../shared/deployables.js";
 import { keys, score } from "../shared/keys.js";
 

@@ -1,6 +1,6 @@
 /** The resource-providers read model's query: deployables as Placement sees them. */
 import { reservedOf } from "../../src/domain/inventory/resource-providers.js";
-import type { ReadStore } from "../../src/readstore/port.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { attributesView } from "../shared/deployables.js";
 import { k } from "./projection.js";
 

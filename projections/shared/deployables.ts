@@ -7,8 +7,8 @@
  *   <p>:attr-order:<dep>      zset  attribute uuids by the position that first set them
  */
 import type { InventoryEvent } from "../../src/domain/events.js";
-import type { Recorded } from "../../src/eventstore/port.js";
-import type { Doc, ReadStore, Write } from "../../src/readstore/port.js";
+import type { Recorded } from "../../src/infra/eventstore/port.js";
+import type { Doc, ReadStore, Write } from "../../src/infra/readstore/port.js";
 import { score } from "./keys.js";
 
 type KeyFn = (...parts: string[]) => string;

@@ -1,5 +1,5 @@
 /** Key layout helpers every read model uses: its keys, its index families, and log positions as scores. */
-import { keyPrefix, type Write } from "../../src/readstore/port.js";
+import { keyPrefix, type Write } from "../../src/infra/readstore/port.js";
 
 /** Builds the keys of one projection. */
 export function keys(projection: string): (part: string, id?: string) => string {

@@ -1,4 +1,4 @@
-import type { ReadStore } from "../../src/readstore/port.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 
 /** A page of a connection (the shape the GraphQL layer's connections take). */
 export interface Page<T> {

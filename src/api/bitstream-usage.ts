@@ -5,7 +5,7 @@
  */
 import { deployablesUsingBitstream } from "../../projections/deployables/queries.js";
 import { listProfiles } from "../../projections/device-profiles/queries.js";
-import type { ReadStore } from "../readstore/port.js";
+import type { ReadStore } from "../infra/readstore/port.js";
 
 export async function bitstreamUsage(store: ReadStore, bitstreamId: string): Promise<string[]> {
   const [{ running, programming }, profiles] = await Promise.all([deployablesUsingBitstream(store, bitstreamId), listProfiles(store)]);

@@ -6,9 +6,10 @@
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from "graphql";
 import type { Server } from "node:http";
 import { WebSocketServer } from "ws";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../service/logger.js";
 import type { Principal, TokenRegistry } from "./auth/tokens.js";
-import { createContext, type ApiServices } from "./graphql/context.js";
+import { createContext } from "./graphql/context.js";
+import type { ApiServices } from "./services.js";
 import { DocumentCache } from "./graphql/document-cache.js";
 import { checkGuards } from "./graphql/guards.js";
 import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";

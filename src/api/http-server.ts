@@ -7,13 +7,14 @@ import {
 import type { GraphQLFormattedError, GraphQLSchema } from "graphql";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../service/logger.js";
 import { operationsPlugin } from "../observability/graphql-plugin.js";
 import type { Metrics } from "../observability/metrics.js";
 import { sendMetrics } from "../observability/metrics-server.js";
 import type { Tracing } from "../observability/tracing.js";
 import type { TokenRegistry } from "./auth/tokens.js";
-import type { ApiContext, ApiServices } from "./graphql/context.js";
+import type { ApiContext } from "./graphql/context.js";
+import type { ApiServices } from "./services.js";
 import { formatError, unavailableStatusPlugin } from "./graphql/errors.js";
 import { DEFAULT_GUARDS, guardPlugin } from "./graphql/guards.js";
 import { getSchema } from "./graphql/schema.js";

@@ -1,8 +1,8 @@
 import { ARQ_BOUND_TOPIC, type ArqBoundEvent } from "../../projections/arqs/bound-notifier.js";
 import { CORRELATION_ATTRIBUTE, type Tracing } from "../observability/tracing.js";
-import type { PubSub, PubSubSubscription } from "../pubsub/port.js";
-import { SubscriptionQueue } from "../pubsub/subscription-queue.js";
-import type { NotificationFeed, NotificationFilter } from "./graphql/context.js";
+import type { PubSub, PubSubSubscription } from "../infra/pubsub/port.js";
+import { SubscriptionQueue } from "../infra/pubsub/subscription-queue.js";
+import type { NotificationFeed, NotificationFilter } from "./services.js";
 
 type Queue = SubscriptionQueue<ArqBoundEvent>;
 

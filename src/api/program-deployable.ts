@@ -7,7 +7,7 @@
 import { getDeployables } from "../../projections/deployables/queries.js";
 import type { ProgrammingRequestView } from "../app/programming.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
-import type { ApiServices } from "./graphql/context.js";
+import type { ApiServices } from "./services.js";
 
 export async function programDeployable(
   services: Pick<ApiServices, "app" | "readStore" | "catchUp">,

@@ -4,8 +4,8 @@
  * subscriptions of that host. It needs neither a projector nor pub/sub, so every API replica
  * serves its agents alone; requests made before a subscription are read from the host's stream.
  */
-import type { EventStore, Subscription } from "../eventstore/port.js";
-import { SubscriptionQueue } from "../pubsub/subscription-queue.js";
+import type { EventStore, Subscription } from "../infra/eventstore/port.js";
+import { SubscriptionQueue } from "../infra/pubsub/subscription-queue.js";
 
 type Queue = SubscriptionQueue<string>;
 

@@ -3,10 +3,10 @@
  * store (so a store that lost its data is not ready, whichever process looks), and every projection
  * of this process is live.
  */
-import type { EventStore } from "../eventstore/port.js";
-import type { FollowerStatus } from "../follower/status.js";
-import type { ProjectionStatus } from "../projector/progress.js";
-import type { ReadStore } from "../readstore/port.js";
+import type { EventStore } from "../infra/eventstore/port.js";
+import type { FollowerStatus } from "../reactors/follower/status.js";
+import type { ProjectionStatus } from "../reactors/projector/progress.js";
+import type { ReadStore } from "../infra/readstore/port.js";
 
 export interface ReadinessSources {
   store: EventStore;

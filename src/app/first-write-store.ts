@@ -3,8 +3,8 @@
  * commit on lmdb): the claim of an idempotency key goes ahead of what the command writes under it
  * (Streams.beforeFirstWrite). A refused `first` step rejects the write with `refused()`.
  */
-import { DelegatingEventStore } from "../eventstore/delegating-store.js";
-import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, SequenceResult } from "../eventstore/port.js";
+import { DelegatingEventStore } from "../infra/eventstore/delegating-store.js";
+import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, SequenceResult } from "../infra/eventstore/port.js";
 
 export class FirstWriteStore extends DelegatingEventStore {
   private firstWrite: Promise<SequenceResult> | undefined;

@@ -4,7 +4,7 @@
  */
 import { fold, type Decider } from "../domain/shared/decider.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
-import { WrongExpectedRevisionError, type EventStore, type NewEvent } from "../eventstore/port.js";
+import { WrongExpectedRevisionError, type EventStore, type NewEvent } from "../infra/eventstore/port.js";
 import type { AggregateCache } from "./aggregate-cache.js";
 import type { StreamLocks } from "./stream-locks.js";
 import { newEventId } from "./event-ids.js";

@@ -10,7 +10,7 @@ import { v5 } from "uuid";
 import { keyStatus } from "../domain/idempotency/decider.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
 import { sha256Hex as sha256 } from "../domain/shared/sha256.js";
-import type { AppendStep } from "../eventstore/port.js";
+import type { AppendStep } from "../infra/eventstore/port.js";
 import { toNewEvent } from "./handle.js";
 import { aggregates, type Streams } from "./streams.js";
 

@@ -8,7 +8,7 @@ import type { ProgrammingBitstream, ProgrammingRequester } from "../domain/inven
 import { programmingBitstream } from "../domain/inventory/programming.js";
 import { validateHostname } from "../domain/inventory/report-validation.js";
 import { DomainError, type CommandContext, type JsonObject } from "../domain/shared/types.js";
-import type { BitstreamCatalogue } from "../bitstreams/port.js";
+import type { BitstreamCatalogue } from "../infra/bitstreams/port.js";
 import { aggregates, type Streams } from "./streams.js";
 
 /** A request in flight, with what the agent needs to act on it. */

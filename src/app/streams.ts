@@ -8,7 +8,7 @@ import { instanceDecider } from "../domain/instances/decider.js";
 import { hostDecider } from "../domain/inventory/decider.js";
 import { fold, type Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext } from "../domain/shared/types.js";
-import type { AppendStep, EventStore } from "../eventstore/port.js";
+import type { AppendStep, EventStore } from "../infra/eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
 import { FirstWriteStore } from "./first-write-store.js";
 import { handleCommand, loadAggregate, toNewEvent, type CommandSource, type DomainEventShape, type Loaded } from "./handle.js";

@@ -6,7 +6,7 @@
  * did not match: a changed event leaves the stored hash right, a changed hash the computed one; the
  * next checkpoint matches one of them, and one change stays one break.
  */
-import { globalLink, segmentLink, segmentValue, type ChainCheckpoint } from "../eventstore/chain.js";
+import { globalLink, segmentLink, segmentValue, type ChainCheckpoint } from "../infra/eventstore/chain.js";
 
 export class ChainWalk {
   private version: 1 | 2 = 2;

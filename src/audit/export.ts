@@ -12,8 +12,8 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { LRUCache } from "lru-cache";
-import { eventHash, GENESIS } from "../eventstore/chain.js";
-import { positionFromString, type AppendStep, type EventFilter, type EventStore, type RecordedEvent } from "../eventstore/port.js";
+import { eventHash, GENESIS } from "../infra/eventstore/chain.js";
+import { positionFromString, type AppendStep, type EventFilter, type EventStore, type RecordedEvent } from "../infra/eventstore/port.js";
 
 export interface ExportedEvent {
   position: string;

@@ -9,8 +9,8 @@ import { OWN_STREAMS } from "../../projections/audit/objects.js";
 import { objectHistory, requestTrace, type LogRef } from "../../projections/audit/queries.js";
 import type { Page } from "../../projections/shared/page.js";
 import { aggregates } from "../app/streams.js";
-import type { EventStore, RecordedEvent } from "../eventstore/port.js";
-import type { ReadStore } from "../readstore/port.js";
+import type { EventStore, RecordedEvent } from "../infra/eventstore/port.js";
+import type { ReadStore } from "../infra/readstore/port.js";
 import { summarize } from "./summary.js";
 import { timeTravelFor } from "./time-travel.js";
 

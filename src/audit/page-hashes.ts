@@ -11,8 +11,8 @@
  * store the hash of its row cut short at such a marker, leaving the rest of its data unchecked.)
  */
 import { randomBytes } from "node:crypto";
-import { versionTwoHash, versionTwoRow } from "../eventstore/chain.js";
-import type { RecordedEvent } from "../eventstore/port.js";
+import { versionTwoHash, versionTwoRow } from "../infra/eventstore/chain.js";
+import type { RecordedEvent } from "../infra/eventstore/port.js";
 
 /**
  * For each event, whether its stored hash is the version 2 hash of its content after

@@ -1,6 +1,6 @@
 /** A point in the log as people name it: a position ("1234") or an ISO-8601 time (the store's clock). */
 import { DomainError } from "../domain/shared/types.js";
-import type { EventStore } from "../eventstore/port.js";
+import type { EventStore } from "../infra/eventstore/port.js";
 
 const POSITION = /^\d{1,20}$/;
 const TIME = /^\d{4}-\d{2}-\d{2}T/;

@@ -6,12 +6,12 @@
  */
 import { name as AUDIT } from "../../projections/audit/projection.js";
 import { DomainError } from "../domain/shared/types.js";
-import { DelegatingEventStore } from "../eventstore/delegating-store.js";
-import type { AppendResult, ChainCheckpoint, EventStore, ReadAllOptions, ReadStreamEndsOptions, ReadStreamOptions, RecordedEvent, SequenceResult, StreamEnd, SubscribeOptions, Subscription } from "../eventstore/port.js";
-import type { Projection } from "../projector/projection.js";
-import { replay, type LeftOut, type RebuildProgress } from "../projector/rebuild.js";
-import { Slots } from "../projector/slots.js";
-import type { ReadStore } from "../readstore/port.js";
+import { DelegatingEventStore } from "../infra/eventstore/delegating-store.js";
+import type { AppendResult, ChainCheckpoint, EventStore, ReadAllOptions, ReadStreamEndsOptions, ReadStreamOptions, RecordedEvent, SequenceResult, StreamEnd, SubscribeOptions, Subscription } from "../infra/eventstore/port.js";
+import type { Projection } from "../reactors/projector/projection.js";
+import { replay, type LeftOut, type RebuildProgress } from "../reactors/projector/rebuild.js";
+import { Slots } from "../reactors/projector/slots.js";
+import type { ReadStore } from "../infra/readstore/port.js";
 import { PastAuditIndex } from "./past-index.js";
 
 export async function replayInto(

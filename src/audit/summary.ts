@@ -4,8 +4,8 @@
  * One entry per domain event type, so a new event type does not compile until it can be told.
  */
 import type { DomainEvent } from "../domain/events.js";
-import type { RecordedEvent } from "../eventstore/port.js";
-import { FOLLOWER_CHECKPOINTED, type FollowerCheckpointed } from "../follower/event-log-checkpoint.js";
+import type { RecordedEvent } from "../infra/eventstore/port.js";
+import { FOLLOWER_CHECKPOINTED, type FollowerCheckpointed } from "../reactors/follower/event-log-checkpoint.js";
 
 type DataOf<T extends DomainEvent["type"]> = Extract<DomainEvent, { type: T }>["data"];
 type Tellers = { [T in DomainEvent["type"]]: (d: DataOf<T>) => string };

@@ -12,8 +12,8 @@
  */
 import type { DomainEventShape, Loaded } from "../app/handle.js";
 import type { AggregateKind } from "../app/streams.js";
-import type { EventStore } from "../eventstore/port.js";
-import { firstAfter } from "../eventstore/positions.js";
+import type { EventStore } from "../infra/eventstore/port.js";
+import { firstAfter } from "../infra/eventstore/positions.js";
 import { resolvePoint } from "./points.js";
 
 /** The point an answer reflects: every event up to `position`, and nothing after. */

@@ -10,8 +10,8 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { LmdbEventStore } from "../eventstore/lmdb.js";
-import type { ChainCheckpoint } from "../eventstore/chain.js";
+import { LmdbEventStore } from "../infra/eventstore/lmdb.js";
+import type { ChainCheckpoint } from "../infra/eventstore/chain.js";
 import { verifyLog, type VerifyOptions, type VerifyProgress, type VerifyReport } from "./verify.js";
 
 export interface Range {

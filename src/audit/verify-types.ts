@@ -1,5 +1,5 @@
 /** What `audit verify` takes and answers (verify.ts walks the log, verify-walker.ts checks each event). */
-import type { EventStore, RecordedEvent } from "../eventstore/port.js";
+import type { EventStore, RecordedEvent } from "../infra/eventstore/port.js";
 
 export interface ChainBreak {
   position: string;

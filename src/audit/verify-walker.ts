@@ -1,8 +1,8 @@
 /** The walk of audit verify (verify.ts): one event at a time, in log order. */
-import { contentDigest, eventHash, GENESIS, type ChainCheckpoint } from "../eventstore/chain.js";
+import { contentDigest, eventHash, GENESIS, type ChainCheckpoint } from "../infra/eventstore/chain.js";
 import { ChainWalk } from "./chain-walk.js";
 import { matchedHashes } from "./page-hashes.js";
-import type { RecordedEvent } from "../eventstore/port.js";
+import type { RecordedEvent } from "../infra/eventstore/port.js";
 import { Recent } from "./recent.js";
 import type { ChainBreak, VerifiedStore, VerifyOptions, VerifyReport } from "./verify-types.js";
 

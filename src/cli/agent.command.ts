@@ -1,11 +1,11 @@
 import { hostname as osHostname } from "node:os";
 import { Command, Option } from "commander";
-import { reportOnce, runAgent, type AgentOptions } from "../agent/agent.js";
-import { HostLock } from "../agent/host-lock.js";
-import { runProgramming } from "../agent/programming.js";
-import { discoverAll } from "../agent/drivers/index.js";
-import { driverEnv, type DriverCliOptions } from "../agent/driver-env.js";
-import { createLogger } from "../logger.js";
+import { reportOnce, runAgent, type AgentOptions } from "../clients/agent/agent.js";
+import { HostLock } from "../clients/agent/host-lock.js";
+import { runProgramming } from "../clients/agent/programming.js";
+import { discoverAll } from "../clients/agent/drivers/index.js";
+import { driverEnv, type DriverCliOptions } from "../clients/agent/driver-env.js";
+import { createLogger } from "../service/logger.js";
 
 const DEFAULT_DRIVERS = "nvidia-gpu,intel-fpga,xilinx-fpga,intel-qat";
 

@@ -5,11 +5,11 @@ import { Command } from "commander";
 import { exportLog, importLog, readExport } from "../audit/export.js";
 import { resolvePoint } from "../audit/points.js";
 import { verifyLog, type VerifyProgress, type VerifyReport } from "../audit/verify.js";
-import { lmdbDir, openEventStore } from "../adapters.js";
+import { lmdbDir, openEventStore } from "../service/adapters.js";
 import { verifyLmdbParallel } from "../audit/verify-parallel.js";
-import { loadConfig } from "../config.js";
-import type { EventStore, RecordedEvent } from "../eventstore/port.js";
-import { positionFromString } from "../eventstore/port.js";
+import { loadConfig } from "../service/config.js";
+import type { EventStore, RecordedEvent } from "../infra/eventstore/port.js";
+import { positionFromString } from "../infra/eventstore/port.js";
 
 /** A progress bar on stderr (drawn only on a terminal), over log positions. */
 export function positionBar(label: string, unit = "positions") {

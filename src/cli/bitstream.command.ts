@@ -4,7 +4,7 @@ import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { Readable } from "node:stream";
 import { Command, Option } from "commander";
-import { postGraphQL } from "../agent/graphql-client.js";
+import { postGraphQL } from "../clients/agent/graphql-client.js";
 
 const FIELDS = "id name functionId functionName regionType vendor checksum size createdAt";
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { OsAcc, OsAccError } from "../osacc/index.js";
+import { OsAcc, OsAccError } from "../clients/osacc/index.js";
 
 /**
  * os-acc on the command line, for hypervisor hooks in any language: each call reads its JSON

@@ -1,10 +1,10 @@
 import cliProgress from "cli-progress";
 import { Command } from "commander";
-import { loadConfig, type Config } from "../config.js";
-import { readFollowerStatus } from "../follower/status.js";
-import { openEventStore, openReadSide } from "../adapters.js";
-import { reconcilePlacement, type ReconcileReport } from "../placement/reconcile.js";
-import { PLACEMENT_SYNC, placementClientFor } from "../placement/sync.js";
+import { loadConfig, type Config } from "../service/config.js";
+import { readFollowerStatus } from "../reactors/follower/status.js";
+import { openEventStore, openReadSide } from "../service/adapters.js";
+import { reconcilePlacement, type ReconcileReport } from "../reactors/placement/reconcile.js";
+import { PLACEMENT_SYNC, placementClientFor } from "../reactors/placement/sync.js";
 
 export function placementCommand(): Command {
   const cmd = new Command("placement").description("the accelerators in OpenStack Placement (PLACEMENT_URL, PLACEMENT_TOKEN)");

@@ -1,15 +1,15 @@
 import cliProgress from "cli-progress";
 import { Command, Option } from "commander";
 import { projections } from "../../projections/index.js";
-import { openEventStore, openReadSide } from "../adapters.js";
+import { openEventStore, openReadSide } from "../service/adapters.js";
 import { embeddedAdminToken } from "../api/auth/tokens.js";
-import { loadConfig, type Config } from "../config.js";
-import { readFollowerStatus, type FollowerStatus } from "../follower/status.js";
-import { createLogger } from "../logger.js";
-import type { ProjectionStatus } from "../projector/progress.js";
-import { NOVA_NOTIFIER } from "../nova/notifier.js";
-import { PLACEMENT_SYNC } from "../placement/sync.js";
-import { Projector } from "../projector/projector.js";
+import { loadConfig, type Config } from "../service/config.js";
+import { readFollowerStatus, type FollowerStatus } from "../reactors/follower/status.js";
+import { createLogger } from "../service/logger.js";
+import type { ProjectionStatus } from "../reactors/projector/progress.js";
+import { NOVA_NOTIFIER } from "../reactors/nova/notifier.js";
+import { PLACEMENT_SYNC } from "../reactors/placement/sync.js";
+import { Projector } from "../reactors/projector/projector.js";
 
 /** A projection's row, or a log follower's (the Placement sync, the Nova notifier). */
 type Row = ProjectionStatus | FollowerStatus;

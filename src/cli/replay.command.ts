@@ -1,14 +1,14 @@
 import { Command } from "commander";
 import { projections } from "../../projections/index.js";
-import { openEventStore } from "../adapters.js";
+import { openEventStore } from "../service/adapters.js";
 import { resolvePoint } from "../audit/points.js";
 import { pastLog, pastReadStore, replayInto } from "../audit/replay.js";
-import { loadConfig, type Config } from "../config.js";
-import { createLogger } from "../logger.js";
-import { startService } from "../main.js";
-import type { RebuildProgress } from "../projector/rebuild.js";
-import { MemoryReadStore } from "../readstore/memory.js";
-import type { ReadStore } from "../readstore/port.js";
+import { loadConfig, type Config } from "../service/config.js";
+import { createLogger } from "../service/logger.js";
+import { startService } from "../service/main.js";
+import type { RebuildProgress } from "../reactors/projector/rebuild.js";
+import { MemoryReadStore } from "../infra/readstore/memory.js";
+import type { ReadStore } from "../infra/readstore/port.js";
 import { positionBar, rate } from "./audit.command.js";
 
 /** Same server and database: the live read models, which a replay must never overwrite. */
@@ -81,7 +81,7 @@ async function openTarget(into: string, config: Config): Promise<ReadStore> {
   if (config.REDIS_URL && sameRedis(into, config.REDIS_URL)) {
     throw new Error(`--into ${into} is the live read models' database (REDIS_URL): replay into another one, e.g. ${otherDatabase(into)}`);
   }
-  const { RedisReadStore } = await import("../readstore/redis.js");
+  const { RedisReadStore } = await import("../infra/readstore/redis.js");
   return new RedisReadStore(into);
 }
 

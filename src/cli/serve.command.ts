@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { ConfigError, loadConfig } from "../config.js";
-import { createLogger } from "../logger.js";
+import { ConfigError, loadConfig } from "../service/config.js";
+import { createLogger } from "../service/logger.js";
 
 export function serveCommand(): Command {
   return new Command("serve")
@@ -20,7 +20,7 @@ export function serveCommand(): Command {
       // The log, the read models on disk, the bitstreams and the tokens: readable by this user only.
       process.umask(0o077);
       // Loaded here: the other commands (os-acc, agent) start without the server's modules.
-      const { startService } = await import("../main.js");
+      const { startService } = await import("../service/main.js");
       const service = await startService(config, log);
       let stopping = false;
       const stop = async (signal: string) => {

@@ -5,10 +5,10 @@
  * feature is off.
  */
 import type { Application } from "../app/application.js";
-import type { Config } from "../config.js";
-import type { Logger } from "../logger.js";
-import type { EventStore } from "../eventstore/port.js";
-import type { ProjectorHooks } from "../projector/projection.js";
+import type { Config } from "../service/config.js";
+import type { Logger } from "../service/logger.js";
+import type { EventStore } from "../infra/eventstore/port.js";
+import type { ProjectorHooks } from "../reactors/projector/projection.js";
 import { instrumentEventStore } from "./instrumented-store.js";
 import { Metrics } from "./metrics.js";
 import { startMetricsServer } from "./metrics-server.js";

@@ -4,9 +4,9 @@
  * tracing on, each new event's metadata records the `traceparent` of the command that wrote it,
  * so the projector and the notifier continue that trace. Reads and subscriptions pass through.
  */
-import { DelegatingEventStore } from "../eventstore/delegating-store.js";
-import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, SequenceResult } from "../eventstore/port.js";
-import { isRefusal } from "../eventstore/port.js";
+import { DelegatingEventStore } from "../infra/eventstore/delegating-store.js";
+import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, SequenceResult } from "../infra/eventstore/port.js";
+import { isRefusal } from "../infra/eventstore/port.js";
 import type { Metrics } from "./metrics.js";
 import { CORRELATION_ATTRIBUTE, inSpan, type Tracing } from "./tracing.js";
 

@@ -5,7 +5,7 @@
  * field names of the schema, error codes, route templates; never an id.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { ProjectionStatus } from "../projector/progress.js";
+import type { ProjectionStatus } from "../reactors/projector/progress.js";
 
 /** What GraphQL and REST front doors record per operation. */
 export interface OperationMetrics {

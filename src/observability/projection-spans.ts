@@ -5,8 +5,8 @@
  * a restart, a rebuild) get none: their traces are long finished.
  */
 import type { Span } from "@opentelemetry/api";
-import type { RecordedEvent } from "../eventstore/port.js";
-import type { ProjectorHooks } from "../projector/projection.js";
+import type { RecordedEvent } from "../infra/eventstore/port.js";
+import type { ProjectorHooks } from "../reactors/projector/projection.js";
 import { CORRELATION_ATTRIBUTE, type Tracing } from "./tracing.js";
 
 const MAX_AGE_MS = 60_000;

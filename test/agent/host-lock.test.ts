@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HostLock } from "../../src/agent/host-lock.js";
+import { HostLock } from "../../src/clients/agent/host-lock.js";
 
 const gate = () => {
   let open!: () => void;

@@ -13,7 +13,7 @@ import { collect, startTestService, TOKENS, type TestService } from "../api/harn
 import { BOUND, CREATE_PROFILE, type BoundEvent } from "../api/operations.js";
 import { bind, fpgaE2e, history, region, requests, UPLOAD } from "./support/fpga-e2e.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
-import { OsAcc } from "../../src/osacc/index.js";
+import { OsAcc } from "../../src/clients/osacc/index.js";
 
 const kit = fpgaE2e(["pre", "byid", "byfn", "unknown", "corrupt", "broken", "race", "restart", "offline", "restprog", "restfail", "osacc"]);
 const { tokens } = kit;

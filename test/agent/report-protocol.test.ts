@@ -1,6 +1,6 @@
 /** The report protocol with a scripted server: confirm first, the full report only when needed. */
 import { describe, expect, it } from "vitest";
-import { sendReport, type PostGraphQL } from "../../src/agent/report-protocol.js";
+import { sendReport, type PostGraphQL } from "../../src/clients/agent/report-protocol.js";
 import { reportDigest } from "../../src/domain/inventory/digest.js";
 import type { DriverDevice } from "../../src/domain/inventory/report.js";
 import { fpga } from "../app/support.js";

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { TokenRegistry, type Role } from "../../src/api/auth/tokens.js";
-import { loadConfig } from "../../src/config.js";
-import { createLogger, type Logger } from "../../src/logger.js";
-import { startService, type Service, type ServiceOverrides } from "../../src/main.js";
+import { loadConfig } from "../../src/service/config.js";
+import { createLogger, type Logger } from "../../src/service/logger.js";
+import { startService, type Service, type ServiceOverrides } from "../../src/service/main.js";
 
 export const TOKENS = {
   admin: { token: "admin-token-0123456789", roles: ["admin"], projectId: "p-admin" },

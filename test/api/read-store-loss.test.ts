@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { judgeGraphql, judgeRest, type GraphqlBody, type Verdict } from "../../bench/lib/reliability/read-store-answers.js";
-import type { SplitReadStore } from "../../src/readstore/split.js";
+import type { SplitReadStore } from "../../src/infra/readstore/split.js";
 import { HeldWrites } from "../support/held-writes.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "./harness.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReadStore } from "../../src/readstore/port.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { startTestService, type TestService } from "./harness.js";
 import * as op from "./operations.js";
 

@@ -4,7 +4,7 @@
  * the process goes on answering others and its health checks. Subscriptions are not timed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReadStore } from "../../src/readstore/port.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "./harness.js";
 import * as op from "./operations.js";
 

@@ -3,7 +3,7 @@ import { toNewEvent } from "../../src/app/handle.js";
 import { deviceProfileDecider } from "../../src/domain/device-profiles/decider.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { stream } from "../../src/domain/shared/types.js";
-import type { NewEvent } from "../../src/eventstore/port.js";
+import type { NewEvent } from "../../src/infra/eventstore/port.js";
 import { expectDomainRejection } from "../domain/decider-spec.js";
 import { ADMIN, ctx, fpga, hostState, pci, setup, types } from "./support.js";
 

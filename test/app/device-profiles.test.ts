@@ -3,7 +3,7 @@ import { Application } from "../../src/app/application.js";
 import { toNewEvent } from "../../src/app/handle.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { expectDomainRejection } from "../domain/decider-spec.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import { ADMIN, ctx, deferred, setup, types, until } from "./support.js";
 
 const U1 = "11111111-1111-4111-8111-111111111111";

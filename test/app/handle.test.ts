@@ -3,8 +3,8 @@ import { AggregateCache } from "../../src/app/aggregate-cache.js";
 import { handleCommand, loadAggregate } from "../../src/app/handle.js";
 import type { Decider } from "../../src/domain/shared/decider.js";
 import { DomainError } from "../../src/domain/shared/types.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { WrongExpectedRevisionError, type ExpectedRevision, type NewEvent } from "../../src/eventstore/port.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { WrongExpectedRevisionError, type ExpectedRevision, type NewEvent } from "../../src/infra/eventstore/port.js";
 import { ADMIN } from "./support.js";
 
 /** A counter that refuses to go above `max`. */

@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { Application } from "../../src/app/application.js";
-import { Binder } from "../../src/binder/binder.js";
+import { Binder } from "../../src/reactors/binder/binder.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import type { DriverDevice } from "../../src/domain/inventory/report.js";
 import { findDeployable } from "../../src/domain/inventory/state.js";
 import type { CommandContext } from "../../src/domain/shared/types.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { createLogger } from "../../src/logger.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { createLogger } from "../../src/service/logger.js";
 import { expectDomainRejection } from "../domain/decider-spec.js";
 import { fpgaRegion, hostState, types, until } from "./support.js";
 

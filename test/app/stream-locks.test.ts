@@ -8,7 +8,7 @@ import { StreamLocks } from "../../src/app/stream-locks.js";
 import { hostDecider } from "../../src/domain/inventory/decider.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { stream } from "../../src/domain/shared/types.js";
-import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
+import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
 import { ADMIN, ctx, fpga } from "./support.js";
 
 const tick = () => new Promise((r) => setImmediate(r));

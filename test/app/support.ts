@@ -3,7 +3,7 @@ import { loadAggregate } from "../../src/app/handle.js";
 import { hostDecider } from "../../src/domain/inventory/decider.js";
 import type { DriverDevice } from "../../src/domain/inventory/report.js";
 import { stream, type CommandContext } from "../../src/domain/shared/types.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 
 export const ADMIN: CommandContext = { principal: "admin", correlationId: "corr-1", causationId: "req-1", at: "2026-03-01T10:00:00.000Z", isAdmin: true };
 export const ctx = (over: Partial<CommandContext> = {}): CommandContext => ({

@@ -14,10 +14,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { exportLog, importLog, readExport } from "../../src/audit/export.js";
 import { verifyLog, type VerifyOptions } from "../../src/audit/verify.js";
 import { verifyLmdbParallel } from "../../src/audit/verify-parallel.js";
-import { GENESIS } from "../../src/eventstore/chain.js";
-import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import type { NewEvent } from "../../src/eventstore/port.js";
+import { GENESIS } from "../../src/infra/eventstore/chain.js";
+import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { NewEvent } from "../../src/infra/eventstore/port.js";
 import { verifyDir } from "./verify-dir.js";
 
 const meta = { principal: "admin", correlationId: "c-1", causationId: "c-1", at: "2026-11-24T14:03:00.000Z" };

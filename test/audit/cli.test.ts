@@ -10,8 +10,8 @@ import { open } from "lmdb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { auditCommand } from "../../src/cli/audit.command.js";
 import { otherDatabase, replayCommand, sameRedis } from "../../src/cli/replay.command.js";
-import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
-import { RedisReadStore } from "../../src/readstore/redis.js";
+import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
+import { RedisReadStore } from "../../src/infra/readstore/redis.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "cyborg-es-cli-"));

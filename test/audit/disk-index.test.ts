@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { openDiskIndex } from "../../src/readstore/disk-index.js";
-import { LmdbReadStore } from "../../src/readstore/lmdb.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { openDiskIndex } from "../../src/infra/readstore/disk-index.js";
+import { LmdbReadStore } from "../../src/infra/readstore/lmdb.js";
 import { startTestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
 import { hostDevices } from "./scenario.js";

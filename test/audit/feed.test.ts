@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { NewEvent } from "../../src/eventstore/port.js";
+import type { NewEvent } from "../../src/infra/eventstore/port.js";
 import { collect, startTestService, type TestService } from "../api/harness.js";
 
 const FEED = `subscription($types: [String!], $prefix: String, $after: String) {

@@ -11,9 +11,9 @@ import { open } from "lmdb";
 import { afterEach, describe, expect, it } from "vitest";
 import { verifyLog, type VerifyOptions } from "../../src/audit/verify.js";
 import { verifyLmdbParallel } from "../../src/audit/verify-parallel.js";
-import { GENESIS } from "../../src/eventstore/chain.js";
-import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
-import type { NewEvent, RecordedEvent } from "../../src/eventstore/port.js";
+import { GENESIS } from "../../src/infra/eventstore/chain.js";
+import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
+import type { NewEvent, RecordedEvent } from "../../src/infra/eventstore/port.js";
 import { verifyDir } from "./verify-dir.js";
 
 const meta = { principal: "admin", correlationId: "c-1", causationId: "c-1", at: "2026-11-24T14:03:00.000Z" };

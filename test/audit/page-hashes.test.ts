@@ -7,9 +7,9 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { matchedHashes } from "../../src/audit/page-hashes.js";
 import { verifyLog } from "../../src/audit/verify.js";
-import { eventHash, GENESIS, versionTwoHash, versionTwoRow } from "../../src/eventstore/chain.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import type { RecordedEvent } from "../../src/eventstore/port.js";
+import { eventHash, GENESIS, versionTwoHash, versionTwoRow } from "../../src/infra/eventstore/chain.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { RecordedEvent } from "../../src/infra/eventstore/port.js";
 
 const meta = { principal: "admin", correlationId: "c-1", causationId: "c-1", at: "2026-11-24T14:03:00.000Z" };
 

@@ -16,12 +16,12 @@ import { history, trace } from "../../src/audit/history.js";
 import { PastQueries } from "../../src/audit/past-queries.js";
 import * as past from "../../src/audit/past-views.js";
 import { replayInto } from "../../src/audit/replay.js";
-import { Binder } from "../../src/binder/binder.js";
+import { Binder } from "../../src/reactors/binder/binder.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import type { CommandContext } from "../../src/domain/shared/types.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { createLogger } from "../../src/logger.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { createLogger } from "../../src/service/logger.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { ctx as appCtx, fpgaRegion, until } from "../app/support.js";
 
 const HOST = "compute1";

@@ -13,9 +13,9 @@ import { finished } from "node:stream/promises";
 import { exportLog, readExport } from "../../src/audit/export.js";
 import { verifyLog, type VerifyOptions } from "../../src/audit/verify.js";
 import { split, verifyLmdbParallel } from "../../src/audit/verify-parallel.js";
-import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import type { NewEvent, RecordedEvent } from "../../src/eventstore/port.js";
+import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { NewEvent, RecordedEvent } from "../../src/infra/eventstore/port.js";
 import { verifyDir } from "./verify-dir.js";
 
 const meta = { principal: "admin", correlationId: "c-1", causationId: "c-1", at: "2026-11-24T14:03:00.000Z" };

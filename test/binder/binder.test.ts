@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { Application } from "../../src/app/application.js";
-import { Binder } from "../../src/binder/binder.js";
+import { Binder } from "../../src/reactors/binder/binder.js";
 import type { DriverDevice } from "../../src/domain/inventory/report.js";
 import type { CommandContext } from "../../src/domain/shared/types.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { createLogger } from "../../src/logger.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { createLogger } from "../../src/service/logger.js";
 
 const ctx = (): CommandContext => ({
   principal: "test",

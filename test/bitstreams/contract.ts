@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BitstreamMetadata } from "../../src/domain/bitstreams/bitstream.js";
-import type { BitstreamCatalogue } from "../../src/bitstreams/port.js";
+import type { BitstreamCatalogue } from "../../src/infra/bitstreams/port.js";
 import { expectDomainRejection } from "../domain/decider-spec.js";
 
 export const MAX_BYTES = 64 * 1024;

@@ -5,8 +5,8 @@ import { randomUUID } from "node:crypto";
 import { AggregateCache } from "../../src/app/aggregate-cache.js";
 import { EmbeddedCatalogue } from "../../src/app/bitstreams/embedded-catalogue.js";
 import { Streams } from "../../src/app/streams.js";
-import { ContentStore } from "../../src/bitstreams/content-store.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { ContentStore } from "../../src/infra/bitstreams/content-store.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import { catalogueContract, MAX_BYTES } from "./contract.js";
 
 catalogueContract("embedded (events on the bitstreams stream, content by SHA-256)", async () => {

@@ -1,4 +1,4 @@
-import { GlanceCatalogue } from "../../src/bitstreams/glance.js";
+import { GlanceCatalogue } from "../../src/infra/bitstreams/glance.js";
 import { startGlance } from "../support/glance.js";
 import { catalogueContract, MAX_BYTES } from "./contract.js";
 

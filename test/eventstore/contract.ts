@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifyLog } from "../../src/audit/verify.js";
-import { eventHash, GENESIS } from "../../src/eventstore/chain.js";
+import { eventHash, GENESIS } from "../../src/infra/eventstore/chain.js";
 import {
   DuplicateEventIdError,
   WrongExpectedRevisionError,
@@ -18,7 +18,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   type Subscription,
-} from "../../src/eventstore/port.js";
+} from "../../src/infra/eventstore/port.js";
 
 export interface ContractStore {
   store: EventStore;

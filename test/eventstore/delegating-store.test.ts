@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { DelegatingEventStore } from "../../src/eventstore/delegating-store.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import type { EventStore } from "../../src/eventstore/port.js";
+import { DelegatingEventStore } from "../../src/infra/eventstore/delegating-store.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { EventStore } from "../../src/infra/eventstore/port.js";
 import { eventStoreContract } from "./contract.js";
 
 type Args<F> = F extends (...args: infer A) => unknown ? A : never;

@@ -4,8 +4,8 @@
  */
 import { ANY, NO_STREAM, START, STREAM_EXISTS, type AllStreamJSONRecordedEvent, type AllStreamResolvedEvent, type JSONEventData } from "@eventstore/db-client";
 import { describe, expect, it } from "vitest";
-import { CHAIN_HASH, CHAIN_VERSION_KEY, fromPosition, ORIGINAL_ID, ours, serverFilter, toEsdbExpected, toProposed, toRecorded } from "../../src/eventstore/esdb-mapping.js";
-import type { EventMetadata, NewEvent } from "../../src/eventstore/port.js";
+import { CHAIN_HASH, CHAIN_VERSION_KEY, fromPosition, ORIGINAL_ID, ours, serverFilter, toEsdbExpected, toProposed, toRecorded } from "../../src/infra/eventstore/esdb-mapping.js";
+import type { EventMetadata, NewEvent } from "../../src/infra/eventstore/port.js";
 
 const metadata: EventMetadata = { principal: "admin", correlationId: "corr-1", causationId: "cause-1", at: "2026-03-01T10:00:00.000Z", traceparent: "00-abc-def-01" };
 const UUID = "0b6e7c1e-2f43-4c55-9a1d-6f1f5c3e8a10";

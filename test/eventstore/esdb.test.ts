@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { EsdbEventStore } from "../../src/eventstore/esdb.js";
+import { EsdbEventStore } from "../../src/infra/eventstore/esdb.js";
 import { eventStoreContract } from "./contract.js";
 
 const url = process.env.EVENTSTORE_URL;

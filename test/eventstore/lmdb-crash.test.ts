@@ -16,8 +16,8 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { transformFile } from "@swc/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
-import type { RecordedEvent } from "../../src/eventstore/port.js";
+import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
+import type { RecordedEvent } from "../../src/infra/eventstore/port.js";
 import type { Ack } from "./fixtures/lmdb-writer.js";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -39,7 +39,7 @@ async function transpile(files: string[], outDir: string): Promise<void> {
 
 beforeAll(async () => {
   buildDir = await mkdtemp(join(tmpdir(), "cyborg-es-crash-build-"));
-  const srcDir = join(repo, "src/eventstore");
+  const srcDir = join(repo, "src/infra/eventstore");
   const sources = (await readdir(srcDir)).filter((f) => f.endsWith(".ts")).map((f) => join(srcDir, f));
   const writer = join(repo, "test/eventstore/fixtures/lmdb-writer.ts");
   await transpile([...sources, writer], buildDir);

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { verifyLog } from "../../src/audit/verify.js";
-import { LmdbEventStore } from "../../src/eventstore/lmdb.js";
-import type { EventStore, NewEvent } from "../../src/eventstore/port.js";
+import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
+import type { EventStore, NewEvent } from "../../src/infra/eventstore/port.js";
 import { eventStoreContract } from "./contract.js";
 
 async function tempStore(pageSize?: number) {

@@ -1,4 +1,4 @@
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import { eventStoreContract } from "./contract.js";
 
 eventStoreContract(

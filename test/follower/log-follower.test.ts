@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { LogFollower } from "../../src/follower/log-follower.js";
-import type { LogFollowerOptions } from "../../src/follower/options.js";
-import { readFollowerStatus } from "../../src/follower/status.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import type { RecordedEvent } from "../../src/eventstore/port.js";
-import { createLogger } from "../../src/logger.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
+import { LogFollower } from "../../src/reactors/follower/log-follower.js";
+import type { LogFollowerOptions } from "../../src/reactors/follower/options.js";
+import { readFollowerStatus } from "../../src/reactors/follower/status.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { RecordedEvent } from "../../src/infra/eventstore/port.js";
+import { createLogger } from "../../src/service/logger.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 
 const meta = { principal: "test", correlationId: "c", causationId: "c", at: "2026-11-24T00:00:00.000Z" };
 const log = createLogger("silent");

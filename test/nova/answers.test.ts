@@ -67,7 +67,7 @@ describe("what the Nova notifier sends", SLOW, () => {
   it("on its first start, leaves binds resolved before NOVA_EVENT_RETRY_S as history", async () => {
     const nova = await standIn();
     const [i1, old, fresh] = [uuid(), uuid(), uuid()];
-    const { MemoryEventStore } = await import("../../src/eventstore/memory.js");
+    const { MemoryEventStore } = await import("../../src/infra/eventstore/memory.js");
     const es = new MemoryEventStore();
     await write(es, boundArq(old, i1));
     await new Promise((r) => setTimeout(r, 50));

@@ -1,9 +1,9 @@
 /** Shared by the Nova notifier tests: a notifier over a memory log, pointed at the Nova stand-in; binds as the deciders write them. */
 import { randomUUID } from "node:crypto";
 import type { DomainEvent } from "../../src/domain/events.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { startNovaNotifier, type NovaConfig, type NovaNotifier } from "../../src/nova/notifier.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { startNovaNotifier, type NovaConfig, type NovaNotifier } from "../../src/reactors/nova/notifier.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
 import { bindPatch, restClient } from "../rest/support.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BadRequest, parseExtraSpecs } from "../../src/osacc/index.js";
+import { BadRequest, parseExtraSpecs } from "../../src/clients/osacc/index.js";
 
 describe("os-acc: a flavor's extra specs", () => {
   it("names a device profile as Nova does", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attachedAccelerator } from "../../src/osacc/index.js";
+import { attachedAccelerator } from "../../src/clients/osacc/index.js";
 
 const arq = (attachHandleType: string, attachHandleInfo: Record<string, string>) => ({
   uuid: "a1",

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { reportOnce } from "../../src/agent/agent.js";
-import { createLogger } from "../../src/logger.js";
-import { OsAcc } from "../../src/osacc/index.js";
+import { reportOnce } from "../../src/clients/agent/agent.js";
+import { createLogger } from "../../src/service/logger.js";
+import { OsAcc } from "../../src/clients/osacc/index.js";
 import { fixtureEnv } from "../agent/drivers/fixture-env.js";
 import { startTestService, TOKENS, type TestService } from "../api/harness.js";
 

@@ -4,9 +4,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { reportOnce } from "../../src/agent/agent.js";
-import { createLogger } from "../../src/logger.js";
-import { OsAcc, type SelectedRp } from "../../src/osacc/index.js";
+import { reportOnce } from "../../src/clients/agent/agent.js";
+import { createLogger } from "../../src/service/logger.js";
+import { OsAcc, type SelectedRp } from "../../src/clients/osacc/index.js";
 import { fixtureEnv } from "../agent/drivers/fixture-env.js";
 import { startTestService, TOKENS, type TestService } from "../api/harness.js";
 

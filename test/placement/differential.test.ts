@@ -12,8 +12,8 @@ import { listResourceProviders } from "../../projections/resource-providers/quer
 import { desiredProviders } from "../../src/domain/inventory/resource-providers.js";
 import { OWNER_CYBORG } from "../../src/domain/inventory/traits.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 
 type Row = { uuid: string; name: string; parent: string; rc: string; total: number; reserved: number; traits: string[] };
 

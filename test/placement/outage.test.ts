@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fpgaCard } from "../../bench/lib/host-writer.js";
-import { standaloneComputeNodeUuid } from "../../src/placement/host-sync.js";
+import { standaloneComputeNodeUuid } from "../../src/reactors/placement/host-sync.js";
 import { placementApi, startPlacementServer, type PlacementServer } from "../support/placement.js";
 import { recordingClient, startSync, treeOf } from "./support.js";
 

@@ -7,8 +7,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fpgaCard, HostWriter } from "../../bench/lib/host-writer.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { reconcilePlacement } from "../../src/placement/reconcile.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { reconcilePlacement } from "../../src/reactors/placement/reconcile.js";
 import { placementApi, startPlacementServer, type PlacementServer } from "../support/placement.js";
 import { novaComputeNode, recordingClient, treeOf } from "./support.js";
 

@@ -1,13 +1,13 @@
 /** Shared by the Placement tests: a sync over memory stores, pointed at a real Placement. */
 import { randomUUID } from "node:crypto";
 import { HostWriter } from "../../bench/lib/host-writer.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import type { EventStore } from "../../src/eventstore/port.js";
-import { createLogger } from "../../src/logger.js";
-import { PlacementClient } from "../../src/placement/client.js";
-import { startPlacementSync, type PlacementConfig, type PlacementSync } from "../../src/placement/sync.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
-import type { ReadStore } from "../../src/readstore/port.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { EventStore } from "../../src/infra/eventstore/port.js";
+import { createLogger } from "../../src/service/logger.js";
+import { PlacementClient } from "../../src/reactors/placement/client.js";
+import { startPlacementSync, type PlacementConfig, type PlacementSync } from "../../src/reactors/placement/sync.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { placementApi, type PlacementServer } from "../support/placement.js";
 
 export const log = createLogger(process.env.TEST_LOG_LEVEL ?? "silent");

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fpgaCard } from "../../bench/lib/host-writer.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
-import type { PlacementSync } from "../../src/placement/sync.js";
+import type { PlacementSync } from "../../src/reactors/placement/sync.js";
 import { placementApi, startPlacementServer, type PlacementServer } from "../support/placement.js";
 import { novaComputeNode, recordingClient, startSync, treeOf } from "./support.js";
 

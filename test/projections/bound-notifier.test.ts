@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { Projector } from "../../src/projector/projector.js";
-import { InProcessPubSub } from "../../src/pubsub/in-process.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { Projector } from "../../src/reactors/projector/projector.js";
+import { InProcessPubSub } from "../../src/infra/pubsub/in-process.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { eventually, listen } from "../readstore/support.js";
 import { append, arqCreated, bindFailed, bindStarted, bound, unbound } from "./support.js";
 

@@ -7,8 +7,8 @@ import { getArqs } from "../../projections/arqs/queries.js";
 import { getProfileByName } from "../../projections/device-profiles/queries.js";
 import { projections } from "../../projections/index.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
-import { Projector } from "../../src/projector/projector.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
+import { Projector } from "../../src/reactors/projector/projector.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { ADMIN, ctx, fpga, setup } from "../app/support.js";
 
 describe("the log and the read models tell one story", () => {

@@ -8,9 +8,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Application } from "../../src/app/application.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import type { CommandContext } from "../../src/domain/shared/types.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { Projector } from "../../src/projector/projector.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { Projector } from "../../src/reactors/projector/projector.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { projections } from "../../projections/index.js";
 import * as deployables from "../../projections/deployables/queries.js";
 

@@ -6,17 +6,17 @@
 import { randomUUID } from "node:crypto";
 import type { DomainEvent } from "../../src/domain/events.js";
 import { stream } from "../../src/domain/shared/types.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import type { EventMetadata } from "../../src/eventstore/port.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { EventMetadata } from "../../src/infra/eventstore/port.js";
 import { projections } from "../../projections/index.js";
 import * as arqs from "../../projections/arqs/queries.js";
 import * as deployables from "../../projections/deployables/queries.js";
 import * as profiles from "../../projections/device-profiles/queries.js";
 import * as tree from "../../projections/device-tree/queries.js";
 import * as rps from "../../projections/resource-providers/queries.js";
-import { Projector } from "../../src/projector/projector.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
-import type { ReadStore } from "../../src/readstore/port.js";
+import { Projector } from "../../src/reactors/projector/projector.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
 
 export const meta = (at = T(0)): EventMetadata => ({ principal: "test", correlationId: "c", causationId: "c", at });
 export const T = (s: number) => new Date(Date.UTC(2026, 10, 22, 0, 0, s)).toISOString();

@@ -9,12 +9,12 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { listResourceProviders } from "../../projections/resource-providers/queries.js";
 import { projections } from "../../projections/index.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { Projector } from "../../src/projector/projector.js";
-import type { ProjectorHooks } from "../../src/projector/projection.js";
-import { LmdbReadStore } from "../../src/readstore/lmdb.js";
-import { ReadStoreUnavailableError, type ReadStore } from "../../src/readstore/port.js";
-import { RedisReadStore } from "../../src/readstore/redis.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { Projector } from "../../src/reactors/projector/projector.js";
+import type { ProjectorHooks } from "../../src/reactors/projector/projection.js";
+import { LmdbReadStore } from "../../src/infra/readstore/lmdb.js";
+import { ReadStoreUnavailableError, type ReadStore } from "../../src/infra/readstore/port.js";
+import { RedisReadStore } from "../../src/infra/readstore/redis.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 import { append, gpuHost, profileCreated } from "../projections/support.js";
 

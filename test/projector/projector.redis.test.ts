@@ -4,13 +4,13 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
-import { Projector } from "../../src/projector/projector.js";
-import { RedisPubSub } from "../../src/pubsub/redis.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
-import { RedisReadStore } from "../../src/readstore/redis.js";
+import { Projector } from "../../src/reactors/projector/projector.js";
+import { RedisPubSub } from "../../src/infra/pubsub/redis.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
+import { RedisReadStore } from "../../src/infra/readstore/redis.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 import { append, arqCreated, bindStarted, bound, queriesOf } from "../projections/support.js";
 import { CrashingStore, dumpAll, eventually, listen, mixedLog } from "../readstore/support.js";

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import { getArqs } from "../../projections/arqs/queries.js";
 import { projections } from "../../projections/index.js";
-import type { Projection } from "../../src/projector/projection.js";
-import type { ProjectorOptions } from "../../src/projector/options.js";
-import { Projector } from "../../src/projector/projector.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
+import type { Projection } from "../../src/reactors/projector/projection.js";
+import type { ProjectorOptions } from "../../src/reactors/projector/options.js";
+import { Projector } from "../../src/reactors/projector/projector.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { append, arqCreated, bindStarted, gpuHost } from "../projections/support.js";
 import { CrashingStore, dumpAll, eventually, mixedLog } from "../readstore/support.js";
 import { HeldWrites } from "../support/held-writes.js";

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from "../../src/eventstore/port.js";
-import type { MemoryEventStore } from "../../src/eventstore/memory.js";
+import type { RecordedEvent } from "../../src/infra/eventstore/port.js";
+import type { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 
 /** `inner` seen through an adapter that leaves gaps: its positions multiplied by `factor`. */
 export function gappyLog(inner: MemoryEventStore, factor: bigint): MemoryEventStore {

@@ -2,7 +2,7 @@
  * The ReadStore contract: every adapter runs this suite (memory.test.ts, redis.test.ts).
  */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { CheckpointMismatchError, ReadStoreUnavailableError, type ReadStore, type Write } from "../../src/readstore/port.js";
+import { CheckpointMismatchError, ReadStoreUnavailableError, type ReadStore, type Write } from "../../src/infra/readstore/port.js";
 
 export interface ContractHarness {
   store: ReadStore;

@@ -11,10 +11,10 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
-import { LmdbReadStore } from "../../src/readstore/lmdb.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
-import type { Write } from "../../src/readstore/port.js";
-import { RedisReadStore } from "../../src/readstore/redis.js";
+import { LmdbReadStore } from "../../src/infra/readstore/lmdb.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
+import type { Write } from "../../src/infra/readstore/port.js";
+import { RedisReadStore } from "../../src/infra/readstore/redis.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 
 const P = "d";

@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
 import { listResourceProviders } from "../../projections/resource-providers/queries.js";
 import { projections } from "../../projections/index.js";
-import { MemoryEventStore } from "../../src/eventstore/memory.js";
-import { Projector } from "../../src/projector/projector.js";
-import { RedisPubSub } from "../../src/pubsub/redis.js";
-import { RedisReadStore } from "../../src/readstore/redis.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { Projector } from "../../src/reactors/projector/projector.js";
+import { RedisPubSub } from "../../src/infra/pubsub/redis.js";
+import { RedisReadStore } from "../../src/infra/readstore/redis.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 import { append, gpuHost } from "../projections/support.js";
 

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LmdbReadStore } from "../../src/readstore/lmdb.js";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
-import { CheckpointMismatchError, type Write } from "../../src/readstore/port.js";
+import { LmdbReadStore } from "../../src/infra/readstore/lmdb.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
+import { CheckpointMismatchError, type Write } from "../../src/infra/readstore/port.js";
 import { readStoreContract } from "./contract.js";
 
 const tempDir = () => mkdtemp(join(tmpdir(), "lmdb-readstore-"));

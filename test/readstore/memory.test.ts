@@ -1,4 +1,4 @@
-import { MemoryReadStore } from "../../src/readstore/memory.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { readStoreContract } from "./contract.js";
 
 readStoreContract("memory", async () => {

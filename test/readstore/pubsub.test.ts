@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InProcessPubSub } from "../../src/pubsub/in-process.js";
-import type { PubSub } from "../../src/pubsub/port.js";
-import { RedisPubSub } from "../../src/pubsub/redis.js";
+import { InProcessPubSub } from "../../src/infra/pubsub/in-process.js";
+import type { PubSub } from "../../src/infra/pubsub/port.js";
+import { RedisPubSub } from "../../src/infra/pubsub/redis.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 
 let redis: TestRedis;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Write } from "../../src/readstore/port.js";
-import { RedisReadStore } from "../../src/readstore/redis.js";
+import type { Write } from "../../src/infra/readstore/port.js";
+import { RedisReadStore } from "../../src/infra/readstore/redis.js";
 import { startRedis } from "../support/redis.js";
 import { readStoreContract } from "./contract.js";
 

@@ -4,9 +4,9 @@
  * stores gets each answer from the right one, in the order of its keys.
  */
 import { describe, expect, it } from "vitest";
-import { MemoryReadStore } from "../../src/readstore/memory.js";
-import { ReadStoreUnavailableError } from "../../src/readstore/port.js";
-import { SplitReadStore } from "../../src/readstore/split.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
+import { ReadStoreUnavailableError } from "../../src/infra/readstore/port.js";
+import { SplitReadStore } from "../../src/infra/readstore/split.js";
 import { readStoreContract } from "./contract.js";
 
 function harness(apartName: string) {

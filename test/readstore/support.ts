@@ -1,8 +1,8 @@
 import type { DomainEvent } from "../../src/domain/events.js";
 import { ARQ_BOUND_TOPIC, type ArqBoundEvent } from "../../projections/arqs/bound-notifier.js";
 import { getArqs } from "../../projections/arqs/queries.js";
-import type { PubSub } from "../../src/pubsub/port.js";
-import type { Origin, ReadStore, Write } from "../../src/readstore/port.js";
+import type { PubSub } from "../../src/infra/pubsub/port.js";
+import type { Origin, ReadStore, Write } from "../../src/infra/readstore/port.js";
 import {
   allocated,
   arqCreated,

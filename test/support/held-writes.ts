@@ -1,4 +1,4 @@
-import type { ReadStore, Write } from "../../src/readstore/port.js";
+import type { ReadStore, Write } from "../../src/infra/readstore/port.js";
 
 /**
  * Wraps read stores so that their writes chosen by `holds` wait while closed (it starts open);

@@ -4,7 +4,7 @@
  * NOT_FOUND, another error) is a wrong answer. test/api/read-store-loss.test.ts and the
  * reliability suite's flush and restart scenario (read-store-flush.ts) judge with these.
  */
-import { UNAVAILABLE_RETRY_AFTER_S } from "../../../src/api/graphql/errors.js";
+import { UNAVAILABLE_RETRY_AFTER_S } from "../../../src/api/services.js";
 
 export type Verdict = "whole" | "unavailable" | "wrong";
 

@@ -1,14 +1,13 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import { GraphQLError, Kind, type GraphQLFormattedError } from "graphql";
 import { DomainError } from "../../domain/shared/types.js";
-import { DuplicateEventIdError, WrongExpectedRevisionError } from "../../eventstore/port.js";
-import { ReadStoreUnavailableError } from "../../readstore/port.js";
+import { DuplicateEventIdError, WrongExpectedRevisionError } from "../../infra/eventstore/port.js";
+import { ReadStoreUnavailableError } from "../../infra/readstore/port.js";
+import { UNAVAILABLE_RETRY_AFTER_S } from "../services.js";
 import { DEFAULT_GUARDS, isTokenLimit } from "./guards.js";
 
 export type ErrorCode = "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT" | "UNAUTHENTICATED" | "FORBIDDEN" | "INTERNAL_SERVER_ERROR";
 
-/** Seconds a client should wait before asking again when the read models are unavailable. */
-export const UNAVAILABLE_RETRY_AFTER_S = 1;
 
 const originalOf = (error: unknown) => (error instanceof GraphQLError ? (error.originalError ?? error) : error);
 

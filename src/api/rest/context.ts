@@ -1,7 +1,7 @@
 /** What a REST handler gets, and what it returns. */
 import type { IncomingMessage } from "node:http";
 import type { CommandContext } from "../../domain/shared/types.js";
-import { commandContext, createContext, type ApiServices } from "../graphql/context.js";
+import { callerCommand, type ApiServices } from "../services.js";
 import type { Caller } from "./auth.js";
 import { badRequest } from "./errors.js";
 import type { Microversion } from "./microversion.js";
@@ -33,7 +33,7 @@ export const empty = (status: number): RestResult => ({ status });
 
 export function commandFor(services: ApiServices, caller: Caller, req: IncomingMessage) {
   const correlationId = header(req, "x-correlation-id") ?? header(req, "x-openstack-request-id");
-  return commandContext(createContext(services, caller.principal, correlationId));
+  return callerCommand(caller.principal, correlationId);
 }
 
 /** Query parameters: each endpoint names the ones it takes; any other is refused, as WSME does. */

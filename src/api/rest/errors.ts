@@ -5,9 +5,9 @@
  * `faultstring` (openstacksdk, Nova) are unaffected. Never a stack trace.
  */
 import { DomainError } from "../../domain/shared/types.js";
-import { DuplicateEventIdError, WrongExpectedRevisionError } from "../../eventstore/port.js";
-import { ReadStoreUnavailableError } from "../../readstore/port.js";
-import { UNAVAILABLE_RETRY_AFTER_S } from "../graphql/errors.js";
+import { DuplicateEventIdError, WrongExpectedRevisionError } from "../../infra/eventstore/port.js";
+import { ReadStoreUnavailableError } from "../../infra/readstore/port.js";
+import { UNAVAILABLE_RETRY_AFTER_S } from "../services.js";
 
 export type RestErrorCode =
   | "BAD_USER_INPUT"

@@ -5,7 +5,7 @@
  */
 import type { ArqView } from "../../domain/arqs/view.js";
 import type { DeviceProfileView } from "../../domain/device-profiles/view.js";
-import type { ReadStore } from "../../readstore/port.js";
+import type { ReadStore } from "../../infra/readstore/port.js";
 import { getArqs, listArqs, type ArqFilter } from "../../../projections/arqs/queries.js";
 import { getDeployables, lastProgrammingOf, listDeployables, type DeployableFilter, type LastProgrammingView } from "../../../projections/deployables/queries.js";
 import { getProfileByName, getProfileByUuid, listProfiles } from "../../../projections/device-profiles/queries.js";

@@ -6,9 +6,9 @@
  * reads through reads.ts.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Logger } from "../../logger.js";
+import type { Logger } from "../../service/logger.js";
 import type { TokenRegistry } from "../auth/tokens.js";
-import type { ApiServices } from "../graphql/context.js";
+import type { ApiServices } from "../services.js";
 import { createArqs, deleteArqs, listArqs, patchArqs, showArq } from "./accelerator-requests.js";
 import { listAttributes, showAttribute, writeAttribute } from "./attributes.js";
 import { rateLimitedMessage, type RateLimit } from "../rate-limit.js";

@@ -10,7 +10,7 @@ import { stream, type CommandContext } from "../../domain/shared/types.js";
 import { releaseHandleForArq } from "../inventory.js";
 import { aggregates, type Streams } from "../streams.js";
 import { appendPlan } from "./append-plan.js";
-import type { BitstreamCatalogue } from "../../bitstreams/port.js";
+import type { BitstreamCatalogue } from "../../infra/bitstreams/port.js";
 import { planBinds, type BindPlan } from "./bind-plan.js";
 import { needResolver } from "./bitstream-need.js";
 import { loadVisible } from "./shared.js";

@@ -9,7 +9,7 @@ import { findByRp } from "../../domain/inventory/allocation.js";
 import { chooseForFunction, type BitstreamNeed } from "../../domain/inventory/programming.js";
 import type { HostState } from "../../domain/inventory/state.js";
 import type { Bitstream } from "../../domain/bitstreams/bitstream.js";
-import type { BitstreamCatalogue } from "../../bitstreams/port.js";
+import type { BitstreamCatalogue } from "../../infra/bitstreams/port.js";
 
 export const BITSTREAM_ID_KEY = "accel:bitstream_id";
 export const FUNCTION_ID_KEY = "accel:function_id";

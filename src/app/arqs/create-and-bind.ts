@@ -6,7 +6,7 @@
 import { checkProvidersCover, plugBindings, validatePlugTarget } from "../../domain/arqs/bind.js";
 import type { ArqView } from "../../domain/arqs/view.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
-import type { BitstreamCatalogue } from "../../bitstreams/port.js";
+import type { BitstreamCatalogue } from "../../infra/bitstreams/port.js";
 import type { Streams } from "../streams.js";
 import { startBinds } from "./bind.js";
 import { createArqs, type CreationCheck } from "./create.js";

@@ -7,8 +7,8 @@
 import type { Readable } from "node:stream";
 import type { Bitstream, BitstreamMetadata } from "../../domain/bitstreams/bitstream.js";
 import type { CommandContext } from "../../domain/shared/types.js";
-import type { ContentStore } from "../../bitstreams/content-store.js";
-import type { BitstreamCatalogue } from "../../bitstreams/port.js";
+import type { ContentStore } from "../../infra/bitstreams/content-store.js";
+import type { BitstreamCatalogue } from "../../infra/bitstreams/port.js";
 import { aggregates, type Streams } from "../streams.js";
 
 export class EmbeddedCatalogue implements BitstreamCatalogue {

@@ -2,7 +2,7 @@
 import type { Readable } from "node:stream";
 import { validateBitstreamMetadata, type Bitstream, type BitstreamMetadata } from "../../domain/bitstreams/bitstream.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
-import type { BitstreamCatalogue } from "../../bitstreams/port.js";
+import type { BitstreamCatalogue } from "../../infra/bitstreams/port.js";
 import { programmingInFlight } from "../programming.js";
 import type { Streams } from "../streams.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fakeDriver } from "../../../src/agent/drivers/fake.js";
+import { fakeDriver } from "../../../src/clients/agent/drivers/fake.js";
 import { fixtureEnv } from "./fixture-env.js";
 
 describe("fake driver", () => {

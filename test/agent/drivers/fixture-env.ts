@@ -1,7 +1,7 @@
 /** A DriverEnv over test/fixtures/<case>/: canned `lspci.txt`, a `sys/` tree, warnings recorded. */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { DriverEnv, DriverLog } from "../../../src/agent/drivers/driver.js";
+import type { DriverEnv, DriverLog } from "../../../src/clients/agent/drivers/driver.js";
 
 export const FIXTURES = fileURLToPath(new URL("../../fixtures/", import.meta.url));
 

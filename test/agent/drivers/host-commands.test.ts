@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hostDriverEnv, lspciKRunner, lspciRunner, runCommand } from "../../../src/agent/drivers/host-commands.js";
+import { hostDriverEnv, lspciKRunner, lspciRunner, runCommand } from "../../../src/clients/agent/drivers/host-commands.js";
 
 describe("host commands", () => {
   it("says to install pciutils when lspci is missing", async () => {

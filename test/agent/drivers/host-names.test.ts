@@ -1,7 +1,7 @@
 /** Every driver names its deployables as the service takes them from its host (domain/inventory/deployable-names.ts). */
 import { describe, expect, it } from "vitest";
-import type { DriverConfig } from "../../../src/agent/drivers/driver.js";
-import { discoverAll, drivers } from "../../../src/agent/drivers/index.js";
+import type { DriverConfig } from "../../../src/clients/agent/drivers/driver.js";
+import { discoverAll, drivers } from "../../../src/clients/agent/drivers/index.js";
 import { decideReport } from "../../../src/domain/inventory/decider.js";
 import { initialHostState } from "../../../src/domain/inventory/state.js";
 import { fixtureEnv, recordingLog } from "./fixture-env.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { intelFpgaDriver } from "../../../src/agent/drivers/intel-fpga.js";
+import { intelFpgaDriver } from "../../../src/clients/agent/drivers/intel-fpga.js";
 import { fixtureEnv, pci } from "./fixture-env.js";
 
 const REGION = "CUSTOM_FPGA_REGION_INTEL_9926AB6D6C925A68AABCA7D84C545738";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { intelQatDriver } from "../../../src/agent/drivers/intel-qat.js";
+import { intelQatDriver } from "../../../src/clients/agent/drivers/intel-qat.js";
 import { fixtureEnv, pci } from "./fixture-env.js";
 
 describe("intel-qat driver", () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseLspci, parseLspciLine } from "../../../src/agent/drivers/lspci.js";
+import { parseLspci, parseLspciLine } from "../../../src/clients/agent/drivers/lspci.js";
 import { FIXTURES } from "./fixture-env.js";
 
 describe("lspci -nnn -D parser", () => {

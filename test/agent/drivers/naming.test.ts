@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attributeList, customTrait, deployableName, hexId, normalizeTraitPart, pciAddress, sanitizeRpName } from "../../../src/agent/drivers/naming.js";
+import { attributeList, customTrait, deployableName, hexId, normalizeTraitPart, pciAddress, sanitizeRpName } from "../../../src/clients/agent/drivers/naming.js";
 
 describe("driver naming helpers", () => {
   it("normalises trait parts: upper case, spaces and hyphens to _, other chars dropped", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DriverDevice } from "../../../src/domain/inventory/report.js";
-import { nvidiaGpuDriver } from "../../../src/agent/drivers/nvidia-gpu.js";
+import { nvidiaGpuDriver } from "../../../src/clients/agent/drivers/nvidia-gpu.js";
 import { fixtureEnv, pci } from "./fixture-env.js";
 
 const byAddress = (devices: DriverDevice[]) => new Map(devices.map((d) => [`${d.controlPath.info.bus}:${d.controlPath.info.device}.${d.controlPath.info.function}`, d]));

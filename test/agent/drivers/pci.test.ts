@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { PciWhitelistEntry } from "../../../src/agent/drivers/driver.js";
-import { deviceTypeForClass, pciDriver } from "../../../src/agent/drivers/pci.js";
+import type { PciWhitelistEntry } from "../../../src/clients/agent/drivers/driver.js";
+import { deviceTypeForClass, pciDriver } from "../../../src/clients/agent/drivers/pci.js";
 import { fixtureEnv, pci } from "./fixture-env.js";
 
 const discover = (whitelist: PciWhitelistEntry[], fixture = "mixed-host") => {

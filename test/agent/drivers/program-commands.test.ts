@@ -3,10 +3,10 @@
  * fixture host is programmed at the control path its driver reported (cyborg-reference 5.6).
  */
 import { describe, expect, it } from "vitest";
-import type { DriverEnv, ProgramTarget } from "../../../src/agent/drivers/driver.js";
-import { FAKE_PROGRAM, fakeDriver } from "../../../src/agent/drivers/fake.js";
-import { FPGACONF, intelFpgaDriver } from "../../../src/agent/drivers/intel-fpga.js";
-import { XBMGMT, xilinxFpgaDriver } from "../../../src/agent/drivers/xilinx-fpga.js";
+import type { DriverEnv, ProgramTarget } from "../../../src/clients/agent/drivers/driver.js";
+import { FAKE_PROGRAM, fakeDriver } from "../../../src/clients/agent/drivers/fake.js";
+import { FPGACONF, intelFpgaDriver } from "../../../src/clients/agent/drivers/intel-fpga.js";
+import { XBMGMT, xilinxFpgaDriver } from "../../../src/clients/agent/drivers/xilinx-fpga.js";
 import type { DriverDevice } from "../../../src/domain/inventory/report.js";
 import { fixtureEnv } from "./fixture-env.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { xilinxFpgaDriver } from "../../../src/agent/drivers/xilinx-fpga.js";
+import { xilinxFpgaDriver } from "../../../src/clients/agent/drivers/xilinx-fpga.js";
 import { fixtureEnv, pci } from "./fixture-env.js";
 
 describe("xilinx-fpga driver", () => {

@@ -1,4 +1,4 @@
-import { positionFromString, type RecordedEvent } from "../../../eventstore/port.js";
+import { positionFromString, type RecordedEvent } from "../../../infra/eventstore/port.js";
 import { allows } from "../../auth/policy.js";
 import type { ApiContext } from "../context.js";
 import { badInput, forbidden, unauthenticated } from "../errors.js";

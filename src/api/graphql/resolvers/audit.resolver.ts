@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Int, Query, Resolver, Root, Subscription } from "type-graphql";
 import { history, trace } from "../../../audit/history.js";
-import { positionFromString } from "../../../eventstore/port.js";
+import { positionFromString } from "../../../infra/eventstore/port.js";
 import type { ApiContext } from "../context.js";
 import { badInput } from "../errors.js";
 import { HistoryEntry, HistoryEntryConnection } from "../types/audit.type.js";

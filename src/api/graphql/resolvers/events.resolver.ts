@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, Int, Query, Resolver } from "type-graphql";
-import { positionFromString, positionToString, type RecordedEvent as Stored } from "../../../eventstore/port.js";
+import { positionFromString, positionToString, type RecordedEvent as Stored } from "../../../infra/eventstore/port.js";
 import type { ApiContext } from "../context.js";
 import { badInput } from "../errors.js";
 import { toConnection } from "../types/connection.js";

@@ -1,0 +1,105 @@
+/**
+ * The agent's driver port: a driver turns what the host shows (lspci output, sysfs) into the
+ * driver objects of cyborg-reference 5.1. Drivers never see the event store or the API.
+ */
+import type { DeviceType, PciAddress } from "../../../domain/shared/types.js";
+import type { DriverDevice } from "../../../domain/inventory/report.js";
+
+export const DEFAULT_SYSFS_ROOT = "/sys";
+
+/** Structured warnings; a pino Logger fits. */
+export interface DriverLog {
+  warn(fields: Record<string, unknown>, msg: string): void;
+}
+
+export interface NvidiaGpuConfig {
+  /** Cyborg `[gpu_devices] filter_sriov_vfs`: leave SR-IOV VFs out of the report. Default false. */
+  skipVirtualFunctions?: boolean;
+  /** Cyborg `[gpu_devices] enabled_vgpu_types`, e.g. ["nvidia-223"]; a GPU offers at most one. */
+  enabledVgpuTypes?: string[];
+  /**
+   * Cyborg `[vgpu_<type>] device_addresses`: the GPUs (BDFs) a type is for. A type without an entry
+   * applies to every GPU whose sysfs offers it.
+   */
+  vgpuDeviceAddresses?: Record<string, string[]>;
+}
+
+export interface PciWhitelistEntry {
+  /** 4 hex digits, e.g. "10de" (a leading 0x is accepted). */
+  vendorId?: string;
+  productId?: string;
+  /** Nova glob style: "0000:af:00.0", "0000:af:*.*", "*:af:00.*", ":00." (missing fields are *). */
+  address?: string;
+  /** Overrides the device type otherwise derived from the PCI class (see pci.ts). */
+  deviceType?: DeviceType;
+}
+
+export interface PciDriverConfig {
+  /** Cyborg `[pci] passthrough_whitelist`; empty means no device is reported. */
+  whitelist: PciWhitelistEntry[];
+}
+
+export interface IntelFpgaConfig {
+  /** "nested" (default): device deployable + region child (agent-driver spec); "flat": Cyborg's single deployable. */
+  layout?: "nested" | "flat";
+}
+
+/** The fake FPGA's behaviour (agent options --fake-*); without it, Cyborg's fake device exactly. */
+export interface FakeFpgaConfig {
+  /** Adds the region trait CUSTOM_FPGA_REGION_FAKE_<TYPE>, so bitstreams can be looked up by function. */
+  regionType?: string;
+  /** How long programming takes (a slow device). */
+  programDelayMs?: number;
+  /** Programming fails with this message. */
+  programFailure?: string;
+  /** Where the device keeps what it was programmed with across agent restarts (JSON); default: this process's memory. */
+  stateFile?: string;
+}
+
+export interface DriverConfig {
+  nvidia?: NvidiaGpuConfig;
+  pci?: PciDriverConfig;
+  intelFpga?: IntelFpgaConfig;
+  fake?: FakeFpgaConfig;
+}
+
+export interface DriverEnv {
+  hostname: string;
+  /** Default "/sys"; tests point it at a fixture tree. */
+  sysfsRoot: string;
+  /** Runs `lspci -nnn -D` (or returns canned output). */
+  lspci: () => Promise<string>;
+  /** Runs `lspci -k -s <bdf>`. */
+  lspciK?: (bdf: string) => Promise<string>;
+  config: DriverConfig;
+  /** Where a driver reports the lines and devices it skipped. */
+  log?: DriverLog;
+  /** Runs a program command (argv, no shell); default host-commands.ts runCommand. Tests record it instead. */
+  run?: (argv: readonly string[], opts: { timeoutMs: number }) => Promise<string>;
+}
+
+/** What a driver programs: a region (deployable) of the device at the control path, with a verified file. */
+export interface ProgramTarget {
+  /** The device's control path: {domain, bus, device, function}. */
+  controlPath: PciAddress & Record<string, unknown>;
+  deployableName: string;
+  /** The downloaded bitstream, already checked against its checksum. */
+  file: string;
+  bitstream: { id: string; name: string; functionId: string | null };
+}
+
+export interface Programmer {
+  /** The deployable driver names it programs (as its discovery reports them). */
+  driverNames: readonly string[];
+  /** The command line for a target (drivers' command lines are checked against fixtures). */
+  command(target: ProgramTarget): string[];
+  /** Programs the target; throws with the tool's message when it fails. */
+  program(env: DriverEnv, target: ProgramTarget): Promise<{ command: string[] }>;
+}
+
+export interface Driver {
+  name: string;
+  discover(env: DriverEnv): Promise<DriverDevice[]>;
+  /** FPGA drivers: how to program a region. */
+  programmer?: Programmer;
+}

@@ -1,0 +1,81 @@
+/**
+ * How an agent reports a host: first ask whether the server already has this inventory
+ * (confirmHostInventory with the report's digest, a few hundred bytes), and send the whole report
+ * only when it answers null. An unchanged host, the common case, costs one small request.
+ */
+import { reportDigest } from "../../domain/inventory/digest.js";
+import type { DriverDevice } from "../../domain/inventory/report.js";
+import type { InventoryReportView } from "../../app/inventory.js";
+
+/** One GraphQL call: resolves `data`, throws on errors. */
+export type PostGraphQL = <T>(query: string, variables: Record<string, unknown>, idempotencyKey?: string) => Promise<T>;
+
+/** What the agent asks for of the server's InventoryReport (no digest: see FIELDS). */
+export type ReportAnswer = Omit<InventoryReportView, "digest">;
+
+export interface SentReport extends ReportAnswer {
+  /** The server confirmed the digest: the report itself was not sent. */
+  confirmed: boolean;
+}
+
+// No `digest` here: a server from before confirmHostInventory must still take the report.
+const FIELDS = "hostname added updated removed unchanged revision";
+const CONFIRM = `mutation Confirm($hostname: String!, $digest: String!) {
+  confirmHostInventory(hostname: $hostname, digest: $digest) { ${FIELDS} }
+}`;
+const REPORT = `mutation Report($hostname: String!, $devices: [DriverDeviceInput!]!) {
+  reportHostInventory(hostname: $hostname, devices: $devices) { ${FIELDS} }
+}`;
+
+export async function sendReport(post: PostGraphQL, hostname: string, devices: DriverDevice[], reportKey?: string): Promise<SentReport> {
+  const inputs = devices.map(toInput);
+  const digest = digestOf(inputs);
+  if (digest !== null) {
+    const confirmed = await confirm(post, hostname, digest);
+    if (confirmed) return { ...confirmed, confirmed: true };
+  }
+  const { reportHostInventory } = await post<{ reportHostInventory: ReportAnswer }>(REPORT, { hostname, devices: inputs }, reportKey);
+  return { ...reportHostInventory, confirmed: false };
+}
+
+/** null for a report the server will refuse: the full report then brings back its error. */
+function digestOf(inputs: unknown[]): string | null {
+  try {
+    return reportDigest(inputs);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A failed confirmation falls through to the full report, whose answer is the one that counts:
+ * a server from before confirmHostInventory refuses the operation, and an agent must still report.
+ */
+async function confirm(post: PostGraphQL, hostname: string, digest: string): Promise<ReportAnswer | null> {
+  try {
+    return (await post<{ confirmHostInventory: ReportAnswer | null }>(CONFIRM, { hostname, digest })).confirmHostInventory;
+  } catch {
+    return null;
+  }
+}
+
+/** GraphQL input objects accept exactly the input fields: drop anything else a driver carries. */
+function toInput(d: DriverDevice) {
+  return {
+    type: d.type,
+    vendor: d.vendor,
+    model: d.model,
+    stdBoardInfo: d.stdBoardInfo ?? null,
+    vendorBoardInfo: d.vendorBoardInfo ?? null,
+    controlPath: { type: d.controlPath.type, info: d.controlPath.info },
+    stub: d.stub ?? false,
+    deployables: d.deployables.map((dep) => ({
+      name: dep.name,
+      numAccelerators: dep.numAccelerators,
+      driverName: dep.driverName ?? null,
+      parentName: dep.parentName ?? null,
+      attributes: dep.attributes.map((a) => ({ key: a.key, value: a.value })),
+      attachHandles: dep.attachHandles.map((h) => ({ type: h.type, info: h.info })),
+    })),
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * The adapters the configuration asks for: EVENTSTORE_URL selects EventStoreDB over the embedded
+ * LMDB log, REDIS_URL selects Redis over in-memory read models and in-process pub/sub. Loaded on
+ * demand, so the embedded mode never loads a client it does not use.
+ */
+import { join } from "node:path";
+import { countProjectArqs } from "../../projections/arqs/queries.js";
+import { name as AUDIT } from "../../projections/audit/projection.js";
+import type { ArqQuota } from "../app/arqs/quota.js";
+import type { ApplicationOptions } from "../app/application.js";
+import type { Config } from "./config.js";
+import type { EventStore } from "../infra/eventstore/port.js";
+import type { Logger } from "./logger.js";
+import type { PubSub } from "../infra/pubsub/port.js";
+import type { ReadStore } from "../infra/readstore/port.js";
+import type { SplitReadStore } from "../infra/readstore/split.js";
+
+/** Where the embedded event log lives. */
+export const lmdbDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "events");
+
+export async function openEventStore(config: Config): Promise<EventStore> {
+  if (config.eventLog === "esdb") {
+    const { EsdbEventStore } = await import("../infra/eventstore/esdb.js");
+    return EsdbEventStore.connect(config.EVENTSTORE_URL!);
+  }
+  const { LmdbEventStore } = await import("../infra/eventstore/lmdb.js");
+  return LmdbEventStore.open(lmdbDir(config));
+}
+
+/** Where the embedded audit index lives (AUDIT_INDEX=disk). */
+export const auditIndexDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "audit-index");
+
+export interface ReadSideOptions {
+  /**
+   * The embedded log the server projects: with AUDIT_INDEX=disk the audit index is kept on disk
+   * beside it (and checked to be that log's, src/readstore/disk-index.ts). Without it (CLI checks,
+   * a store given by a test) every model is in memory: only the server owns the index on disk.
+   */
+  auditIndexOf?: EventStore;
+  log?: Logger;
+}
+
+export async function openReadSide(config: Config, options: ReadSideOptions = {}): Promise<{ readStore: ReadStore; pubsub: PubSub }> {
+  if (config.readModels === "redis") {
+    const [{ RedisReadStore }, { RedisPubSub }] = await Promise.all([import("../infra/readstore/redis.js"), import("../infra/pubsub/redis.js")]);
+    const keyPrefix = config.REDIS_KEY_PREFIX;
+    return { readStore: new RedisReadStore(config.REDIS_URL!, { keyPrefix }), pubsub: new RedisPubSub(config.REDIS_URL!, { channelPrefix: keyPrefix }) };
+  }
+  const [{ MemoryReadStore }, { InProcessPubSub }] = await Promise.all([import("../infra/readstore/memory.js"), import("../infra/pubsub/in-process.js")]);
+  const memory = new MemoryReadStore();
+  if (config.AUDIT_INDEX !== "disk" || options.auditIndexOf === undefined) return { readStore: memory, pubsub: new InProcessPubSub() };
+  const [{ openDiskIndex }, { SplitReadStore }] = await Promise.all([import("../infra/readstore/disk-index.js"), import("../infra/readstore/split.js")]);
+  const dir = auditIndexDir(config);
+  const index = await openDiskIndex(dir, AUDIT, options.auditIndexOf, options.log).catch((err: Error) => {
+    throw new Error(`cannot open the audit index in ${dir} (${err.message}); AUDIT_INDEX=memory keeps it in memory instead`, { cause: err });
+  });
+  return { readStore: index ? new SplitReadStore(memory, new Map([[AUDIT, index]])) : memory, pubsub: new InProcessPubSub() };
+}
+
+/** What the read models are kept in, for the logs: "memory", "redis", or each projection's store when some are kept apart. */
+export const readModelsOf = (store: ReadStore): string | Record<string, string> => (store.kind === "split" ? (store as SplitReadStore).describe() : store.kind);
+
+/** The quota over the arqs read model: counts wait until it reflects the position asked for. */
+export function arqQuota(limit: number, store: ReadStore, reached: (position: bigint) => Promise<void>): ArqQuota {
+  return {
+    limit,
+    async held(projectId, upTo) {
+      if (upTo !== undefined) await reached(upTo);
+      return countProjectArqs(store, projectId);
+    },
+    async settled(upTo) {
+      await reached(upTo).catch(() => undefined);
+    },
+  };
+}
+
+/** The bitstream catalogue: Glance when GLANCE_URL is set, else the embedded one (content in DATA_DIR/bitstreams). */
+export async function bitstreamOptions(config: Config): Promise<NonNullable<ApplicationOptions["bitstreams"]>> {
+  const maxBytes = config.BITSTREAM_MAX_BYTES;
+  if (config.GLANCE_URL) {
+    const { GlanceCatalogue } = await import("../infra/bitstreams/glance.js");
+    return { catalogue: new GlanceCatalogue({ url: config.GLANCE_URL, token: config.GLANCE_TOKEN, maxBytes }) };
+  }
+  return { contentDir: join(config.DATA_DIR, "bitstreams"), maxBytes };
+}

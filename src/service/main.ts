@@ -1,0 +1,125 @@
+/**
+ * The composition root: configuration -> adapters (adapters.ts) -> application -> roles -> servers.
+ * ROLES picks what this process runs: the api (any number of replicas), the projector, the
+ * binder, the Placement sync and the Nova notifier (one active at a time each).
+ */
+import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
+import { projections } from "../../projections/index.js";
+import { arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf } from "./adapters.js";
+import { loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
+import { startHttpServer } from "../api/http-server.js";
+import { bitstreamRoutes } from "../api/bitstream-routes.js";
+import { BindNotificationRouter } from "../api/notification-router.js";
+import { ProgrammingFeed } from "../api/programming-feed.js";
+import { readiness } from "../api/readiness.js";
+import { exemptRolesOf, rateLimitFor } from "../api/rate-limit.js";
+import { SocketQuota } from "../api/socket-quota.js";
+import { Application } from "../app/application.js";
+import { Binder, type BinderOptions } from "../reactors/binder/binder.js";
+import type { Config } from "./config.js";
+import type { EventStore } from "../infra/eventstore/port.js";
+import { startFollowers, type Followers } from "../reactors/start.js";
+import type { Logger } from "./logger.js";
+import { startObservability } from "../observability/index.js";
+import type { NovaNotifierOptions } from "../reactors/nova/notifier.js";
+import { Projector } from "../reactors/projector/projector.js";
+import { readYourWrites, untilReached } from "../reactors/projector/read-your-writes.js";
+import type { ReadStore } from "../infra/readstore/port.js";
+
+export interface ServiceOverrides {
+  tokens?: TokenRegistry;
+  store?: EventStore;
+  /** Tests wrap the read store (e.g. to count round trips). */
+  wrapReadStore?: (store: ReadStore) => ReadStore;
+  /** Tests wrap the read store the projector writes (e.g. to hold its writes). */
+  wrapProjectorStore?: (store: ReadStore) => ReadStore;
+  binder?: Partial<Pick<BinderOptions, "beforeAllocate" | "concurrency">>;
+  /** false: binds only start in the mutation and the binder allocates (tests that hold the binder). */
+  bindInline?: boolean;
+  /** Tests: a shorter backoff for the Nova notifier. */
+  nova?: NovaNotifierOptions["tuning"];
+}
+
+export interface Service {
+  url: string | undefined;
+  store: EventStore;
+  readStore: ReadStore;
+  app: Application;
+  projector: Projector | undefined;
+  binder: Binder | undefined;
+  /** The Placement sync and the Nova notifier, when their roles run here. */
+  followers: Followers;
+  /** Routes accelerator-request-bound to this process's GraphQL subscriptions. */
+  notifications: BindNotificationRouter;
+  close(): Promise<void>;
+}
+
+const CATCH_UP_TIMEOUT_MS = 5_000;
+
+export async function startService(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Service> {
+  const opened: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const c of opened.splice(0).reverse()) await c().catch((err) => log.warn({ err }, "closing failed"));
+  };
+  try {
+    if (config.REST_AUTH === "noauth") log.warn({ host: config.HOST }, "REST_AUTH=noauth: every REST request is treated as an admin's, without a token; for development on loopback only");
+    const tokens = overrides.tokens ?? loadTokenRegistry(config, log);
+    const obs = await startObservability(config, log);
+    opened.push(() => obs.close());
+    const store = obs.store(overrides.store ?? (await openEventStore(config)));
+    opened.push(() => store.close());
+    // The audit index goes on disk beside the embedded log this process opened and projects (not a store a test passed in).
+    const ownsIndex = config.roles.has("projector") && config.eventLog === "lmdb" && overrides.store === undefined;
+    const side = await openReadSide(config, { auditIndexOf: ownsIndex ? store : undefined, log });
+    opened.push(() => side.readStore.close(), () => side.pubsub.close());
+    // The API reads through the guarded view: a model that is lost or being rebuilt is UNAVAILABLE, never empty.
+    const readStore = overrides.wrapReadStore?.(side.readStore.guarded()) ?? side.readStore.guarded();
+
+    let projector: Projector | undefined;
+    if (config.roles.has("projector")) {
+      const hooks = [new BoundNotifier(side.pubsub, side.readStore, log.child({ component: "notifications" })), ...obs.projectorHooks];
+      const written = overrides.wrapProjectorStore?.(side.readStore) ?? side.readStore;
+      projector = new Projector({ events: store, store: written, projections, hooks, log: log.child({ component: "projector" }) });
+      opened.push(() => projector!.stop());
+      await projector.start();
+      log.info({ eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "read models caught up with the event log");
+    }
+    const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
+    const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
+    const app = obs.app(new Application({ store, quota, bitstreams: await bitstreamOptions(config) }));
+    let binder: Binder | undefined;
+    if (config.roles.has("binder")) {
+      const onBindResolved = obs.metrics?.bindResolved.bind(obs.metrics);
+      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, onBindResolved, ...overrides.binder });
+      opened.push(() => binder!.stop());
+      await binder.start();
+    }
+    const followers = await startFollowers({ store, readStore: side.readStore, config, log, nova: overrides.nova });
+    opened.push(() => followers.stop());
+    const notifications = new BindNotificationRouter(side.pubsub, obs.tracing);
+    const programming = new ProgrammingFeed(store);
+    opened.push(() => notifications.close(), () => programming.close());
+    obs.metrics?.watch({ projections: () => projector?.status() ?? [], openSubscriptions: () => notifications.listening, bindsInFlight: () => binder?.bindsInFlight ?? 0 });
+
+    let url: string | undefined;
+    if (config.roles.has("api")) {
+      const catchUp = readYourWrites({ ...models, log });
+      const rateLimit = await rateLimitFor(config);
+      opened.push(() => rateLimit.close());
+      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log };
+      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => followers.status(), boundSubscriptions: () => notifications.listening });
+      const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit })];
+      const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });
+      const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, socketQuota, routes, ...observed }, config.PORT, config.HOST);
+      opened.push(() => server.close());
+      url = server.url;
+      log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "cyborg-es is serving");
+    }
+    return { url, store, readStore, app, projector, binder, followers, notifications, close };
+  } catch (err) {
+    // A failed start leaves nothing open (connections would keep the process alive).
+    await close();
+    throw err;
+  }
+}
