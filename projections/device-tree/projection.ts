@@ -59,6 +59,29 @@ export const eventTypes = [
 export function project(event: RecordedEvent): Write[] {
   const e = event as Recorded<InventoryEvent>;
   switch (e.type) {
+    case "DeviceDiscovered":
+    case "DeviceChanged":
+    case "DeviceStatusChanged":
+    case "DeviceLost":
+    case "DeviceRemoved":
+      return projectDevice(e);
+    case "DeployableAdded":
+    case "DeployableChanged":
+    case "DeployableRemoved":
+    case "AttributeSet":
+    case "AttributeRemoved":
+      return projectDeployable(e);
+    default:
+      return projectHandle(e);
+  }
+}
+
+type DeviceEvent = Extract<InventoryEvent, { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceLost" | "DeviceRemoved" }>;
+type DeployableEvent = Extract<InventoryEvent, { type: (typeof DEPLOYABLE_EVENTS)[number] }>;
+
+/** The device doc, its place in the device order and in the device families. */
+function projectDevice(e: Recorded<DeviceEvent>): Write[] {
+  switch (e.type) {
     case "DeviceDiscovered": {
       const d = e.data;
       const { deviceUuid, at, ...fields } = d;
@@ -96,6 +119,12 @@ export function project(event: RecordedEvent): Write[] {
         { op: "del", key: k("deployables-of", u) },
       ];
     }
+  }
+}
+
+/** The deployable doc and attributes, the deployable orders and the parent family. */
+function projectDeployable(e: Recorded<DeployableEvent>): Write[] {
+  switch (e.type) {
     case "DeployableAdded": {
       const d = e.data;
       const at = score(e.position);
@@ -125,6 +154,12 @@ export function project(event: RecordedEvent): Write[] {
     case "AttributeSet":
     case "AttributeRemoved":
       return deployableWrites(k, e);
+  }
+}
+
+/** The handle doc and its place in its deployable's handle order; [] for other events. */
+function projectHandle(e: Recorded<InventoryEvent>): Write[] {
+  switch (e.type) {
     case "AttachHandleAdded": {
       const d = e.data;
       const { handleUuid, handleType, at: _, ...fields } = d;

@@ -49,29 +49,7 @@ export function auditCommand(): Command {
     .option("--anchor <hash>", "the global chain's value at --after, as the earlier verify printed it")
     .option("--archive <file...>", "NDJSON exports of the log's start (archived, then trimmed), walked before the store")
     .option("--json", "print the report as JSON", false)
-    .action(async (o: { after?: string; anchor?: string; archive?: string[]; json: boolean }) => {
-      const config = loadConfig();
-      const bar = positionBar("verify");
-      const startedAt = performance.now();
-      const progress = (p: VerifyProgress) => bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) });
-      const after = parsePosition(o.after, "--after");
-      let report: VerifyReport;
-      if (config.eventLog === "lmdb" && !o.archive?.length) {
-        // The embedded log: one range per core (verify-parallel.ts).
-        const until = await withStore((store) => store.headPosition());
-        bar.start(Number(until ?? 0n), Number(after ?? 0n), { events: 0, rate: 0 });
-        report = await verifyLmdbParallel(lmdbDir(config), { after, anchor: o.anchor, until, onProgress: progress });
-      } else {
-        report = await withStore(async (store) => {
-          bar.start(Number((await store.headPosition()) ?? 0n), 0, { events: 0, rate: 0 });
-          return verifyLog(store, { after, anchor: o.anchor, prefix: o.archive?.length ? archives(o.archive) : undefined, onProgress: progress });
-        });
-      }
-      bar.stop();
-      if (o.json) console.log(JSON.stringify(report, null, 2));
-      else printReport(report);
-      if (!report.ok) process.exitCode = 1;
-    });
+    .action(runVerify);
 
   cmd
     .command("export")
@@ -81,54 +59,85 @@ export function auditCommand(): Command {
     .option("--stream-prefix <prefix>", "only streams whose name starts with this (e.g. arq-, host-compute1)")
     .option("--type <type...>", "only these event types")
     .option("--out <file>", "write to this file instead of stdout")
-    .action(async (o: { since?: string; until?: string; streamPrefix?: string; type?: string[]; out?: string }) => {
-      await withStore(async (store) => {
-        const after = o.since === undefined ? undefined : await resolvePoint(store, o.since, "--since");
-        const until = o.until === undefined ? await store.headPosition() : await resolvePoint(store, o.until, "--until");
-        const out = o.out ? createWriteStream(o.out) : process.stdout;
-        const bar = positionBar("export");
-        const startedAt = performance.now();
-        bar.start(Number(until ?? 0n), Number(after ?? 0n), { events: 0, rate: 0 });
-        const filter = o.streamPrefix || o.type?.length ? { streamPrefixes: o.streamPrefix ? [o.streamPrefix] : undefined, eventTypes: o.type } : undefined;
-        const r = await exportLog(store, out, {
-          after,
-          until,
-          filter,
-          onProgress: (p) => bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) }),
-        });
-        bar.stop();
-        if (out !== process.stdout) {
-          out.end();
-          await finished(out);
-        }
-        console.error(`exported ${r.events} events${r.last === undefined ? "" : ` up to position ${r.last}`} in ${((performance.now() - startedAt) / 1000).toFixed(2)} s (${rate(r.events, startedAt)} events/s)`);
-      });
-    });
+    .action(runExport);
 
   cmd
     .command("import <file>")
     .description("append an NDJSON export (whole streams) to the configured store, checking its hashes as it goes")
-    .action(async (file: string) => {
-      await withStore(async (store) => {
-        const size = statSync(file).size;
-        const input = createReadStream(file);
-        const bar = new cliProgress.SingleBar({ format: "import [{bar}] {percentage}% | {events} events | {rate} events/s", hideCursor: true }, cliProgress.Presets.shades_classic);
-        const startedAt = performance.now();
-        const headBefore = await store.headPosition();
-        bar.start(size, 0, { events: 0, rate: 0 });
-        const r = await importLog(store, readExport(input), { onProgress: (n) => bar.update(input.bytesRead, { events: n, rate: rate(n, startedAt) }) });
-        bar.update(size);
-        bar.stop();
-        // Appending an event the store holds already (same id, same place) is a retry that writes nothing.
-        const none = r.events > 0 && (await store.headPosition()) === headBefore;
-        console.error(
-          none
-            ? `the store already held the ${r.events} events of ${file}: nothing written`
-            : `imported ${r.events} events in ${((performance.now() - startedAt) / 1000).toFixed(2)} s; run \`cyborg-es audit verify\` to check the whole log`,
-        );
-      });
-    });
+    .action(runImport);
   return cmd;
+}
+
+/** Walks the log (or the embedded log's ranges, one per core) and prints the report. */
+async function runVerify(o: { after?: string; anchor?: string; archive?: string[]; json: boolean }): Promise<void> {
+  const config = loadConfig();
+  const bar = positionBar("verify");
+  const startedAt = performance.now();
+  const progress = (p: VerifyProgress) => bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) });
+  const after = parsePosition(o.after, "--after");
+  let report: VerifyReport;
+  if (config.eventLog === "lmdb" && !o.archive?.length) {
+    // The embedded log: one range per core (verify-parallel.ts).
+    const until = await withStore((store) => store.headPosition());
+    bar.start(Number(until ?? 0n), Number(after ?? 0n), { events: 0, rate: 0 });
+    report = await verifyLmdbParallel(lmdbDir(config), { after, anchor: o.anchor, until, onProgress: progress });
+  } else {
+    report = await withStore(async (store) => {
+      bar.start(Number((await store.headPosition()) ?? 0n), 0, { events: 0, rate: 0 });
+      return verifyLog(store, { after, anchor: o.anchor, prefix: o.archive?.length ? archives(o.archive) : undefined, onProgress: progress });
+    });
+  }
+  bar.stop();
+  if (o.json) console.log(JSON.stringify(report, null, 2));
+  else printReport(report);
+  if (!report.ok) process.exitCode = 1;
+}
+
+/** Writes the selected events as NDJSON to stdout or --out. */
+async function runExport(o: { since?: string; until?: string; streamPrefix?: string; type?: string[]; out?: string }): Promise<void> {
+  await withStore(async (store) => {
+    const after = o.since === undefined ? undefined : await resolvePoint(store, o.since, "--since");
+    const until = o.until === undefined ? await store.headPosition() : await resolvePoint(store, o.until, "--until");
+    const out = o.out ? createWriteStream(o.out) : process.stdout;
+    const bar = positionBar("export");
+    const startedAt = performance.now();
+    bar.start(Number(until ?? 0n), Number(after ?? 0n), { events: 0, rate: 0 });
+    const filter = o.streamPrefix || o.type?.length ? { streamPrefixes: o.streamPrefix ? [o.streamPrefix] : undefined, eventTypes: o.type } : undefined;
+    const r = await exportLog(store, out, {
+      after,
+      until,
+      filter,
+      onProgress: (p) => bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) }),
+    });
+    bar.stop();
+    if (out !== process.stdout) {
+      out.end();
+      await finished(out);
+    }
+    console.error(`exported ${r.events} events${r.last === undefined ? "" : ` up to position ${r.last}`} in ${((performance.now() - startedAt) / 1000).toFixed(2)} s (${rate(r.events, startedAt)} events/s)`);
+  });
+}
+
+/** Appends an export to the configured store. */
+async function runImport(file: string): Promise<void> {
+  await withStore(async (store) => {
+    const size = statSync(file).size;
+    const input = createReadStream(file);
+    const bar = new cliProgress.SingleBar({ format: "import [{bar}] {percentage}% | {events} events | {rate} events/s", hideCursor: true }, cliProgress.Presets.shades_classic);
+    const startedAt = performance.now();
+    const headBefore = await store.headPosition();
+    bar.start(size, 0, { events: 0, rate: 0 });
+    const r = await importLog(store, readExport(input), { onProgress: (n) => bar.update(input.bytesRead, { events: n, rate: rate(n, startedAt) }) });
+    bar.update(size);
+    bar.stop();
+    // Appending an event the store holds already (same id, same place) is a retry that writes nothing.
+    const none = r.events > 0 && (await store.headPosition()) === headBefore;
+    console.error(
+      none
+        ? `the store already held the ${r.events} events of ${file}: nothing written`
+        : `imported ${r.events} events in ${((performance.now() - startedAt) / 1000).toFixed(2)} s; run \`cyborg-es audit verify\` to check the whole log`,
+    );
+  });
 }
 
 async function* archives(files: readonly string[]): AsyncGenerator<RecordedEvent> {

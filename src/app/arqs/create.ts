@@ -1,10 +1,13 @@
 /** Creating ARQs from a device profile (cyborg-reference 2.3). */
-import { liveArq } from "../../domain/arqs/decider.js";
-import { arqCountFor, planArqs } from "../../domain/arqs/plan.js";
+import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
+import type { ArqEvent } from "../../domain/arqs/events.js";
+import { arqCountFor, planArqs, type PlannedArq } from "../../domain/arqs/plan.js";
 import { quotaRefusal } from "../../domain/arqs/quota.js";
 import { arqView, type ArqView } from "../../domain/arqs/view.js";
+import type { DeviceProfileState } from "../../domain/device-profiles/decider.js";
 import type { ProfileGroup } from "../../domain/device-profiles/events.js";
 import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../../domain/shared/types.js";
+import type { Loaded } from "../handle.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
 import { quotaProject, type ArqQuota } from "./quota.js";
 
@@ -22,10 +25,7 @@ export async function createArqs(
   quota?: ArqQuota,
 ): Promise<ArqView[]> {
   const name = input.deviceProfileName;
-  if (typeof name === "string" && name.length > MAX_ID_LENGTH) throw new DomainError("BAD_USER_INPUT", `a device profile name is at most ${MAX_ID_LENGTH} characters`, "deviceProfileName");
-  const loadedProfile = typeof name === "string" && name.length > 0 ? await s.load(aggregates.profile, name) : null;
-  const state = loadedProfile?.state;
-  if (state?.status !== "active") throw new DomainError("NOT_FOUND", `Device Profile not found with name=${String(name)}`, "deviceProfileName");
+  const { loadedProfile, state } = await loadActiveProfile(s, name);
   const profile = state.profile;
   const count = arqCountFor(profile.groups, input.groupIndex);
   if (count > MAX_ARQS_PER_CREATE) {
@@ -50,23 +50,7 @@ export async function createArqs(
   // revision, and the stream's order decides. A deletion or re-creation that landed first makes
   // evolve ignore the record, and the ARQs are deleted again; a deletion that comes later sees
   // them (it appends with an exact revision).
-  const arqSteps = [];
-  for (const [i, p] of plan.entries()) {
-    if (made.has(p.arqUuid)) continue;
-    const events = aggregates.arq.decider.decide({
-      type: "CreateArq",
-      data: {
-        arqUuid: p.arqUuid,
-        deviceProfileName: profile.name,
-        deviceProfileUuid: profile.uuid,
-        deviceProfileGroupId: p.groupId,
-        group: p.group,
-        projectId: ctx.projectId ?? null,
-        at: ctx.at,
-      },
-    }, loaded[i]!.state);
-    arqSteps.push(new Decided(aggregates.arq, p.arqUuid, loaded[i]!, events));
-  }
+  const arqSteps = decideArqCreations(plan, made, loaded, profile, ctx);
   const record = aggregates.profile.decider.decide({
     type: "CreateArqs",
     data: { name: profile.name, profileUuid: profile.uuid, groupIndex: input.groupIndex ?? null, arqUuids: ids, at: ctx.at },
@@ -86,16 +70,60 @@ export async function createArqs(
       if (refused) throw refused;
     }
   } catch (err) {
-    const appended = arqSteps.filter((st) => st.result);
-    const undone = await Promise.all(appended.map((st) => s.handle(aggregates.arq, st.id, { type: "DeleteArq", data: { arqUuid: st.id, at: ctx.at } }, ctx).catch(() => undefined)));
-    // A refusal over the quota answers once the read models no longer count these ARQs (the
-    // caller's next count, or another creation's check, must not see them).
-    const last = undone.reduce<bigint | null>((max, u) => (u?.position != null && (max === null || u.position > max) ? u.position : max), null);
-    if (project && last !== null) await quota!.settled(last);
+    await undoArqCreations(s, arqSteps, ctx, project ? quota : undefined);
     throw err;
   }
   const appended = new Map(arqSteps.map((st) => [st.id, st.result!]));
   return ids.flatMap((id, i) => viewOf(appended.get(id) ?? loaded[i]!));
+}
+
+type ActiveProfileState = Extract<DeviceProfileState, { status: "active" }>;
+
+/** The profile the ARQs are made from: it must exist and be active. */
+async function loadActiveProfile(s: Streams, name: string): Promise<{ loadedProfile: Loaded<DeviceProfileState>; state: ActiveProfileState }> {
+  if (typeof name === "string" && name.length > MAX_ID_LENGTH) throw new DomainError("BAD_USER_INPUT", `a device profile name is at most ${MAX_ID_LENGTH} characters`, "deviceProfileName");
+  const loadedProfile = typeof name === "string" && name.length > 0 ? await s.load(aggregates.profile, name) : null;
+  const state = loadedProfile?.state;
+  if (state?.status !== "active") throw new DomainError("NOT_FOUND", `Device Profile not found with name=${String(name)}`, "deviceProfileName");
+  return { loadedProfile: loadedProfile!, state };
+}
+
+/** A CreateArq decision for each planned ARQ an earlier attempt did not make. */
+function decideArqCreations(
+  plan: readonly PlannedArq[],
+  made: ReadonlySet<string>,
+  loaded: ReadonlyArray<Loaded<ArqStreamState>>,
+  profile: ActiveProfileState["profile"],
+  ctx: CommandContext,
+): Array<Decided<ArqStreamState, ArqEvent>> {
+  const arqSteps = [];
+  for (const [i, p] of plan.entries()) {
+    if (made.has(p.arqUuid)) continue;
+    const events = aggregates.arq.decider.decide({
+      type: "CreateArq",
+      data: {
+        arqUuid: p.arqUuid,
+        deviceProfileName: profile.name,
+        deviceProfileUuid: profile.uuid,
+        deviceProfileGroupId: p.groupId,
+        group: p.group,
+        projectId: ctx.projectId ?? null,
+        at: ctx.at,
+      },
+    }, loaded[i]!.state);
+    arqSteps.push(new Decided(aggregates.arq, p.arqUuid, loaded[i]!, events));
+  }
+  return arqSteps;
+}
+
+/** Deletes the ARQs of a creation that did not take; with a quota, waits until its count no longer holds them. */
+async function undoArqCreations(s: Streams, arqSteps: ReadonlyArray<Decided<ArqStreamState, ArqEvent>>, ctx: CommandContext, quota: ArqQuota | undefined): Promise<void> {
+  const appended = arqSteps.filter((st) => st.result);
+  const undone = await Promise.all(appended.map((st) => s.handle(aggregates.arq, st.id, { type: "DeleteArq", data: { arqUuid: st.id, at: ctx.at } }, ctx).catch(() => undefined)));
+  // A refusal over the quota answers once the read models no longer count these ARQs (the
+  // caller's next count, or another creation's check, must not see them).
+  const last = undone.reduce<bigint | null>((max, u) => (u?.position != null && (max === null || u.position > max) ? u.position : max), null);
+  if (quota && last !== null) await quota.settled(last);
 }
 
 function viewOf(l: { state: Parameters<typeof liveArq>[0]; revision: number; position: bigint | null }): ArqView[] {

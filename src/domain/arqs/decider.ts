@@ -132,30 +132,8 @@ export function decideArq(command: ArqCommand, state: ArqStreamState): ArqEvent[
       const projectId = arq.projectId ?? command.data.projectId ?? null;
       return [{ type: "ArqBindStarted", data: { arqUuid: arq.uuid, ...target, projectId, at } }];
     }
-    case "CompleteArqBind": {
-      const d = command.data;
-      if (arq.state === "BOUND" && arq.attachment?.handleUuid === d.handleUuid && sameTarget(arq, d)) return [];
-      ensureTransition(arq, "BOUND");
-      if (!sameTarget(arq, d)) {
-        throw new DomainError("CONFLICT", `ARQ ${arq.uuid} is now binding to another host, RP or instance`, "arqUuid");
-      }
-      return [
-        {
-          type: "ArqBound",
-          data: {
-            arqUuid: arq.uuid,
-            hostname: d.hostname,
-            instanceUuid: d.instanceUuid,
-            deviceRpUuid: d.deviceRpUuid,
-            deployableUuid: d.deployableUuid,
-            attachHandleUuid: d.handleUuid,
-            attachHandleType: d.handleType,
-            attachHandleInfo: d.handleInfo,
-            at,
-          },
-        },
-      ];
-    }
+    case "CompleteArqBind":
+      return decideCompleteBind(arq, command.data, at);
     case "FailArqBind": {
       const { onlyFrom, reason } = command.data;
       if (arq.state === "BIND_FAILED") return [];
@@ -164,38 +142,70 @@ export function decideArq(command: ArqCommand, state: ArqStreamState): ArqEvent[
       return [{ type: "ArqBindFailed", data: { arqUuid: arq.uuid, instanceUuid: arq.instanceUuid, reason, at } }];
     }
     case "UnbindArq":
-      if (arq.state === "INITIAL" || arq.state === "UNBOUND") return [];
-      return [
-        {
-          type: "ArqUnbound",
-          data: {
-            arqUuid: arq.uuid,
-            previousHostname: arq.hostname,
-            previousInstanceUuid: arq.instanceUuid,
-            releasedHandleUuid: arq.attachment?.handleUuid ?? null,
-            at,
-          },
-        },
-      ];
+      return decideUnbind(arq, at);
     case "DeleteArq":
-      ensureTransition(arq, "DELETING");
-      return [
-        {
-          type: "ArqDeleted",
-          data: {
-            arqUuid: arq.uuid,
-            deviceProfileName: arq.deviceProfileName,
-            deviceProfileUuid: arq.deviceProfileUuid,
-            previousHostname: arq.hostname,
-            previousInstanceUuid: arq.instanceUuid,
-            releasedHandleUuid: arq.attachment?.handleUuid ?? null,
-            at,
-          },
-        },
-      ];
+      return decideDelete(arq, at);
     default:
       return assertNever(command);
   }
+}
+
+function decideCompleteBind(arq: Arq, d: Extract<ArqCommand, { type: "CompleteArqBind" }>["data"], at: string): ArqEvent[] {
+  if (arq.state === "BOUND" && arq.attachment?.handleUuid === d.handleUuid && sameTarget(arq, d)) return [];
+  ensureTransition(arq, "BOUND");
+  if (!sameTarget(arq, d)) {
+    throw new DomainError("CONFLICT", `ARQ ${arq.uuid} is now binding to another host, RP or instance`, "arqUuid");
+  }
+  return [
+    {
+      type: "ArqBound",
+      data: {
+        arqUuid: arq.uuid,
+        hostname: d.hostname,
+        instanceUuid: d.instanceUuid,
+        deviceRpUuid: d.deviceRpUuid,
+        deployableUuid: d.deployableUuid,
+        attachHandleUuid: d.handleUuid,
+        attachHandleType: d.handleType,
+        attachHandleInfo: d.handleInfo,
+        at,
+      },
+    },
+  ];
+}
+
+function decideUnbind(arq: Arq, at: string): ArqEvent[] {
+  if (arq.state === "INITIAL" || arq.state === "UNBOUND") return [];
+  return [
+    {
+      type: "ArqUnbound",
+      data: {
+        arqUuid: arq.uuid,
+        previousHostname: arq.hostname,
+        previousInstanceUuid: arq.instanceUuid,
+        releasedHandleUuid: arq.attachment?.handleUuid ?? null,
+        at,
+      },
+    },
+  ];
+}
+
+function decideDelete(arq: Arq, at: string): ArqEvent[] {
+  ensureTransition(arq, "DELETING");
+  return [
+    {
+      type: "ArqDeleted",
+      data: {
+        arqUuid: arq.uuid,
+        deviceProfileName: arq.deviceProfileName,
+        deviceProfileUuid: arq.deviceProfileUuid,
+        previousHostname: arq.hostname,
+        previousInstanceUuid: arq.instanceUuid,
+        releasedHandleUuid: arq.attachment?.handleUuid ?? null,
+        at,
+      },
+    },
+  ];
 }
 
 function validateBindTarget(d: BindTarget): BindTarget {
