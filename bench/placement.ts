@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { rpUuidFor } from "../src/domain/inventory/ids.js";
 import type { DriverDevice } from "../src/domain/inventory/report.js";
 import { LmdbEventStore } from "../src/infra/eventstore/lmdb.js";
-import { createLogger } from "../src/service/logger.js";
+import { createLogger } from "../src/infra/logger.js";
 import { PlacementClient } from "../src/reactors/placement/client.js";
 import { startPlacementSync } from "../src/reactors/placement/sync.js";
 import { MemoryReadStore } from "../src/infra/readstore/memory.js";

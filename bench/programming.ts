@@ -23,7 +23,7 @@ import { pino } from "pino";
 import { HostLock } from "../src/clients/agent/host-lock.js";
 import { runProgramming } from "../src/clients/agent/programming.js";
 import type { DriverEnv } from "../src/clients/agent/drivers/driver.js";
-import type { Logger } from "../src/service/logger.js";
+import type { Logger } from "../src/infra/logger.js";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";

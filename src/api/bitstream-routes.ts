@@ -14,7 +14,7 @@ import { pipeline } from "node:stream/promises";
 import type { Application } from "../app/application.js";
 import type { CommandContext } from "../domain/shared/types.js";
 import { DomainError } from "../domain/shared/types.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../infra/logger.js";
 import { allows } from "./auth/policy.js";
 import type { Principal, TokenRegistry } from "./auth/tokens.js";
 import type { HttpRoute } from "./http-server.js";

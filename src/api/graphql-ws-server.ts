@@ -6,7 +6,7 @@
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from "graphql";
 import type { Server } from "node:http";
 import { WebSocketServer } from "ws";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../infra/logger.js";
 import type { Principal, TokenRegistry } from "./auth/tokens.js";
 import { createContext } from "./graphql/context.js";
 import type { ApiServices } from "./services.js";

@@ -7,7 +7,7 @@ import {
 import type { GraphQLFormattedError, GraphQLSchema } from "graphql";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../infra/logger.js";
 import { operationsPlugin } from "../observability/graphql-plugin.js";
 import type { Metrics } from "../observability/metrics.js";
 import { sendMetrics } from "../observability/metrics-server.js";

@@ -10,7 +10,7 @@
  */
 import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import type { Config } from "../service/config.js";
+import type { Config } from "../infra/config.js";
 import type { Principal, Role } from "./auth/tokens.js";
 
 export interface RateLimitSettings {

@@ -9,7 +9,7 @@ import type { CommandContext } from "../domain/shared/types.js";
 import type { EventStore } from "../infra/eventstore/port.js";
 import type { ReadStore } from "../infra/readstore/port.js";
 import type { OperationMetrics } from "../observability/metrics.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../infra/logger.js";
 import { seesAllProjects } from "./auth/policy.js";
 import type { Principal } from "./auth/tokens.js";
 import type { ProgrammingFeed } from "./programming-feed.js";

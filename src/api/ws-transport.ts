@@ -7,7 +7,7 @@
 import type { IncomingMessage } from "node:http";
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from "graphql-ws";
 import type { WebSocket, WebSocketServer } from "ws";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../infra/logger.js";
 
 export interface WsExtra {
   readonly socket: WebSocket;

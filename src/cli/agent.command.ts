@@ -5,7 +5,7 @@ import { HostLock } from "../clients/agent/host-lock.js";
 import { runProgramming } from "../clients/agent/programming.js";
 import { discoverAll } from "../clients/agent/drivers/index.js";
 import { driverEnv, type DriverCliOptions } from "../clients/agent/driver-env.js";
-import { createLogger } from "../service/logger.js";
+import { createLogger } from "../infra/logger.js";
 
 const DEFAULT_DRIVERS = "nvidia-gpu,intel-fpga,xilinx-fpga,intel-qat";
 

@@ -7,7 +7,7 @@ import { resolvePoint } from "../audit/points.js";
 import { verifyLog, type VerifyProgress, type VerifyReport } from "../audit/verify.js";
 import { lmdbDir, openEventStore } from "../service/adapters.js";
 import { verifyLmdbParallel } from "../audit/verify-parallel.js";
-import { loadConfig } from "../service/config.js";
+import { loadConfig } from "../infra/config.js";
 import type { EventStore, RecordedEvent } from "../infra/eventstore/port.js";
 import { positionFromString } from "../infra/eventstore/port.js";
 

@@ -1,6 +1,6 @@
 import cliProgress from "cli-progress";
 import { Command } from "commander";
-import { loadConfig, type Config } from "../service/config.js";
+import { loadConfig, type Config } from "../infra/config.js";
 import { readFollowerStatus } from "../reactors/follower/status.js";
 import { openEventStore, openReadSide } from "../service/adapters.js";
 import { reconcilePlacement, type ReconcileReport } from "../reactors/placement/reconcile.js";

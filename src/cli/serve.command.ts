@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { ConfigError, loadConfig } from "../service/config.js";
-import { createLogger } from "../service/logger.js";
+import { ConfigError, loadConfig } from "../infra/config.js";
+import { createLogger } from "../infra/logger.js";
 
 export function serveCommand(): Command {
   return new Command("serve")

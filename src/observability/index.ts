@@ -5,8 +5,8 @@
  * feature is off.
  */
 import type { Application } from "../app/application.js";
-import type { Config } from "../service/config.js";
-import type { Logger } from "../service/logger.js";
+import type { Config } from "../infra/config.js";
+import type { Logger } from "../infra/logger.js";
 import type { EventStore } from "../infra/eventstore/port.js";
 import type { ProjectorHooks } from "../reactors/projector/projection.js";
 import { instrumentEventStore } from "./instrumented-store.js";

@@ -3,10 +3,10 @@
  * `placement` (keeps OpenStack Placement matching the inventory) and `nova` (sends Nova
  * accelerator-request-bound). Their status is shown on /readyz under `followers`.
  */
-import type { Config } from "../service/config.js";
+import type { Config } from "../infra/config.js";
 import type { EventStore } from "../infra/eventstore/port.js";
 import type { FollowerStatus } from "./follower/status.js";
-import type { Logger } from "../service/logger.js";
+import type { Logger } from "../infra/logger.js";
 import { startNovaNotifier, type NovaNotifier, type NovaNotifierOptions } from "./nova/notifier.js";
 import { startPlacementSync, type PlacementSync } from "./placement/sync.js";
 import type { ReadStore } from "../infra/readstore/port.js";

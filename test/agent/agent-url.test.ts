@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { reportOnce } from "../../src/clients/agent/agent.js";
 import { driverEnv } from "../../src/clients/agent/driver-env.js";
-import type { Logger } from "../../src/service/logger.js";
+import type { Logger } from "../../src/infra/logger.js";
 import { defaultUrl } from "../../src/cli/agent.command.js";
 import { freePort } from "../../bench/lib/redis-server.js";
 

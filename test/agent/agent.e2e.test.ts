@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { reportOnce, type AgentOptions } from "../../src/clients/agent/agent.js";
 import type { Driver } from "../../src/clients/agent/drivers/driver.js";
 import { drivers } from "../../src/clients/agent/drivers/index.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 import { startTestService, TOKENS, type TestService } from "../api/harness.js";
 import { fixtureEnv } from "./drivers/fixture-env.js";
 

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportOnce } from "../../src/clients/agent/agent.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 import { fixtureEnv } from "../agent/drivers/fixture-env.js";
 import { startTestService, TOKENS, type TestService } from "./harness.js";
 

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import { TokenRegistry, type Role } from "../../src/api/auth/tokens.js";
-import { loadConfig } from "../../src/service/config.js";
-import { createLogger, type Logger } from "../../src/service/logger.js";
+import { loadConfig } from "../../src/infra/config.js";
+import { createLogger, type Logger } from "../../src/infra/logger.js";
 import { startService, type Service, type ServiceOverrides } from "../../src/service/main.js";
 
 export const TOKENS = {

@@ -8,7 +8,7 @@ import { connect, type AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportOnce } from "../../src/clients/agent/agent.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 import { OsAcc } from "../../src/clients/osacc/index.js";
 import { fixtureEnv } from "../agent/drivers/fixture-env.js";
 import { startTestService, TOKENS, type TestService } from "./harness.js";

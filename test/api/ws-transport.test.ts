@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { GraphQLObjectType, GraphQLSchema, GraphQLString } from "graphql";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
-import type { Logger } from "../../src/service/logger.js";
+import type { Logger } from "../../src/infra/logger.js";
 import { serveGraphqlWs } from "../../src/api/ws-transport.js";
 
 /** A subscription that sends as fast as the socket takes it, for ever. */

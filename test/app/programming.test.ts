@@ -15,7 +15,7 @@ import type { DriverDevice } from "../../src/domain/inventory/report.js";
 import { findDeployable } from "../../src/domain/inventory/state.js";
 import type { CommandContext } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 import { expectDomainRejection } from "../domain/decider-spec.js";
 import { fpgaRegion, hostState, types, until } from "./support.js";
 

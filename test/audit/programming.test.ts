@@ -20,7 +20,7 @@ import { Binder } from "../../src/reactors/binder/binder.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import type { CommandContext } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { ctx as appCtx, fpgaRegion, until } from "../app/support.js";
 

@@ -5,7 +5,7 @@ import { Binder } from "../../src/reactors/binder/binder.js";
 import type { DriverDevice } from "../../src/domain/inventory/report.js";
 import type { CommandContext } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 
 const ctx = (): CommandContext => ({
   principal: "test",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/service/config.js";
+import { ConfigError, loadConfig } from "../../src/infra/config.js";
 
 describe("configuration", () => {
   it("defaults to the embedded mode on 127.0.0.1:4000 with ./data", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { reportWhile } from "../../src/service/logger.js";
+import { reportWhile } from "../../src/infra/logger.js";
 
 describe("reportWhile: a long start says where it is", () => {
   it("reports every interval until the work settles, then stops", async () => {

@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportOnce } from "../../src/clients/agent/agent.js";
 import { driverEnv } from "../../src/clients/agent/driver-env.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
 import { launchBrowser, offlineContext, screenshot, watchCsp } from "../support/browser.js";

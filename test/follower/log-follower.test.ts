@@ -5,7 +5,7 @@ import type { LogFollowerOptions } from "../../src/reactors/follower/options.js"
 import { readFollowerStatus } from "../../src/reactors/follower/status.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import type { RecordedEvent } from "../../src/infra/eventstore/port.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 
 const meta = { principal: "test", correlationId: "c", causationId: "c", at: "2026-11-24T00:00:00.000Z" };

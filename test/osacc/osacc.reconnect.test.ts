@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { reportOnce } from "../../src/clients/agent/agent.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 import { OsAcc } from "../../src/clients/osacc/index.js";
 import { fixtureEnv } from "../agent/drivers/fixture-env.js";
 import { startTestService, TOKENS, type TestService } from "../api/harness.js";

@@ -10,7 +10,7 @@ import { fpgaCard, HostWriter } from "../../bench/lib/host-writer.js";
 import { name as rpProjection, project } from "../../projections/resource-providers/projection.js";
 import { listResourceProviders } from "../../projections/resource-providers/queries.js";
 import { desiredProviders } from "../../src/domain/inventory/resource-providers.js";
-import { OWNER_CYBORG } from "../../src/domain/inventory/traits.js";
+import { OWNER_CYBORG } from "../../src/domain/shared/traits.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { HostWriter } from "../../bench/lib/host-writer.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import type { EventStore } from "../../src/infra/eventstore/port.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 import { PlacementClient } from "../../src/reactors/placement/client.js";
 import { startPlacementSync, type PlacementConfig, type PlacementSync } from "../../src/reactors/placement/sync.js";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";

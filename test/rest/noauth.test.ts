@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenRegistry } from "../../src/api/auth/tokens.js";
 import { startHttpServer, type RunningServer } from "../../src/api/http-server.js";
 import { ProgrammingFeed } from "../../src/api/programming-feed.js";
-import { createLogger } from "../../src/service/logger.js";
+import { createLogger } from "../../src/infra/logger.js";
 import { FAKE_HOST_DEVICES, startTestService, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
 import { bindPatch, restClient } from "./support.js";

@@ -6,7 +6,7 @@
  * reads through reads.ts.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Logger } from "../../service/logger.js";
+import type { Logger } from "../../infra/logger.js";
 import type { TokenRegistry } from "../auth/tokens.js";
 import type { ApiServices } from "../services.js";
 import { createArqs, deleteArqs, listArqs, patchArqs, showArq } from "./accelerator-requests.js";

@@ -1,7 +1,7 @@
 /** ARQs for inline specs (os-acc): the content-named profile they stand for is made on first use. */
 import { inlineProfileName } from "../../domain/device-profiles/inline.js";
 import { validateGroups } from "../../domain/device-profiles/validation.js";
-import { arqCountFor } from "../../domain/arqs/plan.js";
+import { arqCountFor } from "../../domain/device-profiles/arq-counts.js";
 import type { ArqView } from "../../domain/arqs/view.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
 import { createDeviceProfile } from "../device-profiles.js";

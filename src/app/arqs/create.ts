@@ -1,7 +1,8 @@
 /** Creating ARQs from a device profile (cyborg-reference 2.3). */
 import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
 import type { ArqEvent } from "../../domain/arqs/events.js";
-import { arqCountFor, planArqs, type PlannedArq } from "../../domain/arqs/plan.js";
+import { planArqs, type PlannedArq } from "../../domain/arqs/plan.js";
+import { arqCountFor } from "../../domain/device-profiles/arq-counts.js";
 import { quotaRefusal } from "../../domain/arqs/quota.js";
 import { arqView, type ArqView } from "../../domain/arqs/view.js";
 import type { DeviceProfileState } from "../../domain/device-profiles/decider.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pRetry from "p-retry";
 import type { DriverDevice } from "../../domain/inventory/report.js";
-import type { Logger } from "../../service/logger.js";
+import type { Logger } from "../../infra/logger.js";
 import { discoverAll } from "./drivers/index.js";
 import type { DriverEnv } from "./drivers/driver.js";
 import { postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";

@@ -18,7 +18,7 @@ import { pipeline } from "node:stream/promises";
 import { createClient, type Client } from "graphql-ws";
 import pRetry, { AbortError } from "p-retry";
 import WebSocket from "ws";
-import type { Logger } from "../../service/logger.js";
+import type { Logger } from "../../infra/logger.js";
 import { drivers as registry } from "./drivers/index.js";
 import type { Driver, DriverEnv, Programmer, ProgramTarget } from "./drivers/driver.js";
 import { GraphQLRequestError, postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";

@@ -5,7 +5,7 @@
  */
 import { DomainError } from "../shared/types.js";
 import { normalizeFunctionId } from "./function-id.js";
-import { REGION_TRAIT_PREFIX, regionTrait, traitPart } from "../inventory/traits.js";
+import { REGION_TRAIT_PREFIX, regionTrait, traitPart } from "../shared/traits.js";
 
 export interface BitstreamMetadata {
   name: string;

@@ -3,7 +3,7 @@
  * ARQs created from the current incarnation, so that a profile in use cannot be deleted.
  */
 import { Set as PersistentSet } from "immutable";
-import { arqCountFor } from "../arqs/plan.js";
+import { arqCountFor } from "./arq-counts.js";
 import { assertNever, type Decider } from "../shared/decider.js";
 import { DomainError } from "../shared/types.js";
 import type { DeviceProfileEvent, ProfileGroup } from "./events.js";

@@ -7,7 +7,7 @@
 import { isUuid } from "../shared/json.js";
 import { isJsonObject } from "../shared/json.js";
 import { DomainError } from "../shared/types.js";
-import { isCustomTrait, isValidResourceClass, normalizeTraitName } from "../inventory/traits.js";
+import { isCustomTrait, isValidResourceClass, normalizeTraitName } from "../shared/traits.js";
 import { normalizeFunctionId } from "../bitstreams/function-id.js";
 import type { ProfileGroup } from "./events.js";
 

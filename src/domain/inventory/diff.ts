@@ -20,7 +20,7 @@ import { checkOwnDeployables } from "./deployable-names.js";
 import type { DeployableChanged, DeviceChanged, InventoryEvent } from "./events.js";
 import { attachHandleUuidFor, attributeUuidFor, controlPathUuidFor, deployableUuidFor, deviceUuidFor, rpUuidFor } from "./ids.js";
 import { validateReport, type ReportedDeployable, type ReportedDevice } from "./report-validation.js";
-import { FUNCTION_ID_TRAIT_PREFIX } from "./traits.js";
+import { FUNCTION_ID_TRAIT_PREFIX } from "../shared/traits.js";
 import { allocatedHandles, type DeployableNode, type DeviceNode, type HandleNode, type HostState } from "./state.js";
 
 export interface ReportSummary {

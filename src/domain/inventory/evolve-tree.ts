@@ -27,7 +27,7 @@ import type {
   RegionProgrammingFailed,
   RegionProgrammingRequested,
 } from "./events.js";
-import type { Allocation, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingReport } from "./state.js";
+import type { Allocation, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingReport } from "./host-tree.js";
 
 type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceLost | DeviceRemoved;
 type DeployableEvent = DeployableAdded | DeployableChanged | DeployableRemoved | AttributeSet | AttributeRemoved;

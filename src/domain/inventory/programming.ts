@@ -19,7 +19,7 @@ import { DomainError } from "../shared/types.js";
 import type { InventoryEvent, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
 import { attributeUuidFor } from "./ids.js";
 import { findDeployable, type DeployableNode, type HostState } from "./state.js";
-import { FUNCTION_ID_TRAIT_PREFIX, REGION_TRAIT_PREFIX, functionIdTrait, traitPart } from "./traits.js";
+import { FUNCTION_ID_TRAIT_PREFIX, REGION_TRAIT_PREFIX, functionIdTrait, traitPart } from "../shared/traits.js";
 
 /** What a bind's profile group asks of its region, with the catalogue's answer (app/arqs/bitstream-need.ts). */
 export type BitstreamNeed =

@@ -6,7 +6,7 @@
 import { canonicalJson, isJsonObject, isJsonValue, sortKeys } from "../shared/json.js";
 import { ATTACH_HANDLE_TYPES, DEVICE_TYPES, DomainError, type AttachHandleType, type DeviceType, type JsonObject } from "../shared/types.js";
 import { normalizePciInfo } from "./pci.js";
-import { isValidResourceClass, isValidTrait, normalizeTraitName } from "./traits.js";
+import { isValidResourceClass, isValidTrait, normalizeTraitName } from "../shared/traits.js";
 
 export const MAX_NAME_LENGTH = 255;
 export const MAX_DRIVER_NAME_LENGTH = 100;

@@ -12,7 +12,7 @@
  * - traits: the values of the `trait*` attributes (function and region traits change with them
  *   after FPGA reprogramming), plus OWNER_CYBORG, the os-traits mark of a provider Cyborg owns.
  */
-import { OWNER_CYBORG } from "./traits.js";
+import { OWNER_CYBORG } from "../shared/traits.js";
 import type { InventoryEvent } from "./events.js";
 import type { DeployableNode, DeviceNode, HostState } from "./state.js";
 

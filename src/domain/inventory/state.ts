@@ -3,97 +3,12 @@
  * allocated to which ARQ. Immutable: evolve copies the path from the root to the changed node.
  * Maps keep insertion order, so handles are offered in the order they were first reported.
  */
-import type { AttachHandleType, JsonObject } from "../shared/types.js";
-import type { AttachHandleAllocated, DeployableAdded, DeviceDiscovered, InventoryEvent, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
+import type { InventoryEvent } from "./events.js";
+import type { DeployableNode, DeviceNode, HandleNode, HostState } from "./host-tree.js";
 import { evolveTree } from "./evolve-tree.js";
 
 export { findDeployable } from "./evolve-tree.js";
-
-export interface HandleNode {
-  uuid: string;
-  type: AttachHandleType;
-  info: JsonObject;
-  /** Left the report while allocated: not offered again, removed when released. */
-  lost: boolean;
-  allocatedTo: { arqUuid: string; instanceUuid: string } | null;
-}
-
-export interface AttributeNode {
-  uuid: string;
-  value: string;
-}
-
-/** A programming request of a region, while the agent works on it. */
-export interface ProgrammingInFlight {
-  requestId: string;
-  bitstream: ProgrammingBitstream;
-  requestedBy: ProgrammingRequester;
-  requestedAt: string;
-}
-
-/** How the region's last closed request ended (a late report of an abandoned one is still taken). */
-export interface ProgrammingClosed {
-  requestId: string;
-  bitstream: ProgrammingBitstream;
-  outcome: "programmed" | "failed" | "abandoned";
-  /** What the closing event reported (time travel shows a region's last programming from it). */
-  report: ProgrammingReport;
-}
-
-export type ProgrammingReport = { reason: string | null; command: string[] | null; durationMs: number | null; late: boolean; at: string };
-
-export type DeployableNode = Pick<
-  DeployableAdded["data"],
-  "name" | "numAccelerators" | "driverName" | "parentUuid" | "rootUuid" | "rpUuid" | "bitstreamId"
-> & {
-  uuid: string;
-  /** When it was added and last changed (the events' `at`): what the tree looked like then. */
-  createdAt: string;
-  updatedAt: string | null;
-  /** By key. */
-  attributes: ReadonlyMap<string, AttributeNode>;
-  /** By handle uuid, in the order first reported. */
-  handles: ReadonlyMap<string, HandleNode>;
-  /** The request the agent is working on; the handles allocated meanwhile are binds waiting for it. */
-  programming: ProgrammingInFlight | null;
-  lastProgramming: ProgrammingClosed | null;
-};
-
-export type DeviceNode = Pick<
-  DeviceDiscovered["data"],
-  "type" | "vendor" | "model" | "stdBoardInfo" | "vendorBoardInfo" | "controlPath" | "status"
-> & {
-  uuid: string;
-  /** When it was discovered and last changed (changes, status, loss; the events' `at`). */
-  createdAt: string;
-  updatedAt: string | null;
-  /** Left the report while some handle was allocated (the ARQs it named); removed once all are released. */
-  lostArqs: readonly string[] | null;
-  /** By deployable uuid. */
-  deployables: ReadonlyMap<string, DeployableNode>;
-};
-
-/** Which handle an ARQ holds: what AttachHandleAllocated recorded. */
-export type Allocation = Omit<AttachHandleAllocated["data"], "hostname" | "at">;
-
-export interface HostState {
-  hostname: string | null;
-  /** By device uuid. */
-  devices: ReadonlyMap<string, DeviceNode>;
-  /** Deployable uuid to device uuid. */
-  deviceOfDeployable: ReadonlyMap<string, string>;
-  /** By ARQ uuid. */
-  allocations: ReadonlyMap<string, Allocation>;
-  /** ARQs whose region's programming failed or was abandoned while they waited, with the reason; until their handle is released. */
-  programmingFailures: ReadonlyMap<string, string>;
-  /**
-   * How many events other than AttachHandleAllocated / AttachHandleReleased the stream holds.
-   * Allocating and releasing never change what a report diffs to (a release that must remove a
-   * lost handle or device records that removal as its own event), so while this count stays the
-   * same, a report that diffed to nothing still does (see app/report-digests.ts).
-   */
-  inventoryChanges: number;
-}
+export type { Allocation, AttributeNode, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingInFlight, ProgrammingReport } from "./host-tree.js";
 
 export const initialHostState = (): HostState => ({
   hostname: null,

@@ -18,7 +18,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { EventStore } from "../eventstore/port.js";
-import type { Logger } from "../../service/logger.js";
+import type { Logger } from "../logger.js";
 import { LmdbReadStore } from "./lmdb.js";
 import { bootId } from "./lmdb-unsynced.js";
 

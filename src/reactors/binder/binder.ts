@@ -1,7 +1,7 @@
 import type { Application } from "../../app/application.js";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { EventStore, RecordedEvent, Subscription } from "../../infra/eventstore/port.js";
-import { reportWhile, type Logger } from "../../service/logger.js";
+import { reportWhile, type Logger } from "../../infra/logger.js";
 import { LostHolders, PendingBinds, ProgrammingRequests, type Cause, type LostHolder, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {

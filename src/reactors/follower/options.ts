@@ -1,6 +1,6 @@
 /** What a log follower is given (log-follower.ts), and the defaults of what may be left out. */
 import type { EventFilter, EventStore, RecordedEvent } from "../../infra/eventstore/port.js";
-import type { Logger } from "../../service/logger.js";
+import type { Logger } from "../../infra/logger.js";
 import type { ReadStore, Write } from "../../infra/readstore/port.js";
 
 export interface LogFollowerOptions {

@@ -6,7 +6,7 @@
  * It repairs drift made by hand; with dryRun it only says what it would change.
  */
 import { desiredProviders } from "../../domain/inventory/resource-providers.js";
-import { OWNER_CYBORG } from "../../domain/inventory/traits.js";
+import { OWNER_CYBORG } from "../../domain/shared/traits.js";
 import type { EventStore } from "../../infra/eventstore/port.js";
 import type { PlacementClient } from "./client.js";
 import { isTransient } from "./errors.js";

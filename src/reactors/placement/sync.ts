@@ -19,9 +19,9 @@ import { desiredProviders, PROVIDER_EVENT_TYPES } from "../../domain/inventory/r
 import type { EventStore, RecordedEvent } from "../../infra/eventstore/port.js";
 import { LogFollower } from "../follower/log-follower.js";
 import type { FollowerStatus } from "../follower/status.js";
-import type { Logger } from "../../service/logger.js";
+import type { Logger } from "../../infra/logger.js";
 import { keyPrefix, type ReadStore, type Write } from "../../infra/readstore/port.js";
-import type { Config } from "../../service/config.js";
+import type { Config } from "../../infra/config.js";
 import { PlacementClient } from "./client.js";
 import { ComputeNodeNotFoundError, isTransient, PlacementError, PlacementRefusedError } from "./errors.js";
 import type { HostSyncResult } from "./changes.js";

@@ -16,7 +16,7 @@ import type { RecordedEvent } from "../../infra/eventstore/port.js";
 import { CheckpointMismatchError } from "../../infra/readstore/port.js";
 import { Checkpoints } from "./checkpoints.js";
 import { LogReader } from "./log-reader.js";
-import { reportWhile } from "../../service/logger.js";
+import { reportWhile } from "../../infra/logger.js";
 import { logCatchUp, statusOf, Waiters, type ProjectionStatus } from "./progress.js";
 import { withDefaults, type ProjectorOptions, type ResolvedOptions } from "./options.js";
 import { replay, type RebuildProgress } from "./rebuild.js";

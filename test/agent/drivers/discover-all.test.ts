@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Driver, DriverLog } from "../../../src/clients/agent/drivers/driver.js";
 import { discoverAll, drivers } from "../../../src/clients/agent/drivers/index.js";
-import { createLogger, type Logger } from "../../../src/service/logger.js";
+import { createLogger, type Logger } from "../../../src/infra/logger.js";
 import { fixtureEnv, recordingLog } from "./fixture-env.js";
 
 const ALL = ["fake", "nvidia-gpu", "intel-fpga", "xilinx-fpga", "intel-qat", "pci"];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { arqCountFor, groupArqCount, planArqs } from "../../../src/domain/arqs/plan.js";
+import { planArqs } from "../../../src/domain/arqs/plan.js";
+import { arqCountFor, groupArqCount } from "../../../src/domain/device-profiles/arq-counts.js";
 import type { ProfileGroup } from "../../../src/domain/device-profiles/events.js";
 import { expectDomainError } from "../decider-spec.js";
 

@@ -11,7 +11,7 @@ import {
   productIdTrait,
   regionTrait,
   resourceClassFor,
-} from "../../../src/domain/inventory/traits.js";
+} from "../../../src/domain/shared/traits.js";
 import { expectDomainError } from "../decider-spec.js";
 
 describe("trait and resource-class naming", () => {

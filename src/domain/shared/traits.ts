@@ -6,7 +6,7 @@
  * `CUSTOM_[A-Z0-9_]+`; a standard (os-traits) trait such as OWNER_CYBORG is `[A-Z][A-Z0-9_]*`.
  * Placement limits both names to 255 characters.
  */
-import { DomainError, type DeviceType } from "../shared/types.js";
+import { DomainError, type DeviceType } from "./types.js";
 
 export const MAX_TRAIT_LENGTH = 255;
 export const CUSTOM_TRAIT_RE = /^CUSTOM_[A-Z0-9_]+$/;
