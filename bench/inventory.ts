@@ -1,7 +1,7 @@
 /**
  * 10,000 simulated hosts with 8 GPUs each report their inventory: once (cold), again unchanged
  * (steady state: must write nothing), and with 1% of devices changed. Each report goes as the
- * agent sends it (src/agent/report-protocol.ts): confirmHostInventory with the report's digest,
+ * agent sends it (src/clients/agent/report-protocol.ts): confirmHostInventory with the report's digest,
  * and the full reportHostInventory only when the server answers null. So cold reports cost two
  * requests, steady ones one small request, and changed hosts two. The `*_full_reports` keys of
  * the BENCH line count the full reports each phase sent (steady: expected 0).

@@ -1,6 +1,6 @@
 /**
  * Binds that need FPGA programming: 50 hosts with 2 fake regions each (100 regions), one agent
- * programming worker per host (src/agent/programming.ts, the fake driver with a set programming
+ * programming worker per host (src/clients/agent/programming.ts, the fake driver with a set programming
  * delay), and a profile asking for a function (accel:function_id) whose bitstream is in the
  * embedded catalogue. The server runs in its own process (`cyborg-es serve`); the agents and the
  * scheduler's clients run here.

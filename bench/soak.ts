@@ -1,5 +1,5 @@
 /**
- * The reliability suite's long run (issue 18): the quick versions in test/reliability/, at length.
+ * The reliability suite's long run: the quick versions in test/reliability/, at length.
  *   1. The fuzzer: generated GraphQL requests over HTTP and WebSocket and REST requests, from every
  *      role, against the service in a child process (>= 10,000 cases; a crash is counted and the
  *      service started again).

@@ -28,7 +28,7 @@ export async function startBenchServer(env: Record<string, string> = {}) {
   );
   const port = await freePort();
   const cli = new URL("../../src/cli/index.js", import.meta.url).pathname;
-  // As `npm start` runs it (the young generation of the README's "Running in production"), and
+  // As `npm start` runs it (the young generation of docs/deployment.md), and
   // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": more node options for the server.
   const nodeArgs = [YOUNG_GENERATION, ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, cli, "serve"], {

@@ -1,7 +1,7 @@
 /**
  * `cyborg-es replay --until`: the read models as they were at a point, materialized into another
  * read store (a separate Redis database, or memory), with the projector's one replay
- * (src/projector/rebuild.ts), so every normal query can be asked of the past. The log a past
+ * (src/reactors/projector/rebuild.ts), so every normal query can be asked of the past. The log a past
  * server reads is cut at that point too (pastLog), and takes no commands.
  */
 import { name as AUDIT } from "../../projections/audit/projection.js";

@@ -67,7 +67,7 @@ const TELL: Tellers = {
   IdempotentAnswerRecorded: (d) => `the answer under idempotency key ${d.keyHash.slice(0, 12)}… recorded (a retry gets it again)`,
 };
 
-/** Events the service writes outside the domain's aggregates: a follower's checkpoint (src/follower). */
+/** Events the service writes outside the domain's aggregates: a follower's checkpoint (src/reactors/follower). */
 const OUTSIDE_THE_DOMAIN: Record<string, (stream: string, data: unknown) => string> = {
   [FOLLOWER_CHECKPOINTED]: (stream, d) => `${stream.slice("follower-".length)} follower checkpointed at position ${(d as FollowerCheckpointed["data"]).position}`,
 };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Environment variables of docs/graphql-api.md, validated once at start. */
+/** The environment variables (docs/configuration.md; the contract in docs/graphql-api.md), validated once at start. */
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default("127.0.0.1"),

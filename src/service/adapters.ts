@@ -33,7 +33,7 @@ export const auditIndexDir = (config: Pick<Config, "DATA_DIR">): string => join(
 export interface ReadSideOptions {
   /**
    * The embedded log the server projects: with AUDIT_INDEX=disk the audit index is kept on disk
-   * beside it (and checked to be that log's, src/readstore/disk-index.ts). Without it (CLI checks,
+   * beside it (and checked to be that log's, src/infra/readstore/disk-index.ts). Without it (CLI checks,
    * a store given by a test) every model is in memory: only the server owns the index on disk.
    */
   auditIndexOf?: EventStore;

@@ -1,5 +1,5 @@
 /**
- * Hash chain versions (src/eventstore/chain.ts): version 2 events beside version 1 events (logs
+ * Hash chain versions (src/infra/eventstore/chain.ts): version 2 events beside version 1 events (logs
  * written before version 2, imports of their exports), in the same streams. Each verifies under
  * its own definition, a change in either is found at that event, and export -> import keeps both.
  */

@@ -1,5 +1,5 @@
 /**
- * The global chain's versions (src/eventstore/chain.ts): version 2 segments in a new log, across
+ * The global chain's versions (src/infra/eventstore/chain.ts): version 2 segments in a new log, across
  * reopenings; and an lmdb log whose chain was written as version 1 (before version 2), which goes
  * on as version 2 from its head. Verify checks both, and a change on either side is found.
  */

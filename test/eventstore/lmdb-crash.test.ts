@@ -3,7 +3,7 @@
  * and prints each acknowledged append; we SIGKILL it mid-storm, reopen the store and check that
  * every acknowledged append is there and that no append is half-written.
  *
- * The child runs the real adapter: beforeAll transpiles src/eventstore and the child script with
+ * The child runs the real adapter: beforeAll transpiles src/infra/eventstore and the child script with
  * SWC (already a dev dependency, milliseconds) into a temp dir whose node_modules links to ours.
  * SIGKILL loses the process, not the OS page cache, so this checks atomicity and that an ack is
  * only sent after the commit; fsync-before-ack (power loss) is lmdb's `overlappingSync: false`.

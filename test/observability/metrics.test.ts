@@ -24,7 +24,7 @@ function parse(text: string) {
   return { types, samples, value };
 }
 
-/** Every metric an operator relies on, with its type (README: "Metrics"). */
+/** Every metric an operator relies on, with its type (docs/operations.md: "Metrics"). */
 export const EXPECTED_METRICS = {
   cyborg_graphql_operations_total: "counter",
   cyborg_graphql_operation_duration_seconds: "histogram",
@@ -93,7 +93,7 @@ describe("GET /metrics after a scheduler's flow", () => {
     for (const s of m.samples) for (const v of Object.values(s.labels)) expect(v, `${s.name} label`).not.toMatch(UUID);
     sub.unsubscribe();
 
-    // The README's metric list is the registry's, name for name and type for type.
+    // docs/operations.md's metric list is the registry's, name for name and type for type.
     const readme = readFileSync("docs/operations.md", "utf8");
     const listed = new Map([...readme.matchAll(/^\| `(cyborg_\w+)` \| (\w+) \|/gm)].map((x) => [x[1]!, x[2]!]));
     const served = new Map([...m.types].filter(([name]) => name.startsWith("cyborg_")));

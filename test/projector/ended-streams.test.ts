@@ -1,5 +1,5 @@
 /**
- * A replay leaves out the streams that ended before its point (src/projector/ended-streams.ts),
+ * A replay leaves out the streams that ended before its point (src/reactors/projector/ended-streams.ts),
  * for the models that say how their streams end (Projection.ends). The claim is checked, not
  * trusted: at every position of two logs (Nova-style waves of ARQs, and the scripted life of a
  * host through the API) the models replayed without those streams equal the models replayed from

@@ -1,5 +1,5 @@
 /**
- * The split read store (src/readstore/split.ts) passes the contract whether the contract's
+ * The split read store (src/infra/readstore/split.ts) passes the contract whether the contract's
  * projection is the one kept apart or one left in the main store, and a read naming keys of both
  * stores gets each answer from the right one, in the order of its keys.
  */

@@ -1,8 +1,8 @@
 /**
  * The policy table as the role matrix reads it: for each query, mutation and subscription of the
  * schema, the rule of src/api/auth/policy.ts it is guarded by (from its @Authorized decorator,
- * or below for the one guard written in code), its argument-level rules, and the README's
- * "Who may do what" rows. An operation without a rule, or without a README row, has no policy
+ * or below for the one guard written in code), its argument-level rules, and docs/api.md's
+ * "Who may do what" rows. An operation without a rule, or without a docs/api.md row, has no policy
  * row: the matrix fails on it.
  */
 import { readFileSync } from "node:fs";
@@ -55,7 +55,7 @@ export const rolesOfRule = (rule: Rule | typeof ANY_TOKEN): readonly Role[] => (
 export const allowedBy = (rule: Rule | typeof ANY_TOKEN): Who[] => WHO.filter((w) => rolesOfRule(rule).some((r) => principalOf(w).roles.has(r)));
 
 /**
- * Rules on one argument, beyond the operation's own (README "Who may do what"): the values to
+ * Rules on one argument, beyond the operation's own (docs/api.md, "Who may do what"): the values to
  * send, and the callers they let through.
  */
 export const ARGUMENT_RULES: Array<{ operation: string; label: string; args: Record<string, unknown>; allowed: Who[] }> = [
@@ -77,7 +77,7 @@ export interface ReadmeRow {
   roles: Set<Role>;
 }
 
-/** The rows of README's "Who may do what" table, but the REST-only ones. */
+/** The rows of docs/api.md's "Who may do what" table, but the REST-only ones. */
 export function readmeRows(readmePath: string): ReadmeRow[] {
   const text = readFileSync(readmePath, "utf8");
   const table = text.slice(text.indexOf("### Who may do what")).split("\n\n")[1] ?? "";

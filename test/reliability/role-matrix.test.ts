@@ -3,7 +3,7 @@
  * each query, mutation and subscription (and each argument-level rule) and each role's token, a
  * well-formed request over HTTP and over WebSocket. An allowed caller is never FORBIDDEN or
  * UNAUTHENTICATED, a refused one is FORBIDDEN, no token is UNAUTHENTICATED (over WebSocket: the
- * connection is refused, 4403). An operation without a policy rule or a README row fails here.
+ * connection is refused, 4403). An operation without a policy rule or a docs/api.md row fails here.
  * The REST API's routes are walked the same way, from the router's own route table.
  */
 import { randomUUID } from "node:crypto";
@@ -180,7 +180,7 @@ describe("the policy table covers every operation", () => {
     expect(unguarded.map((o) => `${o.kind}.${o.name}`)).toEqual([]);
   });
 
-  it("README's 'Who may do what' lists every operation with the roles of its rule (or of each argument's rule)", async () => {
+  it("docs/api.md's 'Who may do what' lists every operation with the roles of its rule (or of each argument's rule)", async () => {
     const rows = readmeRows(README);
     const missing: string[] = [];
     for (const op of operations(await getSchema())) {
@@ -191,11 +191,11 @@ describe("the policy table covers every operation", () => {
       for (const row of qualified) {
         const written = row.operations.find((o) => o.startsWith(`${op.name}(`))!;
         const rule = ARGUMENT_RULES.find((a) => `${a.operation}(${a.label})` === written);
-        expect(rule, `${written} has a README row but no argument rule here`).toBeDefined();
+        expect(rule, `${written} has a docs/api.md row but no argument rule here`).toBeDefined();
         expect([...row.roles].sort(), written).toEqual(rolesOf(rule!.allowed));
       }
     }
-    expect(missing, "operations without a README row").toEqual([]);
+    expect(missing, "operations without a docs/api.md row").toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@
  *   python3-cyborgclient + python3-openstackclient (the `openstack accelerator` CLI) and
  *   python3-nova (Nova's own client, nova.accelerator.cyborg), under Debian's /usr/bin/python3;
  * - Debian's Placement (placement-api, placement-manage, the uwsgi python3 plugin;
- *   python3-osc-placement for the `openstack resource provider` commands of the README);
+ *   python3-osc-placement for the `openstack resource provider` commands of docs/placement.md);
  * - Debian's Glance (glance-api, glance-manage) for the bitstream catalogue's tests.
  * - chromium, for the console's browser tests (test/console; driven by playwright-core);
  * - curl and jq, for the README's walk-through (test/readme).

@@ -1,5 +1,5 @@
 /**
- * What every answer must be, whatever was asked (issue 18): a typed error, never an internal one;
+ * What every answer must be, whatever was asked: a typed error, never an internal one;
  * no stack trace or source path in any message; every GraphQL error with `extensions.code`; every
  * REST error in Cyborg's envelope with its `code`. Each check returns the violations it found.
  */

@@ -1,5 +1,5 @@
 /**
- * What a client may be answered while the read store has lost its data (issue 18, item 5): the
+ * What a client may be answered while the read store has lost its data: the
  * whole truth, or UNAVAILABLE with HTTP 503 and Retry-After; anything else (an empty list, a
  * NOT_FOUND, another error) is a wrong answer. test/api/read-store-loss.test.ts and the
  * reliability suite's flush and restart scenario (read-store-flush.ts) judge with these.

@@ -1,7 +1,7 @@
 /**
  * /v2/attributes: list (deployable_id, key) and show. Attributes are what the host agent reports
  * for a deployable (rc, traitN): the agent's next report decides them, so they are not written
- * here (405, README "Where we differ from Cyborg on purpose"). Attributes live inside their
+ * here (405, docs/api.md, "Where we differ from Cyborg on purpose"). Attributes live inside their
  * deployable in the read models: a list or a show reads the deployables.
  */
 import { authorize } from "./auth.js";

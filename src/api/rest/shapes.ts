@@ -4,7 +4,7 @@
  *
  * Cyborg exposes internal integer ids (a deployable's parent_id, root_id and device_id, an
  * attribute's deployable_id); there are none here, so those fields carry the uuid of the object
- * they point at (README, "Where we differ from Cyborg on purpose").
+ * they point at (docs/api.md, "Where we differ from Cyborg on purpose").
  */
 import type { ArqView, DeployableView, DeviceProfileView, DeviceView } from "./reads.js";
 import { ARQ_STATE, bookmarkLink, DEVICE_STATUS, pythonStrTime, selfLink, wsmeTime, type Link } from "./format.js";

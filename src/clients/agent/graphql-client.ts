@@ -20,7 +20,7 @@ const FINAL_CODES = new Set(["UNAUTHENTICATED", "FORBIDDEN", "BAD_USER_INPUT", "
 /**
  * POST one operation. Network failures and 5xx are thrown as retryable errors; answers that will
  * not change on retry (bad token, refused, bad input) are wrapped in p-retry's AbortError. With an
- * idempotency key, every retry of a mutation sends the same key (see README, Idempotency keys).
+ * idempotency key, every retry of a mutation sends the same key (see docs/api.md, idempotency keys).
  */
 export async function postGraphQL<T>(opts: GraphQLClientOptions, query: string, variables: Record<string, unknown>, idempotencyKey?: string): Promise<T> {
   let res: Response;

@@ -156,7 +156,7 @@ export interface EventStore {
   /**
    * The last event of each stream whose name starts with `prefix`, in the store's order of names
    * (`after` continues it), a page of at most `maxCount` streams at a time. A replay uses it to
-   * leave out streams that ended before its point (src/projector/ended-streams.ts). Undefined when
+   * leave out streams that ended before its point (src/reactors/projector/ended-streams.ts). Undefined when
    * the store cannot list its streams cheaply (EventStoreDB): the replay then leaves nothing out.
    */
   readStreamEnds(options: ReadStreamEndsOptions): Promise<StreamEnd[] | undefined>;

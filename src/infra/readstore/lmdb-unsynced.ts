@@ -1,6 +1,6 @@
 /**
  * LmdbReadStore commits without syncing (LMDB's noSync): on a 2 vCPU VM a flow-sized batch then
- * costs about 0.35 ms of CPU instead of 0.95 (bench/RESULTS.md, Reliability soak, tenth session).
+ * costs about 0.35 ms of CPU instead of 0.95 (bench/RESULTS.md, the reliability soak).
  * A process that dies loses nothing by it (its commits are in the OS's page cache); a machine that
  * crashes or loses power can leave the file corrupt, undetectably. So the directory carries a mark
  * while the store is open (`unsynced.json`, with the machine's boot id, synced to disk before the

@@ -21,7 +21,7 @@ export function pciAddress(bdf: string): PciAddress & JsonObject {
 
 /**
  * Upper-case; spaces and hyphens become underscores; anything else outside [A-Z0-9_] is dropped;
- * runs of underscores collapse and none is left at either end (as domain/inventory/traits.ts).
+ * runs of underscores collapse and none is left at either end (as domain/shared/traits.ts).
  */
 export function normalizeTraitPart(value: string): string {
   return value
