@@ -28,13 +28,15 @@ const SITE: Policy = {
 
 /**
  * The explorer: Monaco and GraphiQL write <style> elements and style attributes at run time
- * (editor themes, decorations, measured widths), which neither a hash nor a nonce can cover, and
- * GraphiQL's stylesheet embeds its fonts as data: URLs. Inline style cannot run script, and with
- * img-src and font-src kept to this origin a style cannot send anything elsewhere either.
+ * (editor themes, decorations, measured widths), which neither a hash nor a nonce can cover;
+ * GraphiQL's stylesheet embeds its fonts as data: URLs, and Monaco draws an error's wavy underline
+ * as a data: SVG image. Inline style cannot run script, and with images and fonts kept to this
+ * origin and data: URLs (which reach no server) a style cannot send anything elsewhere either.
  */
 const EXPLORER: Policy = {
   ...SITE,
   "style-src": ["'self'", "'unsafe-inline'"],
+  "img-src": ["'self'", "data:"],
   "font-src": ["'self'", "data:"],
 };
 

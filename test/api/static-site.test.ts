@@ -67,6 +67,7 @@ describe("the console's static files", () => {
       const explorer = path === "/graphql" || path.endsWith("graphiql.html");
       expect(csp["style-src"], path).toBe(explorer ? "'self' 'unsafe-inline'" : "'self'");
       expect(csp["font-src"], path).toBe(explorer ? "'self' data:" : "'self'");
+      expect(csp["img-src"], path).toBe(explorer ? "'self' data:" : "'self'");
     }
   });
 
