@@ -1,10 +1,8 @@
 import { ARQ_BOUND_TOPIC, type ArqBoundEvent } from "../../projections/arqs/bound-notifier.js";
 import { CORRELATION_ATTRIBUTE, type Tracing } from "../observability/tracing.js";
 import type { PubSub, PubSubSubscription } from "../infra/pubsub/port.js";
-import { SubscriptionQueue } from "../infra/pubsub/subscription-queue.js";
+import { KeyedFanout } from "./keyed-fanout.js";
 import type { NotificationFeed, NotificationFilter } from "./services.js";
-
-type Queue = SubscriptionQueue<ArqBoundEvent>;
 
 /**
  * One pub/sub subscription per process for accelerator-request-bound, routed to the GraphQL
@@ -14,9 +12,10 @@ type Queue = SubscriptionQueue<ArqBoundEvent>;
 export class BindNotificationRouter implements NotificationFeed {
   private sub?: PubSubSubscription<ArqBoundEvent>;
   private pump?: Promise<void>;
-  private readonly byArq = new Map<string, Set<Queue>>();
-  private readonly byInstance = new Map<string, Set<Queue>>();
-  private readonly everything = new Set<Queue>();
+  /** Listeners by ARQ, and those of every event (no filter). */
+  private readonly byArq = new KeyedFanout<ArqBoundEvent>();
+  /** Listeners by instance: a key of their own, since an instance's uuid is not an ARQ's. */
+  private readonly byInstance = new KeyedFanout<ArqBoundEvent>();
 
   constructor(
     private readonly pubsub: PubSub,
@@ -25,31 +24,16 @@ export class BindNotificationRouter implements NotificationFeed {
 
   listen(filter: NotificationFilter = {}) {
     const sub = this.start();
-    const keys: Array<[Map<string, Set<Queue>>, string]> = [];
-    if (filter.arqUuids?.length) for (const a of new Set(filter.arqUuids)) keys.push([this.byArq, a]);
-    else if (filter.instanceUuid) keys.push([this.byInstance, filter.instanceUuid]);
-    const queue: Queue = new SubscriptionQueue(sub.ready, async () => {
-      if (keys.length === 0) this.everything.delete(queue);
-      for (const [index, key] of keys) {
-        const set = index.get(key);
-        set?.delete(queue);
-        if (set?.size === 0) index.delete(key);
-      }
-    });
-    if (keys.length === 0) this.everything.add(queue);
-    for (const [index, key] of keys) {
-      let set = index.get(key);
-      if (!set) index.set(key, (set = new Set()));
-      set.add(queue);
-    }
-    return { ready: sub.ready, events: queue, close: () => void queue.close() };
+    const { events, close } =
+      filter.instanceUuid && !filter.arqUuids?.length
+        ? this.byInstance.listen([filter.instanceUuid], sub.ready)
+        : this.byArq.listen(filter.arqUuids ?? [], sub.ready);
+    return { ready: sub.ready, events, close };
   }
 
   /** Open listeners (GraphQL subscriptions to accelerator-request-bound in this process). */
   get listening(): number {
-    const seen = new Set<Queue>();
-    for (const index of [this.byArq, this.byInstance]) for (const set of index.values()) for (const q of set) seen.add(q);
-    return this.everything.size + seen.size;
+    return this.byArq.listening + this.byInstance.listening;
   }
 
   async close(): Promise<void> {
@@ -67,11 +51,8 @@ export class BindNotificationRouter implements NotificationFeed {
   }
 
   private dispatch(e: ArqBoundEvent) {
-    const targets = new Set(this.everything);
-    for (const q of this.byArq.get(e.tag) ?? []) targets.add(q);
-    for (const q of this.byInstance.get(e.serverUuid) ?? []) targets.add(q);
-    for (const q of targets) q.push(e);
-    if (this.tracing && e.trace) this.traceDispatch(e, targets.size);
+    const listeners = this.byArq.dispatch(e, e.tag) + this.byInstance.dispatch(e, e.serverUuid);
+    if (this.tracing && e.trace) this.traceDispatch(e, listeners);
   }
 
   /** A span in the bind's trace: the notification reached this process's subscriptions. */

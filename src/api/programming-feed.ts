@@ -5,36 +5,25 @@
  * serves its agents alone; requests made before a subscription are read from the host's stream.
  */
 import type { EventStore, Subscription } from "../infra/eventstore/port.js";
-import { SubscriptionQueue } from "../infra/pubsub/subscription-queue.js";
-
-type Queue = SubscriptionQueue<string>;
+import { KeyedFanout } from "./keyed-fanout.js";
 
 export class ProgrammingFeed {
   private started?: Promise<void>;
   private sub?: Subscription;
   private loop?: Promise<void>;
-  private readonly byHost = new Map<string, Set<Queue>>();
+  /** Request ids, by host. */
+  private readonly byHost = new KeyedFanout<string>();
 
   constructor(private readonly store: EventStore) {}
 
   /** Request ids made on this host from now on; `ready` resolves once none can be missed. */
   listen(hostname: string): { ready: Promise<void>; events: AsyncIterable<string>; close(): void } {
     const ready = this.start();
-    const queue: Queue = new SubscriptionQueue(ready, async () => {
-      const set = this.byHost.get(hostname);
-      set?.delete(queue);
-      if (set?.size === 0) this.byHost.delete(hostname);
-    });
-    let set = this.byHost.get(hostname);
-    if (!set) this.byHost.set(hostname, (set = new Set()));
-    set.add(queue);
-    return { ready, events: queue, close: () => void queue.close() };
+    return { ready, ...this.byHost.listen([hostname], ready) };
   }
 
   get listening(): number {
-    let n = 0;
-    for (const set of this.byHost.values()) n += set.size;
-    return n;
+    return this.byHost.listening;
   }
 
   async close(): Promise<void> {
@@ -57,7 +46,7 @@ export class ProgrammingFeed {
     this.loop = (async () => {
       for await (const e of sub) {
         const { hostname, requestId } = e.data as { hostname: string; requestId: string };
-        for (const q of this.byHost.get(hostname) ?? []) q.push(requestId);
+        this.byHost.dispatch(requestId, hostname);
       }
     })();
   }

@@ -21,6 +21,26 @@ export interface BindResolution {
   reason: string | null;
 }
 
+/**
+ * Whether an ARQ is in BIND_STARTED after an event of the log, given whether it was before:
+ * ArqBindStarted starts a bind; ArqBound completes it; ArqBindFailed, ArqUnbound and ArqDeleted end
+ * it; a created ARQ is not binding; any other event leaves the ARQ as it was.
+ */
+export function bindingAfter(e: { readonly type: string }, wasBinding: boolean): boolean {
+  switch (e.type) {
+    case "ArqBindStarted":
+      return true;
+    case "ArqCreated":
+    case "ArqBound":
+    case "ArqBindFailed":
+    case "ArqUnbound":
+    case "ArqDeleted":
+      return false;
+    default:
+      return wasBinding;
+  }
+}
+
 export class BindResolutions {
   /** ARQs in BIND_STARTED: uuid -> instance. */
   private readonly binding = new Map<string, string | null>();
@@ -50,28 +70,27 @@ export class BindResolutions {
   /** Feeds the next ARQ event; returns the bind it resolves, if it resolves one. */
   next(e: ArqEvent): BindResolution | null {
     const u = e.data.arqUuid;
-    switch (e.type) {
-      case "ArqBindStarted":
-        this.binding.set(u, e.data.instanceUuid);
-        return null;
-      case "ArqBound":
-        this.binding.delete(u);
-        return { arqUuid: u, instanceUuid: e.data.instanceUuid, status: "COMPLETED", reason: null };
-      case "ArqBindFailed": {
-        const wasBinding = this.binding.has(u);
-        const instanceUuid = e.data.instanceUuid ?? this.binding.get(u) ?? null;
-        this.binding.delete(u);
-        return wasBinding ? { arqUuid: u, instanceUuid, status: "FAILED", reason: e.data.reason } : null;
-      }
-      default:
-        this.binding.delete(u);
-        return null;
+    const wasBinding = this.binding.has(u);
+    if (bindingAfter(e, wasBinding)) {
+      if (e.type === "ArqBindStarted") this.binding.set(u, e.data.instanceUuid);
+      return null;
     }
+    const resolution = this.resolution(e, wasBinding);
+    if (wasBinding) this.binding.delete(u);
+    return resolution;
   }
 
   /** Forgets every ARQ (a follower that starts over from an earlier or later position). */
   clear(): void {
     this.binding.clear();
+  }
+
+  /** What an event that leaves an ARQ not binding resolves: a completion, or the failure of a bind seen. */
+  private resolution(e: ArqEvent, wasBinding: boolean): BindResolution | null {
+    const u = e.data.arqUuid;
+    if (e.type === "ArqBound") return { arqUuid: u, instanceUuid: e.data.instanceUuid, status: "COMPLETED", reason: null };
+    if (e.type !== "ArqBindFailed" || !wasBinding) return null;
+    return { arqUuid: u, instanceUuid: e.data.instanceUuid ?? this.binding.get(u) ?? null, status: "FAILED", reason: e.data.reason };
   }
 
   /** ARQs known to be in BIND_STARTED. */

@@ -1,3 +1,4 @@
+import { bindingAfter } from "../../domain/arqs/bind-resolutions.js";
 import type { RecordedEvent } from "../../infra/eventstore/port.js";
 
 /** What the binder knows of one bind in flight. */
@@ -19,8 +20,8 @@ export interface Cause {
 export const causeOf = (e: RecordedEvent): Cause => ({ correlationId: e.metadata.correlationId, causationId: e.id });
 
 /**
- * Folds the ARQ events of the log into the binds that are in flight: BIND_STARTED and not yet
- * resolved, unbound or deleted. Pure bookkeeping; the binder decides what to do with it.
+ * Folds the ARQ events of the log into the binds that are in flight: the ARQs in BIND_STARTED, by
+ * the domain's rule (`bindingAfter`). Pure bookkeeping; the binder decides what to do with it.
  */
 export class PendingBinds {
   private readonly pending = new Map<string, PendingBind>();
@@ -28,22 +29,14 @@ export class PendingBinds {
   /** Returns the bind the event started, if it started one. */
   apply(e: RecordedEvent): PendingBind | undefined {
     const data = e.data as { arqUuid?: string; hostname?: string };
-    switch (e.type) {
-      case "ArqBindStarted": {
-        const at = Date.parse(e.metadata.at);
-        const bind = { arqUuid: data.arqUuid!, hostname: data.hostname!, startedAt: Number.isNaN(at) ? e.recordedAt.getTime() : at, cause: causeOf(e) };
-        this.pending.set(bind.arqUuid, bind);
-        return bind;
-      }
-      case "ArqBound":
-      case "ArqBindFailed":
-      case "ArqUnbound":
-      case "ArqDeleted":
-        this.pending.delete(data.arqUuid!);
-        return undefined;
-      default:
-        return undefined;
+    if (bindingAfter(e, false)) {
+      const at = Date.parse(e.metadata.at);
+      const bind = { arqUuid: data.arqUuid!, hostname: data.hostname!, startedAt: Number.isNaN(at) ? e.recordedAt.getTime() : at, cause: causeOf(e) };
+      this.pending.set(bind.arqUuid, bind);
+      return bind;
     }
+    if (!bindingAfter(e, true)) this.pending.delete(data.arqUuid!);
+    return undefined;
   }
 
   has(arqUuid: string): boolean {
