@@ -2,7 +2,8 @@ import { mkdir } from "node:fs/promises";
 import { open, type RootDatabase } from "lmdb";
 import { decodeKey, EMPTY, encodeKey, fieldValue, isCut, join, openDatabases, orderMember, prefixEnd, prepareBatch, readableKey, readField, readScore, scoreBytes, tailOf, utf8, type LmdbDatabases, type Meta, type Prepared } from "./lmdb-layout.js";
 import { clearUnsynced, markUnsynced } from "./lmdb-unsynced.js";
-import { CheckpointMismatchError, otherLog, decodeCursor, encodeCursor, keyPrefix, projectionsOfKeys, ReadStoreUnavailableError, validateBatch } from "./port.js";
+import { CheckpointMismatchError, ReadStoreUnavailableError } from "./port.js";
+import { otherLog, decodeCursor, encodeCursor, keyPrefix, projectionsOfKeys, validateBatch } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 
 /**

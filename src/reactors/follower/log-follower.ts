@@ -28,7 +28,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { matchesFilter, type Subscription } from "../../infra/eventstore/port.js";
-import { keyPrefix } from "../../infra/readstore/port.js";
+import { keyPrefix } from "../../infra/readstore/keys-and-cursors.js";
 import { BatchQueue } from "./batch-queue.js";
 import { BatchWorker, Restart } from "./batch-worker.js";
 import { CheckpointSaves } from "./checkpoint-saves.js";
