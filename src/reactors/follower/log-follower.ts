@@ -148,6 +148,14 @@ export class LogFollower {
     if (head !== undefined) await this.waitFor(head, timeoutMs);
   }
 
+  /**
+   * Resolves once the follower waits for new events, with the ms until it saves its checkpoint then
+   * (undefined: not before an event matches): "no save comes" is then known without waiting for time.
+   */
+  nextWait(): Promise<number | undefined> {
+    return this.worker.nextWait();
+  }
+
   // ---- the loop -------------------------------------------------------------------------------
 
   private async run(opened: () => void): Promise<void> {
