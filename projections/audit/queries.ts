@@ -1,5 +1,6 @@
 /** The audit read model's queries: the log entries of one object (with its parts) or of one request. */
-import { encodeCursor, type ReadStore } from "../../src/infra/readstore/port.js";
+import type { ReadStore } from "../../src/infra/readstore/port.js";
+import { encodeCursor } from "../../src/infra/readstore/keys-and-cursors.js";
 import { objectKey, partsKey, requestKey } from "./projection.js";
 
 /** Where an event is: enough to read it back from the event store. */

@@ -1,5 +1,6 @@
 /** Key layout helpers every read model uses: its keys, its index families, and log positions as scores. */
-import { keyPrefix, type Write } from "../../src/infra/readstore/port.js";
+import type { Write } from "../../src/infra/readstore/port.js";
+import { keyPrefix } from "../../src/infra/readstore/keys-and-cursors.js";
 
 /** Builds the keys of one projection. */
 export function keys(projection: string): (part: string, id?: string) => string {

@@ -11,7 +11,8 @@
  * serving does.
  */
 import { name as AUDIT } from "../../projections/audit/projection.js";
-import { projectionOfKey, ReadStoreUnavailableError } from "../infra/readstore/port.js";
+import { ReadStoreUnavailableError } from "../infra/readstore/port.js";
+import { projectionOfKey } from "../infra/readstore/keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "../infra/readstore/port.js";
 
 const isAudit = (key: string) => projectionOfKey(key) === AUDIT;

@@ -17,7 +17,8 @@ import { arqView, type ArqView } from "../domain/arqs/view.js";
 import { deviceProfileView, type DeviceProfileView } from "../domain/device-profiles/view.js";
 import { DomainError } from "../domain/shared/types.js";
 import type { EventStore } from "../infra/eventstore/port.js";
-import { decodeCursor, encodeCursor, type ReadStore } from "../infra/readstore/port.js";
+import type { ReadStore } from "../infra/readstore/port.js";
+import { decodeCursor, encodeCursor } from "../infra/readstore/keys-and-cursors.js";
 import { asOfView, deviceView, devicesOf, type AsOfView, type PastDevice } from "./past-views.js";
 import { timeTravelFor, type PointInTime, type TimeTravel } from "./time-travel.js";
 

@@ -3,28 +3,15 @@ import { contentDigest, eventHash, GENESIS, type ChainCheckpoint } from "../infr
 import { ChainWalk } from "./chain-walk.js";
 import { matchedHashes } from "./page-hashes.js";
 import type { RecordedEvent } from "../infra/eventstore/port.js";
-import { Recent } from "./recent.js";
+import { foresee, FIRST, StreamMemory, type Last } from "./verify-streams.js";
 import type { ChainBreak, VerifiedStore, VerifyOptions, VerifyReport } from "./verify-types.js";
-
-/** What the walk remembers of a stream: its last revision and hash. */
-interface Last {
-  revision: number;
-  hash: string | undefined;
-  /** What the hash should have been, when the stored one did not match: the next link may use either. */
-  computed?: string;
-}
-
-const FIRST: Last = { revision: -1, hash: undefined };
 
 export class Walker {
   readonly report: VerifyReport;
   lastPosition: bigint | undefined;
   /** Remember every stream (an archive: its streams cannot be looked up again). */
   unbounded = false;
-  /** Recently walked streams: another one is read back from the store. */
-  private readonly streams: Recent<string, Last>;
-  /** The streams of an archive walked before the store (`unbounded`): kept until the store's walk moves them on. */
-  private readonly archived = new Map<string, Last>();
+  private readonly streams: StreamMemory;
   private readonly maxBreaks: number;
   /** Global chain: its value, the checkpoints not reached yet, and where the chain starts. */
   private readonly chain = new ChainWalk();
@@ -50,7 +37,7 @@ export class Walker {
     private readonly options: VerifyOptions,
     private readonly until: bigint | undefined,
   ) {
-    this.streams = new Recent(options.streamCache ?? 100_000);
+    this.streams = new StreamMemory(options.streamCache ?? 100_000);
     this.maxBreaks = options.maxBreaks ?? 10;
     this.report = {
       ok: true,
@@ -83,19 +70,7 @@ export class Walker {
    * the walk remembers). checkNow uses a result only when that was the previous hash it found.
    */
   startPage(page: readonly RecordedEvent[]): void {
-    const previous = new Array<string | undefined>(page.length);
-    const known = new Array<Last | undefined>(page.length);
-    const seen = new Map<string, RecordedEvent>();
-    for (let i = 0; i < page.length; i++) {
-      const e = page[i]!;
-      if (e.revision === 0) previous[i] = GENESIS;
-      else {
-        let last: { revision: number; hash?: string } | undefined = seen.get(e.stream);
-        if (last === undefined && this.started) last = known[i] = this.known(e.stream);
-        if (last !== undefined && last.revision === e.revision - 1) previous[i] = last.hash ?? GENESIS;
-      }
-      seen.set(e.stream, e);
-    }
+    const { previous, known } = foresee(page, this.started ? this.streams : undefined);
     this.page = page;
     this.pageAt = 0;
     this.pagePrevious = previous;
@@ -111,7 +86,7 @@ export class Walker {
     this.foundFor = e;
     // The stream's first event in the page: what startPage() found (the walk has not touched the stream since).
     const k = this.pageAt;
-    this.found = (this.page[k] === e ? this.pageKnown[k] : undefined) ?? this.known(e.stream);
+    this.found = (this.page[k] === e ? this.pageKnown[k] : undefined) ?? this.streams.known(e.stream);
     return this.found !== undefined;
   }
 
@@ -125,10 +100,10 @@ export class Walker {
         this.nextCheckpointsAfter = more.at(-1)!.position;
       }
     }
-    if (e.revision > 0 && !this.unbounded && this.known(e.stream) === undefined) {
+    if (e.revision > 0 && !this.unbounded && this.streams.known(e.stream) === undefined) {
       // Not remembered (an earlier range, or forgotten): read the stream's previous event back.
       const [p] = await this.store.readStream(e.stream, { fromRevision: e.revision - 1, maxCount: 1 }).catch(() => [] as RecordedEvent[]);
-      if (p && p.revision === e.revision - 1 && p.position < e.position) this.streams.set(e.stream, { revision: p.revision, hash: p.hash });
+      if (p && p.revision === e.revision - 1 && p.position < e.position) this.streams.readBack(e.stream, { revision: p.revision, hash: p.hash });
     }
   }
 
@@ -261,7 +236,7 @@ export class Walker {
   /** The stream's previous event as the chain saw it (prepare() read it back if need be), or "broken" when it is missing. */
   private previous(e: RecordedEvent): Last | "broken" {
     if (e.revision === 0) return FIRST;
-    const last = this.foundFor === e ? this.found : this.known(e.stream);
+    const last = this.foundFor === e ? this.found : this.streams.known(e.stream);
     if (!last) {
       this.fail(e, `revision ${e.revision - 1} of the stream is missing`);
       return "broken";
@@ -277,20 +252,12 @@ export class Walker {
   private advance(e: RecordedEvent, hash: string | undefined, computed: string | undefined): void {
     this.lastPosition = e.position;
     const last: Last = computed === hash ? { revision: e.revision, hash } : { revision: e.revision, hash, computed };
-    if (this.unbounded) this.archived.set(e.stream, last);
-    else {
-      this.streams.set(e.stream, last);
-      if (this.archived.size > 0) this.archived.delete(e.stream);
-    }
+    this.streams.walked(e.stream, last, this.unbounded);
     if (this.chainStart === undefined) return;
     if (e.position === this.chainStart) this.chain.restart(this.genesis.hash, this.genesis.version);
     if (e.position <= this.chainStart || !this.chain.known) return;
     const link = hash ?? safeDigest(e);
     this.chain.add(e.position, link, computed ?? link);
-  }
-
-  private known(stream: string): Last | undefined {
-    return this.streams.get(stream) ?? (this.archived.size > 0 ? this.archived.get(stream) : undefined);
   }
 
   private fail(e: RecordedEvent, reason: string): void {

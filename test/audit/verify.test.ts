@@ -214,7 +214,7 @@ describe("audit verify in ranges (all cores)", () => {
   const built = new URL("../../dist/src/audit/verify-parallel.js", import.meta.url);
   const fresh = (() => {
     try {
-      const sources = ["verify-parallel.ts", "verify-walker.ts", "verify.ts", "verify-worker.ts"].map((f) => statSync(new URL(`../../src/audit/${f}`, import.meta.url)).mtimeMs);
+      const sources = ["verify-parallel.ts", "verify-walker.ts", "verify-streams.ts", "verify.ts", "verify-worker.ts"].map((f) => statSync(new URL(`../../src/audit/${f}`, import.meta.url)).mtimeMs);
       return statSync(built).mtimeMs >= Math.max(...sources);
     } catch {
       return false;

@@ -195,7 +195,8 @@ describe("a follower whose checkpoint is in the event log", () => {
     expect((await checkpoints(es)).map((e) => e.data)).toEqual([expect.objectContaining({ position: "1" })]);
     await append(es, "arq-1", "Y", 3);
     await f.caughtUp(WAIT);
-    await new Promise((r) => setTimeout(r, 100));
+    // Waiting for events, the next save an hour after the first: none before.
+    expect(await f.nextWait()).toBeGreaterThan(WAIT);
     expect(await checkpoints(es)).toHaveLength(1);
     await f.stop();
     const saved = await checkpoints(es);
@@ -213,8 +214,9 @@ describe("a follower whose checkpoint is in the event log", () => {
     await f.caughtUp(WAIT);
     await expect.poll(async () => (await checkpoints(es)).length, { timeout: WAIT }).toBeGreaterThan(0);
     const before = (await checkpoints(es)).length;
-    await new Promise((r) => setTimeout(r, 200));
     await f.caughtUp(WAIT);
+    // Waiting for events with no save due: none comes until an event matches.
+    expect(await f.nextWait()).toBeUndefined();
     expect(await checkpoints(es)).toHaveLength(before);
   });
 

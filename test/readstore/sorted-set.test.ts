@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareEntries } from "../../src/infra/readstore/port.js";
+import { compareEntries } from "../../src/infra/readstore/keys-and-cursors.js";
 import { SortedSet } from "../../src/infra/readstore/sorted-set.js";
 
 type Op = { kind: "add"; m: string; s: number; nx: boolean } | { kind: "remove"; m: string };

@@ -30,7 +30,8 @@
  */
 import { createHash } from "node:crypto";
 import type { Database, RootDatabase } from "lmdb";
-import { encodeFields, type Write } from "./port.js";
+import type { Write } from "./port.js";
+import { encodeFields } from "./keys-and-cursors.js";
 
 export interface Meta {
   /** Decimal; null while the projection only carries a serving mark (marked on an empty log). */

@@ -1,15 +1,18 @@
 import { mkdir } from "node:fs/promises";
 import { open, type RootDatabase } from "lmdb";
-import { decodeKey, EMPTY, encodeKey, fieldValue, isCut, join, openDatabases, orderMember, prefixEnd, prepareBatch, readableKey, readField, readScore, scoreBytes, tailOf, utf8, type LmdbDatabases, type Meta, type Prepared } from "./lmdb-layout.js";
+import { decodeKey, encodeKey, fieldValue, join, openDatabases, orderMember, prefixEnd, prepareBatch, readableKey, readField, readScore, tailOf, type LmdbDatabases, type Meta, type Prepared } from "./lmdb-layout.js";
+import { intersect, rangeOne, removeRange, zadd, zrem } from "./lmdb-sorted-sets.js";
 import { clearUnsynced, markUnsynced } from "./lmdb-unsynced.js";
-import { CheckpointMismatchError, otherLog, decodeCursor, encodeCursor, keyPrefix, projectionsOfKeys, ReadStoreUnavailableError, validateBatch } from "./port.js";
+import { CheckpointMismatchError, ReadStoreUnavailableError } from "./port.js";
+import { otherLog, decodeCursor, keyPrefix, projectionsOfKeys, validateBatch } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 
 /**
  * The read store on disk: Redis semantics (those of memory.ts) in one LMDB environment (its
- * layout: lmdb-layout.ts), for read models that grow with the log (the audit index): they cost
- * no JS heap and outlive the process, checkpoints and serving marks included. Nothing of the data
- * is kept in memory; reads are synchronous LMDB reads, so a read sees one snapshot.
+ * layout: lmdb-layout.ts; its sorted sets: lmdb-sorted-sets.ts), for read models that grow with
+ * the log (the audit index): they cost no JS heap and outlive the process, checkpoints and serving
+ * marks included. Nothing of the data is kept in memory; reads are synchronous LMDB reads, so a
+ * read sees one snapshot.
  *
  * A batch is validated and encoded first, then applied in a synchronous LMDB transaction: the
  * checkpoint guard is checked inside it, and a failing guard (or any error) aborts it, so nothing
@@ -174,8 +177,8 @@ export class LmdbReadStore implements ReadStore {
     const sizes = ks.map((k) => this.size(k));
     if (sizes.includes(0)) return { items: [], total: 0, hasMore: false };
     const [first, ...rest] = ks as [Buffer, ...Buffer[]];
-    if (rest.length === 0) return this.rangeOne(first, sizes[0]!, after, limit, options.until);
-    return this.intersect(first, rest, ks[sizes.indexOf(Math.min(...sizes))]!, after, limit, options.until);
+    if (rest.length === 0) return rangeOne(this.db.order, first, sizes[0]!, after, limit, options.until);
+    return intersect(this.db.scores, first, rest, ks[sizes.indexOf(Math.min(...sizes))]!, after, limit, options.until);
   }
 
   async dump(projection: string): Promise<StoreDump> {
@@ -231,61 +234,6 @@ export class LmdbReadStore implements ReadStore {
     return k ? (this.db.sizes.get(k) ?? 0) : 0;
   }
 
-  /** One index: a page from LMDB's order, its total from the size kept per key (or counted up to `until`). */
-  private rangeOne(k: Buffer, size: number, after: Cursor | undefined, limit: number, until?: number): RangePage {
-    // No T starts with ff: K + S(until) + ff ends after every member scored `until`.
-    const end = until === undefined ? prefixEnd(k) : join(k, scoreBytes(until), Buffer.from([0xff]));
-    const total = until === undefined ? size : this.countUpTo(k, size, end, until);
-    // The first entry after the cursor's: the cursor's own entry followed by one 00 byte.
-    const start = after ? join(k, scoreBytes(after.score), tailOf(k, Buffer.from(after.member)).tail, Buffer.from([0])) : k;
-    const items: RangePage["items"] = [];
-    let hasMore = false;
-    for (const e of this.db.order.getKeys({ start, end, limit: limit + 1 })) {
-      if (items.length === limit) {
-        hasMore = true;
-        break;
-      }
-      const member = orderMember(this.db.order, e, k.length);
-      const score = readScore(e, k.length);
-      items.push({ member, score, cursor: encodeCursor(score, member) });
-    }
-    return { items, total, hasMore };
-  }
-
-  /**
-   * Members of a (non-empty) index scored at most `until`, without walking it when its first or
-   * last entry answers, else counting the side that the scores say is smaller.
-   */
-  private countUpTo(k: Buffer, size: number, end: Buffer, until: number): number {
-    const { order } = this.db;
-    const edge = (reverse: boolean) => readScore([...order.getKeys({ start: reverse ? prefixEnd(k) : k, end: reverse ? k : prefixEnd(k), reverse, limit: 1 })][0]!, k.length);
-    const [low, high] = [edge(false), edge(true)];
-    if (high <= until) return size;
-    if (low > until) return 0;
-    if (until - low <= high - until) return order.getKeysCount({ start: k, end });
-    return size - order.getKeysCount({ start: end, end: prefixEnd(k) });
-  }
-
-  /** Several indexes: walks the smallest, looks its members up in the others; scores come from the first. */
-  private intersect(first: Buffer, rest: Buffer[], smallest: Buffer, after: Cursor | undefined, limit: number, until = Infinity): RangePage {
-    const { scores } = this.db;
-    const all: Array<{ score: number; member: Buffer }> = [];
-    for (const { key: e, value } of scores.getRange({ start: smallest, end: prefixEnd(smallest) })) {
-      const member = Buffer.from(isCut(e, smallest.length, smallest.length) ? value.subarray(8) : e.subarray(smallest.length));
-      const s = scores.get(join(first, tailOf(first, member).tail));
-      if (s === undefined || !rest.every((k) => scores.doesExist(join(k, tailOf(k, member).tail)))) continue;
-      const score = readScore(s);
-      if (score <= until) all.push({ score, member });
-    }
-    const cmp = (sa: number, ma: Buffer, sb: number, mb: Buffer) => (sa !== sb ? (sa < sb ? -1 : 1) : Buffer.compare(ma, mb));
-    all.sort((a, b) => cmp(a.score, a.member, b.score, b.member));
-    const cursor = after && { score: after.score, member: Buffer.from(after.member) };
-    const from = cursor ? all.findIndex((e) => cmp(e.score, e.member, cursor.score, cursor.member) > 0) : 0;
-    const page = from < 0 ? [] : all.slice(from, from + limit);
-    const items = page.map(({ score, member }) => ({ member: utf8(member), score, cursor: encodeCursor(score, utf8(member)) }));
-    return { items, total: all.length, hasMore: from >= 0 && from + limit < all.length };
-  }
-
   /** Applies one write inside the batch's transaction. */
   private apply(w: Prepared): void {
     const { fields, scores, order, sizes } = this.db;
@@ -304,10 +252,10 @@ export class LmdbReadStore implements ReadStore {
         sizes.removeSync(w.k);
         return;
       case "zadd":
-        this.zadd(w.k, w.member, w.score, w.nx);
+        zadd(this.db, w.k, w.member, w.score, w.nx);
         return;
       case "zrem":
-        this.zrem(w.k, w.member);
+        zrem(this.db, w.k, w.member);
         return;
       case "index": {
         // The family's doc, member -> the value it is filed under.
@@ -316,56 +264,16 @@ export class LmdbReadStore implements ReadStore {
         const stored = fields.get(at);
         const old = stored === undefined ? null : (readField(at, w.k.length, stored)[1] as string);
         if (old === w.value) return;
-        if (old !== null) this.zrem(encodeKey(`${w.index}:${old}`), w.member);
+        if (old !== null) zrem(this.db, encodeKey(`${w.index}:${old}`), w.member);
         if (w.value === null) {
           fields.removeSync(at);
           return;
         }
         const s = scores.get(join(w.order, tailOf(w.order, w.member).tail));
-        this.zadd(w.family!, w.member, s === undefined ? 0 : readScore(s), false);
+        zadd(this.db, w.family!, w.member, s === undefined ? 0 : readScore(s), false);
         fields.putSync(at, fieldValue(cut, JSON.stringify(w.value)));
         return;
       }
     }
-  }
-
-  private zadd(k: Buffer, member: Buffer, score: number, nx: boolean): void {
-    const { scores, order, sizes } = this.db;
-    const { tail, cut } = tailOf(k, member);
-    const at = join(k, tail);
-    const old = scores.get(at);
-    const s = scoreBytes(score); // -0 as 0
-    if (old !== undefined) {
-      if (nx || Buffer.compare(old.subarray(0, 8), s) === 0) return;
-      order.removeSync(join(k, old.subarray(0, 8), tail));
-    } else {
-      sizes.putSync(k, (sizes.get(k) ?? 0) + 1);
-    }
-    scores.putSync(at, cut ? join(s, cut) : s);
-    order.putSync(join(k, s, tail), cut ?? EMPTY);
-  }
-
-  private zrem(k: Buffer, member: Buffer): void {
-    const { scores, order, sizes } = this.db;
-    const { tail } = tailOf(k, member);
-    const at = join(k, tail);
-    const old = scores.get(at);
-    if (old === undefined) return;
-    scores.removeSync(at);
-    order.removeSync(join(k, old.subarray(0, 8), tail));
-    const size = sizes.get(k)! - 1;
-    if (size > 0) sizes.putSync(k, size);
-    else sizes.removeSync(k);
-  }
-}
-
-type Cursor = { score: number; member: string };
-
-/** Removes every entry in [start, end), a thousand keys at a time (no cursor over changing pages). */
-function removeRange(db: LmdbDatabases[keyof LmdbDatabases], start: Uint8Array, end: Uint8Array): void {
-  for (;;) {
-    const keys = Array.from(db.getKeys({ start, end, limit: 1000 }));
-    for (const key of keys) db.removeSync(key);
-    if (keys.length < 1000) return;
   }
 }

@@ -1,4 +1,5 @@
-import { CheckpointMismatchError, otherLog, decodeCursor, encodeCursor, encodeFields, keyPrefix, projectionsOfKeys, ReadStoreUnavailableError, validateBatch, compareEntries } from "./port.js";
+import { CheckpointMismatchError, ReadStoreUnavailableError } from "./port.js";
+import { otherLog, decodeCursor, encodeCursor, encodeFields, keyPrefix, projectionsOfKeys, validateBatch, compareEntries } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { SortedSet } from "./sorted-set.js";
 

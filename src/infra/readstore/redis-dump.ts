@@ -1,6 +1,7 @@
 /** A projection's keys in Redis: scanned (to drop them) and dumped whole (ReadStore.dump, for the differential tests). */
 import type { Redis } from "ioredis";
-import { keyPrefix, metaKey, type StoreDump } from "./port.js";
+import type { StoreDump } from "./port.js";
+import { keyPrefix, metaKey } from "./keys-and-cursors.js";
 import { decodeHash, pairs, run } from "./redis-reads.js";
 
 /** Yields the keys as Redis names them (behind `prefix`). */

@@ -3,7 +3,8 @@
  * number of keys), guarded by the serving marks when asked, and the decoding of its replies.
  */
 import { ReplyError, type Redis } from "ioredis";
-import { compareEntries, decodeCursor, encodeCursor, metaKey, projectionsOfKeys, ReadStoreUnavailableError } from "./port.js";
+import { ReadStoreUnavailableError } from "./port.js";
+import { compareEntries, decodeCursor, encodeCursor, metaKey, projectionsOfKeys } from "./keys-and-cursors.js";
 import type { Doc, RangeItem, RangeOptions, RangePage } from "./port.js";
 
 type Pipeline = ReturnType<Redis["pipeline"]>;

@@ -3,7 +3,8 @@
  * (redis-batch.ts, after one read of what it lacks) and sent as one apply script (redis-apply.ts).
  */
 import type { Redis } from "ioredis";
-import { CheckpointMismatchError, metaKey, padPosition, type Origin, type Write } from "./port.js";
+import { CheckpointMismatchError, type Origin, type Write } from "./port.js";
+import { metaKey, padPosition } from "./keys-and-cursors.js";
 import { ApplyCommand, BufferPool, HEADROOM } from "./redis-apply.js";
 import { IndexCache, unknowns } from "./index-cache.js";
 import { compileBatch } from "./redis-batch.js";

@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { metaKey, padPosition } from "./port.js";
+import { metaKey, padPosition } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { dumpKeys, scanKeys } from "./redis-dump.js";
 import { decodeHash, openRead, readRange, run, type Read } from "./redis-reads.js";

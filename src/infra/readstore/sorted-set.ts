@@ -1,4 +1,4 @@
-import { compareEntries } from "./port.js";
+import { compareEntries } from "./keys-and-cursors.js";
 
 interface Entry {
   s: number;

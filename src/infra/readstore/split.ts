@@ -5,7 +5,7 @@
  * back in the order of its keys. A range intersects indexes of one store only (of one projection,
  * in practice): keys of both are refused.
  */
-import { keyPrefix } from "./port.js";
+import { keyPrefix } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 
 export class SplitReadStore implements ReadStore {

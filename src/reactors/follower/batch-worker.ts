@@ -16,6 +16,10 @@ import type { Retries } from "./retries.js";
 export class Restart extends Error {}
 
 export class BatchWorker {
+  /** While the worker waits for events: ms until it saves then (undefined: not before an event matches); null while it works. */
+  private waiting: number | undefined | null = null;
+  private waitWatchers: Array<(dueInMs: number | undefined) => void> = [];
+
   constructor(
     private readonly opts: ResolvedFollowerOptions,
     private readonly queue: BatchQueue,
@@ -32,7 +36,7 @@ export class BatchWorker {
       if (queue.waiting === 0 && saves.where === "read-store") {
         // Record the checkpoint past an idle stretch of non-matching events.
         const idle = queue.seen !== undefined && (saves.position === undefined || queue.seen > saves.position);
-        await queue.nextWake(idle ? this.opts.idleCommitMs : undefined);
+        await this.wait(idle ? this.opts.idleCommitMs : undefined);
         if (signal.aborted) return;
         if (queue.waiting === 0 && idle) await this.commit([], queue.seen!, signal);
         continue;
@@ -41,7 +45,7 @@ export class BatchWorker {
         // event-log: what came while a batch was in flight matched nothing (its own saves, say): handled.
         if (queue.seen !== undefined) this.progress.handled(queue.seen);
         // Save what was handled once the last save is old enough (never for non-matching events alone).
-        await queue.nextWake(saves.dueIn());
+        await this.wait(saves.dueIn());
         if (signal.aborted) return;
         if (queue.waiting === 0 && saves.dueIn() === 0) await this.commit([], saves.unsavedUpTo!, signal);
         continue;
@@ -63,6 +67,20 @@ export class BatchWorker {
       }
       queue.done();
     }
+  }
+
+  /** Resolves once the worker waits for events (at once if it waits now), with the ms until it saves then (undefined: not before an event matches). */
+  nextWait(): Promise<number | undefined> {
+    if (this.waiting !== null) return Promise.resolve(this.waiting);
+    return new Promise((resolve) => this.waitWatchers.push(resolve));
+  }
+
+  private async wait(timeoutMs: number | undefined): Promise<void> {
+    const woken = this.queue.nextWake(timeoutMs);
+    this.waiting = timeoutMs;
+    for (const watcher of this.waitWatchers.splice(0)) watcher(timeoutMs);
+    await woken;
+    this.waiting = null;
   }
 
   private async commit(writes: readonly Write[], upTo: bigint, signal: AbortSignal): Promise<void> {

@@ -28,7 +28,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { matchesFilter, type Subscription } from "../../infra/eventstore/port.js";
-import { keyPrefix } from "../../infra/readstore/port.js";
+import { keyPrefix } from "../../infra/readstore/keys-and-cursors.js";
 import { BatchQueue } from "./batch-queue.js";
 import { BatchWorker, Restart } from "./batch-worker.js";
 import { CheckpointSaves } from "./checkpoint-saves.js";
@@ -146,6 +146,14 @@ export class LogFollower {
   async caughtUp(timeoutMs?: number): Promise<void> {
     const head = await this.opts.events.headPosition();
     if (head !== undefined) await this.waitFor(head, timeoutMs);
+  }
+
+  /**
+   * Resolves once the follower waits for new events, with the ms until it saves its checkpoint then
+   * (undefined: not before an event matches): "no save comes" is then known without waiting for time.
+   */
+  nextWait(): Promise<number | undefined> {
+    return this.worker.nextWait();
   }
 
   // ---- the loop -------------------------------------------------------------------------------

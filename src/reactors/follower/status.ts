@@ -2,7 +2,8 @@
  * A log follower's status: its shape, and its publication to the ReadStore (under
  * `<name>-status`) so that a CLI in another process can show it (readFollowerStatus).
  */
-import { keyPrefix, type ReadStore } from "../../infra/readstore/port.js";
+import type { ReadStore } from "../../infra/readstore/port.js";
+import { keyPrefix } from "../../infra/readstore/keys-and-cursors.js";
 
 export type FollowerState = "starting" | "catching-up" | "live" | "retrying" | "stopped";
 

@@ -1,4 +1,4 @@
-import { decodeCursor } from "../../../infra/readstore/port.js";
+import { decodeCursor } from "../../../infra/readstore/keys-and-cursors.js";
 import { badInput } from "../errors.js";
 
 export const DEFAULT_PAGE = 100;

@@ -1,0 +1,101 @@
+/**
+ * The sorted sets of the LMDB read store (lmdb.ts) over its databases (lmdb-layout.ts): adding and
+ * removing members, a page of one index or of an intersection, and removing a key range.
+ */
+import { EMPTY, isCut, join, orderMember, prefixEnd, readScore, scoreBytes, tailOf, utf8, type LmdbDatabases } from "./lmdb-layout.js";
+import { encodeCursor } from "./keys-and-cursors.js";
+import type { RangePage } from "./port.js";
+
+/** A decoded range cursor: items strictly after this entry. */
+export type Cursor = { score: number; member: string };
+
+/** One index: a page from LMDB's order, its total from the size kept per key (or counted up to `until`). */
+export function rangeOne(order: LmdbDatabases["order"], k: Buffer, size: number, after: Cursor | undefined, limit: number, until?: number): RangePage {
+  // No T starts with ff: K + S(until) + ff ends after every member scored `until`.
+  const end = until === undefined ? prefixEnd(k) : join(k, scoreBytes(until), Buffer.from([0xff]));
+  const total = until === undefined ? size : countUpTo(order, k, size, end, until);
+  // The first entry after the cursor's: the cursor's own entry followed by one 00 byte.
+  const start = after ? join(k, scoreBytes(after.score), tailOf(k, Buffer.from(after.member)).tail, Buffer.from([0])) : k;
+  const items: RangePage["items"] = [];
+  let hasMore = false;
+  for (const e of order.getKeys({ start, end, limit: limit + 1 })) {
+    if (items.length === limit) {
+      hasMore = true;
+      break;
+    }
+    const member = orderMember(order, e, k.length);
+    const score = readScore(e, k.length);
+    items.push({ member, score, cursor: encodeCursor(score, member) });
+  }
+  return { items, total, hasMore };
+}
+
+/**
+ * Members of a (non-empty) index scored at most `until`, without walking it when its first or
+ * last entry answers, else counting the side that the scores say is smaller.
+ */
+function countUpTo(order: LmdbDatabases["order"], k: Buffer, size: number, end: Buffer, until: number): number {
+  const edge = (reverse: boolean) => readScore([...order.getKeys({ start: reverse ? prefixEnd(k) : k, end: reverse ? k : prefixEnd(k), reverse, limit: 1 })][0]!, k.length);
+  const [low, high] = [edge(false), edge(true)];
+  if (high <= until) return size;
+  if (low > until) return 0;
+  if (until - low <= high - until) return order.getKeysCount({ start: k, end });
+  return size - order.getKeysCount({ start: end, end: prefixEnd(k) });
+}
+
+/** Several indexes: walks the smallest, looks its members up in the others; scores come from the first. */
+export function intersect(scores: LmdbDatabases["scores"], first: Buffer, rest: Buffer[], smallest: Buffer, after: Cursor | undefined, limit: number, until = Infinity): RangePage {
+  const all: Array<{ score: number; member: Buffer }> = [];
+  for (const { key: e, value } of scores.getRange({ start: smallest, end: prefixEnd(smallest) })) {
+    const member = Buffer.from(isCut(e, smallest.length, smallest.length) ? value.subarray(8) : e.subarray(smallest.length));
+    const s = scores.get(join(first, tailOf(first, member).tail));
+    if (s === undefined || !rest.every((k) => scores.doesExist(join(k, tailOf(k, member).tail)))) continue;
+    const score = readScore(s);
+    if (score <= until) all.push({ score, member });
+  }
+  const cmp = (sa: number, ma: Buffer, sb: number, mb: Buffer) => (sa !== sb ? (sa < sb ? -1 : 1) : Buffer.compare(ma, mb));
+  all.sort((a, b) => cmp(a.score, a.member, b.score, b.member));
+  const cursor = after && { score: after.score, member: Buffer.from(after.member) };
+  const from = cursor ? all.findIndex((e) => cmp(e.score, e.member, cursor.score, cursor.member) > 0) : 0;
+  const page = from < 0 ? [] : all.slice(from, from + limit);
+  const items = page.map(({ score, member }) => ({ member: utf8(member), score, cursor: encodeCursor(score, utf8(member)) }));
+  return { items, total: all.length, hasMore: from >= 0 && from + limit < all.length };
+}
+
+export function zadd(db: LmdbDatabases, k: Buffer, member: Buffer, score: number, nx: boolean): void {
+  const { scores, order, sizes } = db;
+  const { tail, cut } = tailOf(k, member);
+  const at = join(k, tail);
+  const old = scores.get(at);
+  const s = scoreBytes(score); // -0 as 0
+  if (old !== undefined) {
+    if (nx || Buffer.compare(old.subarray(0, 8), s) === 0) return;
+    order.removeSync(join(k, old.subarray(0, 8), tail));
+  } else {
+    sizes.putSync(k, (sizes.get(k) ?? 0) + 1);
+  }
+  scores.putSync(at, cut ? join(s, cut) : s);
+  order.putSync(join(k, s, tail), cut ?? EMPTY);
+}
+
+export function zrem(db: LmdbDatabases, k: Buffer, member: Buffer): void {
+  const { scores, order, sizes } = db;
+  const { tail } = tailOf(k, member);
+  const at = join(k, tail);
+  const old = scores.get(at);
+  if (old === undefined) return;
+  scores.removeSync(at);
+  order.removeSync(join(k, old.subarray(0, 8), tail));
+  const size = sizes.get(k)! - 1;
+  if (size > 0) sizes.putSync(k, size);
+  else sizes.removeSync(k);
+}
+
+/** Removes every entry in [start, end), a thousand keys at a time (no cursor over changing pages). */
+export function removeRange(db: LmdbDatabases[keyof LmdbDatabases], start: Uint8Array, end: Uint8Array): void {
+  for (;;) {
+    const keys = Array.from(db.getKeys({ start, end, limit: 1000 }));
+    for (const key of keys) db.removeSync(key);
+    if (keys.length < 1000) return;
+  }
+}
