@@ -57,7 +57,6 @@ export async function createArqs(ctx: RestContext): Promise<RestResult> {
   if (name === undefined || name === null) throw badRequest('device_profile_name is required: {"device_profile_name": "<name>"}.', "device_profile_name");
   if (typeof name !== "string") throw badRequest("device_profile_name must be a string.", "device_profile_name");
   const arqs = await ctx.services.app.createArqs(ctx.command(), { deviceProfileName: name, groupIndex: groupIndex(body.device_profile_group_id) });
-  await ctx.services.catchUp();
   return ok({ arqs: arqs.map((a) => arqShape(a, ctx.publicUrl)) }, 201);
 }
 
@@ -86,7 +85,6 @@ export async function patchArqs(ctx: RestContext, uuid?: string): Promise<RestRe
   } else {
     await ctx.services.app.unbindArqs(cmd, patch.arqUuids);
   }
-  await ctx.services.catchUp();
   return empty(202);
 }
 
@@ -112,7 +110,6 @@ export async function deleteArqs(ctx: RestContext, uuid?: string): Promise<RestR
     if (arqUuids.length > MAX_ARQ_LIST) throw badRequest(`At most ${MAX_ARQ_LIST} ARQs per request.`, "arqs");
     await ctx.services.app.deleteArqs(ctx.command(), { arqUuids, caller: { actsAsService: ctx.caller.actsAsService } });
   }
-  await ctx.services.catchUp();
   return empty(204);
 }
 
