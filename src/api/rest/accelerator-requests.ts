@@ -9,7 +9,7 @@ import { authorize, requireServiceToken } from "./auth.js";
 import { empty, ok, type RestContext, type RestResult } from "./context.js";
 import { badRequest, forbidden, notFound, RestError } from "./errors.js";
 import { arqShape } from "./shapes.js";
-import { MAX_ARQ_LIST } from "../../app/request-limits.js";
+import { checkBindingCount, MAX_ARQ_LIST } from "../../app/request-limits.js";
 
 /**
  * `instance` and `bind_state=resolved` (cyborg-reference 2.4): with both, 423 while any of the
@@ -72,9 +72,6 @@ export async function patchArqs(ctx: RestContext, uuid?: string): Promise<RestRe
   }
   const patch = parseArqPatch(body, ctx.version);
   requireServiceToken(ctx.caller, patch.kind === "bind" ? "binding ARQs" : "unbinding ARQs");
-  const count = patch.kind === "bind" ? patch.bindings.length : patch.arqUuids.length;
-  const max = ctx.services.limits.maxBindings;
-  if (count > max) throw badRequest(`At most ${max} ARQs per request (MAX_BINDINGS_PER_MUTATION).`);
   const cmd = ctx.command();
   if (patch.kind === "bind") {
     if (patch.projectId !== undefined) {
@@ -83,6 +80,7 @@ export async function patchArqs(ctx: RestContext, uuid?: string): Promise<RestRe
     }
     await ctx.services.app.startBinds(cmd, patch.bindings, { allocate: ctx.services.bindInline });
   } else {
+    checkBindingCount("arqs", patch.arqUuids.length, ctx.services.limits.maxBindings);
     await ctx.services.app.unbindArqs(cmd, patch.arqUuids);
   }
   return empty(202);

@@ -77,9 +77,6 @@ export class AcceleratorRequestResolver {
     @Ctx() ctx: ApiContext,
     @Arg("bindings", () => [ArqBindingInput]) bindings: ArqBindingInput[],
   ) {
-    const max = ctx.services.limits.maxBindings;
-    if (bindings.length === 0) throw badInput("bindings", "give at least one binding");
-    if (bindings.length > max) throw badInput("bindings", `at most ${max} bindings per mutation`);
     return ctx.services.app.startBinds(commandContext(ctx), structuredClone(bindings), { allocate: ctx.services.bindInline });
   }
 
@@ -106,7 +103,7 @@ export class AcceleratorRequestResolver {
     const cmd = creationContext(ctx, projectId);
     const spec = groups ? { groups: structuredClone(groups) } : { deviceProfileName: deviceProfileName! };
     const target = { instanceUuid, providers: structuredClone(providers) };
-    return ctx.services.app.createAndBindArqs(cmd, spec, target, { allocate: ctx.services.bindInline, maxBindings: ctx.services.limits.maxBindings });
+    return ctx.services.app.createAndBindArqs(cmd, spec, target, { allocate: ctx.services.bindInline });
   }
 
   @Authorized("arq:bind")
