@@ -6,6 +6,7 @@
  */
 import type { LastProgrammingView, ProgrammingView } from "../../projections/deployables/queries.js";
 import type { AttachHandleView, DeployableView, DeviceView } from "../../projections/device-tree/queries.js";
+import { attributeFields } from "../../projections/shared/deployables.js";
 import { findDeployable, type DeployableNode, type DeviceNode, type HandleNode, type HostState } from "../domain/inventory/state.js";
 import type { PointInTime } from "./time-travel.js";
 
@@ -111,9 +112,7 @@ function deployableView(past: Past, device: DeviceNode, d: DeployableNode): Past
     hostname: past.host.hostname!,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
-    attributes,
-    resourceClass: attributes.find((a) => a.key === "rc")?.value ?? null,
-    traits: attributes.filter((a) => a.key.startsWith("trait")).map((a) => a.value),
+    ...attributeFields(attributes),
     past,
   };
 }
