@@ -23,6 +23,7 @@ import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js
 import type { Write } from "../../src/infra/readstore/port.js";
 import type { Projection } from "../../src/reactors/projector/projection.js";
 import { DEPLOYABLE_EVENTS, deployableWrites } from "../shared/deployables.js";
+import { deviceView, handleView } from "../shared/device-views.js";
 import { indexFamilies, keys, score } from "../shared/keys.js";
 
 export const name = "device-tree";
@@ -84,9 +85,9 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
   switch (e.type) {
     case "DeviceDiscovered": {
       const d = e.data;
-      const { deviceUuid, at, ...fields } = d;
+      const { deviceUuid, at, hostname, ...fields } = d;
       return [
-        { op: "put", key: k("device", deviceUuid), fields: { uuid: deviceUuid, ...fields, createdAt: at, updatedAt: null, lost: false } },
+        { op: "put", key: k("device", deviceUuid), fields: deviceView(hostname, { uuid: deviceUuid, ...fields, createdAt: at, updatedAt: null, lostArqs: null }) },
         { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },
         fileDevice(d.deviceUuid, "hostname", d.hostname),
         fileDevice(d.deviceUuid, "type", d.type),
@@ -162,9 +163,9 @@ function projectHandle(e: Recorded<InventoryEvent>): Write[] {
   switch (e.type) {
     case "AttachHandleAdded": {
       const d = e.data;
-      const { handleUuid, handleType, at: _, ...fields } = d;
+      const handle = { uuid: d.handleUuid, type: d.handleType, info: d.info, lost: false, allocatedTo: null };
       return [
-        { op: "put", key: k("handle", handleUuid), fields: { uuid: handleUuid, type: handleType, ...fields, inUse: false, arqUuid: null, lost: false } },
+        { op: "put", key: k("handle", d.handleUuid), fields: handleView(d, handle) },
         { op: "zadd", key: k("handles-of", d.deployableUuid), member: d.handleUuid, score: score(e.position), nx: true },
       ];
     }

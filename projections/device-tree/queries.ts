@@ -1,40 +1,11 @@
 /** The device-tree read model's queries: devices, their deployables and attach handles. */
-import type { DeviceStatus, DeviceType, JsonObject } from "../../src/domain/shared/types.js";
 import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { childrenOf as groupChildren, readDeployables, type DeployableView } from "../shared/deployables.js";
+import type { AttachHandleView, DeviceView } from "../shared/device-views.js";
 import { filterIndexes, pageOf, type Page } from "../shared/page.js";
 import { DEVICE_FAMILIES, k } from "./projection.js";
 
-export type { DeployableView };
-
-export type DeviceView = {
-  uuid: string;
-  type: DeviceType;
-  vendor: string;
-  model: string;
-  hostname: string;
-  status: DeviceStatus;
-  stdBoardInfo: JsonObject | null;
-  vendorBoardInfo: JsonObject | null;
-  controlPath: { uuid: string; type: string; info: JsonObject };
-  createdAt: string;
-  updatedAt: string | null;
-  /** Gone from the host's report while one of its handles is allocated. */
-  lost: boolean;
-};
-
-export type AttachHandleView = {
-  uuid: string;
-  type: string;
-  info: JsonObject;
-  inUse: boolean;
-  /** The ARQ holding the handle, while in use. */
-  arqUuid: string | null;
-  deployableUuid: string;
-  deviceUuid: string;
-  hostname: string;
-  lost: boolean;
-};
+export type { AttachHandleView, DeployableView, DeviceView };
 
 export interface DeviceFilter {
   type?: string | null;

@@ -105,18 +105,26 @@ export function attributeWrites(k: KeyFn, event: Recorded<InventoryEvent>): Writ
   }
 }
 
-export function attributesView(attrs: Doc | null, order: readonly string[]): Pick<DeployableView, "attributes" | "resourceClass" | "traits"> {
-  const attributes: AttributeView[] = [];
+type AttributeFields = Pick<DeployableView, "attributes" | "resourceClass" | "traits">;
+
+/** A deployable's attributes as its view shows them (the read models', and time travel's from the host's state). */
+export function attributeFields(attributes: AttributeView[]): AttributeFields {
   let resourceClass: string | null = null;
   const traits: string[] = [];
-  for (const uuid of order) {
-    const a = attrs?.[uuid] as { key: string; value: string } | undefined;
-    if (!a) continue;
-    attributes.push({ uuid, key: a.key, value: a.value });
+  for (const a of attributes) {
     if (a.key === "rc") resourceClass = a.value;
     else if (a.key.startsWith("trait")) traits.push(a.value);
   }
   return { attributes, resourceClass, traits };
+}
+
+export function attributesView(attrs: Doc | null, order: readonly string[]): AttributeFields {
+  const attributes: AttributeView[] = [];
+  for (const uuid of order) {
+    const a = attrs?.[uuid] as { key: string; value: string } | undefined;
+    if (a) attributes.push({ uuid, key: a.key, value: a.value });
+  }
+  return attributeFields(attributes);
 }
 
 /** Deployables with their attributes, by uuid: one round trip (three pipelined reads). */

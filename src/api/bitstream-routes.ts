@@ -19,6 +19,7 @@ import { allows } from "./auth/policy.js";
 import type { Principal, TokenRegistry } from "./auth/tokens.js";
 import type { HttpRoute } from "./http-server.js";
 import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
+import { afterCatchUp } from "./read-your-writes.js";
 
 const CONTENT = /^\/bitstreams\/([0-9A-Za-z-]{1,64})\/content$/;
 const STATUS: Record<string, number> = { BAD_USER_INPUT: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409, RATE_LIMITED: 429 };
@@ -59,9 +60,7 @@ async function upload(deps: { app: Application; catchUp(): Promise<void> }, p: P
   const id = typeof correlation === "string" && /^[\w.:-]{1,128}$/.test(correlation) ? correlation : randomUUID();
   const ctx: CommandContext = { principal: p.principal, roles: [...p.roles], correlationId: id, causationId: id, at: new Date().toISOString(), isAdmin: true };
   const meta = { name: field("name"), functionId: field("functionId"), functionName: field("functionName"), regionType: field("regionType"), vendor: field("vendor") };
-  const b = await deps.app.uploadBitstream(ctx, meta, req);
-  await deps.catchUp();
-  send(res, 201, b);
+  send(res, 201, await afterCatchUp(deps.catchUp, () => deps.app.uploadBitstream(ctx, meta, req)));
 }
 
 class HttpError extends Error {

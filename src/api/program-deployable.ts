@@ -10,14 +10,12 @@ import { DomainError, type CommandContext } from "../domain/shared/types.js";
 import type { ApiServices } from "./services.js";
 
 export async function programDeployable(
-  services: Pick<ApiServices, "app" | "readStore" | "catchUp">,
+  services: Pick<ApiServices, "app" | "readStore">,
   ctx: CommandContext,
   deployableUuid: string,
   bitstreamId: string,
 ): Promise<ProgrammingRequestView | null> {
   const [deployable] = await getDeployables(services.readStore, [deployableUuid]);
   if (!deployable) throw new DomainError("NOT_FOUND", `Deployable ${deployableUuid} not found`, "uuid");
-  const request = await services.app.programDeployable(ctx, { hostname: deployable.hostname, deployableUuid, bitstreamId });
-  await services.catchUp();
-  return request;
+  return services.app.programDeployable(ctx, { hostname: deployable.hostname, deployableUuid, bitstreamId });
 }

@@ -26,6 +26,7 @@ import type { InstanceOperationResult } from "./instances.js";
 import * as inventory from "./inventory.js";
 import { ReportDigests } from "./report-digests.js";
 import { Streams } from "./streams.js";
+import { checkBindingCount } from "./request-limits.js";
 import type { ArqBinding } from "../domain/arqs/bind.js";
 import type { ArqView } from "../domain/arqs/view.js";
 import type { DeviceProfileView } from "../domain/device-profiles/view.js";
@@ -39,6 +40,8 @@ export interface ApplicationOptions {
   cacheSize?: number;
   /** The per-project ARQ quota; none when not given. */
   quota?: arqs.ArqQuota;
+  /** The binds one call may ask for (MAX_BINDINGS_PER_MUTATION); no limit when not given. */
+  maxBindings?: number;
   /**
    * Where bitstreams live: a catalogue (Glance), or the embedded one with its content in
    * `contentDir` (default: a directory under the system's temporary directory).
@@ -54,6 +57,7 @@ export interface ApplicationParts {
   newId: () => string;
   reportDigests: ReportDigests;
   quota: arqs.ArqQuota | undefined;
+  maxBindings: number;
   catalogue: BitstreamCatalogue;
 }
 
@@ -62,6 +66,7 @@ export class Application {
   private readonly newId: () => string;
   private readonly reportDigests: ReportDigests;
   private readonly quota: arqs.ArqQuota | undefined;
+  private readonly maxBindings: number;
   readonly catalogue: BitstreamCatalogue;
 
   constructor(opts: ApplicationOptions | ApplicationParts) {
@@ -70,6 +75,7 @@ export class Application {
     this.newId = parts.newId;
     this.reportDigests = parts.reportDigests;
     this.quota = parts.quota;
+    this.maxBindings = parts.maxBindings;
     this.catalogue = parts.catalogue;
   }
 
@@ -84,7 +90,7 @@ export class Application {
   /** The same application (cache, locks, report digests, quota, catalogue), with the key's ids and streams (its claim before the first write). */
   private keyed(streams: Streams, newId: () => string): Application {
     const catalogue = this.catalogue instanceof EmbeddedCatalogue ? this.catalogue.keyed(streams, newId) : this.catalogue;
-    return new Application({ streams, newId, reportDigests: this.reportDigests, quota: this.quota, catalogue });
+    return new Application({ streams, newId, reportDigests: this.reportDigests, quota: this.quota, maxBindings: this.maxBindings, catalogue });
   }
 
   createDeviceProfile(ctx: CommandContext, input: DeviceProfileInput): Promise<DeviceProfileView> {
@@ -122,13 +128,14 @@ export class Application {
   }
 
   /** With `allocate`, ARQs whose handle is free are bound at once (one commit); the binder does the rest. */
-  startBinds(ctx: CommandContext, bindings: ArqBinding[], opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
+  async startBinds(ctx: CommandContext, bindings: ArqBinding[], opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
+    checkBindingCount("bindings", bindings.length, this.maxBindings);
     return arqs.startBinds(this.streams, ctx, bindings, { ...opts, catalogue: this.catalogue });
   }
 
   /** Creates the ARQs and binds them to the instance on the providers given (os-acc's plug); a refused bind deletes them again. */
-  createAndBindArqs(ctx: CommandContext, spec: arqs.PlugSpec, target: { instanceUuid: unknown; providers: unknown }, opts: { allocate?: boolean; maxBindings?: number } = {}): Promise<ArqView[]> {
-    return arqs.createAndBind(this.streams, this.newId, ctx, spec, target, { ...opts, catalogue: this.catalogue, quota: this.quota });
+  createAndBindArqs(ctx: CommandContext, spec: arqs.PlugSpec, target: { instanceUuid: unknown; providers: unknown }, opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
+    return arqs.createAndBind(this.streams, this.newId, ctx, spec, target, { ...opts, catalogue: this.catalogue, quota: this.quota, maxBindings: this.maxBindings });
   }
   allocateForArq(ctx: CommandContext, arqUuid: string): Promise<arqs.AllocateResult> {
     return arqs.allocateForArq(this.streams, ctx, arqUuid, this.catalogue);
@@ -203,5 +210,5 @@ function partsOf(opts: ApplicationOptions): ApplicationParts {
   const b = opts.bitstreams ?? {};
   const catalogue =
     b.catalogue ?? new EmbeddedCatalogue(streams, new ContentStore(b.contentDir ?? join(tmpdir(), `cyborg-es-bitstreams-${process.pid}`), b.maxBytes ?? 1 << 30), newId);
-  return { streams, newId, reportDigests: new ReportDigests(), quota: opts.quota, catalogue };
+  return { streams, newId, reportDigests: new ReportDigests(), quota: opts.quota, maxBindings: opts.maxBindings ?? Infinity, catalogue };
 }

@@ -20,3 +20,9 @@ export function distinctArqList(field: string, list: readonly string[]): string[
   if (distinct.length > MAX_ARQ_LIST) throw new DomainError("BAD_USER_INPUT", `at most ${MAX_ARQ_LIST} ARQs per subscription; ${field} names ${distinct.length}`, field);
   return distinct;
 }
+
+/** The binds of one request (a bind list, or the ARQs a plug creates to bind): at least one, at most MAX_BINDINGS_PER_MUTATION. */
+export function checkBindingCount(field: string, count: number, max: number): void {
+  if (count === 0) throw new DomainError("BAD_USER_INPUT", "give at least one binding", field);
+  if (count > max) throw new DomainError("BAD_USER_INPUT", `the request asks for ${count} binds; at most ${max} per request (MAX_BINDINGS_PER_MUTATION)`, field);
+}

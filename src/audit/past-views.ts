@@ -6,6 +6,8 @@
  */
 import type { LastProgrammingView, ProgrammingView } from "../../projections/deployables/queries.js";
 import type { AttachHandleView, DeployableView, DeviceView } from "../../projections/device-tree/queries.js";
+import { attributeFields } from "../../projections/shared/deployables.js";
+import { deviceView as deviceViewOf, handleView as handleViewOf } from "../../projections/shared/device-views.js";
 import { findDeployable, type DeployableNode, type DeviceNode, type HandleNode, type HostState } from "../domain/inventory/state.js";
 import type { PointInTime } from "./time-travel.js";
 
@@ -36,22 +38,7 @@ export function devicesOf(past: Past): PastDevice[] {
 }
 
 export function deviceView(past: Past, d: DeviceNode): PastDevice {
-  return {
-    uuid: d.uuid,
-    type: d.type,
-    vendor: d.vendor,
-    model: d.model,
-    hostname: past.host.hostname!,
-    status: d.status,
-    stdBoardInfo: d.stdBoardInfo,
-    vendorBoardInfo: d.vendorBoardInfo,
-    controlPath: d.controlPath,
-    createdAt: d.createdAt,
-    updatedAt: d.updatedAt,
-    lost: d.lostArqs !== null,
-    past,
-    asOf: asOfView(past.point),
-  };
+  return { ...deviceViewOf(past.host.hostname!, d), past, asOf: asOfView(past.point) };
 }
 
 /** A device's deployables, in the order they were added. */
@@ -111,24 +98,11 @@ function deployableView(past: Past, device: DeviceNode, d: DeployableNode): Past
     hostname: past.host.hostname!,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
-    attributes,
-    resourceClass: attributes.find((a) => a.key === "rc")?.value ?? null,
-    traits: attributes.filter((a) => a.key.startsWith("trait")).map((a) => a.value),
+    ...attributeFields(attributes),
     past,
   };
 }
 
 function handleView(past: Past, device: DeviceNode, d: DeployableNode, h: HandleNode): PastHandle {
-  return {
-    uuid: h.uuid,
-    type: h.type,
-    info: h.info,
-    inUse: h.allocatedTo !== null,
-    arqUuid: h.allocatedTo?.arqUuid ?? null,
-    deployableUuid: d.uuid,
-    deviceUuid: device.uuid,
-    hostname: past.host.hostname!,
-    lost: h.lost,
-    past,
-  };
+  return { ...handleViewOf({ hostname: past.host.hostname!, deviceUuid: device.uuid, deployableUuid: d.uuid }, h), past };
 }

@@ -86,7 +86,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
     const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
-    const app = obs.app(new Application({ store, quota, bitstreams: await bitstreamOptions(config) }));
+    const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config) }));
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
       const onBindResolved = obs.metrics?.bindResolved.bind(obs.metrics);

@@ -97,3 +97,22 @@ describe("createAndBindAcceleratorRequests", () => {
     expect(errorOf(r).code).toBe("FORBIDDEN");
   });
 });
+
+describe("MAX_BINDINGS_PER_MUTATION, one rule for both front doors", () => {
+  const binding = () => ({ arqUuid: randomUUID(), hostname: "compute1", deviceRpUuid: provider.deviceRpUuid, instanceUuid: randomUUID() });
+
+  it("GraphQL: bindAcceleratorRequests with more bindings than the limit is BAD_USER_INPUT on bindings", async () => {
+    const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid } }`;
+    const r = await t.gql("service", BIND, { b: [binding(), binding(), binding(), binding()] });
+    expect(errorOf(r)).toMatchObject({ code: "BAD_USER_INPUT", field: "bindings", message: expect.stringContaining("at most 3") });
+  });
+
+  it("REST: a PATCH binding more ARQs than the limit answers 400", async () => {
+    const patch = Object.fromEntries(
+      [binding(), binding(), binding(), binding()].map((b) => [b.arqUuid, [{ path: "/hostname", op: "add", value: b.hostname }, { path: "/device_rp_uuid", op: "add", value: b.deviceRpUuid }, { path: "/instance_uuid", op: "add", value: b.instanceUuid }]]),
+    );
+    const res = await fetch(new URL("/v2/accelerator_requests", t.url), { method: "PATCH", headers: { "content-type": "application/json", "x-auth-token": TOKENS.service.token }, body: JSON.stringify(patch) });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("at most 3");
+  });
+});

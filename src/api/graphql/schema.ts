@@ -3,6 +3,7 @@ import { printSchema, type GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import { authChecker } from "./auth-checker.js";
 import { withIdempotencyKeys } from "./idempotency.js";
+import { withReadYourWrites } from "./read-your-writes.js";
 import { withTimeBudget } from "./time-budget.js";
 import { AcceleratorRequestResolver } from "./resolvers/accelerator-request.resolver.js";
 import { AttachHandleResolver } from "./resolvers/attach-handle.resolver.js";
@@ -50,7 +51,7 @@ export function getSchema(): Promise<GraphQLSchema> {
         throw new Error("subscriptions subscribe through the PubSub port, not type-graphql");
       },
     },
-  }).then(withIdempotencyKeys).then(withTimeBudget);
+  }).then(withReadYourWrites).then(withIdempotencyKeys).then(withTimeBudget);
   return cached;
 }
 

@@ -9,7 +9,7 @@ import { authorize, requireServiceToken } from "./auth.js";
 import { empty, ok, type RestContext, type RestResult } from "./context.js";
 import { badRequest, forbidden, notFound, RestError } from "./errors.js";
 import { arqShape } from "./shapes.js";
-import { MAX_ARQ_LIST } from "../../app/request-limits.js";
+import { checkBindingCount, MAX_ARQ_LIST } from "../../app/request-limits.js";
 
 /**
  * `instance` and `bind_state=resolved` (cyborg-reference 2.4): with both, 423 while any of the
@@ -57,7 +57,6 @@ export async function createArqs(ctx: RestContext): Promise<RestResult> {
   if (name === undefined || name === null) throw badRequest('device_profile_name is required: {"device_profile_name": "<name>"}.', "device_profile_name");
   if (typeof name !== "string") throw badRequest("device_profile_name must be a string.", "device_profile_name");
   const arqs = await ctx.services.app.createArqs(ctx.command(), { deviceProfileName: name, groupIndex: groupIndex(body.device_profile_group_id) });
-  await ctx.services.catchUp();
   return ok({ arqs: arqs.map((a) => arqShape(a, ctx.publicUrl)) }, 201);
 }
 
@@ -73,9 +72,6 @@ export async function patchArqs(ctx: RestContext, uuid?: string): Promise<RestRe
   }
   const patch = parseArqPatch(body, ctx.version);
   requireServiceToken(ctx.caller, patch.kind === "bind" ? "binding ARQs" : "unbinding ARQs");
-  const count = patch.kind === "bind" ? patch.bindings.length : patch.arqUuids.length;
-  const max = ctx.services.limits.maxBindings;
-  if (count > max) throw badRequest(`At most ${max} ARQs per request (MAX_BINDINGS_PER_MUTATION).`);
   const cmd = ctx.command();
   if (patch.kind === "bind") {
     if (patch.projectId !== undefined) {
@@ -84,9 +80,9 @@ export async function patchArqs(ctx: RestContext, uuid?: string): Promise<RestRe
     }
     await ctx.services.app.startBinds(cmd, patch.bindings, { allocate: ctx.services.bindInline });
   } else {
+    checkBindingCount("arqs", patch.arqUuids.length, ctx.services.limits.maxBindings);
     await ctx.services.app.unbindArqs(cmd, patch.arqUuids);
   }
-  await ctx.services.catchUp();
   return empty(202);
 }
 
@@ -112,7 +108,6 @@ export async function deleteArqs(ctx: RestContext, uuid?: string): Promise<RestR
     if (arqUuids.length > MAX_ARQ_LIST) throw badRequest(`At most ${MAX_ARQ_LIST} ARQs per request.`, "arqs");
     await ctx.services.app.deleteArqs(ctx.command(), { arqUuids, caller: { actsAsService: ctx.caller.actsAsService } });
   }
-  await ctx.services.catchUp();
   return empty(204);
 }
 

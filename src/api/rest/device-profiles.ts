@@ -35,7 +35,6 @@ export async function createDeviceProfile(ctx: RestContext): Promise<RestResult>
   const p: unknown = body[0];
   if (!isJsonObject(p)) throw badRequest("The device profile must be an object {name, groups, description?, uuid?}.");
   const profile = await ctx.services.app.createDeviceProfile(ctx.command(), { name: p.name, groups: p.groups, description: p.description, uuid: p.uuid });
-  await ctx.services.catchUp();
   return ok(deviceProfileShape(profile, ctx.publicUrl), 201);
 }
 
@@ -48,6 +47,5 @@ export async function deleteDeviceProfiles(ctx: RestContext, value?: string): Pr
   const names = v.split(",");
   const sel = isUuid(v) ? { uuids: [v] } : { names };
   await ctx.services.app.deleteDeviceProfiles(ctx.command(), sel);
-  await ctx.services.catchUp();
   return empty(204);
 }

@@ -29,7 +29,6 @@ export function setDeviceStatus(status: "ENABLED" | "MAINTAINING") {
     const device = await ctx.reads.device(uuid);
     if (!device) throw notFound(`Device ${uuid} could not be found.`);
     await ctx.services.app.setDeviceStatus(ctx.command(), device.hostname, uuid, status);
-    await ctx.services.catchUp();
     return empty(200);
   };
 }

@@ -12,6 +12,7 @@ import type { ApiServices } from "../services.js";
 import { createArqs, deleteArqs, listArqs, patchArqs, showArq } from "./accelerator-requests.js";
 import { listAttributes, showAttribute, writeAttribute } from "./attributes.js";
 import { rateLimitedMessage, type RateLimit } from "../rate-limit.js";
+import { afterCatchUp } from "../read-your-writes.js";
 import { authenticate, type Caller, type RestAuthMode } from "./auth.js";
 import { commandFor, Query, type RestContext, type RestResult } from "./context.js";
 import { listDeployables, programDeployable, showDeployable } from "./deployables.js";
@@ -51,6 +52,7 @@ export const ROUTES: Readonly<Record<string, Partial<Record<string, Handler>>>> 
   attributes: { GET: listAttributes, POST: writeAttribute },
   "attributes/*": { GET: showAttribute, DELETE: writeAttribute },
 };
+const WRITES = new Set(["POST", "PATCH", "DELETE"]);
 const RESOURCES = new Set(Object.keys(ROUTES).filter((k) => !k.includes("/")));
 
 /** Answers the request and returns true when the path is the REST API's; false leaves it to the caller. */
@@ -162,13 +164,15 @@ async function limited(auth: () => Caller, req: IncomingMessage, limit: RateLimi
   return caller;
 }
 
+/** The handler of the path and method; a write answers once the read models show it (../read-your-writes.ts). */
 function route(method: string, segments: string[], pathname: string): { handler: Handler; param: string } {
   const [resource, id, action, ...rest] = segments;
   const key = [resource, id === undefined ? undefined : "*", action].filter((s) => s !== undefined).join("/");
   const methods = rest.length === 0 ? ROUTES[key] : undefined;
   if (!methods || !Object.hasOwn(ROUTES, key)) throw notFound(`No such resource ${pathname}.`);
-  const handler = methods[method === "HEAD" ? "GET" : method];
-  if (!handler) throw methodNotAllowed(Object.keys(methods).join(", "));
+  const found = methods[method === "HEAD" ? "GET" : method];
+  if (!found) throw methodNotAllowed(Object.keys(methods).join(", "));
+  const handler: Handler = WRITES.has(method) ? (ctx, p) => afterCatchUp(() => ctx.services.catchUp(), () => found(ctx, p)) : found;
   let param = "";
   if (id !== undefined) {
     try {

@@ -5,8 +5,9 @@
  */
 import { checkProvidersCover, plugBindings, validatePlugTarget } from "../../domain/arqs/bind.js";
 import type { ArqView } from "../../domain/arqs/view.js";
-import { DomainError, type CommandContext } from "../../domain/shared/types.js";
+import type { CommandContext } from "../../domain/shared/types.js";
 import type { BitstreamCatalogue } from "../../infra/bitstreams/port.js";
+import { checkBindingCount } from "../request-limits.js";
 import type { Streams } from "../streams.js";
 import { startBinds } from "./bind.js";
 import { createArqs, type CreationCheck } from "./create.js";
@@ -28,10 +29,7 @@ export async function createAndBind(
   // Checked by the creation, before it writes: the providers cover the groups, the binds fit one call.
   const check: CreationCheck = (groups, count) => {
     if (target.providers.length > 1) checkProvidersCover(target, groups.length);
-    if (opts.maxBindings !== undefined && count > opts.maxBindings) {
-      const field = "groups" in spec ? "groups" : "deviceProfileName";
-      throw new DomainError("BAD_USER_INPUT", `the request asks for ${count} accelerators; at most ${opts.maxBindings} are bound per call (MAX_BINDINGS_PER_MUTATION)`, field);
-    }
+    if (count > 0 && opts.maxBindings !== undefined) checkBindingCount("groups" in spec ? "groups" : "deviceProfileName", count, opts.maxBindings);
   };
   const created = "groups" in spec
     ? await createArqsForGroups(s, newId, ctx, spec.groups, opts.quota, check)

@@ -50,9 +50,7 @@ export class AcceleratorRequestResolver {
     projectId?: string,
   ) {
     const cmd = creationContext(ctx, projectId);
-    const arqs = await ctx.services.app.createArqs(cmd, { deviceProfileName, groupIndex: groupIndex ?? null });
-    await ctx.services.catchUp();
-    return arqs;
+    return ctx.services.app.createArqs(cmd, { deviceProfileName, groupIndex: groupIndex ?? null });
   }
 
   @Authorized("arq:create_inline")
@@ -67,9 +65,7 @@ export class AcceleratorRequestResolver {
     @Arg("projectId", () => String, { nullable: true, description: "The project to create for (default: the token's)" }) projectId?: string,
   ) {
     const cmd = creationContext(ctx, projectId);
-    const arqs = await ctx.services.app.createArqsForGroups(cmd, structuredClone(groups));
-    await ctx.services.catchUp();
-    return arqs;
+    return ctx.services.app.createArqsForGroups(cmd, structuredClone(groups));
   }
 
   @Authorized("arq:bind")
@@ -81,12 +77,7 @@ export class AcceleratorRequestResolver {
     @Ctx() ctx: ApiContext,
     @Arg("bindings", () => [ArqBindingInput]) bindings: ArqBindingInput[],
   ) {
-    const max = ctx.services.limits.maxBindings;
-    if (bindings.length === 0) throw badInput("bindings", "give at least one binding");
-    if (bindings.length > max) throw badInput("bindings", `at most ${max} bindings per mutation`);
-    const arqs = await ctx.services.app.startBinds(commandContext(ctx), structuredClone(bindings), { allocate: ctx.services.bindInline });
-    await ctx.services.catchUp();
-    return arqs;
+    return ctx.services.app.startBinds(commandContext(ctx), structuredClone(bindings), { allocate: ctx.services.bindInline });
   }
 
   @Authorized("arq:bind")
@@ -112,18 +103,14 @@ export class AcceleratorRequestResolver {
     const cmd = creationContext(ctx, projectId);
     const spec = groups ? { groups: structuredClone(groups) } : { deviceProfileName: deviceProfileName! };
     const target = { instanceUuid, providers: structuredClone(providers) };
-    const arqs = await ctx.services.app.createAndBindArqs(cmd, spec, target, { allocate: ctx.services.bindInline, maxBindings: ctx.services.limits.maxBindings });
-    await ctx.services.catchUp();
-    return arqs;
+    return ctx.services.app.createAndBindArqs(cmd, spec, target, { allocate: ctx.services.bindInline });
   }
 
   @Authorized("arq:bind")
   @Mutation(() => [AcceleratorRequest], { description: "Unbinds from any state and releases the attach handles" })
   async unbindAcceleratorRequests(@Ctx() ctx: ApiContext, @Arg("arqUuids", () => [ID]) arqUuids: string[]) {
     checkArqList("arqUuids", arqUuids);
-    const arqs = await ctx.services.app.unbindArqs(commandContext(ctx), arqUuids);
-    await ctx.services.catchUp();
-    return arqs;
+    return ctx.services.app.unbindArqs(commandContext(ctx), arqUuids);
   }
 
   @Authorized("arq:delete")
@@ -137,9 +124,7 @@ export class AcceleratorRequestResolver {
     if (Boolean(arqUuids) === Boolean(instanceUuid)) throw badInput("arqUuids", "give exactly one of arqUuids and instanceUuid");
     if (instanceUuid && !p.roles.has("service")) throw forbidden("deleting by instance (requires the service role)");
     if (arqUuids) checkArqList("arqUuids", arqUuids);
-    const deleted = await ctx.services.app.deleteArqs(commandContext(ctx), { arqUuids, instanceUuid, caller: { actsAsService: p.roles.has("service") } });
-    await ctx.services.catchUp();
-    return deleted;
+    return ctx.services.app.deleteArqs(commandContext(ctx), { arqUuids, instanceUuid, caller: { actsAsService: p.roles.has("service") } });
   }
 
   @Subscription(() => ArqBindEvent, {

@@ -26,9 +26,7 @@ export class BitstreamResolver {
   async uploadBitstream(@Ctx() ctx: ApiContext, @Arg("input", () => BitstreamInput) input: BitstreamInput) {
     const { contentBase64, ...meta } = input;
     if (typeof contentBase64 !== "string" || !BASE64.test(contentBase64)) throw badInput("input.contentBase64", "contentBase64 must be base64");
-    const b = await ctx.services.app.uploadBitstream(commandContext(ctx), { ...meta }, Readable.from([Buffer.from(contentBase64, "base64")]));
-    await ctx.services.catchUp();
-    return b;
+    return ctx.services.app.uploadBitstream(commandContext(ctx), { ...meta }, Readable.from([Buffer.from(contentBase64, "base64")]));
   }
 
   @Authorized("bitstream:write")
@@ -36,7 +34,6 @@ export class BitstreamResolver {
   async deleteBitstream(@Ctx() ctx: ApiContext, @Arg("id", () => ID) id: string) {
     const usedBy = await bitstreamUsage(ctx.services.readStore, id);
     await ctx.services.app.deleteBitstream(commandContext(ctx), id, usedBy);
-    await ctx.services.catchUp();
     return id;
   }
 }

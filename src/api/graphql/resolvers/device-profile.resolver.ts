@@ -31,9 +31,7 @@ export class DeviceProfileResolver {
   @Authorized("device_profile:write")
   @Mutation(() => DeviceProfile)
   async createDeviceProfile(@Ctx() ctx: ApiContext, @Arg("input", () => DeviceProfileInput) input: DeviceProfileInput) {
-    const profile = await ctx.services.app.createDeviceProfile(commandContext(ctx), structuredClone({ ...input }));
-    await ctx.services.catchUp();
-    return profile;
+    return ctx.services.app.createDeviceProfile(commandContext(ctx), structuredClone({ ...input }));
   }
 
   @Authorized("device_profile:write")
@@ -48,7 +46,6 @@ export class DeviceProfileResolver {
       names: names ?? undefined,
       uuids: uuids ?? undefined,
     });
-    await ctx.services.catchUp();
     return deleted;
   }
 }

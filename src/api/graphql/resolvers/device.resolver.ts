@@ -8,6 +8,7 @@ import { Device, DeviceConnection } from "../types/device.type.js";
 import { DeviceStatus } from "../types/scalars.js";
 import { listDevices, type DeviceView } from "../../../../projections/device-tree/queries.js";
 import { deployablesOf, isPast } from "../../../audit/past-views.js";
+import { readAfterWrite } from "../../read-your-writes.js";
 import { afterCursor, pageSize } from "./paging.js";
 import { AS_OF, pastOf } from "./past.js";
 
@@ -44,9 +45,10 @@ export class DeviceResolver {
     const device = await ctx.loaders.device.load(uuid);
     if (!device) throw apiError("NOT_FOUND", `no device with uuid ${uuid}`);
     await ctx.services.app.setDeviceStatus(commandContext(ctx), device.hostname, uuid, status);
-    await ctx.services.catchUp();
-    ctx.loaders.device.clear(uuid);
-    return ctx.loaders.device.load(uuid);
+    return readAfterWrite(() => {
+      ctx.loaders.device.clear(uuid);
+      return ctx.loaders.device.load(uuid);
+    });
   }
 
   @FieldResolver(() => [Deployable])

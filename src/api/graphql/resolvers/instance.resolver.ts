@@ -18,8 +18,6 @@ export class InstanceResolver {
       "operation calls for it; live-migrate and boot-from-snapshot are refused with UNSUPPORTED_OPERATION",
   })
   async recordInstanceOperation(@Ctx() ctx: ApiContext, @Arg("instanceUuid", () => ID) instanceUuid: string, @Arg("operation", () => String) operation: string) {
-    const result = await ctx.services.app.recordInstanceOperation(commandContext(ctx), instanceUuid, operation);
-    await ctx.services.catchUp();
-    return result;
+    return ctx.services.app.recordInstanceOperation(commandContext(ctx), instanceUuid, operation);
   }
 }

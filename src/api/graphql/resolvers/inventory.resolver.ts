@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, Mutation, Resolver } from "type-graphql";
+import { Arg, Authorized, Ctx, Extensions, Mutation, Resolver } from "type-graphql";
 import { DomainError } from "../../../domain/shared/types.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { badInput, forbidden } from "../errors.js";
@@ -21,7 +21,6 @@ export class InventoryResolver {
     if (devices.length > MAX_DEVICES) throw badInput("devices", `at most ${MAX_DEVICES} devices per report`);
     // The input objects are class instances; the domain reads their fields and copies what it keeps.
     const report = await ctx.services.app.reportHostInventory(commandContext(ctx), hostname, devices).catch((err: unknown) => refused(ctx, hostname, err));
-    await ctx.services.catchUp();
     ctx.services.metrics?.agentReport(report.added || report.updated || report.removed ? "written" : "unchanged");
     return report;
   }
@@ -33,6 +32,7 @@ export class InventoryResolver {
       "Before a full report: what reportHostInventory would answer for a report with this digest (InventoryReport.digest), " +
       "when that report would change nothing; null when the server cannot tell, meaning: send the full report. Writes nothing.",
   })
+  @Extensions({ writesNothing: true })
   async confirmHostInventory(@Ctx() ctx: ApiContext, @Arg("hostname", () => String) hostname: string, @Arg("digest", () => String) digest: string) {
     checkReporter(ctx, hostname);
     const answer = await ctx.services.app.confirmHostInventory(hostname, digest);

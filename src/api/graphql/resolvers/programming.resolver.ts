@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Resolver, Root, Subscription } from "type-graphql";
 import { programDeployable } from "../../program-deployable.js";
+import { readAfterWrite } from "../../read-your-writes.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { ProgrammingRequest, ProgrammingResultAnswer, ProgrammingResultInput } from "../types/bitstream.type.js";
 import { Deployable } from "../types/deployable.type.js";
@@ -15,7 +16,7 @@ export class ProgrammingResolver {
   })
   async programDeployable(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string, @Arg("bitstreamId", () => ID) bitstreamId: string) {
     await programDeployable(ctx.services, commandContext(ctx), uuid, bitstreamId);
-    return ctx.loaders.deployable.load(uuid);
+    return readAfterWrite(() => ctx.loaders.deployable.load(uuid));
   }
 
   @Authorized("programming:agent")
@@ -31,7 +32,6 @@ export class ProgrammingResolver {
       durationMs: input.durationMs ?? null,
       reason: input.reason ?? null,
     });
-    await ctx.services.catchUp();
     return answer;
   }
 
