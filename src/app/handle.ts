@@ -91,18 +91,17 @@ export async function handleCommand<C, S, E extends DomainEventShape>(
 }
 
 export function toNewEvent(e: DomainEventShape, ctx: CommandContext): NewEvent {
-  return {
-    id: newEventId(),
-    type: e.type,
-    data: e.data,
-    metadata: {
-      principal: ctx.principal,
-      ...(ctx.roles?.length ? { roles: [...ctx.roles] } : {}),
-      correlationId: ctx.correlationId,
-      causationId: ctx.causationId,
-      at: ctx.at,
-    },
+  const metadata: NewEvent["metadata"] = {
+    principal: ctx.principal,
+    ...(ctx.roles?.length ? { roles: [...ctx.roles] } : {}),
+    correlationId: ctx.correlationId,
+    causationId: ctx.causationId,
+    at: ctx.at,
   };
+  // The project of the request (traces group a correlation id's events by it).
+  const project = ctx.requestProject ?? ctx.projectId;
+  if (project) metadata.project = project;
+  return { id: newEventId(), type: e.type, data: e.data, metadata };
 }
 
 /** Attempts before a revision conflict is given up as CONFLICT. */

@@ -28,6 +28,8 @@ export interface HistoryEntry {
   roles: string[] | null;
   correlationId: string;
   causationId: string;
+  /** The project of the request it belongs to (null for events written without one). */
+  project: string | null;
   /** "ARQ … bound to instance … on compute1 (…) by nova (service)". */
   summary: string;
   /** The notification this event made the service send, if any (accelerator-request-bound). */
@@ -46,9 +48,34 @@ export async function history(store: EventStore, readStore: ReadStore, uuid: str
   return entries(store, merged.slice(0, first), page!.hasNextPage || merged.length > first, page!.totalCount + own.length);
 }
 
-export async function trace(store: EventStore, readStore: ReadStore, correlationId: string, first: number, after?: bigint): Promise<Page<HistoryEntry>> {
-  const page = await requestTrace(readStore, correlationId, first, after);
-  return entries(store, await readRefs(store, page.refs), page.hasNextPage, page.totalCount);
+/** The project of the request an event belongs to, as its metadata records it. */
+const projectOf = (e: RecordedEvent): string | null => (typeof e.metadata.project === "string" ? e.metadata.project : null);
+
+/** Pages of the index read at most for one page of a trace whose correlation id other projects used too. */
+const MAX_TRACE_PAGES = 20;
+
+/**
+ * Everything one request caused. A correlation id is a caller's to choose, so two projects may
+ * send the same one: a trace is one project's (`project`, by default the project that used the id
+ * first), and never mixes another project's events in. `totalCount` counts the id's entries in
+ * every project.
+ */
+export async function trace(store: EventStore, readStore: ReadStore, correlationId: string, first: number, after?: bigint, project?: string | null): Promise<Page<HistoryEntry>> {
+  const wanted = project !== undefined ? project : await firstProject(store, readStore, correlationId);
+  const kept: RecordedEvent[] = [];
+  let page = await requestTrace(readStore, correlationId, first, after);
+  for (let pages = 1; ; pages++) {
+    for (const e of await readRefs(store, page.refs)) if (projectOf(e) === wanted) kept.push(e);
+    const last = page.refs.at(-1);
+    if (kept.length > first || !page.hasNextPage || last === undefined || pages === MAX_TRACE_PAGES) break;
+    page = await requestTrace(readStore, correlationId, first, last.position);
+  }
+  return entries(store, kept.slice(0, first), page.hasNextPage || kept.length > first, page.totalCount);
+}
+
+async function firstProject(store: EventStore, readStore: ReadStore, correlationId: string): Promise<string | null> {
+  const [event] = await readRefs(store, (await requestTrace(readStore, correlationId, 1)).refs);
+  return event ? projectOf(event) : null;
 }
 
 async function entries(store: EventStore, events: readonly RecordedEvent[], hasNextPage: boolean, totalCount: number): Promise<Page<HistoryEntry>> {
@@ -90,6 +117,7 @@ async function entry(store: EventStore, e: RecordedEvent): Promise<HistoryEntry>
     roles: Array.isArray(m.roles) ? m.roles.map(String) : null,
     correlationId: String(m.correlationId),
     causationId: String(m.causationId),
+    project: projectOf(e),
     summary: summarize(e),
     notification: await notification(store, e),
     data: e.data,

@@ -41,6 +41,12 @@ export interface CommandContext {
    * commands that can tell converge on it (ARQs and profiles with the ids that attempt used).
    */
   resuming?: boolean;
+  /**
+   * The project of the request this command serves, when it is not the caller's own (a reactor's
+   * step carries the project of the request it answers): recorded with each event, so that a
+   * trace groups a correlation id's events by the project that sent them.
+   */
+  requestProject?: string | null;
 }
 
 /** A business rule refused the command. `code` maps 1:1 onto GraphQL `extensions.code`. */

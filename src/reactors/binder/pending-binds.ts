@@ -15,9 +15,15 @@ export interface PendingBind {
 export interface Cause {
   correlationId: string;
   causationId: string;
+  /** The project of the request (recorded with the step's events, so its trace stays that project's). */
+  requestProject: string | null;
 }
 
-export const causeOf = (e: RecordedEvent): Cause => ({ correlationId: e.metadata.correlationId, causationId: e.id });
+export const causeOf = (e: RecordedEvent): Cause => ({
+  correlationId: e.metadata.correlationId,
+  causationId: e.id,
+  requestProject: typeof e.metadata.project === "string" ? e.metadata.project : null,
+});
 
 /**
  * Folds the ARQ events of the log into the binds that are in flight: the ARQs in BIND_STARTED, by

@@ -40,15 +40,20 @@ export class AuditResolver {
   }
 
   @Authorized("audit:read")
-  @Query(() => HistoryEntryConnection, { description: "Everything one request caused, across streams (its correlation id: a HistoryEntry's correlationId, or the X-Correlation-Id you sent)" })
+  @Query(() => HistoryEntryConnection, {
+    description:
+      "Everything one request caused, across streams (its correlation id: a HistoryEntry's correlationId, or the X-Correlation-Id you sent). " +
+      "A caller chooses its correlation id, so two projects may use one: a trace is one project's, by default the project that used it first",
+  })
   async trace(
     @Ctx() ctx: ApiContext,
     @Arg("correlationId", () => String) correlationId: string,
     @Arg("first", () => Int, { nullable: true }) first?: number,
     @Arg("after", () => String, { nullable: true, description: "A position: entries after it" }) after?: string,
+    @Arg("project", () => String, { nullable: true, description: "The project whose request it is (a HistoryEntry's project)" }) project?: string,
   ) {
     if (!CORRELATION_ID.test(correlationId)) throw badInput("correlationId", "a correlation id is 1 to 128 letters, digits, '_', '.', ':' or '-'");
-    return toConnection(await trace(ctx.services.store, ctx.services.readStore, correlationId, pageSize(first), afterPosition(after)));
+    return toConnection(await trace(ctx.services.store, ctx.services.readStore, correlationId, pageSize(first), afterPosition(after), project ?? undefined));
   }
 
   @Subscription(() => RecordedEvent, {

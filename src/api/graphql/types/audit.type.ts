@@ -24,6 +24,7 @@ export class HistoryEntry {
   @Field(() => DateTimeScalar, { description: "When the store recorded it" }) recordedAt!: Date;
   @Field(() => String, { description: "The request it belongs to: pass it to trace" }) correlationId!: string;
   @Field(() => String, { description: "The request or event that directly caused it" }) causationId!: string;
+  @Field(() => String, { nullable: true, description: "The project of the request it belongs to (a trace is one project's)" }) project!: string | null;
   @Field(() => String, { nullable: true, description: "The notification the service sent because of it (accelerator-request-bound)" })
   notification!: string | null;
   @Field(() => JSONScalar) data!: unknown;
