@@ -8,11 +8,9 @@
  * agent token (no Glance credentials on compute hosts), one path serves both catalogues, and the
  * service checks that the agent was asked to program what it downloads.
  */
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
 import type { Application } from "../app/application.js";
-import type { CommandContext } from "../domain/shared/types.js";
 import { DomainError } from "../domain/shared/types.js";
 import type { Logger } from "../infra/logger.js";
 import { allows } from "./auth/policy.js";
@@ -20,6 +18,7 @@ import type { Principal, TokenRegistry } from "./auth/tokens.js";
 import type { HttpRoute } from "./http-server.js";
 import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
 import { afterCatchUp } from "./read-your-writes.js";
+import { callerCommand } from "./services.js";
 
 const CONTENT = /^\/bitstreams\/([0-9A-Za-z-]{1,64})\/content$/;
 const STATUS: Record<string, number> = { BAD_USER_INPUT: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409, RATE_LIMITED: 429 };
@@ -57,8 +56,7 @@ async function upload(deps: { app: Application; catchUp(): Promise<void> }, p: P
   if (!allows(p, "bitstream:write")) throw new HttpError("FORBIDDEN", "your token's roles do not allow uploading bitstreams (admin)");
   const field = (name: string) => q.get(name) ?? undefined;
   const correlation = req.headers["x-correlation-id"];
-  const id = typeof correlation === "string" && /^[\w.:-]{1,128}$/.test(correlation) ? correlation : randomUUID();
-  const ctx: CommandContext = { principal: p.principal, roles: [...p.roles], correlationId: id, causationId: id, at: new Date().toISOString(), isAdmin: true };
+  const ctx = callerCommand(p, typeof correlation === "string" ? correlation : undefined);
   const meta = { name: field("name"), functionId: field("functionId"), functionName: field("functionName"), regionType: field("regionType"), vendor: field("vendor") };
   send(res, 201, await afterCatchUp(deps.catchUp, () => deps.app.uploadBitstream(ctx, meta, req)));
 }

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Int, Query, Resolver, Root, Subscription } from "type-graphql";
 import { history, trace } from "../../../audit/history.js";
 import { positionFromString } from "../../../infra/eventstore/port.js";
+import { validCorrelationId } from "../../services.js";
 import type { ApiContext } from "../context.js";
 import { badInput } from "../errors.js";
 import { HistoryEntry, HistoryEntryConnection } from "../types/audit.type.js";
@@ -10,7 +11,6 @@ import { auditFeed, type FeedArgs } from "./audit-feed.js";
 import { pageSize } from "./paging.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const CORRELATION_ID = /^[\w.:-]{1,128}$/;
 
 function afterPosition(after: string | null | undefined): bigint | undefined {
   if (!after) return undefined;
@@ -52,7 +52,7 @@ export class AuditResolver {
     @Arg("after", () => String, { nullable: true, description: "A position: entries after it" }) after?: string,
     @Arg("project", () => String, { nullable: true, description: "The project whose request it is (a HistoryEntry's project)" }) project?: string,
   ) {
-    if (!CORRELATION_ID.test(correlationId)) throw badInput("correlationId", "a correlation id is 1 to 128 letters, digits, '_', '.', ':' or '-'");
+    if (validCorrelationId(correlationId) === undefined) throw badInput("correlationId", "a correlation id is 1 to 128 letters, digits, '_', '.', ':' or '-'");
     return toConnection(await trace(ctx.services.store, ctx.services.readStore, correlationId, pageSize(first), afterPosition(after), project ?? undefined));
   }
 
