@@ -19,20 +19,39 @@ export interface LongList {
 /**
  * The first array anywhere in the variables (plain JSON from the request) longer than `limit`,
  * with the name it is held under (a top-level variable: the argument it is passed to).
- * Iterative: nesting depth is the body's, not ours.
+ * Iterative: nesting depth is the body's, not ours. Every request's variables are walked (a host
+ * report's hold thousands of objects), so the walk keeps only values; names are looked up on refusal.
  */
 export function longList(variables: Record<string, unknown> | null | undefined, limit: number, argumentOf: (variable: string) => string = (v) => v): LongList | undefined {
-  // [value, the name it is held under, whether that name is a variable's]
-  const pending: Array<[unknown, string, boolean]> = Object.entries(variables ?? {}).map(([name, v]) => [v, name, true]);
+  const long = firstLongArray(variables, limit);
+  return long && { items: long.length, field: holderOf(variables!, long, argumentOf) };
+}
+
+function firstLongArray(value: unknown, limit: number): unknown[] | undefined {
+  const pending: unknown[] = [value];
   while (pending.length > 0) {
-    const [v, field, isVariable] = pending.pop()!;
+    const v = pending.pop();
     if (v === null || typeof v !== "object") continue;
     if (Array.isArray(v)) {
-      if (v.length > limit) return { items: v.length, field: isVariable ? argumentOf(field) : field };
-      for (const c of v) pending.push([c, field, isVariable]);
-    } else for (const [k, c] of Object.entries(v)) pending.push([c, k, false]);
+      if (v.length > limit) return v;
+      for (const c of v) pending.push(c);
+    } else for (const k in v) pending.push((v as Record<string, unknown>)[k]);
   }
   return undefined;
+}
+
+/** The name `list` is held under: the input field's, or the argument a top-level variable is passed to. */
+function holderOf(variables: Record<string, unknown>, list: unknown[], argumentOf: (variable: string) => string): string {
+  // [value, the name it is held under, whether that name is a variable's]
+  const pending: Array<[unknown, string, boolean]> = Object.entries(variables).map(([name, v]) => [v, name, true]);
+  while (pending.length > 0) {
+    const [v, field, isVariable] = pending.pop()!;
+    if (v === list) return isVariable ? argumentOf(field) : field;
+    if (v === null || typeof v !== "object") continue;
+    if (Array.isArray(v)) for (const c of v) pending.push([c, field, isVariable]);
+    else for (const [k, c] of Object.entries(v)) pending.push([c, k, false]);
+  }
+  return "a list";
 }
 
 /** The first list literal in the document's arguments longer than `limit`. */
