@@ -29,9 +29,8 @@ export interface GraphqlWsOptions {
   format(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
 }
 
-/** What a connection holds: who it is, and the releases of what it counts against its token. */
+/** What a connection counts against its token: the releases of the connection and its subscriptions. */
 interface Held {
-  principal?: Principal;
   connection?: { release(): void };
   subscriptions: Map<string, { release(): void }>;
 }
@@ -58,7 +57,7 @@ export function startGraphqlWs(o: GraphqlWsOptions): { close(): Promise<void> } 
           return false;
         }
         ctx.extra.principal = principal;
-        Object.assign(heldBy(ctx.extra), { principal, connection });
+        heldBy(ctx.extra).connection = connection;
         return true;
       },
       onSubscribe: async (ctx, id, payload) => {
@@ -72,7 +71,7 @@ export function startGraphqlWs(o: GraphqlWsOptions): { close(): Promise<void> } 
           return [err as GraphQLError];
         }
         const h = heldBy(ctx.extra);
-        const counted = h.principal ? o.quota?.openSubscription(h.principal) : undefined;
+        const counted = ctx.extra.principal ? o.quota?.openSubscription(ctx.extra.principal) : undefined;
         if (counted && isRefusal(counted)) return [new GraphQLError(counted.message, { extensions: { code: counted.code, limit: counted.limit } })];
         if (counted) h.subscriptions.set(id, counted);
         return { schema: o.schema, document: doc, operationName: payload.operationName, variableValues: payload.variables };
