@@ -15,6 +15,15 @@ const schema = z.object({
     .string()
     .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//, "must be a connection string such as esdb://localhost:2113?tls=false")
     .optional(),
+  /**
+   * With EVENTSTORE_URL: the namespace this deployment's streams live in, so that deployments can
+   * share one EventStoreDB (streams named `@<namespace>/<stream>`). Empty (the default): the
+   * streams as they always were named.
+   */
+  EVENTSTORE_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, '1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit (e.g. cyborg-a)')
+    .optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a URL such as redis://localhost:6379").optional(),
   /**
    * Put before every key and channel this service uses in Redis (read models, notifications, rate

@@ -21,7 +21,7 @@ export const lmdbDir = (config: Pick<Config, "DATA_DIR">): string => join(config
 export async function openEventStore(config: Config): Promise<EventStore> {
   if (config.eventLog === "esdb") {
     const { EsdbEventStore } = await import("../infra/eventstore/esdb.js");
-    return EsdbEventStore.connect(config.EVENTSTORE_URL!);
+    return EsdbEventStore.connect(config.EVENTSTORE_URL!, { namespace: config.EVENTSTORE_NAMESPACE });
   }
   const { LmdbEventStore } = await import("../infra/eventstore/lmdb.js");
   return LmdbEventStore.open(lmdbDir(config));

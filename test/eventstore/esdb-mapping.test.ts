@@ -4,7 +4,7 @@
  */
 import { ANY, NO_STREAM, START, STREAM_EXISTS, type AllStreamJSONRecordedEvent, type AllStreamResolvedEvent, type JSONEventData } from "@eventstore/db-client";
 import { describe, expect, it } from "vitest";
-import { CHAIN_HASH, CHAIN_VERSION_KEY, fromPosition, ORIGINAL_ID, ours, serverFilter, toEsdbExpected, toProposed, toRecorded } from "../../src/infra/eventstore/esdb-mapping.js";
+import { CHAIN_HASH, CHAIN_VERSION_KEY, checkStreamName, fromPosition, inNamespace, namespacePrefix, ORIGINAL_ID, ours, serverFilter, toEsdbExpected, toProposed, toRecorded } from "../../src/infra/eventstore/esdb-mapping.js";
 import type { EventMetadata, NewEvent } from "../../src/infra/eventstore/port.js";
 
 const metadata: EventMetadata = { principal: "admin", correlationId: "corr-1", causationId: "cause-1", at: "2026-03-01T10:00:00.000Z", traceparent: "00-abc-def-01" };
@@ -101,15 +101,43 @@ describe("esdb mapping: positions and filters", () => {
     expect(ours(resolved(undefined), undefined)).toBeUndefined();
   });
 
-  it("sends the server one filter: stream prefixes, else the exact types as an anchored regex, else no system events", () => {
-    expect(serverFilter({ streamPrefixes: ["arq-", "host-"], eventTypes: ["ArqCreated"] })).toMatchObject({ filterOn: "streamName", prefixes: ["arq-", "host-"] });
-    const types = serverFilter({ eventTypes: ["ArqCreated", "a.b+c"] });
+  it("sends the server one filter: the exact types as an anchored regex, else stream prefixes, else the namespace", () => {
+    const types = serverFilter({ eventTypes: ["ArqCreated", "a.b+c"], streamPrefixes: ["arq-"] });
     expect(types).toMatchObject({ filterOn: "eventType", regex: "^(?:ArqCreated|a\\.b\\+c)$" });
     const regex = new RegExp((types as { regex: string }).regex);
     expect(["ArqCreated", "a.b+c"].every((t) => regex.test(t))).toBe(true);
     expect(["ArqCreatedLater", "xArqCreated", "aXbbc"].some((t) => regex.test(t))).toBe(false);
-    expect(serverFilter(undefined)).toMatchObject({ filterOn: "eventType", regex: "^[^$].*" });
-    expect(serverFilter({})).toMatchObject({ filterOn: "eventType", regex: "^[^$].*" });
+    expect(serverFilter({ streamPrefixes: ["arq-", "host-"] })).toMatchObject({ filterOn: "streamName", prefixes: ["arq-", "host-"] });
+    expect(serverFilter({ streamPrefixes: ["arq-"] }, "@a/")).toMatchObject({ filterOn: "streamName", prefixes: ["@a/arq-"] });
+    expect(serverFilter(undefined, "@a/")).toMatchObject({ filterOn: "streamName", prefixes: ["@a/"] });
+    // The default namespace: every stream but system streams and other namespaces'.
+    const all = serverFilter(undefined);
+    expect(all).toMatchObject({ filterOn: "streamName", regex: "^[^$@]" });
+    const anyStream = new RegExp((all as { regex: string }).regex);
+    expect(["arq-1", "host-a"].every((n) => anyStream.test(n))).toBe(true);
+    expect(["$stats-1", "$$arq-1", "@a/arq-1"].some((n) => anyStream.test(n))).toBe(false);
+    expect(serverFilter({})).toEqual(all);
+  });
+
+  it("names a namespace's streams `@<namespace>/`, and keeps every other stream out of it", () => {
+    expect(namespacePrefix(undefined)).toBe("");
+    expect(namespacePrefix("")).toBe("");
+    expect(namespacePrefix("cyborg-a")).toBe("@cyborg-a/");
+    for (const bad of ["-a", "a/b", "$a", "a b", "x".repeat(65)]) expect(() => namespacePrefix(bad)).toThrow(/EVENTSTORE_NAMESPACE/);
+    expect(inNamespace("@a/arq-1", "@a/")).toBe(true);
+    expect([inNamespace("@b/arq-1", "@a/"), inNamespace("arq-1", "@a/"), inNamespace("@ab/arq-1", "@a/")]).toEqual([false, false, false]);
+    expect(inNamespace("arq-1", "")).toBe(true);
+    expect([inNamespace("@a/arq-1", ""), inNamespace("$stats", ""), inNamespace("$$arq-1", "")]).toEqual([false, false, false]);
+    for (const bad of ["", "$x", "@a/x"]) expect(() => checkStreamName(bad)).toThrow(TypeError);
+    expect(() => checkStreamName("arq-@1")).not.toThrow();
+  });
+
+  it("reads a namespaced event back under the application's stream name; other namespaces' are not ours", () => {
+    const sent = toProposed(event(UUID), "h", 1);
+    const e = resolved(stored(sent, { stream: "@a/arq-arq-1", position: 50n }));
+    expect(ours(e, undefined, "@a/")).toMatchObject({ stream: "arq-arq-1", position: 50n });
+    expect(ours(e, undefined, "@b/")).toBeUndefined();
+    expect(ours(e, undefined)).toBeUndefined();
   });
 
   it("maps expected revisions", () => {

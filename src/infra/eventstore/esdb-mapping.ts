@@ -1,11 +1,10 @@
-/** How esdb.ts maps between EventStoreDB's client and the port: positions, filters, events sent and recorded. */
+/** How esdb.ts maps between EventStoreDB's client and the port: names, positions, filters, events sent and recorded. */
 import {
   ANY,
   NO_STREAM,
   START,
   STREAM_EXISTS,
   eventTypeFilter,
-  excludeSystemEvents,
   jsonEvent,
   streamNameFilter,
   type AllStreamResolvedEvent,
@@ -58,25 +57,59 @@ export function toEsdbExpected(expected: ExpectedRevision): AppendExpectedRevisi
   }
 }
 
+/** What starts the names of namespaced streams (a name of the default namespace never does). */
+const NAMESPACE_MARK = "@";
+const NAMESPACE_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
 /**
- * One filter goes to the server (it takes a single one): stream prefixes when given, else the
- * exact event types as an anchored regex, else "no system events". matchesFilter re-checks all.
+ * The stream-name prefix of a namespace (EVENTSTORE_NAMESPACE): `@<namespace>/`, or "" for the
+ * default namespace, whose streams are named as the application names them.
  */
-export function serverFilter(filter: EventFilter | undefined): Filter {
-  if (filter?.streamPrefixes) return streamNameFilter({ prefixes: [...filter.streamPrefixes] });
-  if (filter?.eventTypes) {
-    const alternatives = filter.eventTypes.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
-    return eventTypeFilter({ regex: `^(?:${alternatives})$` });
+export function namespacePrefix(namespace: string | undefined): string {
+  if (!namespace) return "";
+  if (!NAMESPACE_RE.test(namespace)) {
+    throw new Error(`EVENTSTORE_NAMESPACE ${JSON.stringify(namespace)}: use 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit`);
   }
-  return excludeSystemEvents();
+  return `${NAMESPACE_MARK}${namespace}/`;
 }
 
-/** The application event in a read of $all, or undefined for system events and those at or before `after`. */
-export function ours(resolved: AllStreamResolvedEvent, after: bigint | undefined): RecordedEvent | undefined {
+/** Whether the server's stream name is one of the namespace's (never a system stream, never another namespace's). */
+export function inNamespace(streamId: string, prefix: string): boolean {
+  if (prefix) return streamId.startsWith(prefix);
+  return !streamId.startsWith("$") && !streamId.startsWith(NAMESPACE_MARK);
+}
+
+/** Refuses names the adapter would not read back as the application's: system and namespace marks. */
+export function checkStreamName(stream: string): void {
+  if (typeof stream !== "string" || stream.length === 0 || stream.startsWith("$") || stream.startsWith(NAMESPACE_MARK)) {
+    throw new TypeError(`not an application stream name: ${JSON.stringify(stream)}`);
+  }
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * One filter goes to the server (it takes a single one): the exact event types as an anchored
+ * regex when given (the most selective), else stream prefixes (within the namespace), else the
+ * namespace itself: its prefix, or, for the default namespace, every stream that is neither a
+ * system stream nor another namespace's. `ours` and matchesFilter re-check everything.
+ */
+export function serverFilter(filter: EventFilter | undefined, prefix = ""): Filter {
+  if (filter?.eventTypes) return eventTypeFilter({ regex: `^(?:${filter.eventTypes.map(escapeRegex).join("|")})$` });
+  if (filter?.streamPrefixes) return streamNameFilter({ prefixes: filter.streamPrefixes.map((p) => prefix + p) });
+  if (prefix) return streamNameFilter({ prefixes: [prefix] });
+  return streamNameFilter({ regex: `^[^$${NAMESPACE_MARK}]` });
+}
+
+/**
+ * The application event in a read of $all, or undefined for system events, other namespaces'
+ * streams and those at or before `after`.
+ */
+export function ours(resolved: AllStreamResolvedEvent, after: bigint | undefined, prefix = ""): RecordedEvent | undefined {
   const e = resolved.event;
-  if (!e || e.streamId.startsWith("$") || e.type.startsWith("$")) return undefined;
+  if (!e || !inNamespace(e.streamId, prefix) || e.type.startsWith("$")) return undefined;
   if (after !== undefined && e.position.commit <= after) return undefined;
-  return toRecorded(e, e.position.commit);
+  return toRecorded(e, e.position.commit, prefix);
 }
 
 /**
@@ -91,7 +124,8 @@ export function toProposed(e: NewEvent, hash: string, chainVersion: number): JSO
   return jsonEvent({ id, type: e.type, data: e.data as JSONType, metadata });
 }
 
-export function toRecorded(e: EsdbRecorded, commitPosition: bigint | undefined): RecordedEvent {
+/** The event as the port gives it; `prefix` (the namespace's) is taken off its stream's name. */
+export function toRecorded(e: EsdbRecorded, commitPosition: bigint | undefined, prefix = ""): RecordedEvent {
   const position = e.position?.commit ?? commitPosition;
   // Stream reads carry positions only on servers newer than 22.6.0.
   if (position === undefined) throw new Error(`EventStoreDB returned event ${e.id} without a position (server older than 22.6?)`);
@@ -99,7 +133,7 @@ export function toRecorded(e: EsdbRecorded, commitPosition: bigint | undefined):
   const { [ORIGINAL_ID]: originalId, [CHAIN_HASH]: hash, [CHAIN_VERSION_KEY]: chainVersion, ...metadata } = raw;
   return {
     id: originalId ?? e.id,
-    stream: e.streamId,
+    stream: e.streamId.slice(prefix.length),
     revision: Number(e.revision),
     position,
     type: e.type,

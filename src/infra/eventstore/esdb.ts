@@ -1,61 +1,77 @@
-import {
-  BACKWARDS,
-  END,
-  EventStoreDBClient,
-  FORWARDS,
-  NO_STREAM,
-  START,
-  StreamNotFoundError,
-  WrongExpectedVersionError,
-  type AllStreamResolvedEvent,
-} from "@eventstore/db-client";
+import { BACKWARDS, END, FORWARDS, NO_STREAM, StreamDeletedError, StreamNotFoundError, WrongExpectedVersionError, type AllStreamResolvedEvent, type AllStreamSubscription } from "@eventstore/db-client";
 import { LRUCache } from "lru-cache";
 import { checkExpectedRevision } from "./append-check.js";
 import { chainHashes, contentText, versionOf, type ChainCheckpoint } from "./chain.js";
+import { connectClient, type EsdbClient } from "./esdb-client.js";
+import { cancelOnExit, checkStreamName, fromPosition, namespacePrefix, ours, serverFilter, toEsdbExpected, toProposed, toRecorded } from "./esdb-mapping.js";
+import { KnownPositions } from "./esdb-positions.js";
 import { appendStepByStep, DuplicateEventIdError, matchesFilter, WrongExpectedRevisionError } from "./port.js";
-import { cancelOnExit, fromPosition, ours, serverFilter, toEsdbExpected, toProposed, toRecorded } from "./esdb-mapping.js";
-import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SequenceResult, SubscribeOptions, Subscription } from "./port.js";
+import type { AppendResult, AppendStep, EventFilter, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SequenceResult, SubscribeOptions, Subscription } from "./port.js";
 
 /**
- * EventStoreDB (@eventstore/db-client 6.2.1) behind the EventStore port, for production.
+ * EventStoreDB (@eventstore/db-client 6.2.1, through the EsdbClient interface) behind the EventStore
+ * port, for production. Tested against a stand-in of the server (test/support/esdb-standin/).
  *
  * - Our position is the event's commit position in $all. Reads and subscriptions that start at a
- *   position skip what is at or before it, so `after` is exclusive as the port says.
- * - System streams and events ($-prefixed names and types) are never returned.
+ *   position skip what is at or before it, so `after` is exclusive as the port says. A position the
+ *   adapter has not seen is checked before it is read from (esdb-positions.ts).
+ * - Namespace (EVENTSTORE_NAMESPACE): every stream is named `@<namespace>/<stream>` on the server,
+ *   reads of $all and subscriptions ask the server for that prefix only, and events of other
+ *   namespaces, system streams and system events (`$`) are never returned. The default namespace
+ *   keeps the names as they are and leaves out streams starting with `$` or `@`.
  * - EventStoreDB only accepts UUID event ids. Other ids (or UUIDs not in lower-case canonical
  *   form) are sent as a name-based UUID and the original travels in metadata, so reads return
  *   the id the caller gave and retries of the same id stay idempotent.
  * - Idempotency is EventStoreDB's: within a stream, for the same ids at the same expected
- *   revision (or "any"). Unlike lmdb and memory it does not reject an id reused in another stream.
+ *   revision. Unlike lmdb and memory it does not reject an id reused in another stream.
  * - Hash chain (chain.ts): each event's hash travels in its metadata (`chainHash`, taken out again
  *   on reads). It links to the stream's previous event, so the adapter appends at an exact
- *   revision: "any" and "stream_exists" read the stream's last event (or take it from a small
- *   cache), append at its revision, and try again if another writer got there first. A retry of
- *   an append made with "any" is recognised among the stream's last RETRY_WINDOW events.
- *   EventStoreDB has no transaction across streams, so there is no global chain (no checkpoints).
+ *   revision: "any" and "stream_exists" read the stream's last event, append at its revision, and
+ *   when another writer got there first decide again, as often as it takes (EventStoreDB never
+ *   refuses them for a concurrent append, and neither does the adapter). Appends to one stream
+ *   from this process go one at a time. A retry of an append made with "any" is recognised among
+ *   the stream's last RETRY_WINDOW events (EventStoreDB's own check for "any" is also best effort).
+ *   After each append the adapter reads back the last event it reported, so the hash and position
+ *   it keeps are the stored ones, also when the server took the append as an idempotent retry.
+ * - EventStoreDB has no transaction across streams, so there is no global chain (no checkpoints):
+ *   a stream's last events cannot be cut on EventStoreDB (its log is append-only; deleting or
+ *   truncating a stream writes a `$metadata` or `$streamDeleted` event of its own), which is what
+ *   the global chain catches in an lmdb file.
  */
 /** How far back an "any" append looks for its own events (an idempotent retry). */
 const RETRY_WINDOW = 64;
-/** Attempts of an "any" append racing other writers. */
-const ANY_ATTEMPTS = 10;
 /** Streams whose last revision and hash are remembered. */
 const LAST_CACHE = 10_000;
-/** How far back headPosition looks, past system events, for the newest application event. */
-const HEAD_SCAN_LIMIT = 10_000;
+/** Events a read of $all asks the server for at a time when the caller set no maxCount. */
+const PAGE = 4096;
 
+export interface EsdbEventStoreOptions {
+  /** EVENTSTORE_NAMESPACE: the namespace of this deployment's streams (default: none). */
+  namespace?: string;
+}
 
 export class EsdbEventStore implements EventStore {
   readonly kind = "esdb" as const;
   private readonly subscriptions = new Set<Subscription>();
   /** stream -> its last revision and hash, as this client last wrote or read them. */
   private readonly last = new LRUCache<string, { revision: number; hash: string | undefined }>({ max: LAST_CACHE });
+  /** stream -> the end of the chain of appends to it from this process. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly positions: KnownPositions;
+  private readonly prefix: string;
 
-  private constructor(private readonly client: EventStoreDBClient) {}
+  constructor(
+    private readonly client: EsdbClient,
+    options: EsdbEventStoreOptions = {},
+  ) {
+    this.prefix = namespacePrefix(options.namespace);
+    this.positions = new KnownPositions(client);
+  }
 
   /** Connects with a connection string such as `esdb://localhost:2113?tls=false` (default: EVENTSTORE_URL). */
-  static connect(url: string | undefined = process.env.EVENTSTORE_URL): EsdbEventStore {
+  static connect(url: string | undefined = process.env.EVENTSTORE_URL, options: EsdbEventStoreOptions = {}): EsdbEventStore {
     if (!url) throw new Error("EVENTSTORE_URL is not set (e.g. esdb://localhost:2113?tls=false)");
-    return new EsdbEventStore(EventStoreDBClient.connectionString(url));
+    return new EsdbEventStore(connectClient(url), options);
   }
 
   /** EventStoreDB has no transaction across streams: the steps go one after another. */
@@ -64,46 +80,66 @@ export class EsdbEventStore implements EventStore {
   }
 
   async append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    if (typeof stream !== "string" || stream.length === 0 || stream.startsWith("$")) {
-      throw new TypeError(`not an application stream name: ${JSON.stringify(stream)}`);
-    }
+    checkStreamName(stream);
     if (events.length === 0) return this.checkOnly(stream, expectedRevision);
     const seen = new Set<string>();
     for (const e of events) {
       if (seen.has(e.id)) throw new DuplicateEventIdError(e.id, stream);
       seen.add(e.id);
     }
+    // Before anything is sent: data that is not JSON is refused here.
     const texts = events.map((e) => contentText(stream, e));
     const versions = events.map(versionOf);
-    const exact = typeof expectedRevision === "number" || expectedRevision === "no_stream";
+    return this.oneAtATime(stream, () => this.appendNow(stream, events, texts, versions, expectedRevision));
+  }
+
+  private oneAtATime<T>(stream: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.queues.get(stream) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.queues.set(stream, tail);
+    void tail.then(() => this.queues.get(stream) === tail && this.queues.delete(stream));
+    return run;
+  }
+
+  private async appendNow(stream: string, events: readonly NewEvent[], texts: string[], versions: number[], expected: ExpectedRevision): Promise<AppendResult> {
+    const exact = typeof expected === "number" || expected === "no_stream";
     if (!exact) {
       const retry = await this.findRetry(stream, events);
       if (retry) return retry;
     }
-    for (let attempt = 1; ; attempt++) {
-      const prev = await this.lastOf(stream, expectedRevision);
-      if (expectedRevision === "stream_exists" && !prev) throw new WrongExpectedRevisionError(stream, expectedRevision, "no_stream");
-      const firstRevision = prev ? prev.revision + 1 : 0;
-      const hashes = chainHashes(prev?.hash, firstRevision, texts, versions);
+    for (;;) {
+      const prev = await this.lastOf(stream, expected);
+      if (expected === "stream_exists" && !prev) throw new WrongExpectedRevisionError(stream, expected, "no_stream");
+      const hashes = chainHashes(prev?.hash, prev ? prev.revision + 1 : 0, texts, versions);
       const payload = events.map((e, i) => toProposed(e, hashes[i]!, versions[i]!));
-      const sent: ExpectedRevision = exact ? expectedRevision : prev ? prev.revision : "no_stream";
+      const sent: ExpectedRevision = exact ? expected : prev ? prev.revision : "no_stream";
+      let actual: number | "no_stream";
       try {
-        const r = await this.client.appendToStream(stream, payload, { expectedRevision: toEsdbExpected(sent) });
-        const revision = Number(r.nextExpectedRevision);
-        // An idempotent retry writes nothing: the hashes computed here are not the stored ones.
-        if (revision === firstRevision + events.length - 1) this.remember(stream, revision, hashes.at(-1));
-        else this.last.delete(stream);
-        // An idempotent retry may come back without a position: read it from the event.
-        const position = r.position?.commit ?? (await this.positionOf(stream, revision));
-        return { revision, position };
+        const r = await this.client.appendToStream(this.prefix + stream, payload, { expectedRevision: toEsdbExpected(sent) });
+        if (r.success) return await this.settle(stream, Number(r.nextExpectedRevision));
+        // A client that reports refusals as results: a refusal all the same.
+        actual = r.nextExpectedRevision < 0n ? "no_stream" : Number(r.nextExpectedRevision);
       } catch (err) {
-        if (!(err instanceof WrongExpectedVersionError)) throw err;
+        // Refused, or no answer: what the stream holds now is not known here.
         this.last.delete(stream);
-        if (!exact && attempt < ANY_ATTEMPTS) continue;
-        const actual = err.actualVersion === NO_STREAM ? "no_stream" : Number(err.actualVersion);
-        throw new WrongExpectedRevisionError(stream, expectedRevision, actual);
+        if (!(err instanceof WrongExpectedVersionError)) throw err;
+        actual = err.actualVersion === NO_STREAM ? "no_stream" : Number(err.actualVersion);
       }
+      this.last.delete(stream);
+      if (exact) throw new WrongExpectedRevisionError(stream, expected, actual);
     }
+  }
+
+  /**
+   * The result of a successful append, from the stored event at the revision the server reported:
+   * an idempotent retry wrote nothing, and its answer may carry no position or another content's
+   * hash would be wrong to keep.
+   */
+  private async settle(stream: string, revision: number): Promise<AppendResult> {
+    const [e] = await this.readStream(stream, { fromRevision: revision, maxCount: 1 });
+    if (!e) throw new Error(`append to ${stream} succeeded but revision ${revision} cannot be read`);
+    this.last.set(stream, { revision: e.revision, hash: e.hash });
+    return { revision: e.revision, position: e.position };
   }
 
   /** The stream's last revision and hash (undefined: no stream), from the cache when it matches what the caller expects. */
@@ -113,12 +149,8 @@ export class EsdbEventStore implements EventStore {
     if (cached && typeof expected === "number" && cached.revision === expected) return cached;
     const [last] = await this.readStream(stream, { direction: "backwards", maxCount: 1 });
     if (!last) return undefined;
-    this.remember(stream, last.revision, last.hash);
+    this.last.set(stream, { revision: last.revision, hash: last.hash });
     return { revision: last.revision, hash: last.hash };
-  }
-
-  private remember(stream: string, revision: number, hash: string | undefined): void {
-    this.last.set(stream, { revision, hash });
   }
 
   /** An "any" append whose events are already the stream's (a retry): the original result. */
@@ -139,12 +171,6 @@ export class EsdbEventStore implements EventStore {
     return last ? { revision: last.revision, position: last.position } : { revision: -1, position: 0n };
   }
 
-  private async positionOf(stream: string, revision: number): Promise<bigint> {
-    const [e] = await this.readStream(stream, { fromRevision: revision, maxCount: 1 });
-    if (!e) throw new Error(`append to ${stream} succeeded but revision ${revision} cannot be read`);
-    return e.position;
-  }
-
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const backwards = options.direction === "backwards";
     const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
@@ -157,15 +183,19 @@ export class EsdbEventStore implements EventStore {
       if (!last) return [];
       from = Math.min(from, last.revision);
     }
-    const fromRevision = from === undefined ? (backwards ? END : START) : BigInt(Math.max(from, 0));
+    const fromRevision = from === undefined ? (backwards ? END : "start") : BigInt(Math.max(from, 0));
     const out: RecordedEvent[] = [];
     try {
-      const read = this.client.readStream(stream, { direction: backwards ? BACKWARDS : FORWARDS, fromRevision, maxCount: max });
+      const read = this.client.readStream(this.prefix + stream, { direction: backwards ? BACKWARDS : FORWARDS, fromRevision, maxCount: max });
       for await (const resolved of read) {
-        if (resolved.event) out.push(toRecorded(resolved.event, resolved.commitPosition));
+        if (!resolved.event || resolved.event.type.startsWith("$")) continue;
+        const e = toRecorded(resolved.event, resolved.commitPosition, this.prefix);
+        this.positions.add(e.position);
+        out.push(e);
       }
     } catch (err) {
-      if (err instanceof StreamNotFoundError) return [];
+      // A stream that never existed, or was deleted, holds no events.
+      if (err instanceof StreamNotFoundError || err instanceof StreamDeletedError) return [];
       throw err;
     }
     return out;
@@ -174,24 +204,40 @@ export class EsdbEventStore implements EventStore {
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (max <= 0) return [];
-    const after = options.after;
+    await this.positions.check(options.after);
     const out: RecordedEvent[] = [];
-    // The client has no server-side filter for reads of $all: filter here and stop reading (which
-    // cancels the call) once enough events matched.
-    const read = this.client.readAll({ direction: FORWARDS, fromPosition: fromPosition(after) });
-    for await (const resolved of cancelOnExit(read)) {
-      const e = ours(resolved, after);
-      if (!e || !matchesFilter(e, options.filter)) continue;
-      out.push(e);
-      if (out.length >= max) break;
+    let cursor = options.after;
+    // The server filters (serverFilter); pages go on while the re-check here leaves some out.
+    for (;;) {
+      const ask = Math.min(max - out.length + 1, PAGE);
+      let got = 0;
+      const read = this.client.readAll({ direction: FORWARDS, fromPosition: fromPosition(cursor), maxCount: ask, filter: serverFilter(options.filter, this.prefix) });
+      for await (const resolved of cancelOnExit(read)) {
+        got++;
+        const position = resolved.event?.position.commit;
+        const e = this.mine(resolved, cursor, options.filter);
+        if (position !== undefined && (cursor === undefined || position > cursor)) cursor = position;
+        if (!e) continue;
+        out.push(e);
+        if (out.length >= max) return out;
+      }
+      if (got < ask) return out;
     }
-    return out;
   }
 
+  /** The namespace's event in a read of $all that passes `filter`, or undefined. */
+  private mine(resolved: AllStreamResolvedEvent, after: bigint | undefined, filter: EventFilter | undefined): RecordedEvent | undefined {
+    const e = ours(resolved, after, this.prefix);
+    if (!e || !matchesFilter(e, filter)) return undefined;
+    this.positions.add(e.position);
+    return e;
+  }
+
+  /** The newest event of the namespace: $all read backwards, the server leaving out the others. */
   async headPosition(): Promise<bigint | undefined> {
-    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: HEAD_SCAN_LIMIT });
+    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, filter: serverFilter(undefined, this.prefix) });
     for await (const resolved of cancelOnExit(read)) {
-      const e = ours(resolved, undefined);
+      const e = this.mine(resolved, undefined, undefined);
       if (e) return e.position;
     }
     return undefined;
@@ -212,25 +258,28 @@ export class EsdbEventStore implements EventStore {
 
   /** EventStoreDB has no index by time: reads $all backwards from the end (cost: the events since `time`). */
   async positionAt(time: Date): Promise<bigint | undefined> {
-    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END });
+    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, filter: serverFilter(undefined, this.prefix) });
     for await (const resolved of cancelOnExit(read)) {
-      const e = ours(resolved, undefined);
+      const e = this.mine(resolved, undefined, undefined);
       if (e && e.recordedAt.getTime() <= time.getTime()) return e.position;
     }
     return undefined;
   }
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
-    const after = options.after;
-    const sub = this.client.subscribeToAll({
-      fromPosition: fromPosition(after),
-      filter: serverFilter(options.filter),
-    });
+    const { after, filter } = options;
     let closed = false;
+    let sub: AllStreamSubscription | undefined;
     let wake: (() => void) | undefined;
+    const start = async (): Promise<AllStreamSubscription | undefined> => {
+      await this.positions.check(after);
+      if (closed) return undefined;
+      return (sub = this.client.subscribeToAll({ fromPosition: fromPosition(after), filter: serverFilter(filter, this.prefix) }));
+    };
+    const mine = (resolved: AllStreamResolvedEvent) => this.mine(resolved, after, filter);
     async function* iterate(): AsyncGenerator<RecordedEvent> {
-      const source = sub[Symbol.asyncIterator]();
-      while (!closed) {
+      const source = (await start())?.[Symbol.asyncIterator]();
+      while (source && !closed) {
         // close() wakes a pending wait itself instead of trusting the cancelled gRPC stream to end.
         const next = await new Promise<IteratorResult<AllStreamResolvedEvent>>((resolve, reject) => {
           wake = () => resolve({ done: true, value: undefined });
@@ -238,8 +287,8 @@ export class EsdbEventStore implements EventStore {
         });
         wake = undefined;
         if (next.done || closed) break;
-        const e = ours(next.value, after);
-        if (e && matchesFilter(e, options.filter)) yield e;
+        const e = mine(next.value);
+        if (e) yield e;
       }
     }
     const it = iterate();
@@ -250,9 +299,9 @@ export class EsdbEventStore implements EventStore {
         closed = true;
         this.subscriptions.delete(subscription);
         wake?.();
-        await sub.unsubscribe();
+        await sub?.unsubscribe();
         await it.return(undefined);
-        sub.destroy();
+        sub?.destroy();
       },
     };
     this.subscriptions.add(subscription);
