@@ -80,6 +80,8 @@ export class EsdbStandIn {
   private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
   private readonly subscriptions = new Set<StandInSubscription>();
   private lostAnswers = 0;
+  /** Events sent to clients by reads of $all (what a server-side filter saves). */
+  sentByReadAll = 0;
   private failures: Error[] = [];
 
   constructor() {
@@ -164,6 +166,7 @@ export class EsdbStandIn {
       if (typeof from === "object" && (backwards ? e.position >= from.commit : e.position < from.commit)) continue;
       if (passes(e, options.filter)) out.push(resolvedFromAll(e));
     }
+    this.sentByReadAll += out.length;
     return read(out);
   }
 

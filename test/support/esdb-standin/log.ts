@@ -50,9 +50,9 @@ export class StandInLog {
     return this.next;
   }
 
-  /** Whether a read may start here: an event's position, or the end of the log. */
+  /** Whether a read may start here: the log's start, an event's position, or the end of the log. */
   isBoundary(position: bigint): boolean {
-    if (position === this.next) return true;
+    if (position === 0n || position === this.next) return true;
     let lo = 0;
     let hi = this.all.length;
     while (lo < hi) {
