@@ -198,6 +198,32 @@ describe("esdb adapter: namespaces on one server", () => {
   });
 });
 
+describe("esdb adapter: the global chain", () => {
+  it("records checkpoints in the namespace as appends go on; verify then finds a stream's last event cut on the server", async () => {
+    const server = new EsdbStandIn();
+    const store = new EsdbEventStore(server.connect(), { namespace: "a", checkpointInterval: 4 });
+    opened.push(store);
+    for (let i = 0; i < 6; i++) await store.append(`s-${i % 2}`, [ev("E"), ev("E")], "any");
+    for (let i = 0; i < 4; i++) await store.append("other", [ev("O"), ev("O")], "any");
+    await store.recordCheckpoints();
+    const checkpoints = await store.readCheckpoints();
+    expect(checkpoints[0]).toEqual({ position: 0n, hash: GENESIS, version: 2 });
+    expect(checkpoints.length).toBeGreaterThanOrEqual(5);
+    expect(await store.readCheckpoints({ after: checkpoints[1]!.position, maxCount: 1 })).toEqual([checkpoints[2]]);
+    const clean = await verifyLog(store);
+    expect(clean.firstBreaks).toEqual([]);
+    expect(clean.ok).toBe(true);
+    expect(clean.checkpoints).toBeGreaterThanOrEqual(3);
+    // The last event of s-0, before the newest checkpoint: no stream chain can show it is gone.
+    const lastOfS0 = (await store.readStream("s-0")).at(-1)!;
+    expect(lastOfS0.position < checkpoints.at(-1)!.position).toBe(true);
+    server.log.cut("@a/s-0", BigInt(lastOfS0.revision));
+    const report = await verifyLog(store);
+    expect(report.ok).toBe(false);
+    expect(report.firstBreaks[0]!.reason).toMatch(/global chain differs/);
+  });
+});
+
 describe("esdb adapter: a subscription ends with the server's error", () => {
   it("a dropped connection ends the iteration with an error (a follower then subscribes again from its checkpoint)", async () => {
     const server = new EsdbStandIn();

@@ -2,6 +2,7 @@ import { BACKWARDS, END, FORWARDS, NO_STREAM, StreamDeletedError, StreamNotFound
 import { LRUCache } from "lru-cache";
 import { checkExpectedRevision } from "./append-check.js";
 import { chainHashes, contentText, versionOf, type ChainCheckpoint } from "./chain.js";
+import { ChainKeeper, readChainCheckpoints } from "./esdb-chain.js";
 import { connectClient, type EsdbClient } from "./esdb-client.js";
 import { cancelOnExit, checkStreamName, fromPosition, namespacePrefix, ours, serverFilter, toEsdbExpected, toProposed, toRecorded } from "./esdb-mapping.js";
 import { KnownPositions } from "./esdb-positions.js";
@@ -33,10 +34,9 @@ import type { AppendResult, AppendStep, EventFilter, EventStore, ExpectedRevisio
  *   the stream's last RETRY_WINDOW events (EventStoreDB's own check for "any" is also best effort).
  *   After each append the adapter reads back the last event it reported, so the hash and position
  *   it keeps are the stored ones, also when the server took the append as an idempotent retry.
- * - EventStoreDB has no transaction across streams, so there is no global chain (no checkpoints):
- *   a stream's last events cannot be cut on EventStoreDB (its log is append-only; deleting or
- *   truncating a stream writes a `$metadata` or `$streamDeleted` event of its own), which is what
- *   the global chain catches in an lmdb file.
+ * - EventStoreDB has no transaction across streams, so the global chain's checkpoints are recorded
+ *   after the fact, in a stream of the namespace (esdb-chain.ts), once this process has appended
+ *   an interval's worth of events.
  */
 /** How far back an "any" append looks for its own events (an idempotent retry). */
 const RETRY_WINDOW = 64;
@@ -48,6 +48,8 @@ const PAGE = 4096;
 export interface EsdbEventStoreOptions {
   /** EVENTSTORE_NAMESPACE: the namespace of this deployment's streams (default: none). */
   namespace?: string;
+  /** Events between global-chain checkpoints (default CHECKPOINT_INTERVAL). */
+  checkpointInterval?: number;
 }
 
 export class EsdbEventStore implements EventStore {
@@ -59,6 +61,7 @@ export class EsdbEventStore implements EventStore {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly positions: KnownPositions;
   private readonly prefix: string;
+  private readonly chain: ChainKeeper;
 
   constructor(
     private readonly client: EsdbClient,
@@ -66,6 +69,12 @@ export class EsdbEventStore implements EventStore {
   ) {
     this.prefix = namespacePrefix(options.namespace);
     this.positions = new KnownPositions(client);
+    const chainStore = {
+      readAll: (o: ReadAllOptions) => this.readAll(o),
+      readStream: (stream: string, o: ReadStreamOptions) => this.readStream(stream, o),
+      append: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => this.appendQuietly(stream, events, expected),
+    };
+    this.chain = new ChainKeeper(chainStore, options.checkpointInterval);
   }
 
   /** Connects with a connection string such as `esdb://localhost:2113?tls=false` (default: EVENTSTORE_URL). */
@@ -80,6 +89,18 @@ export class EsdbEventStore implements EventStore {
   }
 
   async append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    const r = await this.appendQuietly(stream, events, expectedRevision);
+    this.chain.appended(events.length);
+    return r;
+  }
+
+  /** Records the global chain's checkpoints that are due now (they are also recorded as appends go on). */
+  recordCheckpoints(): Promise<void> {
+    return this.chain.record();
+  }
+
+  /** An append that does not count towards the next checkpoint (the checkpoints' own). */
+  private async appendQuietly(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     checkStreamName(stream);
     if (events.length === 0) return this.checkOnly(stream, expectedRevision);
     const seen = new Set<string>();
@@ -243,9 +264,9 @@ export class EsdbEventStore implements EventStore {
     return undefined;
   }
 
-  /** No transaction across streams, so no global chain (see the class comment). */
-  async readCheckpoints(): Promise<ChainCheckpoint[]> {
-    return [];
+  /** The chain's start and the checkpoints recorded in the namespace (esdb-chain.ts); no head. */
+  readCheckpoints(options: { after?: bigint; maxCount?: number } = {}): Promise<ChainCheckpoint[]> {
+    return readChainCheckpoints(this, options);
   }
 
   /**
@@ -309,6 +330,7 @@ export class EsdbEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    await this.chain.settled();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     await this.client.dispose();
   }

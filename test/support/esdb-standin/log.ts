@@ -130,6 +130,15 @@ export class StandInLog {
     return e;
   }
 
+  /** Tampering with the server's files: the event is gone from its stream and from $all, and nothing records it. */
+  cut(streamId: string, revision: bigint): void {
+    const list = this.streams.get(streamId) ?? [];
+    const e = list.find((x) => x.revision === revision);
+    if (!e) throw new Error(`${streamId} has no revision ${revision}`);
+    list.splice(list.indexOf(e), 1);
+    this.all.splice(this.all.indexOf(e), 1);
+  }
+
   /** Hard delete: a `$streamDeleted` event at revision long.MaxValue; the stream is gone for good. */
   tombstone(streamId: string, id: string): StoredEvent {
     const e = this.record(streamId, TOMBSTONE_REVISION, "$streamDeleted", "{}", undefined, id, new Date());
