@@ -131,6 +131,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `invalid configuration:\n  REST_AUTH="noauth": refused with HOST=${JSON.stringify(c.HOST)}; every REST request would be an admin's, so it listens on loopback only (HOST=127.0.0.1 or ::1)`,
     );
   }
+  if (c.EVENTSTORE_NAMESPACE && !c.EVENTSTORE_URL) {
+    throw new ConfigError(`invalid configuration:\n  EVENTSTORE_NAMESPACE=${JSON.stringify(c.EVENTSTORE_NAMESPACE)}: it names streams in EventStoreDB, so it needs EVENTSTORE_URL (the embedded log has no namespaces)`);
+  }
   const roles = new Set(c.ROLES.split(",") as Role[]);
   // Without ROLES, setting PLACEMENT_URL is enough to keep Placement in sync.
   if (present.ROLES === undefined && c.PLACEMENT_URL) roles.add("placement");

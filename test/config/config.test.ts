@@ -26,6 +26,14 @@ describe("configuration", () => {
     expect(loadConfig({})).toMatchObject({ eventLog: "lmdb", readModels: "memory" });
   });
 
+  it("takes EVENTSTORE_NAMESPACE with EVENTSTORE_URL only, and a name that cannot be confused with another stream", () => {
+    const url = "esdb://localhost:2113?tls=false";
+    expect(loadConfig({ EVENTSTORE_URL: url, EVENTSTORE_NAMESPACE: "cyborg-a" }).EVENTSTORE_NAMESPACE).toBe("cyborg-a");
+    expect(loadConfig({ EVENTSTORE_URL: url }).EVENTSTORE_NAMESPACE).toBeUndefined();
+    for (const bad of ["-a", "a/b", "$a", "@a", "a b"]) expect(() => loadConfig({ EVENTSTORE_URL: url, EVENTSTORE_NAMESPACE: bad })).toThrow(/EVENTSTORE_NAMESPACE=/);
+    expect(() => loadConfig({ EVENTSTORE_NAMESPACE: "cyborg-a" })).toThrow(/EVENTSTORE_NAMESPACE="cyborg-a": .*needs EVENTSTORE_URL/);
+  });
+
   it("takes REST_AUTH=noauth in the embedded mode only", () => {
     expect(loadConfig({}).REST_AUTH).toBe("keystone");
     expect(loadConfig({ REST_AUTH: "noauth" }).REST_AUTH).toBe("noauth");
