@@ -1,4 +1,4 @@
-import { BACKWARDS, END, FORWARDS, NO_STREAM, StreamDeletedError, StreamNotFoundError, WrongExpectedVersionError, type AllStreamResolvedEvent, type AllStreamSubscription } from "@eventstore/db-client";
+import { BACKWARDS, END, FORWARDS, NO_STREAM, StreamDeletedError, StreamNotFoundError, WrongExpectedVersionError, type AllStreamResolvedEvent } from "@eventstore/db-client";
 import { LRUCache } from "lru-cache";
 import { checkExpectedRevision } from "./append-check.js";
 import { chainHashes, contentText, versionOf, type ChainCheckpoint } from "./chain.js";
@@ -6,6 +6,7 @@ import { ChainKeeper, readChainCheckpoints } from "./esdb-chain.js";
 import { connectClient, type EsdbClient } from "./esdb-client.js";
 import { cancelOnExit, checkStreamName, fromPosition, namespacePrefix, ours, serverFilter, toEsdbExpected, toProposed, toRecorded } from "./esdb-mapping.js";
 import { KnownPositions } from "./esdb-positions.js";
+import { esdbSubscription } from "./esdb-subscription.js";
 import { appendStepByStep, DuplicateEventIdError, matchesFilter, WrongExpectedRevisionError } from "./port.js";
 import type { AppendResult, AppendStep, EventFilter, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SequenceResult, SubscribeOptions, Subscription } from "./port.js";
 
@@ -289,42 +290,14 @@ export class EsdbEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
     const { after, filter } = options;
-    let closed = false;
-    let sub: AllStreamSubscription | undefined;
-    let wake: (() => void) | undefined;
-    const start = async (): Promise<AllStreamSubscription | undefined> => {
-      await this.positions.check(after);
-      if (closed) return undefined;
-      return (sub = this.client.subscribeToAll({ fromPosition: fromPosition(after), filter: serverFilter(filter, this.prefix) }));
-    };
-    const mine = (resolved: AllStreamResolvedEvent) => this.mine(resolved, after, filter);
-    async function* iterate(): AsyncGenerator<RecordedEvent> {
-      const source = (await start())?.[Symbol.asyncIterator]();
-      while (source && !closed) {
-        // close() wakes a pending wait itself instead of trusting the cancelled gRPC stream to end.
-        const next = await new Promise<IteratorResult<AllStreamResolvedEvent>>((resolve, reject) => {
-          wake = () => resolve({ done: true, value: undefined });
-          source.next().then(resolve, reject);
-        });
-        wake = undefined;
-        if (next.done || closed) break;
-        const e = mine(next.value);
-        if (e) yield e;
-      }
-    }
-    const it = iterate();
-    const subscription: Subscription = {
-      [Symbol.asyncIterator]: () => it,
-      close: async () => {
-        if (closed) return;
-        closed = true;
-        this.subscriptions.delete(subscription);
-        wake?.();
-        await sub?.unsubscribe();
-        await it.return(undefined);
-        sub?.destroy();
+    const subscription = esdbSubscription({
+      open: async () => {
+        await this.positions.check(after);
+        return this.client.subscribeToAll({ fromPosition: fromPosition(after), filter: serverFilter(filter, this.prefix) });
       },
-    };
+      pick: (resolved) => this.mine(resolved, after, filter),
+      onClose: (s) => this.subscriptions.delete(s),
+    });
     this.subscriptions.add(subscription);
     return subscription;
   }
