@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { describe, it } from "vitest";
 import { EsdbEventStore } from "../../src/infra/eventstore/esdb.js";
 import { eventStoreContract } from "./contract.js";
@@ -10,6 +11,15 @@ if (url) {
     "esdb",
     async () => {
       const store = EsdbEventStore.connect(url);
+      return { store, cleanup: () => store.close() };
+    },
+    { strictEventIds: false },
+  );
+  // And in a namespace of its own per test, as deployments sharing the server run.
+  eventStoreContract(
+    "esdb (namespace)",
+    async () => {
+      const store = EsdbEventStore.connect(url, { namespace: `contract-${randomUUID()}` });
       return { store, cleanup: () => store.close() };
     },
     { strictEventIds: false },
