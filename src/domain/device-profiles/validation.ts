@@ -10,6 +10,9 @@ import { DomainError } from "../shared/types.js";
 import { isCustomTrait, isValidResourceClass, normalizeTraitName } from "../shared/traits.js";
 import { normalizeFunctionId } from "../bitstreams/function-id.js";
 import type { ProfileGroup } from "./events.js";
+import { ATTACH_TARGETS } from "./attach-target.js";
+
+export { ATTACH_TARGETS };
 
 export const PROFILE_NAME_RE = /^[a-zA-Z0-9-_]+$/;
 export const MAX_PROFILE_NAME_LENGTH = 255;
@@ -23,7 +26,6 @@ export const MAX_KEY_LENGTH = 255;
 export const MAX_VALUE_LENGTH = 255;
 export const GROUP_KEY_PREFIXES = ["resources:", "trait:", "accel:"] as const;
 export const TRAIT_VALUES = ["required", "forbidden"] as const;
-export const ATTACH_TARGETS = ["VM", "host", "none"] as const;
 /** The spec's field alphabet: letters, digits, "-", "_", ":" and "=". */
 export const FIELD_VALUE_RE = /^[A-Za-z0-9_:=-]+$/;
 
