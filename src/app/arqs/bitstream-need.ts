@@ -4,7 +4,9 @@
  * by accel:bitstream_name, the bitstream of that name (with or without its type suffix); by
  * accel:function_id or accel:function_name, the one bitstream declaring the function that is built
  * for the region's type (domain: chooseForFunction, chooseForFunctionName, chooseByName). A profile
- * gives at most one of the four (device-profiles/validation.ts). Lookups are remembered for one bind call.
+ * gives at most one of the four (device-profiles/validation.ts); one stored before that rule is
+ * read in this order: bitstream id, bitstream name, function id, function name. Lookups are
+ * remembered for one bind call.
  */
 import type { ProfileGroup } from "../../domain/device-profiles/events.js";
 import { findByRp } from "../../domain/inventory/allocation.js";
