@@ -265,6 +265,22 @@ describe("ARQs (application)", () => {
       await app.startBinds(nova, [bindingFor(ids[1]!, "vm-2")]);
       expect(await app.allocateForArq(binder, ids[1]!)).toMatchObject({ ok: false, reason: expect.stringMatching(/maintenance/) });
     });
+    it("refuses a target that does not fit the ARQ's group before writing anything; the binder fails one it only started", async () => {
+      const w = setup();
+      await w.app.reportHostInventory(agent, HOST, [fpga(HOST, "af", 2)]);
+      await w.app.createDeviceProfile(ADMIN, { name: "t4", groups: [{ "resources:FPGA": "2", "trait:CUSTOM_NVIDIA_T4": "required" }] });
+      const ids = (await w.app.createArqs(nova, { deviceProfileName: "t4" })).map((a) => a.uuid);
+      const head = await w.store.headPosition();
+      const err = await expectDomainRejection(w.app.startBinds(nova, [bindingFor(ids[0]!)], { allocate: true }), "BAD_USER_INPUT", "bindings[0].deviceRpUuid", /lacks required trait CUSTOM_NVIDIA_T4/);
+      expect(err).toMatchObject({ details: { reason: "TARGET_MISMATCH", deviceRpUuid: RP, missing: ["CUSTOM_NVIDIA_T4"] } });
+      expect(await w.store.headPosition()).toEqual(head);
+      expect((await w.app.getArq(ids[0]!))!.state).toBe("INITIAL");
+      // Started without the host's state (no inline allocation): the binder's step refuses it with the same reason.
+      await w.app.startBinds(nova, [bindingFor(ids[1]!, "vm-2")]);
+      expect(await w.app.allocateForArq(binder, ids[1]!)).toMatchObject({ ok: false, reason: expect.stringMatching(/lacks required trait CUSTOM_NVIDIA_T4/) });
+      expect((await w.app.getArq(ids[1]!))!.state).toBe("BIND_FAILED");
+      expect((await hostState(w.store, HOST)).allocations.size).toBe(0);
+    });
     it("allocateForArq on an ARQ that is not binding does nothing", async () => {
       const { app, ids, store } = await world();
       const head = await store.headPosition();

@@ -101,6 +101,31 @@ describe("a bind that needs its region programmed", () => {
     expect(await pre.app.programmingInFlight(HOST)).toEqual([]);
   });
 
+  it("by function name or bitstream name: a region running another function is programmed, and refused while another ARQ uses it", async () => {
+    const t = await setup();
+    await t.startBinder();
+    const nlb0 = await t.app.uploadBitstream(ctx({ principal: "admin" }), { name: "nlb0.gbs", functionId: "f0", functionName: "nlb0", regionType: "r1", vendor: "fake" }, Readable.from([Buffer.from("nlb0 bits")]));
+    await t.app.createDeviceProfile(ctx(), { name: "by-fn-name", groups: [{ "resources:FPGA": "1", "accel:function_name": "nlb0" }] });
+    await t.app.createDeviceProfile(ctx(), { name: "by-name-b", groups: [{ "resources:FPGA": "1", "accel:bitstream_name": "b" }] });
+    // The region runs b (another function) and is free again.
+    const first = await t.arq("by-name-b");
+    await t.bind(first);
+    expect((await t.app.programmingInFlight(HOST))[0]!.bitstream.id).toBe(t.b.id);
+    await t.report(true);
+    expect((await t.resolved(first)).state).toBe("BOUND");
+    await t.app.deleteArqs(ctx(), { arqUuids: [first] });
+    expect((await t.regionNow()).bitstreamId).toBe(t.b.id);
+
+    const x = await t.arq("by-fn-name");
+    expect((await t.bind(x))[0]!.state).toBe("BIND_STARTED");
+    expect((await t.app.programmingInFlight(HOST))[0]!.bitstream).toMatchObject({ id: nlb0.id, functionId: "f0" });
+    await t.report(true);
+    expect((await t.resolved(x)).state).toBe("BOUND");
+    const y = await t.arq("by-name-b");
+    await t.bind(y);
+    expect(await t.resolved(y)).toMatchObject({ state: "BIND_FAILED", bindFailureReason: expect.stringMatching(/cannot be reprogrammed with bitstream/) });
+  });
+
   it("binds needing the same bitstream join one request; one needing another fails with a clear reason", async () => {
     const t = await setup();
     await t.startBinder();

@@ -46,6 +46,17 @@ export function catalogueContract(name: string, make: () => Promise<{ catalogue:
       expect(await catalogue.withFunction("fn-none")).toEqual([]);
     });
 
+    it("finds bitstreams by function name, exactly, and by name with or without the type suffix", async () => {
+      const a = await catalogue.add(ctx, meta({ name: "named-a.gbs", functionId: "fn-named-a", functionName: "named_a" }), Readable.from([randomBytes(10)]));
+      const b = await catalogue.add(ctx, meta({ name: "named-ab.gbs", functionId: "fn-named-ab", functionName: "named_ab" }), Readable.from([randomBytes(10)]));
+      expect((await catalogue.withFunctionName("named_a")).map((x) => x.id)).toEqual([a.id]);
+      expect(await catalogue.withFunctionName("named_none")).toEqual([]);
+      expect((await catalogue.named("named-a.gbs")).map((x) => x.id)).toEqual([a.id]);
+      expect((await catalogue.named("named-ab")).map((x) => x.id)).toEqual([b.id]);
+      expect(await catalogue.named("named-a.aocx")).toEqual([]);
+      expect(await catalogue.named("named")).toEqual([]);
+    });
+
     it("keeps optional metadata absent as null", async () => {
       const b = await catalogue.add(ctx, { name: "bare.bin", functionId: null, functionName: null, regionType: null, vendor: null }, Readable.from([Buffer.from("x")]));
       expect(await catalogue.get(b.id)).toMatchObject({ functionId: null, functionName: null, regionType: null, vendor: null });

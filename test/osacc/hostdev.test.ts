@@ -25,6 +25,16 @@ describe("os-acc: what a hypervisor attaches", () => {
     expect(a.hostdevXml).toBe("<hostdev mode='subsystem' type='mdev' model='vfio-pci'><source><address uuid='2f2fd3e6-0000-4000-8000-000000000001'/></source></hostdev>");
     expect(a.pciId).toBeUndefined();
   });
+  it("accel:attach_target: VM (the default) passes the device through; host gives its address and no <hostdev>; none attaches nothing", () => {
+    const pci = { domain: "0000", bus: "af", device: "00", function: "1" };
+    expect(attachedAccelerator(arq("PCI", pci))).toMatchObject({ attachTarget: "VM", hostdevXml: expect.stringContaining("<hostdev") });
+    expect(attachedAccelerator({ ...arq("PCI", pci), attachTarget: "VM" }).hostdevXml).toContain("<hostdev");
+    expect(attachedAccelerator({ ...arq("PCI", pci), attachTarget: "host" })).toMatchObject({ attachTarget: "host", pciId: "0000:af:00.1", hostdevXml: null });
+    expect(attachedAccelerator({ ...arq("MDEV", pci), attachTarget: "host" })).toMatchObject({ mdevUuid: "2f2fd3e6-0000-4000-8000-000000000001", hostdevXml: null });
+    const none = attachedAccelerator({ ...arq("PCI", pci), attachTarget: "none" });
+    expect(none).toMatchObject({ attachTarget: "none", hostdevXml: null, attachHandleUuid: "2f2fd3e6-0000-4000-8000-000000000001" });
+    expect(none.pciId).toBeUndefined();
+  });
   it("refuses an address it cannot write as XML", () => {
     expect(() => attachedAccelerator(arq("PCI", { domain: "0000", bus: "af'/><evil", device: "00", function: "0" }))).toThrow(/not a PCI address field/);
   });

@@ -56,6 +56,21 @@ describe("os-acc", () => {
     expect(await acc.unplug(instance)).toBe(1);
   });
 
+  it("accel:attach_target decides what is attached: host gives the device's address without a <hostdev>, none nothing; the ARQ says which", async () => {
+    for (const [target, expected] of [
+      ["host", { attachTarget: "host", pciId: expect.stringMatching(/^0000:0c:/), hostdevXml: null }],
+      ["none", { attachTarget: "none", hostdevXml: null }],
+    ] as const) {
+      const instance = vm();
+      const [a] = await acc.plug(instance, rp.compute1!, { "resources:FPGA": "1", "accel:attach_target": target });
+      expect(a).toMatchObject(expected);
+      if (target === "none") expect(a!.pciId).toBeUndefined();
+      const arqs = (await t.ok("service", `query($i: ID) { acceleratorRequests(filter: { instanceUuid: $i }) { nodes { state attachTarget } } }`, { i: instance.uuid })).acceleratorRequests.nodes;
+      expect(arqs).toEqual([{ state: "BOUND", attachTarget: target }]);
+      expect(await acc.unplug(instance)).toBe(1);
+    }
+  });
+
   it("plugs two accelerators from inline specs; plug and unplug are idempotent", async () => {
     const instance = vm();
     const before = await handlesInUse("compute1");

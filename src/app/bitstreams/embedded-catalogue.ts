@@ -5,7 +5,7 @@
  * With several API processes, each keeps content in its own DATA_DIR: use Glance there.
  */
 import type { Readable } from "node:stream";
-import type { Bitstream, BitstreamMetadata } from "../../domain/bitstreams/bitstream.js";
+import { nameMatches, type Bitstream, type BitstreamMetadata } from "../../domain/bitstreams/bitstream.js";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { ContentStore } from "../../infra/bitstreams/content-store.js";
 import type { BitstreamCatalogue } from "../../infra/bitstreams/port.js";
@@ -35,6 +35,14 @@ export class EmbeddedCatalogue implements BitstreamCatalogue {
 
   async withFunction(functionId: string): Promise<Bitstream[]> {
     return (await this.list()).filter((b) => b.functionId === functionId);
+  }
+
+  async withFunctionName(functionName: string): Promise<Bitstream[]> {
+    return (await this.list()).filter((b) => b.functionName === functionName);
+  }
+
+  async named(name: string): Promise<Bitstream[]> {
+    return (await this.list()).filter((b) => nameMatches(b.name, name));
   }
 
   async add(ctx: CommandContext, meta: BitstreamMetadata, content: Readable): Promise<Bitstream> {

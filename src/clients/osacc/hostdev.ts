@@ -1,24 +1,32 @@
 /**
  * What a hypervisor needs to attach one accelerator: the PCI address of a PCI handle, the mdev
- * uuid of a vGPU, the attach info as the service gives it, and libvirt's <hostdev> element.
+ * uuid of a vGPU, the attach info as the service gives it, and libvirt's <hostdev> element. The
+ * group's `accel:attach_target` decides what is attached: VM (the default) passes the device
+ * through to the instance (a <hostdev>); host leaves it to the compute node (its address, no
+ * <hostdev>); none attaches nothing (the accelerator is held for the instance, reached indirectly).
  */
 export interface AttachedAccelerator {
   arqUuid: string;
   deviceProfileGroupId: number;
+  attachTarget: AttachTarget;
   attachHandleType: string;
   attachHandleUuid: string;
   attachInfo: Record<string, string>;
-  /** "0000:af:00.1" for PCI (and the fake driver's TEST_PCI) handles. */
+  /** "0000:af:00.1" for PCI (and the fake driver's TEST_PCI) handles; not for attachTarget none. */
   pciId?: string;
-  /** The mediated device's uuid, for MDEV handles. */
+  /** The mediated device's uuid, for MDEV handles; not for attachTarget none. */
   mdevUuid?: string;
-  /** A libvirt <hostdev> element for the domain XML. */
-  hostdevXml: string;
+  /** A libvirt <hostdev> element for the domain XML; null unless attachTarget is VM. */
+  hostdevXml: string | null;
 }
+
+export type AttachTarget = "VM" | "host" | "none";
 
 export interface BoundArq {
   uuid: string;
   deviceProfileGroupId: number;
+  /** Absent from a service that predates it: VM. */
+  attachTarget?: AttachTarget;
   attachHandleType: string;
   attachHandleUuid: string;
   attachHandleInfo: Record<string, string>;
@@ -26,12 +34,15 @@ export interface BoundArq {
 
 export function attachedAccelerator(arq: BoundArq): AttachedAccelerator {
   const info = arq.attachHandleInfo;
-  const base = { arqUuid: arq.uuid, deviceProfileGroupId: arq.deviceProfileGroupId, attachHandleType: arq.attachHandleType, attachHandleUuid: arq.attachHandleUuid, attachInfo: info };
+  const attachTarget = arq.attachTarget ?? "VM";
+  const base = { arqUuid: arq.uuid, deviceProfileGroupId: arq.deviceProfileGroupId, attachTarget, attachHandleType: arq.attachHandleType, attachHandleUuid: arq.attachHandleUuid, attachInfo: info };
+  if (attachTarget === "none") return { ...base, hostdevXml: null };
+  const vm = attachTarget === "VM";
   if (arq.attachHandleType === "MDEV") {
-    return { ...base, mdevUuid: arq.attachHandleUuid, hostdevXml: mdevHostdev(arq.attachHandleUuid) };
+    return { ...base, mdevUuid: arq.attachHandleUuid, hostdevXml: vm ? mdevHostdev(arq.attachHandleUuid) : null };
   }
   const pciId = `${hex(info.domain, 4)}:${hex(info.bus, 2)}:${hex(info.device, 2)}.${hex(info.function, 1)}`;
-  return { ...base, pciId, hostdevXml: pciHostdev(info) };
+  return { ...base, pciId, hostdevXml: vm ? pciHostdev(info) : null };
 }
 
 /** A PCI function passed through to the guest (libvirt manages its driver binding). */

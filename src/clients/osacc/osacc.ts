@@ -44,7 +44,7 @@ export interface OperationResult {
 
 type BoundEvent = { tag: string; status: "COMPLETED" | "FAILED"; reason: string | null; arq: BoundArq & { state: string } };
 
-const ARQ_FIELDS = "uuid state deviceProfileGroupId attachHandleType attachHandleUuid attachHandleInfo";
+const ARQ_FIELDS = "uuid state deviceProfileGroupId attachTarget attachHandleType attachHandleUuid attachHandleInfo";
 const BOUND = `subscription($a: [ID!]) { acceleratorRequestBound(arqUuids: $a) { tag status reason arq { ${ARQ_FIELDS} } } }`;
 const OF_INSTANCE = `query($i: ID) { acceleratorRequests(filter: { instanceUuid: $i }, first: 1000) { nodes { uuid } } }`;
 const PLUG = `mutation($i: ID!, $r: [PlugProviderInput!]!, $n: String, $g: [JSON!], $p: String) {

@@ -7,7 +7,10 @@
  * - a bindable ARQ (INITIAL, UNBOUND) starts; given the host's state, it also completes when the
  *   host can allocate. When the host refuses (unknown RP, no free handle, maintenance), it stays
  *   started: the binder, which owns completion, timeouts and recovery, fails it with the reason.
- * - an ARQ in BIND_STARTED to this target completes, or fails with the host's reason.
+ *   A target that does not fit the ARQ's request group (resource class, required and forbidden
+ *   traits: inventory/target-fit.ts) is refused at once with a typed error, and nothing is started.
+ * - an ARQ in BIND_STARTED to this target completes, or fails with the host's reason (a target
+ *   that does not fit its group included).
  * - an ARQ BOUND to this target, or BIND_STARTED with no host given: nothing (a retry).
  * - anything else is the ARQ decider's refusal (not found, bad state, another target).
  * A handle the host already allocated to this ARQ for this target is reused, never allocated twice.
@@ -22,6 +25,7 @@ import { decideAllocate } from "../inventory/allocation.js";
 import type { InventoryEvent } from "../inventory/events.js";
 import { regionForBind, type BitstreamNeed } from "../inventory/programming.js";
 import { evolveHost, type HostState } from "../inventory/state.js";
+import { isTargetMismatch, requirementsOf } from "../inventory/target-fit.js";
 import { fold } from "../shared/decider.js";
 import { isUuid } from "../shared/json.js";
 import { DomainError } from "../shared/types.js";
@@ -78,9 +82,12 @@ export function decideBind(
   if (failure !== undefined) return refuse(failure);
   let allocated: InventoryEvent[];
   try {
-    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at });
+    const requirements = requirementsOf(liveArq(arqStarted)!.group);
+    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements });
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
+    // A provider that does not fit the group never will: the caller who names it is refused at once.
+    if (isTargetMismatch(err) && started.length > 0) throw err;
     return refuse(err.message);
   }
   const hostAllocated = allocated.length > 0 ? fold(HOST, host, allocated) : host;

@@ -58,6 +58,16 @@ export function validateBitstreamMetadata(input: Partial<Record<keyof BitstreamM
   };
 }
 
+/**
+ * Whether a bitstream called `bitstreamName` answers to `wanted` (accel:bitstream_name): the same
+ * name, or the name without its type suffix (`nlb0` answers for `nlb0.gbs`; `nlb0.gbs` only for itself).
+ */
+export function nameMatches(bitstreamName: string, wanted: string): boolean {
+  if (bitstreamName === wanted) return true;
+  const dot = bitstreamName.lastIndexOf(".");
+  return dot > 0 && bitstreamName.slice(0, dot) === wanted;
+}
+
 export function checkChecksum(checksum: unknown, field = "checksum"): string {
   if (typeof checksum !== "string" || !CHECKSUM_RE.test(checksum)) {
     throw bad(field, `a checksum is sha256:<64 hex>, sha512:<128 hex> or md5:<32 hex>, got ${JSON.stringify(checksum)}`);

@@ -10,6 +10,9 @@ import { DomainError } from "../shared/types.js";
 import { isCustomTrait, isValidResourceClass, normalizeTraitName } from "../shared/traits.js";
 import { normalizeFunctionId } from "../bitstreams/function-id.js";
 import type { ProfileGroup } from "./events.js";
+import { ATTACH_TARGETS } from "./attach-target.js";
+
+export { ATTACH_TARGETS };
 
 export const PROFILE_NAME_RE = /^[a-zA-Z0-9-_]+$/;
 export const MAX_PROFILE_NAME_LENGTH = 255;
@@ -23,19 +26,23 @@ export const MAX_KEY_LENGTH = 255;
 export const MAX_VALUE_LENGTH = 255;
 export const GROUP_KEY_PREFIXES = ["resources:", "trait:", "accel:"] as const;
 export const TRAIT_VALUES = ["required", "forbidden"] as const;
-export const ATTACH_TARGETS = ["VM", "host", "none"] as const;
 /** The spec's field alphabet: letters, digits, "-", "_", ":" and "=". */
 export const FIELD_VALUE_RE = /^[A-Za-z0-9_:=-]+$/;
 
-type AccelRule = { kind: "uuid" } | { kind: "functionId" } | { kind: "name" } | { kind: "enum"; values: readonly string[] };
+/** A bitstream's name in the catalogue, with its type suffix (`nlb0.gbs`) or without. */
+export const BITSTREAM_NAME_RE = /^[A-Za-z0-9_:=-]+(\.[A-Za-z0-9_-]+)?$/;
+
+type AccelRule = { kind: "uuid" } | { kind: "functionId" } | { kind: "name"; re: RegExp; what: string } | { kind: "enum"; values: readonly string[] };
+const FIELD_NAME = { kind: "name", re: FIELD_VALUE_RE, what: 'letters, digits, "-", "_", ":" and "="' } as const;
 /** Valid `accel:` keys (spec, "Valid accel keys"). */
 export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
   attach_target: { kind: "enum", values: ATTACH_TARGETS },
   bitstream_id: { kind: "uuid" },
-  bitstream_name: { kind: "name" },
+  // The seed: "Name of the bitstream in Glance, including the suffix that indicates bitstream type".
+  bitstream_name: { kind: "name", re: BITSTREAM_NAME_RE, what: 'letters, digits, "-", "_", ":" and "=", and one type suffix such as ".gbs"' },
   // What drivers report (AFU ids, hex strings such as the spec's '3AFB', uuids), not only uuids.
   function_id: { kind: "functionId" },
-  function_name: { kind: "name" },
+  function_name: FIELD_NAME,
 };
 
 export interface DeviceProfileInput {
@@ -180,9 +187,7 @@ function validateAccel(key: string, value: string, field: string): string {
       return id;
     }
     case "name":
-      if (!FIELD_VALUE_RE.test(value)) {
-        throw bad(field, `accel:${key} may only hold letters, digits, "-", "_", ":" and "=", got ${JSON.stringify(value)}`);
-      }
+      if (!rule.re.test(value)) throw bad(field, `accel:${key} may only hold ${rule.what}, got ${JSON.stringify(value)}`);
       return value;
     case "enum":
       if (!rule.values.includes(value)) throw bad(field, `accel:${key} must be one of ${rule.values.join(", ")}, got ${JSON.stringify(value)}`);
@@ -190,8 +195,12 @@ function validateAccel(key: string, value: string, field: string): string {
   }
 }
 
+/** The keys that choose a region's bitstream: a group gives at most one, so what it asks is never ambiguous. */
+export const BITSTREAM_CHOICE_KEYS = ["accel:bitstream_id", "accel:bitstream_name", "accel:function_id", "accel:function_name"] as const;
+
 function checkAccelExclusions(group: ProfileGroup, field: string): void {
-  if (group["accel:bitstream_id"] !== undefined && group["accel:function_id"] !== undefined) {
-    throw bad(`${field}.accel:function_id`, "accel:bitstream_id and accel:function_id exclude each other; give one of them");
+  const given = BITSTREAM_CHOICE_KEYS.filter((k) => group[k] !== undefined);
+  if (given.length > 1) {
+    throw bad(`${field}.${given[1]}`, `${given.join(" and ")} exclude each other: give one of ${BITSTREAM_CHOICE_KEYS.join(", ")}`);
   }
 }

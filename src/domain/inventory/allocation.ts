@@ -7,6 +7,7 @@ import { fold } from "../shared/decider.js";
 import { removeDevice } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
 import { evolveHost, findDeployable, type DeployableNode, type DeviceNode, type HostState } from "./state.js";
+import { checkTargetFits, type TargetRequirements } from "./target-fit.js";
 
 export interface AllocateRequest {
   hostname: string;
@@ -14,9 +15,14 @@ export interface AllocateRequest {
   arqUuid: string;
   instanceUuid: string;
   at: string;
+  /** What the ARQ's request group asks of the provider (target-fit.ts); a provider that does not fit is refused. */
+  requirements?: TargetRequirements;
 }
 
-/** The first free handle (in the order first reported) of the deployable whose RP is rpUuid. */
+/**
+ * The first free handle (in the order first reported) of the deployable whose RP is rpUuid, once
+ * the provider is known to fit the request group (its class and traits) and to take new work.
+ */
 export function decideAllocate(state: HostState, req: AllocateRequest): InventoryEvent[] {
   const { hostname, rpUuid, arqUuid, instanceUuid, at } = req;
   const held = state.allocations.get(arqUuid);
@@ -31,6 +37,7 @@ export function decideAllocate(state: HostState, req: AllocateRequest): Inventor
   const found = findByRp(state, rpUuid);
   if (!found) throw new DomainError("NOT_FOUND", `No deployable with resource provider ${rpUuid} on host ${hostname}`, "deviceRpUuid");
   const { device, deployable } = found;
+  if (req.requirements) checkTargetFits(deployable, hostname, req.requirements);
   if (device.lostArqs) throw new DomainError("CONFLICT", `Device ${device.uuid} on host ${hostname} is lost (no longer reported)`, "deviceRpUuid");
   if (device.status === "MAINTAINING") {
     throw new DomainError("CONFLICT", `Device ${device.uuid} on host ${hostname} is in maintenance (MAINTAINING)`, "deviceRpUuid");

@@ -4,7 +4,8 @@
  * flight; the handles allocated on it while a request is in flight belong to the binds waiting
  * for it. The rules:
  * - a region already running what a bind needs is not programmed (AFaaS pre-programmed): by
- *   bitstream id, its bitstreamId; by function, its bitstreamId or a function trait the host reports;
+ *   bitstream id, its bitstreamId; by bitstream name, the chosen bitstream's id; by function (id,
+ *   or name through the chosen bitstream's function id), its bitstreamId or a function trait the host reports;
  * - a bind needing another bitstream holds its handle and requests the programming; binds needing
  *   the bitstream in flight join the request; a bind needing a different one is refused, as is one
  *   needing a different bitstream than what the region's bound ARQs run (the two never both succeed);
@@ -14,17 +15,30 @@
  *   waiting binds fail with the reason, and a late success is recorded without reviving them.
  */
 import type { Bitstream } from "../bitstreams/bitstream.js";
-import { fitsRegion } from "../bitstreams/bitstream.js";
+import { fitsRegion, nameMatches } from "../bitstreams/bitstream.js";
 import { DomainError } from "../shared/types.js";
 import type { InventoryEvent, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
 import { attributeUuidFor } from "./ids.js";
 import { findDeployable, type DeployableNode, type HostState } from "./state.js";
 import { FUNCTION_ID_TRAIT_PREFIX, REGION_TRAIT_PREFIX, functionIdTrait, traitPart } from "../shared/traits.js";
 
-/** What a bind's profile group asks of its region, with the catalogue's answer (app/arqs/bitstream-need.ts). */
+/**
+ * What a bind's profile group asks of its region, with the catalogue's answer (app/arqs/bitstream-need.ts):
+ * a bitstream by id (accel:bitstream_id) or by name (accel:bitstream_name), or a function by id
+ * (accel:function_id) or by name (accel:function_name).
+ */
 export type BitstreamNeed =
   | { by: "id"; bitstreamId: string; bitstream: Bitstream | null; problem: string | null }
-  | { by: "function"; functionId: string; bitstream: Bitstream | null; problem: string | null };
+  | { by: "name"; bitstreamName: string; bitstream: Bitstream | null; problem: string | null }
+  | { by: "function"; functionId: string; bitstream: Bitstream | null; problem: string | null }
+  | { by: "functionName"; functionName: string; bitstream: Bitstream | null; problem: string | null };
+
+/** The function a need asks for, by id: its own, or that of the bitstream chosen for its function name. */
+function neededFunctionId(need: BitstreamNeed): string | null {
+  if (need.by === "function") return need.functionId;
+  if (need.by === "functionName") return need.bitstream?.functionId ?? null;
+  return null;
+}
 
 export type RegionVerdict =
   | { kind: "complete" }
@@ -57,7 +71,8 @@ export function regionForBind(host: HostState, deployableUuid: string, arqUuid: 
     return { kind: "refuse", reason: `deployable ${region.name} is being programmed with bitstream ${inFlight.bitstream.id} (request ${inFlight.requestId})` };
   }
   if (inFlight) {
-    const joins = need.bitstream?.id === inFlight.bitstream.id || (need.by === "function" && inFlight.bitstream.functionId === need.functionId);
+    const fn = neededFunctionId(need);
+    const joins = need.bitstream?.id === inFlight.bitstream.id || (fn !== null && inFlight.bitstream.functionId === fn);
     if (joins) return { kind: "wait", events: [] };
     return {
       kind: "refuse",
@@ -78,15 +93,36 @@ export function regionForBind(host: HostState, deployableUuid: string, arqUuid: 
 
 /** The one bitstream of `candidates` (those declaring the function) built for the region; none or several is a problem. */
 export function chooseForFunction(functionId: string, candidates: readonly Bitstream[], region: DeployableNode | null): BitstreamNeed {
-  const need = (bitstream: Bitstream | null, problem: string | null): BitstreamNeed => ({ by: "function", functionId, bitstream, problem });
-  if (!region) return need(null, `no deployable to look up function ${functionId} for`);
+  const chosen = chooseFitting(`function ${functionId}`, candidates.filter((b) => b.functionId === functionId), region, false);
+  return { by: "function", functionId, ...chosen };
+}
+
+/** As chooseForFunction, for accel:function_name: the one bitstream declaring the function name built for the region. */
+export function chooseForFunctionName(functionName: string, candidates: readonly Bitstream[], region: DeployableNode | null): BitstreamNeed {
+  const chosen = chooseFitting(`function name ${functionName}`, candidates.filter((b) => b.functionName === functionName), region, false);
+  return { by: "functionName", functionName, ...chosen };
+}
+
+/**
+ * For accel:bitstream_name: the bitstream of that name (with or without its type suffix). One of
+ * that name is taken as a bitstream id is (the operator named it); of several, the one built for
+ * the region.
+ */
+export function chooseByName(bitstreamName: string, candidates: readonly Bitstream[], region: DeployableNode | null): BitstreamNeed {
+  const chosen = chooseFitting(`bitstream name ${bitstreamName}`, candidates.filter((b) => nameMatches(b.name, bitstreamName)), region, true);
+  return { by: "name", bitstreamName, ...chosen };
+}
+
+function chooseFitting(what: string, candidates: readonly Bitstream[], region: DeployableNode | null, oneNeedsNoFit: boolean): { bitstream: Bitstream | null; problem: string | null } {
+  if (!region) return { bitstream: null, problem: `no deployable to look up ${what} for` };
+  if (oneNeedsNoFit && candidates.length === 1) return { bitstream: candidates[0]!, problem: null };
   const traits = regionTraits(region);
   const types = traits.filter((t) => t.startsWith(`${REGION_TRAIT_PREFIX}_`));
-  const fitting = candidates.filter((b) => b.functionId === functionId && fitsRegion(b, traits));
-  if (fitting.length === 1) return need(fitting[0]!, null);
+  const fitting = candidates.filter((b) => fitsRegion(b, traits));
+  if (fitting.length === 1) return { bitstream: fitting[0]!, problem: null };
   const where = `the region type of deployable ${region.name} (${types.length ? types.join(", ") : "it reports no region trait"})`;
-  if (fitting.length === 0) return need(null, `no bitstream in the catalogue provides function ${functionId} for ${where}`);
-  return need(null, `several bitstreams provide function ${functionId} for ${where}: ${fitting.map((b) => b.id).join(", ")}; name one with accel:bitstream_id`);
+  if (fitting.length === 0) return { bitstream: null, problem: `no bitstream in the catalogue provides ${what} for ${where}` };
+  return { bitstream: null, problem: `several bitstreams provide ${what} for ${where}: ${fitting.map((b) => b.id).join(", ")}; name one with accel:bitstream_id` };
 }
 
 /** The region's trait values, in attribute order. */
@@ -98,7 +134,8 @@ export function regionTraits(region: DeployableNode): string[] {
 function runs(region: DeployableNode, need: BitstreamNeed): boolean {
   if (need.by === "id") return region.bitstreamId === need.bitstreamId;
   if (region.bitstreamId !== null && need.bitstream?.id === region.bitstreamId) return true;
-  return reportsFunction(region, need.functionId);
+  const fn = neededFunctionId(need);
+  return fn !== null && reportsFunction(region, fn);
 }
 
 /** The host reports the function on the region (its driver's CUSTOM_FPGA_FUNCTION_ID_<DRIVER>_<ID> trait). */
@@ -116,8 +153,17 @@ export function reportsFunction(region: DeployableNode, functionId: string): boo
 }
 
 function describe(need: BitstreamNeed): string {
-  if (need.by === "id") return `bitstream ${need.bitstreamId}`;
-  return need.bitstream ? `function ${need.functionId} (bitstream ${need.bitstream.id})` : `function ${need.functionId}`;
+  const chosen = need.bitstream ? ` (bitstream ${need.bitstream.id})` : "";
+  switch (need.by) {
+    case "id":
+      return `bitstream ${need.bitstreamId}`;
+    case "name":
+      return `bitstream name ${need.bitstreamName}${chosen}`;
+    case "function":
+      return `function ${need.functionId}${chosen}`;
+    case "functionName":
+      return `function name ${need.functionName}${chosen}`;
+  }
 }
 
 function requested(hostname: string, region: DeployableNode, bitstream: ProgrammingBitstream, r: RequestFor): InventoryEvent {

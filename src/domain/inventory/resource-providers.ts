@@ -62,8 +62,7 @@ export function desiredProviders(state: HostState): DesiredProvider[] {
 function providerOf(hostname: string, device: DeviceNode, d: DeployableNode): DesiredProvider | null {
   const rc = d.attributes.get("rc")?.value;
   if (rc === undefined) return null;
-  const traits = new Set<string>([OWNER_CYBORG]);
-  for (const [key, a] of d.attributes) if (key.startsWith("trait")) traits.add(a.value);
+  const traits = providerTraits(d);
   return {
     uuid: d.rpUuid,
     name: d.name,
@@ -80,6 +79,13 @@ function providerOf(hostname: string, device: DeviceNode, d: DeployableNode): De
     deployableUuid: d.uuid,
     deviceUuid: device.uuid,
   };
+}
+
+/** The provider's traits: the values of the deployable's `trait*` attributes, and OWNER_CYBORG. */
+export function providerTraits(d: DeployableNode): Set<string> {
+  const traits = new Set<string>([OWNER_CYBORG]);
+  for (const [key, a] of d.attributes) if (key.startsWith("trait")) traits.add(a.value);
+  return traits;
 }
 
 /** What decides whether anything new may land on a provider, as the host stream and the read model both know it. */

@@ -2,13 +2,16 @@
  * The bitstream catalogue in Glance (GLANCE_URL), as in OpenStack: a bitstream is an active image;
  * its metadata are image properties named after the device-profile keys (`accel:function_id`,
  * `accel:function_name`, `accel:region_type`, `accel:vendor`), its id and name the image's, its
- * checksum Glance's own `os_hash_algo:os_hash_value` (sha512 by default). Lookups by function use
- * Glance's exact-match property filter. GLANCE_TOKEN, when set, is sent as X-Auth-Token.
+ * checksum Glance's own `os_hash_algo:os_hash_value` (sha512 by default). An image may instead
+ * carry a key as a tag `<key>=<value>` (`accel:function_id=3AFB`), as images tagged by hand are:
+ * a property wins over a tag. Lookups by function id or name ask Glance twice, by its exact-match
+ * property filter and by its tag filter, and merge the answers; a lookup by name (with or without
+ * the type suffix) reads the catalogue's list. GLANCE_TOKEN, when set, is sent as X-Auth-Token.
  */
 import { createHash } from "node:crypto";
 import { Readable, Transform } from "node:stream";
 import type { Bitstream, BitstreamMetadata } from "../../domain/bitstreams/bitstream.js";
-import { CHECKSUM_RE } from "../../domain/bitstreams/bitstream.js";
+import { CHECKSUM_RE, nameMatches } from "../../domain/bitstreams/bitstream.js";
 import { checkRemovable } from "../../domain/bitstreams/decider.js";
 import { isUuid } from "../../domain/shared/json.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
@@ -51,7 +54,7 @@ export class GlanceCatalogue implements BitstreamCatalogue {
     while (next) {
       const page = (await this.json(await this.request("GET", next))) as { images: Image[]; next?: string };
       for (const image of page.images) {
-        const b = Object.values(GLANCE_PROPERTIES).some((p) => p in image) ? toBitstream(image) : null;
+        const b = Object.values(GLANCE_PROPERTIES).some((p) => p in image || tagOf(image, p) !== null) ? toBitstream(image) : null;
         if (b) out.push(b);
       }
       next = page.next ?? null;
@@ -59,10 +62,31 @@ export class GlanceCatalogue implements BitstreamCatalogue {
     return out;
   }
 
-  async withFunction(functionId: string): Promise<Bitstream[]> {
-    const q = new URLSearchParams({ [GLANCE_PROPERTIES.functionId]: functionId, status: "active", limit: "200" });
-    const page = (await this.json(await this.request("GET", `/v2/images?${q}`))) as { images: Image[] };
-    return page.images.map(toBitstream).filter((b): b is Bitstream => b !== null && b.functionId === functionId);
+  withFunction(functionId: string): Promise<Bitstream[]> {
+    return this.withProperty("functionId", functionId);
+  }
+
+  withFunctionName(functionName: string): Promise<Bitstream[]> {
+    return this.withProperty("functionName", functionName);
+  }
+
+  async named(name: string): Promise<Bitstream[]> {
+    return (await this.list()).filter((b) => nameMatches(b.name, name));
+  }
+
+  /** Active images with the property, or the tag `<property>=<value>`, each once. */
+  private async withProperty(field: "functionId" | "functionName", value: string): Promise<Bitstream[]> {
+    const property = GLANCE_PROPERTIES[field];
+    const query = async (filter: Record<string, string>) => {
+      const q = new URLSearchParams({ ...filter, status: "active", limit: "200", sort: "created_at:asc" });
+      return ((await this.json(await this.request("GET", `/v2/images?${q}`))) as { images: Image[] }).images;
+    };
+    const [byProperty, byTag] = await Promise.all([query({ [property]: value }), query({ tag: `${property}=${value}` })]);
+    const seen = new Set<string>();
+    return [...byProperty, ...byTag]
+      .filter((image) => !seen.has(image.id) && seen.add(image.id))
+      .map(toBitstream)
+      .filter((b): b is Bitstream => b !== null && b[field] === value);
   }
 
   async add(_ctx: CommandContext, meta: BitstreamMetadata, content: Readable): Promise<Bitstream> {
@@ -150,7 +174,7 @@ function toBitstream(image: Image): Bitstream | null {
   const value = typeof image.os_hash_value === "string" ? image.os_hash_value : null;
   const checksum = algo && value ? `${algo}:${value}` : typeof image.checksum === "string" ? `md5:${image.checksum}` : null;
   if (!checksum || !CHECKSUM_RE.test(checksum)) return null;
-  const prop = (p: string) => (typeof image[p] === "string" && image[p] !== "" ? (image[p] as string) : null);
+  const prop = (p: string) => (typeof image[p] === "string" && image[p] !== "" ? (image[p] as string) : tagOf(image, p));
   return {
     id: image.id,
     name: image.name ?? image.id,
@@ -162,4 +186,12 @@ function toBitstream(image: Image): Bitstream | null {
     size: image.size ?? 0,
     createdAt: new Date(image.created_at).toISOString(),
   };
+}
+
+/** The value of a tag `<key>=<value>` of the image, if it has one (the first, in Glance's order). */
+function tagOf(image: Image, key: string): string | null {
+  if (!Array.isArray(image.tags)) return null;
+  const prefix = `${key}=`;
+  const tag = (image.tags as unknown[]).find((t): t is string => typeof t === "string" && t.startsWith(prefix) && t.length > prefix.length);
+  return tag === undefined ? null : tag.slice(prefix.length);
 }

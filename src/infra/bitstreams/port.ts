@@ -15,6 +15,10 @@ export interface BitstreamCatalogue {
   list(): Promise<Bitstream[]>;
   /** The bitstreams declaring this function id (exact match); the caller keeps those built for its region. */
   withFunction(functionId: string): Promise<Bitstream[]>;
+  /** The bitstreams declaring this function name (exact match: accel:function_name). */
+  withFunctionName(functionName: string): Promise<Bitstream[]>;
+  /** The bitstreams named `name`, with or without their type suffix (accel:bitstream_name; domain/bitstreams nameMatches). */
+  named(name: string): Promise<Bitstream[]>;
   /** Stores the content (refused beyond the catalogue's size limit, or empty) and the metadata. */
   add(ctx: CommandContext, meta: BitstreamMetadata, content: Readable): Promise<Bitstream>;
   /** Removes it, unless `usedBy` says what still uses it (domain/bitstreams/decider.ts checkRemovable). */

@@ -59,6 +59,17 @@ describe("decideBind: one decision for the mutation and the binder", () => {
     expect(decide([created, ...boundAlready], host())).toMatchObject({ arq: [], host: [] });
     expect(decide([created, started], null)).toMatchObject({ arq: [], host: [] });
   });
+  it("refuses at once a target that does not fit the ARQ's group, and starts nothing", () => {
+    const asking = (group: Record<string, string>): ArqEvent => ({ ...created, data: { ...created.data, group } } as ArqEvent);
+    const err = expectDomainError(() => decide([asking({ "resources:FPGA": "1", "trait:CUSTOM_NVIDIA_T4": "required" })], host()), "BAD_USER_INPUT", "deviceRpUuid", /lacks required trait CUSTOM_NVIDIA_T4/);
+    expect(err.details).toMatchObject({ reason: "TARGET_MISMATCH", missing: ["CUSTOM_NVIDIA_T4"] });
+    expectDomainError(() => decide([asking({ "resources:GPU": "1" })], host()), "BAD_USER_INPUT", "deviceRpUuid", /asks for GPU/);
+    expectDomainError(() => decide([asking({ "resources:FPGA": "1", "trait:CUSTOM_FPGA_INTEL": "forbidden" })], host()), "BAD_USER_INPUT", "deviceRpUuid", /forbidden trait CUSTOM_FPGA_INTEL/);
+    // A bind already started (the mutation only started it, the binder finishes it) fails with the reason.
+    const late = decide([asking({ "resources:GPU": "1" }), started], host());
+    expect(late.arq).toMatchObject([{ type: "ArqBindFailed", data: { reason: expect.stringMatching(/does not fit the ARQ's request group/) } }]);
+    expect(late.host).toEqual([]);
+  });
   it("refuses what the ARQ decider refuses", () => {
     expectDomainError(() => decide([], host()), "NOT_FOUND", "arqUuid");
     expectDomainError(() => decide([created, started, failed()], host()), "CONFLICT", "arqUuid", /Bad state: BIND_FAILED/);

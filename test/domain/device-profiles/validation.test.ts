@@ -145,13 +145,14 @@ describe("device profile validation (cyborg-reference 3 and the spec)", () => {
 
   describe("accel: keys (validated, unlike Cyborg)", () => {
     it("accepts every valid key", () => {
-      const group = {
-        "accel:bitstream_id": UUID,
-        "accel:bitstream_name": "resnet50-v1_gbs",
-        "accel:function_name": "image:classify=v2",
-        "accel:attach_target": "VM",
-      };
-      expect(ok([group]).groups[0]).toEqual(group);
+      for (const group of [
+        { "accel:bitstream_id": UUID, "accel:attach_target": "VM" },
+        { "accel:bitstream_name": "resnet50-v1_gbs" },
+        { "accel:bitstream_name": "nlb0.gbs" },
+        { "accel:function_name": "image:classify=v2" },
+      ]) {
+        expect(ok([group]).groups[0]).toEqual(group);
+      }
       expect(ok([{ "accel:function_id": UUID.toUpperCase() }]).groups[0]).toEqual({ "accel:function_id": UUID });
       for (const t of ["VM", "host", "none"]) expect(ok([{ "accel:attach_target": t }]).groups[0]).toEqual({ "accel:attach_target": t });
     });
@@ -174,14 +175,16 @@ describe("device profile validation (cyborg-reference 3 and the spec)", () => {
       }
       rejectsGroup({ "accel:function_id": "x".repeat(256) }, "groups[0].accel:function_id", /at most 255 characters/);
     });
-    it("refuses bitstream_id together with function_id", () => {
+    it("refuses more than one of bitstream_id, bitstream_name, function_id and function_name", () => {
       rejectsGroup({ "accel:bitstream_id": UUID, "accel:function_id": UUID }, "groups[0].accel:function_id", /exclude each other/);
+      rejectsGroup({ "accel:function_id": "3AFB", "accel:function_name": "nlb0" }, "groups[0].accel:function_name", /accel:function_id and accel:function_name exclude each other/);
+      rejectsGroup({ "accel:bitstream_name": "nlb0.gbs", "accel:bitstream_id": UUID }, "groups[0].accel:bitstream_name", /exclude each other/);
     });
     it("refuses an attach_target outside VM, host, none", () => {
       rejectsGroup({ "accel:attach_target": "vm" }, "groups[0].accel:attach_target", /VM, host, none/);
     });
     it("refuses names outside the spec's alphabet", () => {
-      rejectsGroup({ "accel:bitstream_name": "a b" }, "groups[0].accel:bitstream_name");
+      for (const v of ["a b", "nlb0.", ".gbs", "nlb0.g.bs", "nlb0.g=s"]) rejectsGroup({ "accel:bitstream_name": v }, "groups[0].accel:bitstream_name");
       rejectsGroup({ "accel:function_name": "f.gbs" }, "groups[0].accel:function_name");
       rejectsGroup({ "accel:function_name": "" }, "groups[0].accel:function_name");
     });

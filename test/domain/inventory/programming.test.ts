@@ -6,7 +6,7 @@ import type { Bitstream } from "../../../src/domain/bitstreams/bitstream.js";
 import type { HostCommand } from "../../../src/domain/inventory/decider.js";
 import type { InventoryEvent } from "../../../src/domain/inventory/events.js";
 import { rpUuidFor } from "../../../src/domain/inventory/ids.js";
-import { chooseForFunction, type BitstreamNeed } from "../../../src/domain/inventory/programming.js";
+import { chooseByName, chooseForFunction, chooseForFunctionName, type BitstreamNeed } from "../../../src/domain/inventory/programming.js";
 import { findDeployable, type HostState } from "../../../src/domain/inventory/state.js";
 import { expectDomainError } from "../decider-spec.js";
 import { ARQ, created, later } from "../arqs/fixtures.js";
@@ -260,5 +260,51 @@ describe("chooseForFunction: the one bitstream providing the function for the re
   });
   it("a bitstream without a vendor fits any vendor's region of its type", () => {
     expect(chooseForFunction("nlb0", [{ ...A, vendor: null }], r).bitstream?.id).toBe(A.id);
+  });
+});
+
+describe("accel:function_name and accel:bitstream_name choose the bitstream as function_id and bitstream_id do", () => {
+  const r = dep(host());
+  const nlb0 = { ...A, name: "nlb0.gbs", functionName: "nlb0" };
+  const nlb3 = { ...B, name: "nlb3.gbs", functionName: "nlb3" };
+  const running = (b: Bitstream) => {
+    const d = bindNow(host(), byId(b));
+    const h = withHost(host(), d.host);
+    return apply(withHost(h, decide(h, on(h, programmed()))), release(ARQ));
+  };
+  it("by function name: the one bitstream declaring it that is built for the region", () => {
+    const otherType = { ...nlb0, id: "0d000000-0000-4000-8000-00000000000d", regionType: "ffff" };
+    expect(chooseForFunctionName("nlb0", [otherType, nlb0, nlb3], r)).toEqual({ by: "functionName", functionName: "nlb0", bitstream: nlb0, problem: null });
+    expect(chooseForFunctionName("nlb9", [nlb0], r).problem).toMatch(/no bitstream in the catalogue provides function name nlb9/);
+  });
+  it("by bitstream name, with or without the type suffix; of several of one name, the one built for the region", () => {
+    expect(chooseByName("nlb0.gbs", [nlb0, nlb3], r).bitstream).toEqual(nlb0);
+    expect(chooseByName("nlb0", [nlb0, nlb3], r).bitstream).toEqual(nlb0);
+    expect(chooseByName("nlb0.aocx", [nlb0], r).bitstream).toBeNull();
+    const elsewhere = { ...nlb0, id: "0d000000-0000-4000-8000-00000000000d", regionType: "ffff" };
+    expect(chooseByName("nlb0", [elsewhere, nlb0], r).bitstream).toEqual(nlb0);
+    expect(chooseByName("nlb0", [elsewhere], r).bitstream).toEqual(elsewhere);
+  });
+  it("a region running nlb3 is programmed with nlb0 for accel:function_name=nlb0, not bound as it is", () => {
+    const h = running(nlb3);
+    expect(dep(h).bitstreamId).toBe(nlb3.id);
+    const need = chooseForFunctionName("nlb0", [nlb0, nlb3], dep(h));
+    const d = bindNow(h, need, ARQ2);
+    expect(d.arq.map((e) => e.type)).toEqual(["ArqBindStarted"]);
+    expect(types(d.host)).toEqual(["AttachHandleAllocated", "RegionProgrammingRequested"]);
+    expect(d.host[1]!.data).toMatchObject({ bitstream: { id: nlb0.id }, previousBitstreamId: nlb3.id });
+  });
+  it("a region already running the function or the named bitstream is bound at once", () => {
+    const h = running(nlb0);
+    expect(bindNow(h, chooseForFunctionName("nlb0", [nlb0], dep(h)), ARQ2).arq.map((e) => e.type)).toEqual(["ArqBindStarted", "ArqBound"]);
+    expect(bindNow(h, chooseByName("nlb0.gbs", [nlb0], dep(h)), ARQ2).arq.map((e) => e.type)).toEqual(["ArqBindStarted", "ArqBound"]);
+  });
+  it("a region that runs another function for a bound ARQ is refused; so is a name the catalogue lacks", () => {
+    const h = running(nlb3);
+    const inUse = withHost(h, bindNow(h, chooseForFunctionName("nlb3", [nlb3], dep(h)), ARQ2).host);
+    const refused = decideBind(arqState([createdAs(ARQ), started(target(ARQ))]), inUse, target(ARQ), later, prog(chooseForFunctionName("nlb0", [nlb0], dep(inUse))));
+    expect(refused.arq).toMatchObject([{ type: "ArqBindFailed", data: { reason: expect.stringMatching(/cannot be reprogrammed with bitstream/) } }]);
+    const missing = bindStarted(host(), chooseByName("nlb7.gbs", [nlb0], r));
+    expect(missing.arq).toMatchObject([{ type: "ArqBindFailed", data: { reason: expect.stringMatching(/no bitstream in the catalogue provides bitstream name nlb7.gbs/) } }]);
   });
 });

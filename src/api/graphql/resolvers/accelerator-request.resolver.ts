@@ -1,4 +1,5 @@
-import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver, Root, Subscription } from "type-graphql";
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from "type-graphql";
+import { attachTargetOf } from "../../../domain/device-profiles/attach-target.js";
 import { listArqs } from "../../../../projections/arqs/queries.js";
 import type { ArqView } from "../../../domain/arqs/view.js";
 import { allows, arqProjectScope, canSeeArq, seesAllProjects } from "../../auth/policy.js";
@@ -8,7 +9,7 @@ import { badInput, forbidden } from "../errors.js";
 import { ArqBindingInput, PlugProviderInput } from "../inputs/arq.input.js";
 import { ArqFilter } from "../inputs/filters.input.js";
 import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent } from "../types/accelerator-request.type.js";
-import { JSONScalar } from "../types/scalars.js";
+import { AttachTarget, JSONScalar } from "../types/scalars.js";
 import { toConnection } from "../types/connection.js";
 import { boundEvents, type BoundEventPayload } from "./bound-events.js";
 import { afterCursor, pageSize } from "./paging.js";
@@ -16,6 +17,11 @@ import { AS_OF, pastOf } from "./past.js";
 
 @Resolver(() => AcceleratorRequest)
 export class AcceleratorRequestResolver {
+  @FieldResolver(() => AttachTarget)
+  attachTarget(@Root() arq: Pick<ArqView, "group">): string {
+    return attachTargetOf(arq.group ?? {});
+  }
+
   @Authorized("arq:read")
   @Query(() => AcceleratorRequestConnection, { description: "Your project's ARQs (all projects for admin and service)" })
   async acceleratorRequests(

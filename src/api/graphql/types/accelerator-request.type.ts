@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from "type-graphql";
-import { ArqState, AttachHandleType, BindStatus, DateTimeScalar, JSONScalar } from "./scalars.js";
+import { ArqState, AttachHandleType, AttachTarget, BindStatus, DateTimeScalar, JSONScalar } from "./scalars.js";
 import { PointInTime } from "./audit.type.js";
 import { Connection } from "./connection.js";
 
@@ -16,6 +16,8 @@ export class AcceleratorRequest {
   @Field(() => AttachHandleType, { nullable: true, description: "Only when BOUND" }) attachHandleType!: string | null;
   @Field(() => ID, { nullable: true, description: "Only when BOUND" }) attachHandleUuid!: string | null;
   @Field(() => JSONScalar, { nullable: true, description: "Only when BOUND" }) attachHandleInfo!: unknown;
+  @Field(() => AttachTarget, { description: "Where the accelerator goes once bound: its group's accel:attach_target (VM when the group gives none)" })
+  attachTarget!: string;
   @Field(() => Int, { description: "Revision of the arq-<uuid> stream this view reflects" }) revision!: number;
   @Field(() => DateTimeScalar) createdAt!: Date;
   @Field(() => DateTimeScalar, { nullable: true }) updatedAt!: Date | null;

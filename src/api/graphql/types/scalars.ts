@@ -2,6 +2,7 @@ import { GraphQLError, GraphQLScalarType } from "graphql";
 import { GraphQLDateTime, GraphQLJSON } from "graphql-scalars";
 import { registerEnumType } from "type-graphql";
 import { ARQ_STATES, ATTACH_HANDLE_TYPES, DEVICE_STATUSES, DEVICE_TYPES } from "../../../domain/shared/types.js";
+import { ATTACH_TARGETS } from "../../../domain/device-profiles/attach-target.js";
 
 /** Deepest JSON a client may send: what a profile group, an attach info or board info needs, with room to spare. */
 export const MAX_JSON_DEPTH = 32;
@@ -42,9 +43,11 @@ export const DeviceStatus = asEnum(DEVICE_STATUSES);
 export const AttachHandleType = asEnum(ATTACH_HANDLE_TYPES);
 export const ArqState = asEnum(ARQ_STATES);
 export const BindStatus = asEnum(["COMPLETED", "FAILED"] as const);
+export const AttachTarget = asEnum(ATTACH_TARGETS);
 
 registerEnumType(DeviceType, { name: "DeviceType" });
 registerEnumType(DeviceStatus, { name: "DeviceStatus" });
 registerEnumType(AttachHandleType, { name: "AttachHandleType" });
 registerEnumType(ArqState, { name: "ArqState", description: "The ARQ state machine of Cyborg (cyborg-reference 2.2)" });
 registerEnumType(BindStatus, { name: "BindStatus" });
+registerEnumType(AttachTarget, { name: "AttachTarget", description: "Where a bound accelerator goes (accel:attach_target): VM (pass-through to the instance), host (used by the compute node), none (not attached)" });

@@ -1,0 +1,66 @@
+/**
+ * Whether a resource provider (a deployable) fits the request group an ARQ was made from: it
+ * offers one of the group's resource classes (`resources:<RC>`), carries every required trait
+ * (`trait:<T>=required`) and none of the forbidden ones (`trait:<T>=forbidden`). Placement checks
+ * this when the scheduler picks the provider; a bind checks it again, so a provider named by hand
+ * is held to the group as well. Room (a free handle) is the allocation's own check.
+ */
+import { DomainError } from "../shared/types.js";
+import type { DeployableNode } from "./host-tree.js";
+import { providerTraits } from "./resource-providers.js";
+
+/** The `reason` in a refusal's details, for clients that tell a mismatch from other bad input. */
+export const TARGET_MISMATCH = "TARGET_MISMATCH";
+
+export interface TargetRequirements {
+  resourceClasses: readonly string[];
+  required: readonly string[];
+  forbidden: readonly string[];
+}
+
+/** A group's `resources:` and `trait:` keys (names as profile validation normalised them). */
+export function requirementsOf(group: Readonly<Record<string, string>>): TargetRequirements {
+  const resourceClasses: string[] = [];
+  const required: string[] = [];
+  const forbidden: string[] = [];
+  for (const [key, value] of Object.entries(group)) {
+    if (key.startsWith("resources:")) resourceClasses.push(key.slice("resources:".length));
+    // Validation admits only required and forbidden; anything else is held as required (fails closed).
+    else if (key.startsWith("trait:")) (value === "forbidden" ? forbidden : required).push(key.slice("trait:".length));
+  }
+  return { resourceClasses, required, forbidden };
+}
+
+/**
+ * Refuses a provider that does not fit: BAD_USER_INPUT on `deviceRpUuid`, details
+ * `{reason: "TARGET_MISMATCH", deviceRpUuid, resourceClass, missing, forbidden}` naming what is wrong.
+ */
+export function checkTargetFits(deployable: DeployableNode, hostname: string, needs: TargetRequirements): void {
+  const rc = deployable.attributes.get("rc")?.value ?? null;
+  const traits = providerTraits(deployable);
+  const classMissing = needs.resourceClasses.length > 0 && (rc === null || !needs.resourceClasses.includes(rc));
+  const missing = needs.required.filter((t) => !traits.has(t));
+  const forbidden = needs.forbidden.filter((t) => traits.has(t));
+  if (!classMissing && missing.length === 0 && forbidden.length === 0) return;
+  const problems = [
+    ...(classMissing ? [`it offers ${rc === null ? "no resource class" : `resource class ${rc}`}, the group asks for ${needs.resourceClasses.join(" or ")}`] : []),
+    ...(missing.length > 0 ? [`it lacks required trait${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`] : []),
+    ...(forbidden.length > 0 ? [`it carries forbidden trait${forbidden.length > 1 ? "s" : ""} ${forbidden.join(", ")}`] : []),
+  ];
+  throw new DomainError(
+    "BAD_USER_INPUT",
+    `Resource provider ${deployable.rpUuid} (deployable ${deployable.name} on host ${hostname}) does not fit the ARQ's request group: ${problems.join("; ")}`,
+    "deviceRpUuid",
+    {
+      reason: TARGET_MISMATCH,
+      deviceRpUuid: deployable.rpUuid,
+      resourceClass: classMissing ? { offered: rc, wanted: [...needs.resourceClasses] } : null,
+      missing,
+      forbidden,
+    },
+  );
+}
+
+export function isTargetMismatch(err: unknown): err is DomainError {
+  return err instanceof DomainError && err.details?.reason === TARGET_MISMATCH;
+}
