@@ -11,6 +11,8 @@ export class AcceleratorRequest {
   @Field(() => Int) deviceProfileGroupId!: number;
   @Field(() => Int, { description: "The version of the device profile this ARQ was made from; its group is that version's" })
   deviceProfileVersion!: number;
+  @Field(() => JSONScalar, { description: "The profile group it was made from, as that version had it (what its bind uses)" })
+  group!: Record<string, string>;
   @Field(() => String, { nullable: true }) hostname!: string | null;
   @Field(() => ID, { nullable: true }) deviceRpUuid!: string | null;
   @Field(() => ID, { nullable: true }) instanceUuid!: string | null;
