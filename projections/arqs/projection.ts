@@ -3,7 +3,7 @@
  *
  * Keys (all under the hash tag `{arqs}`):
  *   :arq:<uuid>          hash  created {uuid deviceProfileName deviceProfileUuid deviceProfileGroupId
- *                              group createdAt}, projectId, binding {hostname deviceRpUuid instanceUuid}
+ *                              deviceProfileVersion group createdAt}, projectId, binding {hostname deviceRpUuid instanceUuid}
  *                              | null, status {state handle bindFailureReason revision position
  *                              updatedAt} (handle: {attachHandleType attachHandleUuid
  *                              attachHandleInfo deployableUuid} | null)
@@ -56,6 +56,7 @@ export function project(event: RecordedEvent): Write[] {
             deviceProfileName: d.deviceProfileName,
             deviceProfileUuid: d.deviceProfileUuid,
             deviceProfileGroupId: d.deviceProfileGroupId,
+            deviceProfileVersion: d.deviceProfileVersion ?? 1,
             group: d.group,
             createdAt: d.at,
           },
@@ -123,7 +124,7 @@ export const projection: Projection = { name, eventTypes, project, ends };
 
 /** The stored doc: fields grouped by what changes together. */
 export interface StoredArq {
-  created: Pick<ArqView, "uuid" | "deviceProfileName" | "deviceProfileUuid" | "deviceProfileGroupId" | "group" | "createdAt">;
+  created: Pick<ArqView, "uuid" | "deviceProfileName" | "deviceProfileUuid" | "deviceProfileGroupId" | "deviceProfileVersion" | "group" | "createdAt">;
   projectId: string | null;
   binding: Pick<ArqView, "hostname" | "deviceRpUuid" | "instanceUuid"> | null;
   status: {

@@ -21,6 +21,8 @@ function view(doc: Record<string, unknown> | null): ArqView | null {
   const handle = s.state === "BOUND" ? s.handle : null;
   return {
     ...a.created,
+    // Docs written before profiles had versions.
+    deviceProfileVersion: a.created.deviceProfileVersion ?? 1,
     state: s.state,
     hostname: a.binding?.hostname ?? null,
     deviceRpUuid: a.binding?.deviceRpUuid ?? null,

@@ -20,6 +20,8 @@ import type { EventStore } from "../infra/eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
 import * as arqs from "./arqs/index.js";
 import * as profiles from "./device-profiles.js";
+import * as changes from "./device-profile-changes.js";
+import type { ProfileMigrationResult, ProfileUpdate } from "./device-profile-changes.js";
 import { idempotent, type IdempotentRequest, type IdempotentResult } from "./idempotency.js";
 import * as instances from "./instances.js";
 import type { InstanceOperationResult } from "./instances.js";
@@ -100,6 +102,26 @@ export class Application {
   /** The uuids deleted; nothing is deleted when any profile is missing (NOT_FOUND) or in use (CONFLICT). */
   deleteDeviceProfiles(ctx: CommandContext, sel: { names?: string[]; uuids?: string[] }): Promise<string[]> {
     return profiles.deleteDeviceProfiles(this.streams, ctx, sel);
+  }
+
+  /** A new version (description, groups); the same content again makes none. */
+  updateDeviceProfile(ctx: CommandContext, input: ProfileUpdate): Promise<DeviceProfileView> {
+    return changes.updateDeviceProfile(this.streams, ctx, input);
+  }
+
+  /** A disabled profile refuses new ARQs (PROFILE_DISABLED); its ARQs are untouched. */
+  setDeviceProfileEnabled(ctx: CommandContext, name: string, enabled: boolean): Promise<DeviceProfileView> {
+    return changes.setDeviceProfileEnabled(this.streams, ctx, name, enabled);
+  }
+
+  /** The profile under its new name: same uuid, versions, state and ARQs. */
+  renameDeviceProfile(ctx: CommandContext, name: string, newName: string): Promise<DeviceProfileView> {
+    return changes.renameDeviceProfile(this.streams, ctx, name, newName);
+  }
+
+  /** A mapping of renamed traits and resource classes over the profiles named; all or nothing; a dry run writes nothing. */
+  migrateDeviceProfiles(ctx: CommandContext, names: readonly string[], mapping: unknown, dryRun: boolean): Promise<ProfileMigrationResult[]> {
+    return changes.migrateDeviceProfiles(this.streams, ctx, names, mapping, dryRun);
   }
 
   getDeviceProfileFromLog(name: string): Promise<DeviceProfileView | null> {

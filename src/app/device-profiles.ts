@@ -8,9 +8,11 @@ import { validateDeviceProfile, type DeviceProfileInput } from "../domain/device
 import { isUuid } from "../domain/shared/json.js";
 import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../domain/shared/types.js";
 import { deviceProfileView, type DeviceProfileView } from "../domain/device-profiles/view.js";
+import type { Loaded } from "./handle.js";
 import { aggregates, type Streams } from "./streams.js";
 
-export async function createDeviceProfile(s: Streams, newId: () => string, ctx: CommandContext, input: DeviceProfileInput): Promise<DeviceProfileView> {
+/** `inline`: a profile made for os-acc's inline specs (listed to nobody, deleted with its last ARQ). */
+export async function createDeviceProfile(s: Streams, newId: () => string, ctx: CommandContext, input: DeviceProfileInput, inline = false): Promise<DeviceProfileView> {
   const valid = validateDeviceProfile(input);
   const { name } = valid;
   const uuid = (valid.uuid ?? newId()).toLowerCase();
@@ -29,7 +31,7 @@ export async function createDeviceProfile(s: Streams, newId: () => string, ctx: 
 
   let created;
   try {
-    created = await s.handle(aggregates.profile, name, { type: "CreateDeviceProfile", data: { ...input, uuid, at: ctx.at } }, ctx);
+    created = await s.handle(aggregates.profile, name, { type: "CreateDeviceProfile", data: { ...input, uuid, at: ctx.at, inline } }, ctx);
   } catch (err) {
     if (claimed) await s.handle(aggregates.profileUuid, uuid, { type: "ReleaseDeviceProfileUuid", data: { uuid, name } }, ctx);
     throw err;
@@ -123,4 +125,39 @@ async function liveArqCount(s: Streams, ctx: CommandContext, name: string): Prom
 function activeProfile(state: DeviceProfileState) {
   if (state.status !== "active") throw new Error("a created profile must be active");
   return state.profile;
+}
+
+/**
+ * The stream that holds the profile with this uuid now, starting from the name an ARQ was made
+ * under: a rename leaves the old name's stream pointing at the new one.
+ */
+export async function currentProfileStream(s: Streams, name: string, uuid: string): Promise<{ name: string; loaded: Loaded<DeviceProfileState> }> {
+  let loaded = await s.load(aggregates.profile, name);
+  for (let hops = 0; hops < MAX_RENAME_HOPS && loaded.state.status === "renamed" && loaded.state.profile.uuid === uuid; hops++) {
+    name = loaded.state.newName;
+    loaded = await s.load(aggregates.profile, name);
+  }
+  return { name, loaded };
+}
+
+/** Renames followed from an ARQ's profile name to where its profile is now. */
+const MAX_RENAME_HOPS = 64;
+
+/**
+ * Inline profiles (os-acc) live as long as their ARQs: each one this release left with no live
+ * ARQ is deleted, and its uuid released. One still in use (an ARQ made meanwhile) stays.
+ */
+export async function removeUnusedInlineProfiles(s: Streams, ctx: CommandContext, profiles: ReadonlyArray<{ id: string; result?: Loaded<DeviceProfileState> }>): Promise<void> {
+  for (const p of profiles) {
+    const st = p.result?.state;
+    if (st?.status !== "active" || !st.profile.inline || st.liveArqs.size > 0) continue;
+    const { uuid, name } = st.profile;
+    try {
+      await s.handle(aggregates.profile, name, { type: "DeleteDeviceProfile", data: { name, uuid, at: ctx.at } }, ctx);
+    } catch (err) {
+      if (err instanceof DomainError && (err.code === "CONFLICT" || err.code === "NOT_FOUND")) continue;
+      throw err;
+    }
+    await s.handle(aggregates.profileUuid, uuid, { type: "ReleaseDeviceProfileUuid", data: { uuid, name } }, ctx);
+  }
 }

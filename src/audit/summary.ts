@@ -48,6 +48,14 @@ const TELL: Tellers = {
   InstanceArqsReleased: (d) => `instance ${d.instanceUuid} lets go of ARQ ${list(d.arqUuids)}`,
   DeviceProfileCreated: (d) => `device profile ${d.name} (${d.uuid}) created with ${n(d.groups.length, "group")}`,
   DeviceProfileDeleted: (d) => `device profile ${d.name} (${d.uuid}) deleted`,
+  DeviceProfileUpdated: (d) =>
+    d.migration
+      ? `device profile ${d.name} (${d.uuid}) migrated to version ${d.version} (${migrationSummary(d.migration)})`
+      : `device profile ${d.name} (${d.uuid}) updated to version ${d.version} with ${n(d.groups.length, "group")}`,
+  DeviceProfileDisabled: (d) => `device profile ${d.name} (${d.uuid}) disabled`,
+  DeviceProfileEnabled: (d) => `device profile ${d.name} (${d.uuid}) enabled`,
+  DeviceProfileRenamed: (d) => `device profile ${d.name} (${d.uuid}) renamed to ${d.newName}`,
+  DeviceProfileRenamedFrom: (d) => `device profile ${d.name} (${d.uuid}) is the former ${d.previousName}, version ${d.version}`,
   DeviceProfileArqsCreated: (d) => `device profile ${d.profileUuid} used by new ARQ ${list(d.arqUuids)}`,
   DeviceProfileArqsDeleted: (d) => `device profile ${d.profileUuid} no longer used by ARQ ${list(d.arqUuids)}`,
   DeviceProfileUuidClaimed: (d) => `uuid ${d.uuid} claimed for device profile ${d.name}`,
@@ -88,4 +96,8 @@ export function summarize(e: Pick<RecordedEvent, "type" | "data" | "metadata" | 
     what = `${e.type} in ${e.stream}`;
   }
   return `${what} by ${actor(e.metadata)}`;
+}
+
+function migrationSummary(m: { traits: Record<string, string>; resourceClasses: Record<string, string> }): string {
+  return [...Object.entries(m.traits), ...Object.entries(m.resourceClasses)].map(([from, to]) => `${from} -> ${to}`).join(", ");
 }

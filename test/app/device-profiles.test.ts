@@ -20,6 +20,9 @@ describe("device profiles (application)", () => {
       groups: [{ "resources:FPGA": "1" }, { "resources:CUSTOM_QAT": "2", "trait:CUSTOM_QAT": "required" }],
       createdAt: ADMIN.at,
       updatedAt: null,
+      version: 1,
+      enabled: true,
+      inline: false,
     });
     expect(await app.getDeviceProfileFromLog("dp1")).toEqual(view);
     expect(await app.getDeviceProfileFromLog("nope")).toBeNull();

@@ -112,7 +112,7 @@ describe("the console in a browser", () => {
     await screenshot(page, "04-arqs-live");
   });
 
-  it("creates and deletes a profile, and shows a bad key's error at that key", async () => {
+  it("creates, disables, enables and deletes a profile, and shows a bad key's error at that key", async () => {
     await page.getByRole("link", { name: "Device profiles" }).click();
     await page.getByLabel("Name", { exact: true }).fill("gpu-bad");
     await page.locator("#g0r0k").fill("accel:bogus");
@@ -130,6 +130,13 @@ describe("the console in a browser", () => {
     await page.getByRole("button", { name: "Create profile" }).click();
     await page.getByRole("status").filter({ hasText: "Created gpu-one." }).waitFor(WAIT);
     await page.getByRole("row", { name: /gpu-one/ }).waitFor(WAIT);
+    // Version and state are shown; an admin disables the profile and enables it again.
+    await page.getByRole("row", { name: /gpu-one 1 enabled/ }).waitFor(WAIT);
+    await page.getByRole("button", { name: "Disable gpu-one" }).click();
+    await page.getByRole("row", { name: /gpu-one 1 disabled/ }).waitFor(WAIT);
+    expect((await t.ok("admin", `{ deviceProfile(name: "gpu-one") { enabled } }`)).deviceProfile.enabled).toBe(false);
+    await page.getByRole("button", { name: "Enable gpu-one" }).click();
+    await page.getByRole("row", { name: /gpu-one 1 enabled/ }).waitFor(WAIT);
     page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Delete gpu-one" }).click();
     await page.getByRole("row", { name: /gpu-one/ }).waitFor({ state: "detached", ...WAIT });

@@ -10,10 +10,13 @@ interface Profile {
   description: string | null;
   groups: Array<Record<string, string>>;
   createdAt: string;
+  version: number;
+  enabled: boolean;
 }
 type Row = { key: string; value: string };
 
-const PROFILES = `{ deviceProfiles { uuid name description groups createdAt } }`;
+const PROFILES = `{ deviceProfiles { uuid name description groups createdAt version enabled } }`;
+const SET_ENABLED = `mutation($name: String!, $enabled: Boolean!) { setDeviceProfileEnabled(name: $name, enabled: $enabled) { name enabled } }`;
 const CREATE = `mutation($input: DeviceProfileInput!) { createDeviceProfile(input: $input) { uuid name } }`;
 const DELETE = `mutation($names: [String!]) { deleteDeviceProfiles(names: $names) }`;
 
@@ -21,6 +24,15 @@ export function ProfilesPage({ session }: { session: Session }) {
   const { data, error, reload } = usePolled(() => gql<{ deviceProfiles: Profile[] }>(session.token, PROFILES).then((d) => d.deviceProfiles), 10000, [session.token]);
   const [deleteError, setDeleteError] = useState<unknown>();
   const canWrite = session.can("device_profile:write");
+  const setEnabled = async (name: string, enabled: boolean) => {
+    setDeleteError(undefined);
+    try {
+      await gql(session.token, SET_ENABLED, { name, enabled });
+      await reload();
+    } catch (err) {
+      setDeleteError(err);
+    }
+  };
   const remove = async (name: string) => {
     if (!confirm(`Delete device profile ${name}?`)) return;
     setDeleteError(undefined);
@@ -40,6 +52,8 @@ export function ProfilesPage({ session }: { session: Session }) {
         <thead>
           <tr>
             <th scope="col">Name</th>
+            <th scope="col">Version</th>
+            <th scope="col">State</th>
             <th scope="col">Groups</th>
             <th scope="col">Description</th>
             <th scope="col">Created</th>
@@ -50,6 +64,8 @@ export function ProfilesPage({ session }: { session: Session }) {
           {data?.map((p) => (
             <tr key={p.uuid}>
               <th scope="row">{p.name}</th>
+              <td>{p.version}</td>
+              <td>{p.enabled ? "enabled" : "disabled (no new ARQs)"}</td>
               <td>
                 {p.groups.map((g, i) => (
                   <div key={i} className="mono">
@@ -63,6 +79,9 @@ export function ProfilesPage({ session }: { session: Session }) {
               <td>{new Date(p.createdAt).toLocaleString()}</td>
               {canWrite ? (
                 <td className="actions">
+                  <button type="button" onClick={() => void setEnabled(p.name, !p.enabled)} aria-label={`${p.enabled ? "Disable" : "Enable"} ${p.name}`}>
+                    {p.enabled ? "Disable" : "Enable"}
+                  </button>
                   <button type="button" onClick={() => void remove(p.name)} aria-label={`Delete ${p.name}`}>
                     Delete
                   </button>
@@ -73,7 +92,7 @@ export function ProfilesPage({ session }: { session: Session }) {
           ))}
           {data?.length === 0 ? (
             <tr>
-              <td colSpan={5}>No device profile yet.</td>
+              <td colSpan={canWrite ? 7 : 6}>No device profile yet.</td>
             </tr>
           ) : null}
         </tbody>

@@ -107,6 +107,7 @@ function decideArqCreations(
         deviceProfileName: profile.name,
         deviceProfileUuid: profile.uuid,
         deviceProfileGroupId: p.groupId,
+        deviceProfileVersion: profile.version,
         group: p.group,
         projectId: ctx.projectId ?? null,
         at: ctx.at,

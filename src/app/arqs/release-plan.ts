@@ -19,6 +19,7 @@ import type { HostState } from "../../domain/inventory/state.js";
 import { fold } from "../../domain/shared/decider.js";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { DomainEventShape, Loaded } from "../handle.js";
+import { currentProfileStream } from "../device-profiles.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
 
 /** What a released ARQ held, as its release event told. */
@@ -95,8 +96,8 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
       if (events.length > 0) plan.instanceSteps.push(new Decided(aggregates.instance, instanceUuid, l, events));
     }),
     ...[...byProfile].map(async ([key, arqUuids]) => {
-      const [name, profileUuid] = key.split("\n") as [string, string];
-      const l = await s.load(aggregates.profile, name);
+      const [madeUnder, profileUuid] = key.split("\n") as [string, string];
+      const { name, loaded: l } = await currentProfileStream(s, madeUnder, profileUuid);
       const events = aggregates.profile.decider.decide({ type: "RecordArqsDeleted", data: { name, profileUuid, arqUuids, at } }, l.state);
       // Deletions commute on the profile stream: appended wherever it is (see create.ts).
       if (events.length > 0) plan.profileSteps.push(new Decided(aggregates.profile, name, l, events, { expected: "stream_exists" }));

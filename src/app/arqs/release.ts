@@ -3,6 +3,7 @@ import { isStaleFor } from "../../domain/instances/decider.js";
 import type { ArqView } from "../../domain/arqs/view.js";
 import { DomainError, stream, type CommandContext } from "../../domain/shared/types.js";
 import { aggregates, type Streams } from "../streams.js";
+import { removeUnusedInlineProfiles } from "../device-profiles.js";
 import { appendPlan } from "./append-plan.js";
 import { planRelease, type Held, type ReleaseRequest } from "./release-plan.js";
 import { loadVisible, uuidList, visibleTo } from "./shared.js";
@@ -75,7 +76,9 @@ async function release(s: Streams, ctx: CommandContext, req: ReleaseRequest, kno
     ...known.flatMap((a) => (a?.instanceUuid ? [stream.instance(a.instanceUuid)] : [])),
     ...(req.instance ? [stream.instance(req.instance.instanceUuid)] : []),
   ];
-  return (await appendPlan(s, ctx, streams, () => planRelease(s, ctx, req, held)))!;
+  const plan = (await appendPlan(s, ctx, streams, () => planRelease(s, ctx, req, held)))!;
+  if (req.how === "delete") await removeUnusedInlineProfiles(s, ctx, plan.profileSteps);
+  return plan;
 }
 
 /** The ARQs that were not deleted already (an ARQ never created stays: the delete will say NOT_FOUND). */

@@ -27,6 +27,8 @@ export interface Arq {
   deviceProfileName: string;
   deviceProfileUuid: string;
   deviceProfileGroupId: number;
+  /** The profile's version the ARQ was made from; `group` is that version's group. */
+  deviceProfileVersion: number;
   group: ProfileGroup;
   projectId: string | null;
   hostname: string | null;
@@ -78,6 +80,7 @@ export function evolveArq(state: ArqStreamState, event: ArqEvent): ArqStreamStat
         deviceProfileName: d.deviceProfileName,
         deviceProfileUuid: d.deviceProfileUuid,
         deviceProfileGroupId: d.deviceProfileGroupId,
+        deviceProfileVersion: d.deviceProfileVersion ?? 1,
         group: d.group,
         projectId: d.projectId,
         hostname: null,

@@ -9,6 +9,8 @@ export interface ArqCreated {
     deviceProfileName: string;
     deviceProfileUuid: string;
     deviceProfileGroupId: number;
+    /** The profile's version the ARQ was made from (absent in events written before profiles had versions: 1). */
+    deviceProfileVersion?: number;
     /** A copy of the profile group, so the ARQ outlives changes to the profile's stream. */
     group: ProfileGroup;
     projectId: string | null;

@@ -13,6 +13,7 @@ export type ArqView = Pick<
   | "deviceProfileName"
   | "deviceProfileUuid"
   | "deviceProfileGroupId"
+  | "deviceProfileVersion"
   | "group"
   | "hostname"
   | "deviceRpUuid"
@@ -41,6 +42,7 @@ export function arqView(arq: Arq, revision: number, position: bigint): ArqView {
     deviceProfileName: arq.deviceProfileName,
     deviceProfileUuid: arq.deviceProfileUuid,
     deviceProfileGroupId: arq.deviceProfileGroupId,
+    deviceProfileVersion: arq.deviceProfileVersion,
     group: { ...arq.group },
     hostname: arq.hostname,
     deviceRpUuid: arq.deviceRpUuid,

@@ -1,33 +1,24 @@
 /**
- * Stream `deviceProfile-<name>`: one profile name's life (created, deleted, re-created) and the
- * ARQs created from the current incarnation, so that a profile in use cannot be deleted.
+ * Stream `deviceProfile-<name>`: one profile name's life (created, updated, disabled, renamed,
+ * deleted, re-created) and the ARQs created from the current incarnation, so that a profile in
+ * use cannot be deleted. Updates, enabling and renaming are decided in lifecycle.ts.
  */
 import { Set as PersistentSet } from "immutable";
 import { arqCountFor } from "./arq-counts.js";
 import { assertNever, type Decider } from "../shared/decider.js";
 import { DomainError } from "../shared/types.js";
 import type { DeviceProfileEvent, ProfileGroup } from "./events.js";
+import { decideLifecycle, type LifecycleCommand } from "./lifecycle.js";
+import { refuseDisabled, requireActive, type DeviceProfile, type DeviceProfileState } from "./state.js";
 import { validateDeviceProfile } from "./validation.js";
 
-export interface DeviceProfile {
-  uuid: string;
-  name: string;
-  description: string | null;
-  groups: ProfileGroup[];
-  createdAt: string;
-}
-
-export type DeviceProfileState =
-  | { status: "absent" }
-  /** liveArqs is a persistent set: evolve stays pure at O(log n) per event on a busy profile. */
-  | { status: "active"; profile: DeviceProfile; liveArqs: PersistentSet<string> }
-  | { status: "deleted"; profile: DeviceProfile; deletedAt: string };
+export type { ActiveProfile, DeviceProfile, DeviceProfileState } from "./state.js";
 
 export type DeviceProfileCommand =
   | {
       type: "CreateDeviceProfile";
       /** name, description and groups as the caller sent them: decide validates them. */
-      data: { uuid: string; name: unknown; description?: unknown; groups: unknown; at: string };
+      data: { uuid: string; name: unknown; description?: unknown; groups: unknown; at: string; inline?: boolean };
     }
   | { type: "DeleteDeviceProfile"; data: { name: string; /** Refuse unless the live profile has this uuid. */ uuid?: string; at: string } }
   | {
@@ -35,7 +26,8 @@ export type DeviceProfileCommand =
       /** arqUuids: pre-generated, exactly as many as the profile (or its group) asks for. */
       data: { name: string; profileUuid?: string; groupIndex?: number | null; arqUuids: string[]; at: string };
     }
-  | { type: "RecordArqsDeleted"; data: { name: string; profileUuid: string; arqUuids: string[]; at: string } };
+  | { type: "RecordArqsDeleted"; data: { name: string; profileUuid: string; arqUuids: string[]; at: string } }
+  | LifecycleCommand;
 
 export const initialState = (): DeviceProfileState => ({ status: "absent" });
 
@@ -43,10 +35,27 @@ export function evolve(state: DeviceProfileState, event: DeviceProfileEvent): De
   switch (event.type) {
     case "DeviceProfileCreated": {
       const { uuid, name, description, groups, createdAt } = event.data;
-      return { status: "active", profile: { uuid, name, description, groups, createdAt }, liveArqs: PersistentSet<string>() };
+      const profile = { uuid, name, description, groups, createdAt, version: 1, enabled: true, inline: event.data.inline === true, updatedAt: null };
+      return { status: "active", profile, liveArqs: PersistentSet<string>() };
     }
     case "DeviceProfileDeleted":
       return state.status === "active" ? { status: "deleted", profile: state.profile, deletedAt: event.data.deletedAt } : state;
+    case "DeviceProfileUpdated": {
+      const { version, description, groups, at } = event.data;
+      return changed(state, event.data.uuid, (p) => ({ ...p, version, description, groups, updatedAt: at }));
+    }
+    case "DeviceProfileDisabled":
+      return changed(state, event.data.uuid, (p) => ({ ...p, enabled: false, updatedAt: event.data.at }));
+    case "DeviceProfileEnabled":
+      return changed(state, event.data.uuid, (p) => ({ ...p, enabled: true, updatedAt: event.data.at }));
+    case "DeviceProfileRenamed":
+      if (state.status !== "active" || state.profile.uuid !== event.data.uuid) return state;
+      return { status: "renamed", profile: state.profile, newName: event.data.newName, renamedAt: event.data.at };
+    case "DeviceProfileRenamedFrom": {
+      const d = event.data;
+      const profile = { uuid: d.uuid, name: d.name, description: d.description, groups: d.groups, createdAt: d.createdAt, version: d.version, enabled: d.enabled, inline: false, updatedAt: d.at };
+      return { status: "active", profile, liveArqs: PersistentSet<string>(d.liveArqUuids) };
+    }
     case "DeviceProfileArqsCreated": {
       if (state.status !== "active" || state.profile.uuid !== event.data.profileUuid) return state;
       return { ...state, liveArqs: state.liveArqs.union(event.data.arqUuids) };
@@ -76,7 +85,7 @@ export function decide(command: DeviceProfileCommand, state: DeviceProfileState)
           { name: profile.name, arqCount: live },
         );
       }
-      return [{ type: "DeviceProfileDeleted", data: { uuid: profile.uuid, name: profile.name, deletedAt: command.data.at } }];
+      return [{ type: "DeviceProfileDeleted", data: { uuid: profile.uuid, name: profile.name, deletedAt: command.data.at, version: profile.version } }];
     }
     case "CreateArqs": {
       const { arqUuids, groupIndex, profileUuid } = command.data;
@@ -84,6 +93,7 @@ export function decide(command: DeviceProfileCommand, state: DeviceProfileState)
       if (profileUuid !== undefined && profile.uuid !== profileUuid) {
         throw new DomainError("CONFLICT", `Device profile ${profile.name} was deleted and re-created meanwhile.`, "deviceProfileName");
       }
+      refuseDisabled(profile);
       const expected = arqCountFor(profile.groups, groupIndex);
       if (arqUuids.length !== expected || new Set(arqUuids).size !== expected) {
         throw new DomainError("BAD_USER_INPUT", `expected ${expected} distinct new ARQ uuids, got ${arqUuids.length}`, "arqUuids");
@@ -97,8 +107,13 @@ export function decide(command: DeviceProfileCommand, state: DeviceProfileState)
       return arqUuids.length === 0 ? [] : [{ type: "DeviceProfileArqsDeleted", data: { profileUuid: state.profile.uuid, arqUuids } }];
     }
     default:
-      return assertNever(command);
+      return decideLifecycle(command, state);
   }
+}
+
+/** The active profile with this uuid, changed; any other state as it is. */
+function changed(state: DeviceProfileState, uuid: string, change: (p: DeviceProfile) => DeviceProfile): DeviceProfileState {
+  return state.status === "active" && state.profile.uuid === uuid ? { ...state, profile: change(state.profile) } : state;
 }
 
 function create(data: Extract<DeviceProfileCommand, { type: "CreateDeviceProfile" }>["data"], state: DeviceProfileState) {
@@ -111,19 +126,9 @@ function create(data: Extract<DeviceProfileCommand, { type: "CreateDeviceProfile
   }
   const event: DeviceProfileEvent = {
     type: "DeviceProfileCreated",
-    data: { uuid: data.uuid.toLowerCase(), name: valid.name, description: valid.description, groups: valid.groups, createdAt: data.at },
+    data: { uuid: data.uuid.toLowerCase(), name: valid.name, description: valid.description, groups: valid.groups, createdAt: data.at, ...(data.inline ? { inline: true } : {}) },
   };
   return [event];
-}
-
-type ActiveProfile = Extract<DeviceProfileState, { status: "active" }>;
-
-function requireActive(state: DeviceProfileState, name: string, uuid: string | undefined): ActiveProfile {
-  if (state.status !== "active" || (uuid !== undefined && state.profile.uuid !== uuid.toLowerCase())) {
-    const what = uuid === undefined ? `name=${name}` : `uuid=${uuid}`;
-    throw new DomainError("NOT_FOUND", `Device Profile not found with ${what}`, uuid === undefined ? "name" : "uuid");
-  }
-  return state;
 }
 
 export const deviceProfileDecider: Decider<DeviceProfileCommand, DeviceProfileState, DeviceProfileEvent> = {

@@ -16,7 +16,9 @@ export interface UuidClaimState {
 export type UuidClaimCommand =
   | { type: "ClaimDeviceProfileUuid"; data: { uuid: string; name: string; staleHolder?: string | null } }
   | { type: "ConfirmDeviceProfileUuid"; data: { uuid: string; name: string } }
-  | { type: "ReleaseDeviceProfileUuid"; data: { uuid: string; name: string } };
+  | { type: "ReleaseDeviceProfileUuid"; data: { uuid: string; name: string } }
+  /** A rename: the claim follows the profile from `name` to `newName`. */
+  | { type: "TransferDeviceProfileUuid"; data: { uuid: string; name: string; newName: string } };
 
 export const initialUuidClaimState = (): UuidClaimState => ({ holder: null });
 
@@ -48,6 +50,10 @@ export function decideUuidClaim(command: UuidClaimCommand, state: UuidClaimState
     case "ConfirmDeviceProfileUuid":
       if (state.holder !== name) throw taken(uuid, state.holder);
       return [{ type: "DeviceProfileUuidClaimed", data: { uuid, name } }];
+    case "TransferDeviceProfileUuid":
+      if (state.holder === command.data.newName) return [];
+      if (state.holder !== name) throw taken(uuid, state.holder);
+      return [{ type: "DeviceProfileUuidClaimed", data: { uuid, name: command.data.newName } }];
     case "ReleaseDeviceProfileUuid":
       return state.holder === name ? [{ type: "DeviceProfileUuidReleased", data: { uuid, name } }] : [];
     default:

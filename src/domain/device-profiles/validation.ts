@@ -72,16 +72,16 @@ export function validateDeviceProfile(input: DeviceProfileInput): ValidDevicePro
   };
 }
 
-export function validateProfileName(name: unknown): string {
-  if (typeof name !== "string" || name.length === 0) throw bad("name", "DeviceProfile name needed.");
+export function validateProfileName(name: unknown, field = "name"): string {
+  if (typeof name !== "string" || name.length === 0) throw bad(field, "DeviceProfile name needed.");
   if (name.length > MAX_PROFILE_NAME_LENGTH) {
-    throw bad("name", `Device profile name is longer than ${MAX_PROFILE_NAME_LENGTH} characters.`);
+    throw bad(field, `Device profile name is longer than ${MAX_PROFILE_NAME_LENGTH} characters.`);
   }
-  if (!PROFILE_NAME_RE.test(name)) throw bad("name", `Device profile name must be of the form ${PROFILE_NAME_RE.source}`);
+  if (!PROFILE_NAME_RE.test(name)) throw bad(field, `Device profile name must be of the form ${PROFILE_NAME_RE.source}`);
   return name;
 }
 
-function validateDescription(description: unknown): string | null {
+export function validateDescription(description: unknown): string | null {
   if (description === undefined || description === null) return null;
   if (typeof description !== "string") throw bad("description", "Device profile description must be a string.");
   if (description.length > MAX_DESCRIPTION_LENGTH) {

@@ -52,7 +52,7 @@ export interface CommandContext {
 /** A business rule refused the command. `code` maps 1:1 onto GraphQL `extensions.code`. */
 export class DomainError extends Error {
   constructor(
-    readonly code: "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT" | "FORBIDDEN" | "UNSUPPORTED_OPERATION" | "QUOTA_EXCEEDED",
+    readonly code: "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT" | "FORBIDDEN" | "UNSUPPORTED_OPERATION" | "QUOTA_EXCEEDED" | "PROFILE_DISABLED",
     message: string,
     /** The offending input field, for BAD_USER_INPUT (e.g. "groups[0].resources:FPGA"). */
     readonly field?: string,

@@ -13,7 +13,7 @@ const created = (uuid = U1): DeviceProfileEvent => ({
   type: "DeviceProfileCreated",
   data: { uuid, name: "dp1", description: null, groups, createdAt: at },
 });
-const deleted = (uuid = U1): DeviceProfileEvent => ({ type: "DeviceProfileDeleted", data: { uuid, name: "dp1", deletedAt: at } });
+const deleted = (uuid = U1): DeviceProfileEvent => ({ type: "DeviceProfileDeleted", data: { uuid, name: "dp1", deletedAt: at, version: 1 } });
 const arqsCreated = (ids: string[], profileUuid = U1): DeviceProfileEvent => ({ type: "DeviceProfileArqsCreated", data: { profileUuid, arqUuids: ids } });
 const create = (data: Partial<Extract<DeviceProfileCommand, { type: "CreateDeviceProfile" }>["data"]> = {}): DeviceProfileCommand => ({
   type: "CreateDeviceProfile",
@@ -42,7 +42,7 @@ describe("device profile decider", () => {
     expect(events).toMatchObject([{ type: "DeviceProfileCreated", data: { uuid: U2 } }]);
   });
   it("deletes an active profile", () => {
-    spec.given([created()]).when(del()).then([{ type: "DeviceProfileDeleted", data: { uuid: U1, name: "dp1", deletedAt: at } }]);
+    spec.given([created()]).when(del()).then([{ type: "DeviceProfileDeleted", data: { uuid: U1, name: "dp1", deletedAt: at, version: 1 } }]);
     spec.given([created()]).when(del(U1)).then([deleted()]);
   });
   it("refuses to delete a missing, deleted or re-created (other uuid) profile with NOT_FOUND", () => {

@@ -1,4 +1,4 @@
-import { Field, ID, InputType } from "type-graphql";
+import { Field, ID, InputType, Int } from "type-graphql";
 import { JSONScalar } from "../types/scalars.js";
 
 @InputType({ description: "Bind one ARQ to the host, resource provider and instance the scheduler chose" })
@@ -21,4 +21,12 @@ export class DeviceProfileInput {
   @Field(() => String, { nullable: true }) description?: string | null;
   @Field(() => [JSONScalar]) groups!: unknown[];
   @Field(() => ID, { nullable: true }) uuid?: string | null;
+}
+
+@InputType({ description: "A device profile's new version: what is left out stays as it is" })
+export class DeviceProfileUpdateInput {
+  @Field(() => String) name!: string;
+  @Field(() => String, { nullable: true, description: "null clears it" }) description?: string | null;
+  @Field(() => [JSONScalar], { nullable: true, description: "Validated as at creation" }) groups?: unknown[] | null;
+  @Field(() => Int, { nullable: true, description: "Refuse (CONFLICT) unless the profile is at this version" }) expectedVersion?: number | null;
 }

@@ -9,6 +9,10 @@ export class AcceleratorRequest {
   @Field(() => ArqState) state!: string;
   @Field(() => String) deviceProfileName!: string;
   @Field(() => Int) deviceProfileGroupId!: number;
+  @Field(() => Int, { description: "The version of the device profile this ARQ was made from; its group is that version's" })
+  deviceProfileVersion!: number;
+  @Field(() => JSONScalar, { description: "The profile group it was made from, as that version had it (what its bind uses)" })
+  group!: Record<string, string>;
   @Field(() => String, { nullable: true }) hostname!: string | null;
   @Field(() => ID, { nullable: true }) deviceRpUuid!: string | null;
   @Field(() => ID, { nullable: true }) instanceUuid!: string | null;
