@@ -1,7 +1,8 @@
 /**
  * What must hold between an ARQ, the hosts' allocations and its profile, whatever crashed or raced
  * between the streams of one decision (EventStoreDB appends a decision's streams one by one):
- * - every allocated handle belongs to a BIND_STARTED or BOUND ARQ of that handle's target;
+ * - every allocated handle belongs to a BIND_STARTED or BOUND ARQ of that handle's target (or to
+ *   one that failed after BOUND, which keeps it until unbound or deleted);
  * - every BOUND ARQ's handle is allocated to it;
  * - every live ARQ is recorded by its profile, and a deleted one is not.
  * Pure: the application loads the streams and repairs what this finds (app/arqs/invariants.ts);
@@ -19,13 +20,14 @@ export interface HeldHandle {
 
 /**
  * Does the ARQ hold this allocation: binding (BIND_STARTED) or BOUND to the allocation's host,
- * resource provider and instance, and when BOUND, to that very handle? An allocation it does not
- * hold may be released; one it holds never is.
+ * resource provider and instance, and when BOUND, to that very handle? A BOUND ARQ that failed
+ * (its device was lost) keeps its handle until it is unbound or deleted. An allocation the ARQ
+ * does not hold may be released; one it holds never is.
  */
 export function holdsHandle(arq: Arq | null, a: HeldHandle): boolean {
-  if (!arq || (arq.state !== "BIND_STARTED" && arq.state !== "BOUND")) return false;
-  if (arq.hostname !== a.hostname || arq.deviceRpUuid !== a.rpUuid || arq.instanceUuid !== a.instanceUuid) return false;
-  return arq.state === "BIND_STARTED" || arq.attachment?.handleUuid === a.handleUuid;
+  if (!arq || arq.hostname !== a.hostname || arq.deviceRpUuid !== a.rpUuid || arq.instanceUuid !== a.instanceUuid) return false;
+  if (arq.state === "BIND_STARTED") return true;
+  return (arq.state === "BOUND" || arq.state === "BIND_FAILED") && arq.attachment?.handleUuid === a.handleUuid;
 }
 
 export type Violation =

@@ -26,7 +26,7 @@ export class ArqIndex {
     if (e.stream.startsWith("arq-")) {
       const { arqUuid } = e.data as { arqUuid: string };
       const entry = this.entry(arqUuid);
-      entry.arq = evolveArq(entry.arq, { type: e.type, data: e.data } as ArqEvent);
+      entry.arq = slim(evolveArq(entry.arq, { type: e.type, data: e.data } as ArqEvent));
       return [arqUuid];
     }
     if (e.type === "AttachHandleAllocated") {
@@ -71,4 +71,11 @@ export class ArqIndex {
     if (!entry) this.entries.set(arqUuid, (entry = { arq: initialArqState(), handles: new Map(), recorded: false }));
     return entry;
   }
+}
+
+const NO_GROUP = {};
+
+/** The ARQ without its profile group, which no invariant reads (the index holds every live ARQ). */
+function slim(state: ArqStreamState): ArqStreamState {
+  return state.status === "absent" || state.arq.group === NO_GROUP ? state : { ...state, arq: { ...state.arq, group: NO_GROUP } };
 }
