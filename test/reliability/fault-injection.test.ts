@@ -1,6 +1,6 @@
 /**
  * Every step of every decision that spans streams, on a store that appends a sequence step by step
- * (as EventStoreDB does): the Nth append fails with a transport error (written or not), or the
+ * (the memory store so, and the EventStoreDB adapter on the stand-in server): the Nth append fails with a transport error (written or not), or the
  * process stops after it. Then the service resumes on the same log (a fresh Application, the binder
  * and the invariant checker): the invariants hold (every allocated handle belongs to a binding or
  * BOUND ARQ of that handle, every BOUND ARQ's handle is allocated to it, the profile counts exactly
@@ -14,11 +14,14 @@ import { deviceProfileDecider } from "../../src/domain/device-profiles/decider.j
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { hostDecider } from "../../src/domain/inventory/decider.js";
 import { stream } from "../../src/domain/shared/types.js";
+import { EsdbEventStore } from "../../src/infra/eventstore/esdb.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { EventStore } from "../../src/infra/eventstore/port.js";
 import { createLogger } from "../../src/infra/logger.js";
 import { Binder } from "../../src/reactors/binder/binder.js";
 import { InvariantChecker } from "../../src/reactors/invariants/checker.js";
 import { ADMIN, ctx, fpga } from "../app/support.js";
+import { EsdbStandIn } from "../support/esdb-standin/index.js";
 import { StepByStepStore, type Fault } from "./step-store.js";
 
 const HOST = "compute1";
@@ -28,8 +31,14 @@ const binderCtx = { principal: "system:binder", correlationId: "b", causationId:
 const silent = createLogger("silent");
 const bindingFor = (arqUuid: string, instanceUuid = "vm-1") => ({ arqUuid, hostname: HOST, deviceRpUuid: RP, instanceUuid });
 
+/** The logs the decisions run on. */
+const LOGS: Record<string, () => EventStore> = {
+  "memory, step by step": () => new MemoryEventStore(),
+  "EventStoreDB stand-in": () => new EsdbEventStore(new EsdbStandIn().connect()),
+};
+
 interface World {
-  log: MemoryEventStore;
+  log: EventStore;
   store: StepByStepStore;
   app: Application;
   newId: () => string;
@@ -37,8 +46,8 @@ interface World {
 }
 
 /** A host with one handle and a profile asking for one FPGA. */
-async function world(): Promise<World> {
-  const log = new MemoryEventStore();
+async function world(makeLog: () => EventStore): Promise<World> {
+  const log = makeLog();
   const store = new StepByStepStore(log);
   let n = 0;
   const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
@@ -75,7 +84,7 @@ const DECISIONS: Record<string, { before: (w: World) => Promise<unknown>; run: (
 const FAULTS: Fault[] = ["error-before", "error-after", "crash-after"];
 
 /** What must hold across the ARQs, the host and the profile, read straight from the log. */
-async function violations(log: MemoryEventStore): Promise<string[]> {
+async function violations(log: EventStore): Promise<string[]> {
   const arqStreams = [...new Set((await log.readAll()).map((e) => e.stream).filter((s) => s.startsWith("arq-")))];
   const arqs = new Map(await Promise.all(arqStreams.map(async (s) => [s.slice(4), (await loadAggregate(log, s, arqDecider)).state] as const)));
   const host = (await loadAggregate(log, stream.host(HOST), hostDecider)).state;
@@ -127,25 +136,28 @@ async function bindsAgain(w: World, app: Application): Promise<void> {
   expect(again!.state).toBe("BOUND");
 }
 
-describe("a decision spanning streams, stopped at any step, is made whole on resume", () => {
-  for (const [name, decision] of Object.entries(DECISIONS)) {
-    for (const fault of FAULTS) {
-      it(`${name}: ${fault} at every append`, async () => {
-        for (let n = 1; ; n++) {
-          const w = await world();
-          await decision.before(w);
-          w.store.arm(n, fault);
-          await decision.run(w).catch(() => undefined);
-          if (!w.store.fired) {
-            expect(n, "the decision appended at least once").toBeGreaterThan(1);
-            break;
+for (const [logName, makeLog] of Object.entries(LOGS)) {
+  describe(`a decision spanning streams, stopped at any step, is made whole on resume (${logName})`, () => {
+    for (const [name, decision] of Object.entries(DECISIONS)) {
+      for (const fault of FAULTS) {
+        it(`${name}: ${fault} at every append`, async () => {
+          for (let n = 1; ; n++) {
+            const w = await world(makeLog);
+            await decision.before(w);
+            w.store.arm(n, fault);
+            await decision.run(w).catch(() => undefined);
+            if (!w.store.fired) {
+              expect(n, "the decision appended at least once").toBeGreaterThan(1);
+              break;
+            }
+            const app = await resume(w);
+            expect(await violations(w.log), `${name}, ${fault} at append ${n}`).toEqual([]);
+            await bindsAgain(w, app);
+            expect(await violations(w.log), `${name}, ${fault} at append ${n}, bound again`).toEqual([]);
+            await w.log.close();
           }
-          const app = await resume(w);
-          expect(await violations(w.log), `${name}, ${fault} at append ${n}`).toEqual([]);
-          await bindsAgain(w, app);
-          expect(await violations(w.log), `${name}, ${fault} at append ${n}, bound again`).toEqual([]);
-        }
-      });
+        });
+      }
     }
-  }
-});
+  });
+}
