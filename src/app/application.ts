@@ -211,6 +211,14 @@ export class Application {
     return inventory.releaseHandleForArq(this.streams, ctx, hostname, arqUuid);
   }
 
+  /**
+   * Checks an ARQ against the hosts that may hold a handle for it and its profile, and repairs
+   * what a decision stopped halfway left behind (the invariant checker's step); the repairs done.
+   */
+  repairArqInvariants(ctx: CommandContext, arqUuid: string, hostnames: readonly string[]): Promise<arqs.Repair[]> {
+    return arqs.repairArq(this.streams, ctx, arqUuid, hostnames);
+  }
+
   getArq(arqUuid: string): Promise<ArqView | null> {
     return arqs.getArq(this.streams, arqUuid);
   }

@@ -4,7 +4,7 @@
  * (Streams.beforeFirstWrite). A refused `first` step rejects the write with `refused()`.
  */
 import { DelegatingEventStore } from "../infra/eventstore/delegating-store.js";
-import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, SequenceResult } from "../infra/eventstore/port.js";
+import { SequenceInterruptedError, type AppendResult, type AppendStep, type EventStore, type ExpectedRevision, type NewEvent, type SequenceResult } from "../infra/eventstore/port.js";
 
 export class FirstWriteStore extends DelegatingEventStore {
   private firstWrite: Promise<SequenceResult> | undefined;
@@ -36,7 +36,10 @@ export class FirstWriteStore extends DelegatingEventStore {
   }
 
   private async withFirst(steps: readonly AppendStep[]): Promise<SequenceResult> {
-    const result = await this.inner.appendSequence([await this.first(), ...steps]);
+    const result = await this.inner.appendSequence([await this.first(), ...steps]).catch((err: unknown) => {
+      // Interrupted after the claim: the committed prefix of the caller's own steps.
+      throw err instanceof SequenceInterruptedError ? new SequenceInterruptedError(err.appended.slice(1), err.cause) : err;
+    });
     if (result.appended.length === 0) throw this.refused();
     return { appended: result.appended.slice(1), refusal: result.refusal };
   }

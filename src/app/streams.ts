@@ -8,7 +8,7 @@ import { instanceDecider } from "../domain/instances/decider.js";
 import { hostDecider } from "../domain/inventory/decider.js";
 import { fold, type Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext } from "../domain/shared/types.js";
-import type { AppendStep, EventStore } from "../infra/eventstore/port.js";
+import { SequenceInterruptedError, type AppendResult, type AppendStep, type EventStore, type SequenceResult } from "../infra/eventstore/port.js";
 import { AggregateCache } from "./aggregate-cache.js";
 import { FirstWriteStore } from "./first-write-store.js";
 import { handleCommand, loadAggregate, toNewEvent, type CommandSource, type DomainEventShape, type Loaded } from "./handle.js";
@@ -87,28 +87,43 @@ export class Streams {
    * Appends decisions that depend on each other as one sequence (EventStore.appendSequence: one
    * commit on lmdb, step by step on EventStoreDB), each step checked against the revision it was
    * decided on; stops at the first refused step. Each appended step gets its `result`, and the
-   * cache learns it. Returns why the next step was refused, if one was.
+   * cache learns it. Returns why the next step was refused, if one was. A sequence interrupted
+   * after some steps were committed (SequenceInterruptedError) gives those steps their `result`,
+   * then rejects with the error the next step met, so that the caller can undo what was committed.
    */
   async appendSequence(steps: ReadonlyArray<Decided<unknown, DomainEventShape>>, ctx: CommandContext): Promise<{ refusal?: Error }> {
     if (steps.length === 0) return {};
-    const result = await this.store.appendSequence(
-      steps.map((st) => ({
-        stream: st.kind.streamName(st.id),
-        events: st.events.map((e) => toNewEvent(e, ctx)),
-        expectedRevision: st.options.expected ?? (st.loaded.revision < 0 ? ("no_stream" as const) : st.loaded.revision),
-      })),
-    );
-    for (const [i, r] of result.appended.entries()) {
+    let result: SequenceResult;
+    try {
+      result = await this.store.appendSequence(
+        steps.map((st) => ({
+          stream: st.kind.streamName(st.id),
+          events: st.events.map((e) => toNewEvent(e, ctx)),
+          expectedRevision: st.options.expected ?? (st.loaded.revision < 0 ? ("no_stream" as const) : st.loaded.revision),
+        })),
+      );
+    } catch (err) {
+      if (!(err instanceof SequenceInterruptedError)) throw err;
+      await this.learn(steps, err.appended);
+      throw err.cause;
+    }
+    await this.learn(steps, result.appended);
+    return { refusal: result.refusal };
+  }
+
+  /** Gives each appended step its `result` (read back where other writers' events may sit in between). */
+  private async learn(steps: ReadonlyArray<Decided<unknown, DomainEventShape>>, appended: readonly AppendResult[]): Promise<void> {
+    for (const [i, r] of appended.entries()) {
       const st = steps[i]!;
       // Other writers' events may sit between what was loaded and what was appended: read back,
       // unless the revisions show that nothing did.
       if (st.options.expected && r.revision !== st.loaded.revision + st.events.length) {
-        st.result = await this.load(st.kind, st.id);
+        // After an interruption the store may not answer: the step's own events, uncached, say what it did.
+        st.result = await this.load(st.kind, st.id).catch(() => ({ state: fold(st.kind.decider, st.loaded.state, st.events), revision: r.revision, position: r.position }));
         continue;
       }
       st.result = { state: st.options.after ?? fold(st.kind.decider, st.loaded.state, st.events), revision: r.revision, position: r.position };
       this.cache.set(st.kind.streamName(st.id), st.result);
     }
-    return { refusal: result.refusal };
   }
 }

@@ -106,6 +106,13 @@ export class Metrics implements OperationMetrics {
     registers: [this.registry],
   });
 
+  private readonly invariantRepairs = new Counter({
+    name: "cyborg_invariant_repairs_total",
+    help: "Repairs by the invariant checker of what a decision spanning streams left half done (action `left`: found, not repairable safely)",
+    labelNames: ["violation", "action"] as const,
+    registers: [this.registry],
+  });
+
   constructor(opts: { processMetrics?: boolean } = {}) {
     const sources = () => this.sources;
     new Gauge({
@@ -183,6 +190,10 @@ export class Metrics implements OperationMetrics {
 
   bindResolved(outcome: "bound" | "failed", seconds: number): void {
     this.bindSeconds.observe({ outcome }, Math.max(0, seconds));
+  }
+
+  invariantRepair(violation: string, action: string): void {
+    this.invariantRepairs.inc({ violation, action });
   }
 
   agentReport(result: "written" | "unchanged" | "confirmed" | "not_confirmed"): void {

@@ -18,6 +18,7 @@ import { Application } from "../app/application.js";
 import { Binder, type BinderOptions } from "../reactors/binder/binder.js";
 import type { Config } from "../infra/config.js";
 import type { EventStore } from "../infra/eventstore/port.js";
+import { InvariantChecker } from "../reactors/invariants/checker.js";
 import { startFollowers, type Followers } from "../reactors/start.js";
 import type { Logger } from "../infra/logger.js";
 import { startObservability } from "../observability/index.js";
@@ -93,6 +94,12 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, onBindResolved, ...overrides.binder });
       opened.push(() => binder!.stop());
       await binder.start();
+    }
+    // Beside the binder: repairs what a decision spanning streams left half done (a crash, a lost connection, a lost race).
+    const checker = config.roles.has("binder") ? new InvariantChecker({ store, app, log: log.child({ component: "invariant-checker" }), graceMs: config.BIND_TIMEOUT_S * 1000, onRepair: (r) => obs.metrics?.invariantRepair(r.violation, r.action) }) : undefined;
+    if (checker) {
+      opened.push(() => checker.stop());
+      await checker.start();
     }
     const followers = await startFollowers({ store, readStore: side.readStore, config, log, nova: overrides.nova });
     opened.push(() => followers.stop());

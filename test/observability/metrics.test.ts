@@ -40,6 +40,7 @@ export const EXPECTED_METRICS = {
   cyborg_binds_in_flight: "gauge",
   cyborg_subscriptions_open: "gauge",
   cyborg_agent_reports_total: "counter",
+  cyborg_invariant_repairs_total: "counter",
   process_cpu_seconds_total: "counter",
   process_resident_memory_bytes: "gauge",
   nodejs_eventloop_lag_seconds: "gauge",

@@ -29,9 +29,13 @@ export async function appendPlan<P extends Plan>(
     const outcome = await s.locks.run(streams, async () => {
       const p = await plan();
       if (!p) return { done: true, plan: p };
-      const { refusal } = await s.appendSequence(p.steps, ctx);
-      appended?.(p);
-      return { done: !refusal, plan: p };
+      // `appended` learns what was committed even when the sequence was interrupted (it rejects).
+      try {
+        const { refusal } = await s.appendSequence(p.steps, ctx);
+        return { done: !refusal, plan: p };
+      } finally {
+        appended?.(p);
+      }
     });
     if (outcome.done) return outcome.plan;
     if (attempt >= MAX_ATTEMPTS) throw new DomainError("CONFLICT", `gave up after ${attempt} concurrent updates of the same streams; try again`);

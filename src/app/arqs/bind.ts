@@ -7,12 +7,12 @@ import { validateBindings } from "../../domain/arqs/bind.js";
 import { liveArq } from "../../domain/arqs/decider.js";
 import type { ArqView } from "../../domain/arqs/view.js";
 import { stream, type CommandContext } from "../../domain/shared/types.js";
-import { releaseHandleForArq } from "../inventory.js";
 import { aggregates, type Streams } from "../streams.js";
 import { appendPlan } from "./append-plan.js";
 import type { BitstreamCatalogue } from "../../infra/bitstreams/port.js";
 import { planBinds, type BindPlan } from "./bind-plan.js";
 import { needResolver } from "./bitstream-need.js";
+import { releaseOrphanedHandle } from "./orphaned-handle.js";
 import { loadVisible } from "./shared.js";
 
 /** `waiting`: the bind holds its handle and waits for its region's programming. */
@@ -75,7 +75,7 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
   if (view.state === "BOUND") return { ok: true, arq: view };
   if (view.state === "BIND_STARTED") return { ok: false, reason: "waiting for the region's programming", waiting: true };
   // A bind failed while holding its handle (its programming failed): the handle goes back.
-  if (view.state === "BIND_FAILED" && view.hostname) await releaseHandleForArq(s, ctx, view.hostname, arqUuid);
+  if (view.state === "BIND_FAILED" && view.hostname) await releaseOrphanedHandle(s, ctx, view.hostname, arqUuid);
   return { ok: false, reason: view.bindFailureReason ?? `not bound (state ${view.state})` };
 }
 
@@ -100,13 +100,17 @@ class Written {
     }
   }
 
-  /** Unbinds the ARQs the call started, releases the handles it allocated, and its instances' records. Each step is idempotent. */
+  /**
+   * Unbinds the ARQs the call started, releases the handles it allocated, and its instances' records.
+   * Each step is idempotent. A handle is released only if its ARQ does not hold it: another process
+   * may have completed the bind with it meanwhile (orphaned-handle.ts).
+   */
   async undo(s: Streams, ctx: CommandContext): Promise<void> {
     for (const arqUuid of this.started.keys()) {
       await s.handle(aggregates.arq, arqUuid, { type: "UnbindArq", data: { arqUuid, at: ctx.at } }, ctx).catch(() => undefined);
     }
     for (const [arqUuid, hostname] of new Map([...this.started, ...this.allocated])) {
-      await releaseHandleForArq(s, ctx, hostname, arqUuid).catch(() => undefined);
+      await releaseOrphanedHandle(s, ctx, hostname, arqUuid).catch(() => undefined);
     }
     for (const [instanceUuid, arqUuids] of this.recorded) {
       await s.handle(aggregates.instance, instanceUuid, { type: "ReleaseInstanceArqs", data: { instanceUuid, arqUuids, at: ctx.at } }, ctx).catch(() => undefined);

@@ -8,7 +8,7 @@ import { arqView, type ArqView } from "../../domain/arqs/view.js";
 import type { DeviceProfileState } from "../../domain/device-profiles/decider.js";
 import type { ProfileGroup } from "../../domain/device-profiles/events.js";
 import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../../domain/shared/types.js";
-import type { Loaded } from "../handle.js";
+import { conflictBackoff, MAX_ATTEMPTS, type Loaded } from "../handle.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
 import { quotaProject, type ArqQuota } from "./quota.js";
 
@@ -39,7 +39,11 @@ export async function createArqs(
   // Run again under an idempotency key: the ARQs an earlier attempt made with these ids stay.
   const made = new Set(ids.filter((_, i) => loaded[i]!.revision >= 0));
   if (made.size > 0 && !ctx.resuming) throw new DomainError("CONFLICT", "an ARQ id is taken; try again");
-  if (made.size === count) return loaded.flatMap((l) => viewOf(l));
+  if (made.size === count) {
+    // The earlier attempt may have stopped before its profile step: record them now.
+    await recordCreation(s, ctx, profile.name, profile.uuid, input.groupIndex ?? null, ids);
+    return loaded.flatMap((l) => viewOf(l));
+  }
   const project = quotaProject(quota, ctx);
   if (project) {
     const refused = quotaRefusal({ projectId: project, held: await quota!.held(project), asking: count - made.size, limit: quota!.limit });
@@ -57,16 +61,18 @@ export async function createArqs(
     data: { name: profile.name, profileUuid: profile.uuid, groupIndex: input.groupIndex ?? null, arqUuids: ids, at: ctx.at },
   }, state);
   const recordStep = new Decided(aggregates.profile, profile.name, loadedProfile!, record, { expected: "stream_exists" });
-  const r = await s.appendSequence([...arqSteps, recordStep], ctx);
   try {
-    // A refused step: an ARQ id already taken, or the profile stream gone.
-    if (r.refusal) throw new DomainError("CONFLICT", `creating the ARQs was refused (${r.refusal.message}); try again`);
-    const now = recordStep.result!.state;
+    const r = await s.appendSequence([...arqSteps, recordStep], ctx);
+    // A refused ARQ step: an ARQ id already taken.
+    if (r.refusal && !arqSteps.every((st) => st.result)) throw new DomainError("CONFLICT", `creating the ARQs was refused (${r.refusal.message}); try again`);
+    // A refused record step is tried again on the profile as it is now; only a profile that is gone refuses it.
+    const recorded = r.refusal ? await recordCreation(s, ctx, profile.name, profile.uuid, input.groupIndex ?? null, ids) : recordStep.result!;
+    const now = recorded.state;
     const took = now.status === "active" && now.profile.uuid === profile.uuid && ids.every((id) => now.liveArqs.has(id));
     if (!took) throw new DomainError("NOT_FOUND", `Device Profile not found with name=${name} (it was deleted while the ARQs were being created)`, "deviceProfileName");
     if (project) {
       // Again once the read models show the creation: of creations racing for the last places, none stays past the quota.
-      const held = await quota!.held(project, recordStep.result!.position ?? undefined);
+      const held = await quota!.held(project, recorded.position ?? undefined);
       const refused = quotaRefusal({ projectId: project, held, asking: 0, limit: quota!.limit });
       if (refused) throw refused;
     }
@@ -76,6 +82,25 @@ export async function createArqs(
   }
   const appended = new Map(arqSteps.map((st) => [st.id, st.result!]));
   return ids.flatMap((id, i) => viewOf(appended.get(id) ?? loaded[i]!));
+}
+
+/**
+ * The profile's record of a creation's ARQs, appended on the profile as it is now (exact revision,
+ * tried again after a concurrent change): the profile's state once it records them, or as it is
+ * when it cannot (gone, or another incarnation).
+ */
+async function recordCreation(s: Streams, ctx: CommandContext, name: string, profileUuid: string, groupIndex: number | null, arqUuids: string[]): Promise<Loaded<DeviceProfileState>> {
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await s.load(aggregates.profile, name);
+    const state = loaded.state;
+    if (state.status !== "active" || state.profile.uuid !== profileUuid || arqUuids.every((id) => state.liveArqs.has(id))) return loaded;
+    const events = aggregates.profile.decider.decide({ type: "CreateArqs", data: { name, profileUuid, groupIndex, arqUuids, at: ctx.at } }, state);
+    const step = new Decided(aggregates.profile, name, loaded, events);
+    const { refusal } = await s.appendSequence([step], ctx);
+    if (!refusal) return step.result!;
+    if (attempt >= MAX_ATTEMPTS) throw new DomainError("CONFLICT", `recording the ARQs on device profile ${name} met ${attempt} concurrent updates; try again`);
+    await conflictBackoff(attempt);
+  }
 }
 
 type ActiveProfileState = Extract<DeviceProfileState, { status: "active" }>;

@@ -2,8 +2,8 @@
 import { liveArq } from "../../domain/arqs/decider.js";
 import { findDeployable } from "../../domain/inventory/state.js";
 import type { ArqState, CommandContext } from "../../domain/shared/types.js";
-import { releaseHandleForArq } from "../inventory.js";
 import { aggregates, type Streams } from "../streams.js";
+import { releaseOrphanedHandle } from "./orphaned-handle.js";
 
 /**
  * BIND_STARTED to BIND_FAILED; false when the ARQ is not binding. `fromBound` also fails a BOUND
@@ -28,7 +28,7 @@ export async function failBind(
   const r = await s.handle(aggregates.arq, arqUuid, { type: "FailArqBind", data: { arqUuid, reason, onlyFrom, at: ctx.at } }, ctx);
   if (r.events.length === 0) return false;
   const before = liveArq(r.previousState)!;
-  if (before.state === "BIND_STARTED" && before.hostname) await releaseHandleForArq(s, ctx, before.hostname, arqUuid);
+  if (before.state === "BIND_STARTED" && before.hostname) await releaseOrphanedHandle(s, ctx, before.hostname, arqUuid);
   return true;
 }
 

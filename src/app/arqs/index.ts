@@ -6,3 +6,4 @@ export { failBind } from "./fail.js";
 export { deleteArqs, unbindArqs, type DeleteSelection } from "./release.js";
 export { visibleTo } from "./shared.js";
 export { quotaProject, type ArqQuota } from "./quota.js";
+export { repairArq, type Repair } from "./invariants.js";

@@ -9,6 +9,7 @@
  */
 import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
 import type { ArqEvent } from "../../domain/arqs/events.js";
+import { holdsHandle } from "../../domain/arqs/invariants.js";
 import { arqView, type ArqView } from "../../domain/arqs/view.js";
 import type { DeviceProfileState } from "../../domain/device-profiles/decider.js";
 import type { DeviceProfileEvent } from "../../domain/device-profiles/events.js";
@@ -60,6 +61,8 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
   const plan = new ReleasePlan();
   const at = ctx.at;
   const loaded = await Promise.all(req.arqUuids.map((id) => s.load(aggregates.arq, id)));
+  /** Each ARQ as this plan leaves it. */
+  const after = new Map<string, ArqStreamState>();
   req.arqUuids.forEach((arqUuid, i) => {
     const l = loaded[i]!;
     plan.arqs.set(arqUuid, l);
@@ -71,8 +74,13 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
         held.set(arqUuid, { hostname: d.previousHostname, instanceUuid: d.previousInstanceUuid, profile: { name: d.deviceProfileName, uuid: d.deviceProfileUuid } });
       }
     }
+    after.set(arqUuid, fold(aggregates.arq.decider, l.state, events));
     if (events.length > 0) plan.arqSteps.push(new Decided(aggregates.arq, arqUuid, l, events));
   });
+  /** A handle is released only while its ARQ, unmoved since loaded, does not hold it (orphaned-handle.ts). */
+  const guard = (arqUuid: string) => {
+    if (!plan.arqSteps.some((st) => st.id === arqUuid)) plan.arqSteps.push(new Decided(aggregates.arq, arqUuid, plan.arqs.get(arqUuid)!, []));
+  };
 
   const byHost = group(held, (h) => h.hostname);
   const byInstance = group(held, (h) => h.instanceUuid);
@@ -84,9 +92,13 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
       let state = l.state;
       const events: InventoryEvent[] = [];
       for (const arqUuid of arqUuids) {
+        const a = state.allocations.get(arqUuid);
+        // Another process bound the ARQ again with this allocation after an earlier attempt released it.
+        if (!a || holdsHandle(liveArq(after.get(arqUuid)!), { hostname, ...a })) continue;
         const released = aggregates.host.decider.decide({ type: "ReleaseAttachHandle", data: { hostname, arqUuid, at } }, state);
         state = fold(aggregates.host.decider, state, released);
         events.push(...released);
+        guard(arqUuid);
       }
       if (events.length > 0) plan.hostSteps.push(new Decided(aggregates.host, hostname, l, events, { after: state }));
     }),

@@ -27,6 +27,8 @@ export type DeviceProfileCommand =
       data: { name: string; profileUuid?: string; groupIndex?: number | null; arqUuids: string[]; at: string };
     }
   | { type: "RecordArqsDeleted"; data: { name: string; profileUuid: string; arqUuids: string[]; at: string } }
+  /** Records live ARQs of this incarnation that a creation made without recording them (it stopped before its profile step). */
+  | { type: "RecordArqsCreated"; data: { name: string; profileUuid: string; arqUuids: string[]; at: string } }
   | LifecycleCommand;
 
 export const initialState = (): DeviceProfileState => ({ status: "absent" });
@@ -105,6 +107,12 @@ export function decide(command: DeviceProfileCommand, state: DeviceProfileState)
       if (state.status !== "active" || state.profile.uuid !== command.data.profileUuid) return [];
       const arqUuids = [...new Set(command.data.arqUuids)].filter((id) => state.liveArqs.has(id));
       return arqUuids.length === 0 ? [] : [{ type: "DeviceProfileArqsDeleted", data: { profileUuid: state.profile.uuid, arqUuids } }];
+    }
+    case "RecordArqsCreated": {
+      // Idempotent: only ARQs this incarnation does not count yet; nothing for another incarnation.
+      if (state.status !== "active" || state.profile.uuid !== command.data.profileUuid) return [];
+      const arqUuids = [...new Set(command.data.arqUuids)].filter((id) => !state.liveArqs.has(id));
+      return arqUuids.length === 0 ? [] : [{ type: "DeviceProfileArqsCreated", data: { profileUuid: state.profile.uuid, arqUuids } }];
     }
     default:
       return decideLifecycle(command, state);

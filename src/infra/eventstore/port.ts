@@ -131,7 +131,8 @@ export interface EventStore {
    * refused one: the steps before it stay appended. A step depending on the one before (record
    * the ARQ bound only if the handle was allocated) needs no round trip in between: lmdb commits
    * the whole sequence in one transaction, memory in one turn; esdb, which has no multi-stream
-   * transactions, appends one step after another. Errors other than a refusal reject.
+   * transactions, appends one step after another. Errors other than a refusal reject; one that
+   * comes after a committed step is a SequenceInterruptedError naming the committed prefix.
    */
   appendSequence(steps: readonly AppendStep[]): Promise<SequenceResult>;
   /** Events of one stream; an empty array when the stream does not exist. */
@@ -203,7 +204,27 @@ export function matchesFilter(e: { type: string; stream: string }, filter?: Even
 export const isRefusal = (err: unknown): err is WrongExpectedRevisionError | DuplicateEventIdError =>
   err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError;
 
-/** appendSequence for stores without a transaction across streams: one append after another. */
+/**
+ * A sequence that failed (a transport error, a lost connection) after some of its steps were
+ * committed: `appended` is that committed prefix, so that the caller can complete or undo what the
+ * sequence began. The step that failed may have been committed too (the answer was lost): a caller
+ * that undoes re-reads the streams. `cause` is the error the failed step met.
+ */
+export class SequenceInterruptedError extends Error {
+  constructor(
+    readonly appended: readonly AppendResult[],
+    override readonly cause: unknown,
+  ) {
+    super(`the sequence stopped after ${appended.length} committed step(s): ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = "SequenceInterruptedError";
+  }
+}
+
+/**
+ * appendSequence for stores without a transaction across streams: one append after another. A
+ * refusal stops it (the steps before stay appended); any other error after a committed step
+ * rejects with a SequenceInterruptedError naming that prefix (before the first step: the error as is).
+ */
 export async function appendStepByStep(store: Pick<EventStore, "append">, steps: readonly AppendStep[]): Promise<SequenceResult> {
   const appended: AppendResult[] = [];
   for (const step of steps) {
@@ -211,7 +232,7 @@ export async function appendStepByStep(store: Pick<EventStore, "append">, steps:
       appended.push(await store.append(step.stream, step.events, step.expectedRevision));
     } catch (err) {
       if (isRefusal(err)) return { appended, refusal: err };
-      throw err;
+      throw appended.length > 0 ? new SequenceInterruptedError([...appended], err) : err;
     }
   }
   return { appended };

@@ -1,0 +1,95 @@
+/**
+ * Repairing what a decision that spans streams left half done (a crash, a transport error, a lost
+ * race between processes): the ARQ, the hosts that may hold a handle for it and its profile are
+ * read from the log, checked (domain/arqs/invariants.ts), and each violation is completed or
+ * compensated through the same use cases the service runs, each idempotent and decided on the
+ * streams as they are now. The invariant checker (reactors/invariants/) calls it.
+ */
+import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
+import { arqViolations, type HeldHandle, type Violation } from "../../domain/arqs/invariants.js";
+import type { HostState } from "../../domain/inventory/state.js";
+import type { CommandContext } from "../../domain/shared/types.js";
+import type { Loaded } from "../handle.js";
+import { aggregates, Decided, type Streams } from "../streams.js";
+import { releaseOrphanedHandle } from "./orphaned-handle.js";
+import { deleteArqs } from "./release.js";
+
+export interface Repair {
+  arqUuid: string;
+  violation: Violation["kind"];
+  /** What was done: "released", "failed", "recorded", "deleted", "recorded deletion"; "none" when the streams had moved on; "left" when nothing safe can be done. */
+  action: "released" | "failed" | "recorded" | "deleted" | "recorded deletion" | "none" | "left";
+  hostname?: string;
+}
+
+/** `hostnames`: hosts that may hold a handle for the ARQ (besides the one it names). */
+export async function repairArq(s: Streams, ctx: CommandContext, arqUuid: string, hostnames: readonly string[]): Promise<Repair[]> {
+  const arq = await s.load(aggregates.arq, arqUuid);
+  const named = arq.state.status === "absent" ? null : arq.state.arq.hostname;
+  const hosts = await Promise.all([...new Set([...hostnames, ...(named ? [named] : [])])].map(async (h) => ({ hostname: h, loaded: await s.load(aggregates.host, h) })));
+  const allocations: HeldHandle[] = hosts.flatMap(({ hostname, loaded }) => {
+    const a = loaded.state.allocations.get(arqUuid);
+    return a ? [{ hostname, rpUuid: a.rpUuid, instanceUuid: a.instanceUuid, handleUuid: a.handleUuid }] : [];
+  });
+  const recorded = await recordedByProfile(s, arq.state);
+  const repairs: Repair[] = [];
+  for (const v of arqViolations({ arq: arq.state, allocations, recorded })) {
+    repairs.push({ arqUuid, violation: v.kind, ...(await repairOne(s, ctx, arqUuid, arq, hosts, v, recorded)) });
+  }
+  return repairs;
+}
+
+async function repairOne(
+  s: Streams,
+  ctx: CommandContext,
+  arqUuid: string,
+  arq: Loaded<ArqStreamState>,
+  hosts: ReadonlyArray<{ hostname: string; loaded: Loaded<HostState> }>,
+  v: Violation,
+  recorded: boolean | null,
+): Promise<Pick<Repair, "action" | "hostname">> {
+  switch (v.kind) {
+    case "orphaned-allocation":
+      return { action: (await releaseOrphanedHandle(s, ctx, v.hostname, arqUuid)) ? "released" : "none", hostname: v.hostname };
+    case "bound-without-handle":
+      return { action: (await failBoundWithoutHandle(s, ctx, arqUuid, arq, hosts)) ? "failed" : "none" };
+    case "unrecorded": {
+      const a = liveArq(arq.state)!;
+      // A creation that never answered its caller is undone; an ARQ in use is kept and recorded.
+      if (v.initial) return { action: (await deleteArqs(s, ctx, { arqUuids: [arqUuid] })).length > 0 ? "deleted" : "none" };
+      if (recorded === null) return { action: "left" };
+      const data = { name: a.deviceProfileName, profileUuid: a.deviceProfileUuid, arqUuids: [arqUuid], at: ctx.at };
+      const r = await s.handle(aggregates.profile, a.deviceProfileName, { type: "RecordArqsCreated", data }, ctx);
+      return { action: r.events.length > 0 ? "recorded" : "none" };
+    }
+    case "deleted-still-recorded": {
+      const a = arq.state.status === "deleted" ? arq.state.arq : null;
+      if (!a) return { action: "none" };
+      const data = { name: a.deviceProfileName, profileUuid: a.deviceProfileUuid, arqUuids: [arqUuid], at: ctx.at };
+      const r = await s.handle(aggregates.profile, a.deviceProfileName, { type: "RecordArqsDeleted", data }, ctx);
+      return { action: r.events.length > 0 ? "recorded deletion" : "none" };
+    }
+  }
+}
+
+/** Whether the ARQ's profile (its incarnation) counts it as live; null when that profile is gone. */
+async function recordedByProfile(s: Streams, state: ArqStreamState): Promise<boolean | null> {
+  if (state.status === "absent") return null;
+  const { state: profile } = await s.load(aggregates.profile, state.arq.deviceProfileName);
+  if (profile.status !== "active" || profile.profile.uuid !== state.arq.deviceProfileUuid) return null;
+  return profile.liveArqs.has(state.arq.uuid);
+}
+
+/**
+ * A BOUND ARQ whose handle no host holds fails (BIND_FAILED, the reason says why), appended with
+ * checks that neither the ARQ nor the hosts looked at moved since they were read.
+ */
+async function failBoundWithoutHandle(s: Streams, ctx: CommandContext, arqUuid: string, arq: Loaded<ArqStreamState>, hosts: ReadonlyArray<{ hostname: string; loaded: Loaded<HostState> }>): Promise<boolean> {
+  const a = liveArq(arq.state);
+  if (!a || a.state !== "BOUND") return false;
+  const reason = `its attach handle ${a.attachment?.handleUuid ?? ""} is no longer allocated to it on host ${a.hostname ?? ""}`;
+  const events = aggregates.arq.decider.decide({ type: "FailArqBind", data: { arqUuid, reason, onlyFrom: ["BOUND"], at: ctx.at } }, arq.state);
+  const guards = hosts.map((h) => new Decided(aggregates.host, h.hostname, h.loaded, []));
+  const { refusal } = await s.appendSequence([...guards, new Decided(aggregates.arq, arqUuid, arq, events)], ctx);
+  return !refusal;
+}

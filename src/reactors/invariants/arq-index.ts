@@ -1,0 +1,81 @@
+/**
+ * What the invariant checker knows of each ARQ from the events it read: the ARQ (folded with the
+ * ARQ decider's evolve), the handles hosts allocated to it, and whether its profile recorded it.
+ * Only a filter: an ARQ it finds in violation is checked again on the streams themselves by the
+ * application before anything is repaired.
+ */
+import { evolveArq, initialArqState, type ArqStreamState } from "../../domain/arqs/decider.js";
+import type { ArqEvent } from "../../domain/arqs/events.js";
+import { arqViolations, type HeldHandle, type Violation } from "../../domain/arqs/invariants.js";
+import type { RecordedEvent } from "../../infra/eventstore/port.js";
+
+interface Entry {
+  arq: ArqStreamState;
+  /** By hostname: the handle that host allocated to the ARQ. */
+  handles: Map<string, HeldHandle>;
+  recorded: boolean;
+}
+
+type AllocatedData = { hostname: string; arqUuid: string; rpUuid: string; instanceUuid: string; handleUuid: string };
+
+export class ArqIndex {
+  private readonly entries = new Map<string, Entry>();
+
+  /** Applies one event of the log; the ARQs it concerns. */
+  apply(e: RecordedEvent): string[] {
+    if (e.stream.startsWith("arq-")) {
+      const { arqUuid } = e.data as { arqUuid: string };
+      const entry = this.entry(arqUuid);
+      entry.arq = slim(evolveArq(entry.arq, { type: e.type, data: e.data } as ArqEvent));
+      return [arqUuid];
+    }
+    if (e.type === "AttachHandleAllocated") {
+      const d = e.data as AllocatedData;
+      this.entry(d.arqUuid).handles.set(d.hostname, { hostname: d.hostname, rpUuid: d.rpUuid, instanceUuid: d.instanceUuid, handleUuid: d.handleUuid });
+      return [d.arqUuid];
+    }
+    if (e.type === "AttachHandleReleased") {
+      const d = e.data as { hostname: string; arqUuid: string };
+      this.entry(d.arqUuid).handles.delete(d.hostname);
+      return [d.arqUuid];
+    }
+    if (e.type === "DeviceProfileArqsCreated" || e.type === "DeviceProfileArqsDeleted") {
+      const { arqUuids } = e.data as { arqUuids: string[] };
+      for (const id of arqUuids) this.entry(id).recorded = e.type === "DeviceProfileArqsCreated";
+      return arqUuids;
+    }
+    return [];
+  }
+
+  /** The violations the events read show for the ARQ (the profile taken as present). */
+  violations(arqUuid: string): Violation[] {
+    const entry = this.entries.get(arqUuid);
+    if (!entry) return [];
+    const found = arqViolations({ arq: entry.arq, allocations: [...entry.handles.values()], recorded: entry.recorded });
+    // A deleted ARQ that holds nothing and is not counted is done with: forget it.
+    if (found.length === 0 && entry.arq.status === "deleted" && entry.handles.size === 0) this.entries.delete(arqUuid);
+    return found;
+  }
+
+  /** The hosts that allocated the ARQ a handle (for the application's check). */
+  hostnames(arqUuid: string): string[] {
+    return [...(this.entries.get(arqUuid)?.handles.keys() ?? [])];
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private entry(arqUuid: string): Entry {
+    let entry = this.entries.get(arqUuid);
+    if (!entry) this.entries.set(arqUuid, (entry = { arq: initialArqState(), handles: new Map(), recorded: false }));
+    return entry;
+  }
+}
+
+const NO_GROUP = {};
+
+/** The ARQ without its profile group, which no invariant reads (the index holds every live ARQ). */
+function slim(state: ArqStreamState): ArqStreamState {
+  return state.status === "absent" || state.arq.group === NO_GROUP ? state : { ...state, arq: { ...state.arq, group: NO_GROUP } };
+}

@@ -1,0 +1,155 @@
+/**
+ * The invariant checker, a reactor beside the binder: it follows the log (from its start, as the
+ * binder does, so what a crash left half done before a restart is found after it) and keeps an
+ * index of each ARQ, its handles and its profile's record (arq-index.ts). An ARQ whose index shows
+ * a violation (domain/arqs/invariants.ts) for longer than `graceMs` (a decision still being
+ * appended, step by step, is left to finish) is checked on the streams and repaired through the
+ * application (Application.repairArqInvariants): an orphaned allocation released, a BOUND ARQ
+ * without its handle failed, an unrecorded ARQ recorded or its creation undone, a deleted one's
+ * record removed. Each repair is idempotent and logged. A lost subscription is taken up again
+ * after the last event read.
+ */
+import type { Application } from "../../app/application.js";
+import type { Repair } from "../../app/arqs/index.js";
+import type { CommandContext } from "../../domain/shared/types.js";
+import type { EventStore, Subscription } from "../../infra/eventstore/port.js";
+import type { Logger } from "../../infra/logger.js";
+import { ArqIndex } from "./arq-index.js";
+
+export interface InvariantCheckerOptions {
+  store: EventStore;
+  app: Pick<Application, "repairArqInvariants">;
+  log: Logger;
+  /** How long a violation must last before it is repaired (a decision in flight finishes first). */
+  graceMs: number;
+  now?: () => number;
+  /** After each repair that changed something (metrics). */
+  onRepair?: (r: Repair) => void;
+}
+
+export class InvariantChecker {
+  private readonly index = new ArqIndex();
+  /** ARQ -> since when its index shows a violation. */
+  private readonly suspects = new Map<string, number>();
+  private readonly now: () => number;
+  private subscription?: Subscription;
+  private loop?: Promise<void>;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private last: bigint | undefined;
+  private readonly positionWaiters: Array<{ at: bigint; resolve: () => void }> = [];
+  private checking: Promise<Repair[]> | undefined;
+
+  constructor(private readonly opts: InvariantCheckerOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Reads the log up to its current head, then keeps following it; resolves once caught up. */
+  async start(): Promise<void> {
+    const head = await this.opts.store.headPosition();
+    this.loop = this.follow();
+    const tick = Math.max(100, Math.min(5000, this.opts.graceMs / 2));
+    this.timer = setInterval(() => void this.checkDue(), tick);
+    this.timer.unref();
+    if (head !== undefined) await this.caughtUp(head);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.subscription?.close();
+    await this.loop;
+    await this.checking;
+  }
+
+  /** ARQs in violation as of the events read (a gauge). */
+  get violations(): number {
+    return this.suspects.size;
+  }
+
+  /** Resolves once the events up to `position` were read. */
+  caughtUp(position: bigint): Promise<void> {
+    if (this.last !== undefined && this.last >= position) return Promise.resolve();
+    return new Promise((resolve) => this.positionWaiters.push({ at: position, resolve }));
+  }
+
+  /**
+   * Checks and repairs the ARQs in violation for at least the grace period (`all`: every one, as
+   * an operator's or a test's explicit run); the repairs done. One run at a time.
+   */
+  async checkDue(all = false): Promise<Repair[]> {
+    if (this.checking) await this.checking.catch(() => undefined);
+    this.checking = this.runChecks(all);
+    try {
+      return await this.checking;
+    } finally {
+      this.checking = undefined;
+    }
+  }
+
+  private async runChecks(all: boolean): Promise<Repair[]> {
+    const now = this.now();
+    const done: Repair[] = [];
+    for (const [arqUuid, since] of [...this.suspects]) {
+      if (!all && now - since < this.opts.graceMs) continue;
+      // Checked on the streams: until an event concerns it again (a repair's included), it is not suspected again.
+      this.suspects.delete(arqUuid);
+      try {
+        const repairs = await this.opts.app.repairArqInvariants(this.ctx(), arqUuid, this.index.hostnames(arqUuid));
+        for (const r of repairs) this.report(r);
+        done.push(...repairs);
+      } catch (err) {
+        if (!this.suspects.has(arqUuid)) this.suspects.set(arqUuid, since);
+        this.opts.log.error({ err, arq: arqUuid }, "invariant check failed; it will be tried again");
+      }
+    }
+    return done;
+  }
+
+  private report(r: Repair) {
+    if (r.action === "none") return;
+    const fields = { arq: r.arqUuid, violation: r.violation, action: r.action, ...(r.hostname ? { hostname: r.hostname } : {}) };
+    if (r.action === "left") this.opts.log.error(fields, "invariant violation that cannot be repaired safely: an operator must look at it");
+    else this.opts.log.warn(fields, "invariant repaired");
+    this.opts.onRepair?.(r);
+  }
+
+  private async follow(): Promise<void> {
+    for (let attempt = 0; !this.stopped; attempt++) {
+      try {
+        this.subscription = this.opts.store.subscribeToAll(this.last === undefined ? {} : { after: this.last });
+        for await (const e of this.subscription) {
+          attempt = 0;
+          for (const arqUuid of this.index.apply(e)) this.suspect(arqUuid);
+          this.last = e.position;
+          this.wake();
+        }
+        if (this.stopped) return;
+      } catch (err) {
+        if (this.stopped) return;
+        this.opts.log.warn({ err }, "invariant checker lost its subscription; following again from the last event read");
+      }
+      await new Promise((r) => setTimeout(r, Math.min(5000, 100 * 2 ** Math.min(attempt, 6))).unref());
+    }
+  }
+
+  private suspect(arqUuid: string) {
+    if (this.index.violations(arqUuid).length === 0) this.suspects.delete(arqUuid);
+    else if (!this.suspects.has(arqUuid)) this.suspects.set(arqUuid, this.now());
+  }
+
+  private wake() {
+    for (let i = this.positionWaiters.length - 1; i >= 0; i--) {
+      const w = this.positionWaiters[i]!;
+      if (this.last! >= w.at) {
+        this.positionWaiters.splice(i, 1);
+        w.resolve();
+      }
+    }
+  }
+
+  private ctx(): CommandContext {
+    const id = `invariant-checker-${this.now()}`;
+    return { principal: "system:invariant-checker", isAdmin: true, correlationId: id, causationId: id, at: new Date(this.now()).toISOString() };
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Two processes sharing one log (each its own Application: its own cache and stream locks), their
+ * sequences appended step by step as on EventStoreDB, one held between two steps while the other
+ * decides: no interleaving frees a handle an ARQ holds.
+ */
+import { describe, expect, it } from "vitest";
+import { Application } from "../../src/app/application.js";
+import { rpUuidFor } from "../../src/domain/inventory/ids.js";
+import { stream } from "../../src/domain/shared/types.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { ADMIN, ctx, fpga, hostState, types } from "../app/support.js";
+import { gate, StepByStepStore } from "./step-store.js";
+
+const HOST = "compute1";
+const RP = rpUuidFor(`${HOST}_0000:af:00.0`);
+const binderCtx = { principal: "system:binder", correlationId: "b", causationId: "b", at: "2026-03-01T10:02:00.000Z" };
+
+/** A shared log with one host of one handle, one ARQ in BIND_STARTED, and two processes on it. */
+async function twoProcesses() {
+  const log = new MemoryEventStore();
+  let n = 0;
+  const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`;
+  const apiStore = new StepByStepStore(log);
+  const binderStore = new StepByStepStore(log);
+  const api = new Application({ store: apiStore, newId });
+  const binder = new Application({ store: binderStore, newId });
+  await api.reportHostInventory({ ...ADMIN, principal: "agent:compute1" }, HOST, [fpga(HOST, "af", 1)]);
+  await api.createDeviceProfile(ADMIN, { name: "dp1", groups: [{ "resources:FPGA": "1" }] });
+  const [arq] = await api.createArqs(ctx(), { deviceProfileName: "dp1" });
+  const binding = { arqUuid: arq!.uuid, hostname: HOST, deviceRpUuid: RP, instanceUuid: "vm-1" };
+  await api.startBinds(ctx(), [binding]);
+  return { log, api, binder, binderStore, binding, arqUuid: arq!.uuid };
+}
+
+/** Holds the store's next append to `streamName` at a gate. */
+function holdBefore(store: StepByStepStore, streamName: string) {
+  const g = gate();
+  let held = false;
+  store.before = async (s) => {
+    if (s !== streamName || held) return;
+    held = true;
+    await g.wait();
+  };
+  return g;
+}
+
+describe("two processes on one log", () => {
+  it("the binder's undo keeps the handle an API replica bound the ARQ with while the binder's ARQ step waited", async () => {
+    const { log, api, binder, binderStore, binding, arqUuid } = await twoProcesses();
+    // The binder's host step commits; it is held before its ARQ step.
+    const g = holdBefore(binderStore, stream.arq(arqUuid));
+    const binding$ = binder.allocateForArq(binderCtx, arqUuid);
+    await g.reached;
+    expect((await hostState(log, HOST)).allocations.get(arqUuid)).toBeDefined();
+    // The API replica completes the same bind with that allocation.
+    const [bound] = await api.startBinds(ctx(), [binding], { allocate: true });
+    expect(bound!.state).toBe("BOUND");
+    // The binder's ARQ step is refused; it finds the ARQ bound and lets go without freeing the handle.
+    g.open();
+    expect(await binding$).toMatchObject({ ok: false });
+    const held = (await hostState(log, HOST)).allocations.get(arqUuid);
+    expect(held?.handleUuid).toBe(bound!.attachHandleUuid);
+    expect(await types(log, stream.host(HOST))).not.toContain("AttachHandleReleased");
+    expect((await api.getArq(arqUuid))!.state).toBe("BOUND");
+  });
+});
