@@ -1,13 +1,17 @@
 /**
  * An event store whose subscriptions can be lost on command, as a connection blip or a leader
  * change ends EventStoreDB's: `drop()` ends every live subscription with an error; `down()` also
- * makes new subscriptions (and the reads a follower probes with) fail until `up()`.
+ * makes new subscriptions (and the reads a follower probes with) fail until `up()`;
+ * `dropAfter(position)` ends each live subscription with an error just before it would deliver an
+ * event after that position (a subscription opened later is left alone).
  */
 import { DelegatingEventStore } from "../../src/infra/eventstore/delegating-store.js";
 import type { EventStore, ReadAllOptions, RecordedEvent, SubscribeOptions, Subscription } from "../../src/infra/eventstore/port.js";
 
 export class DroppingStore extends DelegatingEventStore {
-  private readonly live = new Set<(err: Error) => void>();
+  private readonly live = new Map<(err: Error) => void, { breakAfter?: bigint }>();
+  /** Subscriptions ended with an error so far. */
+  dropped = 0;
   private unreachable: Error | undefined;
   /** Subscriptions opened so far. */
   opened = 0;
@@ -24,7 +28,12 @@ export class DroppingStore extends DelegatingEventStore {
 
   /** Ends every live subscription with an error (the store stays reachable: followers subscribe again). */
   drop(err = new Error("connection to the event store lost")): void {
-    for (const fail of [...this.live]) fail(err);
+    for (const fail of [...this.live.keys()]) fail(err);
+  }
+
+  /** Each subscription live now ends with an error instead of delivering its first event after `position`. */
+  dropAfter(position: bigint): void {
+    for (const marks of this.live.values()) marks.breakAfter = position;
   }
 
   /** Ends every live subscription, and fails new ones and reads of the log, until up(). */
@@ -57,7 +66,9 @@ export class DroppingStore extends DelegatingEventStore {
     const failure = new Promise<never>((_, reject) => (fail = reject));
     failure.catch(() => undefined);
     const live = this.live;
-    live.add(fail);
+    const marks: { breakAfter?: bigint } = {};
+    live.set(fail, marks);
+    const counted = () => this.dropped++;
     async function* iterate(): AsyncGenerator<RecordedEvent> {
       try {
         if (refused) throw refused;
@@ -65,8 +76,12 @@ export class DroppingStore extends DelegatingEventStore {
         for (;;) {
           const next = await Promise.race([it.next(), failure]);
           if (next.done) return;
+          if (marks.breakAfter !== undefined && next.value.position > marks.breakAfter) throw new Error(`connection to the event store lost after position ${marks.breakAfter}`);
           yield next.value;
         }
+      } catch (err) {
+        counted();
+        throw err;
       } finally {
         live.delete(fail);
         await inner.close();
