@@ -60,7 +60,7 @@ export class LogFollower {
   private head: bigint | undefined;
   /** The head when the follower last (re)started: it is catching up until it has seen it. */
   private startHead: bigint | undefined;
-  /** Failed subscriptions (store or log unreachable) since an event last came through. */
+  /** Failed starts (checkpoint or head unreadable) since an event last came through. */
   private runFailures = 0;
   private lastError: { message: string; at: string } | null = null;
   private statusTimer: NodeJS.Timeout | undefined;
@@ -172,7 +172,8 @@ export class LogFollower {
       } catch (err) {
         if (!this.running) break;
         if (err instanceof Restart) continue;
-        // Store and subscription failures (the handler's are retried in place, batch by batch).
+        // Failures to start (the checkpoint or the head unreadable). A lost subscription is opened
+        // again by ResumingSubscription; the handler's failures are retried in place, batch by batch.
         opened();
         this.runFailures++;
         this.failed(err);
