@@ -134,6 +134,27 @@ describe("a resuming subscription", () => {
     expect(said(LOST)[0]).toMatchObject({ err: "the event log subscription ended", after: "1" });
   });
 
+  it("backs off longer each time when the store answers reads but keeps ending subscriptions before any event", async () => {
+    const inner = new MemoryEventStore();
+    await appendN(inner, 1);
+    const failing = new (class extends DelegatingEventStore {
+      override subscribeToAll(): Subscription {
+        return {
+          async *[Symbol.asyncIterator]() {
+            throw new Error("subscription refused");
+          },
+          close: async () => undefined,
+        };
+      }
+    })(inner);
+    const { sub, said } = resuming(failing, { after: 1n });
+    void reader(sub).done;
+    await expect.poll(() => said(LOST).length).toBeGreaterThanOrEqual(4);
+    await sub.close();
+    // Each probe finds nothing missed (an outage ends), yet the backoff keeps doubling up to its cap.
+    expect(said(LOST).slice(0, 4).map((l) => l.retryInMs)).toEqual([5, 10, 20, 20]);
+  });
+
   it("closes at once during an outage, and its reader ends", async () => {
     const inner = new MemoryEventStore();
     const store = new DroppingStore(inner);

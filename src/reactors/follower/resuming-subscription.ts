@@ -12,7 +12,9 @@
  *
  * An outage is logged once (warn) when it begins and once (info) when it ends; the attempts in
  * between are debug lines. It ends when the new subscription delivers an event, or when the store
- * answers that nothing was missed (a read after the last position finds nothing). `outage` says
+ * answers that nothing was missed (a read after the last position finds nothing). The backoff grows
+ * with the failures since an event was last delivered, so a store that answers reads but keeps
+ * ending subscriptions is not asked again every `minMs`. `outage` says
  * whether one is under way, for the followers' status (/readyz).
  */
 import type { EventFilter, EventStore, RecordedEvent, Subscription } from "../../infra/eventstore/port.js";
@@ -48,6 +50,11 @@ export class ResumingSubscription implements Subscription {
   private current: Subscription | undefined;
   private lastPosition: bigint | undefined;
   private down: SubscriptionOutage | undefined;
+  /**
+   * Failures since an event was last delivered: the backoff grows with it, so a store that answers
+   * reads but keeps ending subscriptions is not asked again every `minMs`.
+   */
+  private streak = 0;
   private wake: (() => void) | undefined;
   private readonly it: AsyncGenerator<RecordedEvent>;
 
@@ -87,6 +94,7 @@ export class ResumingSubscription implements Subscription {
         for await (const e of sub) {
           if (this.lastPosition !== undefined && e.position <= this.lastPosition) continue;
           this.lastPosition = e.position;
+          this.streak = 0;
           if (this.down) this.restored();
           yield e;
           if (this.closed) return;
@@ -95,8 +103,9 @@ export class ResumingSubscription implements Subscription {
         throw new Error("the event log subscription ended");
       } catch (err) {
         if (this.closed) return;
-        this.failed(err);
-        await this.sleep(backoffDelay(this.down!.attempts, this.o.backoff));
+        const retryInMs = backoffDelay(++this.streak, this.o.backoff);
+        this.failed(err, retryInMs);
+        await this.sleep(retryInMs);
       } finally {
         this.current = undefined;
         await sub?.close().catch(() => undefined);
@@ -110,15 +119,15 @@ export class ResumingSubscription implements Subscription {
     if (missed.length === 0) this.restored();
   }
 
-  private failed(err: unknown): void {
+  private failed(err: unknown, retryInMs: number): void {
     const message = err instanceof Error ? err.message : String(err);
     const after = this.lastPosition?.toString() ?? null;
     if (this.down) {
       this.down = { ...this.down, attempts: this.down.attempts + 1, lastError: message };
-      this.o.log.debug?.({ follower: this.o.name, attempt: this.down.attempts, after, err: message }, "subscribing to the event log again failed; retrying after a backoff");
+      this.o.log.debug?.({ follower: this.o.name, attempt: this.down.attempts, after, retryInMs, err: message }, "subscribing to the event log again failed; retrying after a backoff");
     } else {
       this.down = { since: new Date().toISOString(), attempts: 1, lastError: message, resumesAfter: after };
-      this.o.log.warn({ follower: this.o.name, after, err: message }, "lost the event log subscription; subscribing again from the last event handled, with backoff");
+      this.o.log.warn({ follower: this.o.name, after, retryInMs, err: message }, "lost the event log subscription; subscribing again from the last event handled, with backoff");
     }
     this.o.onChange?.(this.down);
   }
