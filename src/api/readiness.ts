@@ -15,7 +15,7 @@ export interface ReadinessSources {
   names: readonly string[];
   /** This process's projections (none when it runs no projector). */
   projections(): ProjectionStatus[];
-  /** This process's log followers (the Placement sync, the Nova notifier): shown, not part of readiness (the API serves while Placement or Nova is down). */
+  /** This process's log followers (the Placement sync, the Nova notifier, the binder, the programming feed): shown, not part of readiness (the API serves while Placement or Nova is down). */
   followers(): readonly FollowerStatus[];
   /** Open acceleratorRequestBound subscriptions in this process. */
   boundSubscriptions(): number;

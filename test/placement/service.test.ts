@@ -31,7 +31,7 @@ describe("the placement role", () => {
       .poll(async () => (await api.call<{ inventories: Record<string, { total: number }> }>("GET", `/resource_providers/${rp!.uuid}/inventories`)).body?.inventories, { timeout: 30_000 })
       .toMatchObject({ [rp!.resourceClass]: { total: rp!.total } });
     const readyz = (await (await fetch(new URL("/readyz", t.url), { headers: { authorization: `Bearer ${TOKENS.admin.token}` } })).json()) as { followers: Array<{ name: string; state: string }> };
-    expect(readyz.followers.map((f) => f.name)).toEqual(["placement-sync"]);
-    expect(["live", "catching-up"]).toContain(readyz.followers[0]!.state);
+    expect(readyz.followers.map((f) => f.name)).toContain("placement-sync");
+    expect(["live", "catching-up"]).toContain(readyz.followers.find((f) => f.name === "placement-sync")!.state);
   }, 60_000);
 });

@@ -28,7 +28,7 @@ describe("REST_AUTH=noauth", () => {
           readStore: s.readStore,
           store: s.store,
           notifications: s.notifications,
-          programming: new ProgrammingFeed(s.store),
+          programming: new ProgrammingFeed(s.store, createLogger("silent")),
           catchUp: async () => {
             const head = await s.store.headPosition();
             if (head !== undefined) await s.projector!.waitFor(head, { timeoutMs: 5_000 });

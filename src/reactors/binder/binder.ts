@@ -1,7 +1,9 @@
 import type { Application } from "../../app/application.js";
 import type { CommandContext } from "../../domain/shared/types.js";
-import type { EventStore, RecordedEvent, Subscription } from "../../infra/eventstore/port.js";
+import type { EventStore, RecordedEvent } from "../../infra/eventstore/port.js";
 import { reportWhile, type Logger } from "../../infra/logger.js";
+import { ResumingSubscription } from "../follower/resuming-subscription.js";
+import { subscriptionStatus, type FollowerStatus } from "../follower/status.js";
 import { LostHolders, PendingBinds, ProgrammingRequests, type Cause, type LostHolder, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {
@@ -18,6 +20,8 @@ export interface BinderOptions {
   beforeAllocate?: (arqUuid: string) => Promise<void>;
   /** A bind that started while the binder was live ended: BOUND or BIND_FAILED, after `seconds` (metrics). */
   onBindResolved?: (outcome: "bound" | "failed", seconds: number) => void;
+  /** Backoff between attempts to subscribe again after the log subscription is lost (default 200 ms to 30 s). */
+  backoff?: { minMs?: number; maxMs?: number };
 }
 
 /**
@@ -28,6 +32,11 @@ export interface BinderOptions {
  * that outlives BIND_TIMEOUT_S is abandoned, and a bind timing out abandons the request it waits for. It keeps no state of its own: on start it folds the log into the binds
  * in flight, so an ARQ left in BIND_STARTED by a crash is finished after the restart. Every step is
  * idempotent (allocation per ARQ, transitions with expected revisions), so repeating one is safe.
+ *
+ * A lost subscription to the log (a connection blip, a leader change) does not lose what it folded:
+ * it reads on from the last event it applied (ResumingSubscription), so no event is applied twice
+ * and none is missed, and binds and requests keep timing out meanwhile (their clocks are the
+ * binder's, not the log's).
  */
 export class Binder {
   private readonly pending = new PendingBinds();
@@ -39,7 +48,7 @@ export class Binder {
   private readonly queue: PendingBind[] = [];
   private readonly inFlight = new Set<string>();
   private readonly expiring = new Set<string>();
-  private subscription?: Subscription;
+  private subscription?: ResumingSubscription;
   private timer?: NodeJS.Timeout;
   private live = false;
   private startedAt = 0;
@@ -62,7 +71,7 @@ export class Binder {
     this.startedAt = this.now();
     const head = await this.opts.store.headPosition();
     // Unfiltered so that reaching the head is observable even when the newest event is not an ARQ's.
-    this.subscription = this.opts.store.subscribeToAll();
+    this.subscription = new ResumingSubscription({ name: "binder", events: this.opts.store, log: this.opts.log, backoff: this.opts.backoff });
     let resolveLive!: () => void;
     const live = new Promise<void>((r) => (resolveLive = r));
     if (head === undefined) this.goLive(resolveLive);
@@ -77,7 +86,7 @@ export class Binder {
         if (this.live) for (const arqUuid of waited) this.runAgain(arqUuid);
         if (!this.live && e.position >= head!) this.goLive(resolveLive);
       }
-    })().catch((err) => this.opts.log.error({ err }, "binder subscription failed"));
+    })().catch((err) => this.opts.log.error({ err }, "the binder stopped following the log: a bug; restart the binder"));
     this.timer = setInterval(() => this.expire(), this.tick);
     this.timer.unref();
     await reportWhile(live, 2000, () => this.opts.log.info({ head: head?.toString(), bindsInFlight: this.pending.size }, "binder: reading the log up to its head"));
@@ -86,6 +95,11 @@ export class Binder {
   /** ARQs in BIND_STARTED, as of the events the binder has read. */
   get bindsInFlight(): number {
     return this.pending.size;
+  }
+
+  /** The binder as a follower of the log (/readyz `followers`): how far it has read, and a lost subscription. */
+  status(): FollowerStatus {
+    return subscriptionStatus("binder", this.subscription, this.live);
   }
 
   /** Resolves when no bind is queued or running (tests and graceful shutdown). */
@@ -141,11 +155,13 @@ export class Binder {
       const bind = this.queue.shift()!;
       if (this.inFlight.has(bind.arqUuid) || !this.pending.has(bind.arqUuid)) continue;
       this.inFlight.add(bind.arqUuid);
-      void this.run(bind).finally(() => {
-        this.inFlight.delete(bind.arqUuid);
-        if (this.rerun.delete(bind.arqUuid) && this.pending.has(bind.arqUuid)) this.queue.push(bind);
-        this.pump();
-      });
+      void this.run(bind)
+        .finally(() => {
+          this.inFlight.delete(bind.arqUuid);
+          if (this.rerun.delete(bind.arqUuid) && this.pending.has(bind.arqUuid)) this.queue.push(bind);
+          this.pump();
+        })
+        .catch((err) => this.opts.log.error({ err, arq: bind.arqUuid }, "bind step failed; it will be retried or time out"));
     }
     if (this.queue.length === 0 && this.inFlight.size === 0 && !this.pumpScheduled) {
       const w = this.idleWaiters;

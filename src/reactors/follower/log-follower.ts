@@ -16,6 +16,9 @@
  *     `snapshot()` in each: durable with the log. Every save is an event the follower then sees, so
  *     it never saves for events that did not match (no idle commits), saves at most once per
  *     `coalesceMs` (a crash hands again at most that much), and once at stop().
+ * - A lost subscription (a connection blip, a leader change) is opened again after the last event
+ *   it delivered, with backoff (ResumingSubscription): the queue and the handler's state are kept,
+ *   and the status says "retrying" with the outage until it is restored.
  * - When `handle` throws (the target is down), the same batch is handed again after a backoff
  *   (p-retry, exponential, forever) until it succeeds or the follower stops: nothing is skipped.
  *   A handler must therefore be idempotent; a batch may also come again after a crash, from the
@@ -27,7 +30,7 @@
  *   (status.ts) so a CLI in another process can show it.
  */
 import { setMaxListeners } from "node:events";
-import { matchesFilter, type Subscription } from "../../infra/eventstore/port.js";
+import { matchesFilter } from "../../infra/eventstore/port.js";
 import { keyPrefix } from "../../infra/readstore/keys-and-cursors.js";
 import { BatchQueue } from "./batch-queue.js";
 import { BatchWorker, Restart } from "./batch-worker.js";
@@ -36,6 +39,7 @@ import { EventLogCheckpoint } from "./event-log-checkpoint.js";
 import { withDefaults, type LogFollowerOptions, type ResolvedFollowerOptions } from "./options.js";
 import { PositionWaiters } from "./position-waiters.js";
 import { ReadStoreCheckpoint } from "./read-store-checkpoint.js";
+import { ResumingSubscription } from "./resuming-subscription.js";
 import { Retries } from "./retries.js";
 import { StatusPublisher, type FollowerState, type FollowerStatus } from "./status.js";
 
@@ -51,12 +55,12 @@ export class LogFollower {
   private running = false;
   private abort = new AbortController();
   private loop: Promise<void> | undefined;
-  private sub: Subscription | undefined;
+  private sub: ResumingSubscription | undefined;
   private state: FollowerState = "stopped";
   private head: bigint | undefined;
   /** The head when the follower last (re)started: it is catching up until it has seen it. */
   private startHead: bigint | undefined;
-  /** Failed subscriptions (store or log unreachable) since an event last came through. */
+  /** Failed starts (checkpoint or head unreadable) since an event last came through. */
   private runFailures = 0;
   private lastError: { message: string; at: string } | null = null;
   private statusTimer: NodeJS.Timeout | undefined;
@@ -117,9 +121,11 @@ export class LogFollower {
     const seen = this.queue.seen;
     const behind = this.startHead !== undefined && (seen === undefined || seen < this.startHead);
     let state = this.state;
-    const failing = this.retries.count + this.runFailures;
+    const outage = this.sub?.outage;
+    const failing = this.retries.count + this.runFailures + (outage?.attempts ?? 0);
     if (state !== "stopped") state = failing > 0 ? "retrying" : state === "starting" ? state : behind || pending > this.opts.maxBatch ? "catching-up" : "live";
-    const holding = failing > 0 && this.lastError !== null;
+    const lastError = outage ? { message: outage.lastError, at: outage.since } : this.lastError;
+    const holding = failing > 0 && lastError !== null;
     return {
       name: this.name,
       state,
@@ -129,8 +135,9 @@ export class LogFollower {
       lagEventsExact: !behind,
       lagMs: oldest ? Math.max(0, now - oldest.recordedAt.getTime()) : 0,
       retries: failing,
-      lastError: this.lastError,
-      ...(holding ? { error: this.lastError!.message } : {}),
+      lastError,
+      ...(holding ? { error: lastError.message } : {}),
+      ...(outage ? { outage } : {}),
       at: new Date(now).toISOString(),
     };
   }
@@ -165,7 +172,8 @@ export class LogFollower {
       } catch (err) {
         if (!this.running) break;
         if (err instanceof Restart) continue;
-        // Store and subscription failures (the handler's are retried in place, batch by batch).
+        // Failures to start (the checkpoint or the head unreadable). A lost subscription is opened
+        // again by ResumingSubscription; the handler's failures are retried in place, batch by batch.
         opened();
         this.runFailures++;
         this.failed(err);
@@ -190,7 +198,7 @@ export class LogFollower {
     this.startHead = head;
     this.retries.count = 0;
     this.state = "catching-up";
-    const sub = this.opts.events.subscribeToAll({ after: checkpoint });
+    const sub = new ResumingSubscription({ name: this.name, events: this.opts.events, after: checkpoint, log: this.opts.log, backoff: this.opts.backoff, onChange: () => void this.tick() });
     this.sub = sub;
     // Ends this run's worker and its retries (not the follower) when the pump fails.
     const run = new AbortController();
@@ -216,7 +224,7 @@ export class LogFollower {
   }
 
   /** Reads the subscription into the queue, pausing while the queue is full. */
-  private async pump(sub: Subscription, signal: AbortSignal): Promise<void> {
+  private async pump(sub: ResumingSubscription, signal: AbortSignal): Promise<void> {
     for await (const e of sub) {
       if (signal.aborted) return;
       this.runFailures = 0;

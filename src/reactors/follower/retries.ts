@@ -41,6 +41,13 @@ export class Retries {
 
   /** The backoff before the `attempt`th try again of what is not retried in place (exponential, without jitter). */
   delay(attempt: number): number {
-    return Math.min(this.maxMs, this.minMs * 2 ** Math.max(0, attempt - 1));
+    return backoffDelay(attempt, { minMs: this.minMs, maxMs: this.maxMs });
   }
+}
+
+/** The backoff before the `attempt`th try again (1-based): `minMs` doubled each time, at most `maxMs` (defaults 200 ms and 30 s). */
+export function backoffDelay(attempt: number, backoff?: { minMs?: number; maxMs?: number }): number {
+  const minMs = backoff?.minMs ?? 200;
+  const maxMs = Math.max(backoff?.maxMs ?? 30_000, minMs);
+  return Math.min(maxMs, minMs * 2 ** Math.max(0, attempt - 1));
 }

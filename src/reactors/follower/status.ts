@@ -4,6 +4,7 @@
  */
 import type { ReadStore } from "../../infra/readstore/port.js";
 import { keyPrefix } from "../../infra/readstore/keys-and-cursors.js";
+import type { ResumingSubscription, SubscriptionOutage } from "./resuming-subscription.js";
 
 export type FollowerState = "starting" | "catching-up" | "live" | "retrying" | "stopped";
 
@@ -27,6 +28,30 @@ export interface FollowerStatus {
   error?: string;
   /** When this status was taken (ISO-8601). */
   at: string;
+  /** Its subscription to the log is lost and being opened again (absent while it holds). */
+  outage?: SubscriptionOutage;
+}
+
+/**
+ * The status of a follower that keeps no checkpoint and no queue of its own (the binder, the
+ * programming feed): how far its subscription has read, and whether it is lost.
+ */
+export function subscriptionStatus(name: string, sub: ResumingSubscription | undefined, live: boolean): FollowerStatus {
+  const outage = sub?.outage;
+  const state: FollowerState = sub === undefined ? "stopped" : outage ? "retrying" : live ? "live" : "catching-up";
+  return {
+    name,
+    state,
+    checkpoint: sub?.position?.toString() ?? null,
+    headPosition: null,
+    lagEvents: 0,
+    lagEventsExact: false,
+    lagMs: 0,
+    retries: outage?.attempts ?? 0,
+    lastError: outage ? { message: outage.lastError, at: outage.since } : null,
+    ...(outage ? { error: outage.lastError, outage } : {}),
+    at: new Date().toISOString(),
+  };
 }
 
 const statusName = (name: string) => `${name}-status`;

@@ -126,7 +126,8 @@ export class NovaNotifier {
     if (!this.options.config.NOVA_TOKEN) this.log.warn({ nova: this.client.url }, "NOVA_TOKEN is not set: events go to Nova without a token");
     await this.follower.start();
     const tick = Math.min(this.options.tuning?.heldRetryMs ?? 1000, 1000);
-    this.heldTimer = setInterval(() => void (this.round ??= this.retryHeld().finally(() => (this.round = undefined))), tick);
+    const retryHeld = () => this.retryHeld().catch((err: Error) => this.log.error({ err: err.message }, "a round over the held events failed; the next one tries again"));
+    this.heldTimer = setInterval(() => void (this.round ??= retryHeld().finally(() => (this.round = undefined))), tick);
     this.heldTimer.unref();
     this.log.info({ nova: this.client.url, retryForS: this.options.config.NOVA_EVENT_RETRY_S }, "Nova notifier started");
   }

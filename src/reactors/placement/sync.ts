@@ -120,7 +120,7 @@ class Sync implements PlacementSync {
     for (const [host, w] of Object.entries(doc ?? {})) this.waiting.set(host, w as Omit<WaitingHost, "host">);
     await this.follower.start();
     const everyMs = this.options.config.PLACEMENT_RETRY_S * 1000;
-    this.retryTimer = setInterval(() => void (this.round ?? this.retryWaiting()), everyMs);
+    this.retryTimer = setInterval(() => void (this.round ?? this.retryWaiting()).catch((err: Error) => this.log.error({ err: err.message }, "a round over the waiting hosts failed; the next one tries again")), everyMs);
     this.retryTimer.unref();
     this.log.info({ placement: this.client.url, waitingHosts: this.waiting.size }, "Placement sync started");
   }
@@ -150,7 +150,7 @@ class Sync implements PlacementSync {
     const after = this.round ?? Promise.resolve();
     const round = after.then(() => this.retryRound());
     this.round = round;
-    void round.finally(() => this.round === round && (this.round = undefined));
+    void round.finally(() => this.round === round && (this.round = undefined)).catch(() => undefined);
     return round;
   }
 

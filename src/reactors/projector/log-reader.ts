@@ -1,13 +1,13 @@
 /**
  * The projector's log reader: one subscription from a position into a bounded queue, from which
  * the loop takes its batches. It knows the newest position seen (the head) and how much it has
- * read, for lag estimates.
+ * read, for lag estimates. A lost subscription is opened again after the last event read
+ * (ResumingSubscription), with the queue kept; `outage` says while it is lost.
  */
-import type { EventStore, RecordedEvent, Subscription } from "../../infra/eventstore/port.js";
+import type { EventStore, RecordedEvent } from "../../infra/eventstore/port.js";
+import { ResumingSubscription, type ResumingSubscriptionOptions, type SubscriptionOutage } from "../follower/resuming-subscription.js";
 
-export interface ReaderLogger {
-  warn(obj: object, msg: string): void;
-}
+export type ReaderLogger = ResumingSubscriptionOptions["log"];
 
 export class LogReader {
   queue: RecordedEvent[] = [];
@@ -19,7 +19,7 @@ export class LogReader {
   private firstRead: bigint | undefined;
   private readCount = 0;
   private generation = 0;
-  private sub?: Subscription;
+  private sub?: ResumingSubscription;
   private space?: () => void;
 
   constructor(
@@ -34,6 +34,11 @@ export class LogReader {
     if (position !== undefined && (this.head === undefined || position > this.head)) this.head = position;
   }
 
+  /** The lost subscription not restored yet, if any. */
+  get outage(): SubscriptionOutage | undefined {
+    return this.sub?.outage;
+  }
+
   /** Still reading what was in the log before it went live. */
   get catchingUp(): boolean {
     return this.head !== undefined && (this.lastRead === undefined || this.lastRead < this.head);
@@ -46,7 +51,7 @@ export class LogReader {
     this.lastRead = after;
     this.firstRead = undefined;
     this.readCount = 0;
-    const sub = this.events.subscribeToAll({ after });
+    const sub = new ResumingSubscription({ name: "projector", events: this.events, after, log: this.log });
     this.sub = sub;
     const maxQueue = this.batchSize * 4;
     void (async () => {

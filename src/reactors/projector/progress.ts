@@ -1,6 +1,7 @@
 /** What the projector tells the rest of the service: how far each read model is, and waits for a position. */
 import type { RecordedEvent } from "../../infra/eventstore/port.js";
 import { firstAfter } from "../../infra/eventstore/positions.js";
+import type { SubscriptionOutage } from "../follower/resuming-subscription.js";
 import type { LogReader } from "./log-reader.js";
 import type { Slots } from "./slots.js";
 
@@ -20,6 +21,8 @@ export interface ProjectionStatus {
   state: ProjectionState;
   /** Why the projection stopped (its `project` threw). */
   error?: string;
+  /** The projector's subscription to the log is lost and being opened again (absent while it holds). */
+  outage?: SubscriptionOutage;
 }
 
 interface Waiter {
@@ -73,6 +76,7 @@ export function logCatchUp(log: { info(obj: object, msg: string): void }, head: 
 export function statusOf(slots: Slots, reader: LogReader, pending: readonly RecordedEvent[], running: boolean, behindSince: number | undefined, now: number): ProjectionStatus[] {
   const head = reader.head;
   const unread = reader.unread();
+  const outage = reader.outage;
   return slots.all.map((s) => {
     const caughtUp = head === undefined || (s.processed !== undefined && s.processed >= head);
     let lagEvents = 0;
@@ -93,6 +97,7 @@ export function statusOf(slots: Slots, reader: LogReader, pending: readonly Reco
       lagMs,
       state,
       ...(s.failed ? { error: s.failed } : {}),
+      ...(outage ? { outage } : {}),
     };
   });
 }

@@ -11,9 +11,13 @@
  *   when no event comes, and the model is rebuilt (rebuild.ts) without a restart.
  * - Hooks run before each batch is applied and after every projection committed it.
  * - A projection whose `project` throws is stopped (state "stopped", with the error); the others go on.
+ * - A lost subscription to the log is opened again by the reader after the last event it read
+ *   (ResumingSubscription); other failures (the read store) start the reader again from the lowest
+ *   checkpoint after a backoff (backoffDelay, 100 ms to 5 s).
  */
 import type { RecordedEvent } from "../../infra/eventstore/port.js";
 import { CheckpointMismatchError } from "../../infra/readstore/port.js";
+import { backoffDelay } from "../follower/retries.js";
 import { Checkpoints } from "./checkpoints.js";
 import { LogReader } from "./log-reader.js";
 import { reportWhile } from "../../infra/logger.js";
@@ -123,7 +127,7 @@ export class Projector {
   // ---- the loop ------------------------------------------------------------------------------
 
   private async loop(): Promise<void> {
-    let backoff = 0;
+    let failures = 0;
     while (this.running) {
       try {
         await this.requests.runAll((slots, onProgress) => this.replaySlots(slots, "rebuild requested", onProgress));
@@ -136,10 +140,10 @@ export class Projector {
         const batch = await this.nextBatch();
         if (batch.length > 0) await this.apply(batch);
         await this.serving.update(this.reader.head);
-        backoff = 0;
+        failures = 0;
       } catch (err) {
         if (!this.running) break;
-        backoff = Math.min(5000, backoff ? backoff * 2 : 100);
+        const backoff = backoffDelay(++failures, { minMs: 100, maxMs: 5000 });
         this.o.log.error({ err, retryInMs: backoff }, "projector failed; retrying");
         // Quiet the reader first, so that only stop() or a request cuts the pause short.
         this.needRestart = true;
