@@ -6,14 +6,16 @@
  * appended, step by step, is left to finish) is checked on the streams and repaired through the
  * application (Application.repairArqInvariants): an orphaned allocation released, a BOUND ARQ
  * without its handle failed, an unrecorded ARQ recorded or its creation undone, a deleted one's
- * record removed. Each repair is idempotent and logged. A lost subscription is taken up again
- * after the last event read.
+ * record removed. Each repair is idempotent and logged. It reads through a ResumingSubscription,
+ * so a lost subscription is taken up again after the last event read.
  */
 import type { Application } from "../../app/application.js";
 import type { Repair } from "../../app/arqs/index.js";
 import type { CommandContext } from "../../domain/shared/types.js";
-import type { EventStore, Subscription } from "../../infra/eventstore/port.js";
+import type { EventStore } from "../../infra/eventstore/port.js";
 import type { Logger } from "../../infra/logger.js";
+import { ResumingSubscription } from "../follower/resuming-subscription.js";
+import { subscriptionStatus, type FollowerStatus } from "../follower/status.js";
 import { ArqIndex } from "./arq-index.js";
 
 export interface InvariantCheckerOptions {
@@ -32,10 +34,12 @@ export class InvariantChecker {
   /** ARQ -> since when its index shows a violation. */
   private readonly suspects = new Map<string, number>();
   private readonly now: () => number;
-  private subscription?: Subscription;
+  private subscription?: ResumingSubscription;
   private loop?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  /** Caught up with the log as it was at start. */
+  private live = false;
   private last: bigint | undefined;
   private readonly positionWaiters: Array<{ at: bigint; resolve: () => void }> = [];
   private checking: Promise<Repair[]> | undefined;
@@ -52,6 +56,7 @@ export class InvariantChecker {
     this.timer = setInterval(() => void this.checkDue(), tick);
     this.timer.unref();
     if (head !== undefined) await this.caughtUp(head);
+    this.live = true;
   }
 
   async stop(): Promise<void> {
@@ -115,22 +120,21 @@ export class InvariantChecker {
   }
 
   private async follow(): Promise<void> {
-    for (let attempt = 0; !this.stopped; attempt++) {
-      try {
-        this.subscription = this.opts.store.subscribeToAll(this.last === undefined ? {} : { after: this.last });
-        for await (const e of this.subscription) {
-          attempt = 0;
-          for (const arqUuid of this.index.apply(e)) this.suspect(arqUuid);
-          this.last = e.position;
-          this.wake();
-        }
-        if (this.stopped) return;
-      } catch (err) {
-        if (this.stopped) return;
-        this.opts.log.warn({ err }, "invariant checker lost its subscription; following again from the last event read");
+    this.subscription = new ResumingSubscription({ name: "invariant-checker", events: this.opts.store, log: this.opts.log });
+    try {
+      for await (const e of this.subscription) {
+        for (const arqUuid of this.index.apply(e)) this.suspect(arqUuid);
+        this.last = e.position;
+        this.wake();
       }
-      await new Promise((r) => setTimeout(r, Math.min(5000, 100 * 2 ** Math.min(attempt, 6))).unref());
+    } catch (err) {
+      if (!this.stopped) this.opts.log.error({ err }, "invariant checker stopped following the log");
     }
+  }
+
+  /** The checker as a follower of the log (/readyz `followers`). */
+  status(): FollowerStatus {
+    return subscriptionStatus("invariant-checker", this.subscription, this.live);
   }
 
   private suspect(arqUuid: string) {
