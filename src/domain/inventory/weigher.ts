@@ -81,10 +81,20 @@ interface GroupNeed {
   forbidden: string[];
   functionId: string | null;
   bitstreamId: string | null;
+  /** accel:function_name or accel:bitstream_name: only the catalogue says what they stand for, so no region counts as ready. */
+  byName: boolean;
 }
 
 function groupNeed(group: Group): GroupNeed {
-  const need: GroupNeed = { resourceClass: null, amount: 0, required: [], forbidden: [], functionId: group["accel:function_id"] ?? null, bitstreamId: group["accel:bitstream_id"] ?? null };
+  const need: GroupNeed = {
+    resourceClass: null,
+    amount: 0,
+    required: [],
+    forbidden: [],
+    functionId: group["accel:function_id"] ?? null,
+    bitstreamId: group["accel:bitstream_id"] ?? null,
+    byName: group["accel:function_name"] !== undefined || group["accel:bitstream_name"] !== undefined,
+  };
   for (const [k, v] of Object.entries(group)) {
     if (k.startsWith("resources:")) {
       need.resourceClass = k.slice("resources:".length);
@@ -103,6 +113,7 @@ function matches(p: WeighedProvider, need: GroupNeed): boolean {
 
 /** The provider already does what the group needs: its bitstream, or a trait reporting its function. */
 function runsNeed(p: WeighedProvider, need: GroupNeed): boolean {
+  if (need.byName) return false;
   if (need.bitstreamId !== null) return p.bitstreamId === need.bitstreamId;
   if (need.functionId === null) return true;
   const suffix = `_${traitPart(need.functionId)}`;

@@ -49,4 +49,9 @@ describe("weighHosts", () => {
     ]);
     expect(out.find((h) => h.hostname === "nogpu")!.reason).toBe("no provider on nogpu has 1 free PGPU(s) for group 1");
   });
+
+  it("a group that names its function or bitstream by name counts no handle as ready (the catalogue alone knows the name)", () => {
+    const out = weighHosts([{ "resources:FPGA": "1", "accel:function_name": "nlb0" }], hosts({ a: [rp("FPGA", 3, 0, ["CUSTOM_FPGA_FUNCTION_ID_INTEL_NLB0"])] }));
+    expect(out[0]).toMatchObject({ fits: true, free: 3, ready: 0 });
+  });
 });
