@@ -36,6 +36,8 @@ export interface ApiServices {
   metrics?: OperationMetrics;
   /** Where front doors log what an operator should hear of (a host report refused). */
   log?: Logger;
+  /** This process's Placement sync (role `placement`), for "has Placement got this host's traits"; absent without the role. */
+  placement?: { hostSynced(hostname: string): Promise<{ synced: boolean; reason: string | null }> };
 }
 
 /** What a listener waits for: these ARQs, or this instance's ARQs, or (neither) everything. */

@@ -27,6 +27,8 @@ import * as instances from "./instances.js";
 import type { InstanceOperationResult } from "./instances.js";
 import * as inventory from "./inventory.js";
 import { ReportDigests } from "./report-digests.js";
+import { ReportTimes } from "./report-times.js";
+import { cannotProgram, unavailableReason, validLivenessPolicy, type LivenessPolicy } from "../domain/inventory/liveness.js";
 import { Streams } from "./streams.js";
 import { checkBindingCount } from "./request-limits.js";
 import type { ArqBinding } from "../domain/arqs/bind.js";
@@ -49,7 +51,11 @@ export interface ApplicationOptions {
    * `contentDir` (default: a directory under the system's temporary directory).
    */
   bitstreams?: { catalogue?: BitstreamCatalogue; contentDir?: string; maxBytes?: number };
+  /** The agents' reporting period and when a silent host is stale or gone (default: 60 s, 3 and 10 periods). */
+  liveness?: LivenessPolicy;
 }
+
+export const DEFAULT_LIVENESS: LivenessPolicy = { intervalS: 60, staleAfter: 3, goneAfter: 10 };
 
 export type { AllocateResult } from "./arqs/index.js";
 
@@ -58,6 +64,7 @@ export interface ApplicationParts {
   streams: Streams;
   newId: () => string;
   reportDigests: ReportDigests;
+  reportTimes: ReportTimes;
   quota: arqs.ArqQuota | undefined;
   maxBindings: number;
   catalogue: BitstreamCatalogue;
@@ -67,6 +74,8 @@ export class Application {
   private readonly streams: Streams;
   private readonly newId: () => string;
   private readonly reportDigests: ReportDigests;
+  /** When each host's agent last reported (shared with the other replicas by the composition root). */
+  readonly reportTimes: ReportTimes;
   private readonly quota: arqs.ArqQuota | undefined;
   private readonly maxBindings: number;
   readonly catalogue: BitstreamCatalogue;
@@ -76,6 +85,7 @@ export class Application {
     this.streams = parts.streams;
     this.newId = parts.newId;
     this.reportDigests = parts.reportDigests;
+    this.reportTimes = parts.reportTimes;
     this.quota = parts.quota;
     this.maxBindings = parts.maxBindings;
     this.catalogue = parts.catalogue;
@@ -92,8 +102,14 @@ export class Application {
   /** The same application (cache, locks, report digests, quota, catalogue), with the key's ids and streams (its claim before the first write). */
   private keyed(streams: Streams, newId: () => string): Application {
     const catalogue = this.catalogue instanceof EmbeddedCatalogue ? this.catalogue.keyed(streams, newId) : this.catalogue;
-    return new Application({ streams, newId, reportDigests: this.reportDigests, quota: this.quota, maxBindings: this.maxBindings, catalogue });
+    return new Application({ streams, newId, reportDigests: this.reportDigests, reportTimes: this.reportTimes, quota: this.quota, maxBindings: this.maxBindings, catalogue });
   }
+
+  /** Why a host's agent cannot program a region now (its reports stopped), or null: binds needing programming fail at once. */
+  private readonly agentDown = (hostname: string): string | null => {
+    const l = this.reportTimes.liveness(hostname);
+    return cannotProgram(l) ? unavailableReason(hostname, l, this.reportTimes.policy) : null;
+  };
 
   createDeviceProfile(ctx: CommandContext, input: DeviceProfileInput): Promise<DeviceProfileView> {
     return profiles.createDeviceProfile(this.streams, this.newId, ctx, input);
@@ -129,16 +145,16 @@ export class Application {
   }
 
   reportHostInventory(ctx: CommandContext, hostname: string, devices: DriverDevice[]): Promise<InventoryReportView> {
-    return inventory.reportHostInventory(this.streams, this.reportDigests, ctx, hostname, devices);
+    return inventory.reportHostInventory(this.streams, this.reportDigests, ctx, hostname, devices, this.reportTimes);
   }
 
   /** What reportHostInventory would answer for a report with this digest, if it would write nothing; else null. Writes nothing. */
-  confirmHostInventory(hostname: string, digest: string): Promise<InventoryReportView | null> {
-    return inventory.confirmHostInventory(this.streams, this.reportDigests, hostname, digest);
+  confirmHostInventory(hostname: string, digest: string, at = new Date().toISOString()): Promise<InventoryReportView | null> {
+    return inventory.confirmHostInventory(this.streams, this.reportDigests, hostname, digest, { times: this.reportTimes, at });
   }
 
   hostStatus(hostname: string): Promise<HostStatusView> {
-    return inventory.hostStatus(this.streams, this.reportDigests, hostname);
+    return inventory.hostStatus(this.streams, this.reportDigests, this.reportTimes, hostname);
   }
 
   setDeviceStatus(ctx: CommandContext, hostname: string, deviceUuid: string, status: DeviceStatus): Promise<void> {
@@ -152,15 +168,15 @@ export class Application {
   /** With `allocate`, ARQs whose handle is free are bound at once (one commit); the binder does the rest. */
   async startBinds(ctx: CommandContext, bindings: ArqBinding[], opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
     checkBindingCount("bindings", bindings.length, this.maxBindings);
-    return arqs.startBinds(this.streams, ctx, bindings, { ...opts, catalogue: this.catalogue });
+    return arqs.startBinds(this.streams, ctx, bindings, { ...opts, catalogue: this.catalogue, agentDown: this.agentDown });
   }
 
   /** Creates the ARQs and binds them to the instance on the providers given (os-acc's plug); a refused bind deletes them again. */
   createAndBindArqs(ctx: CommandContext, spec: arqs.PlugSpec, target: { instanceUuid: unknown; providers: unknown }, opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
-    return arqs.createAndBind(this.streams, this.newId, ctx, spec, target, { ...opts, catalogue: this.catalogue, quota: this.quota, maxBindings: this.maxBindings });
+    return arqs.createAndBind(this.streams, this.newId, ctx, spec, target, { ...opts, catalogue: this.catalogue, quota: this.quota, maxBindings: this.maxBindings, agentDown: this.agentDown });
   }
   allocateForArq(ctx: CommandContext, arqUuid: string): Promise<arqs.AllocateResult> {
-    return arqs.allocateForArq(this.streams, ctx, arqUuid, this.catalogue);
+    return arqs.allocateForArq(this.streams, ctx, arqUuid, this.catalogue, this.agentDown);
   }
 
   /** `abandonProgramming` (a timeout): the request of the region the bind waits for is abandoned first. */
@@ -240,5 +256,6 @@ function partsOf(opts: ApplicationOptions): ApplicationParts {
   const b = opts.bitstreams ?? {};
   const catalogue =
     b.catalogue ?? new EmbeddedCatalogue(streams, new ContentStore(b.contentDir ?? join(tmpdir(), `cyborg-es-bitstreams-${process.pid}`), b.maxBytes ?? 1 << 30), newId);
-  return { streams, newId, reportDigests: new ReportDigests(), quota: opts.quota, maxBindings: opts.maxBindings ?? Infinity, catalogue };
+  const reportTimes = new ReportTimes(validLivenessPolicy(opts.liveness ?? DEFAULT_LIVENESS));
+  return { streams, newId, reportDigests: new ReportDigests(), reportTimes, quota: opts.quota, maxBindings: opts.maxBindings ?? Infinity, catalogue };
 }

@@ -1,4 +1,5 @@
 /** Host-inventory use cases: the agent's report and its confirmation, device status, and releasing an ARQ's handle. */
+import type { HostLiveness } from "../domain/inventory/liveness.js";
 import { decideReport, hostDecider, type HostCommand, type HostState } from "../domain/inventory/decider.js";
 import { digestOfValidated, validateDigest } from "../domain/inventory/digest.js";
 import type { InventoryEvent } from "../domain/inventory/events.js";
@@ -8,6 +9,7 @@ import type { Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext, type DeviceStatus } from "../domain/shared/types.js";
 import { handleCommand } from "./handle.js";
 import type { ReportDigests } from "./report-digests.js";
+import type { ReportTimes } from "./report-times.js";
 import { aggregates, type Streams } from "./streams.js";
 
 /** The answer to a host's report: devices added, updated, removed and unchanged. */
@@ -29,8 +31,11 @@ export async function reportHostInventory(
   ctx: CommandContext,
   hostname: string,
   devices: DriverDevice[],
+  times?: ReportTimes,
 ): Promise<InventoryReportView> {
   validateHostname(hostname);
+  // The agent is alive whatever its report says (even one the domain refuses).
+  times?.note(hostname, ctx.at);
   // The host decider, keeping the diff of the attempt that was appended.
   let last: ReturnType<typeof decideReport> | undefined;
   const decider: Decider<HostCommand, HostState, InventoryEvent> = {
@@ -59,9 +64,17 @@ export async function reportHostInventory(
  * otherwise (unknown host or digest, changed since, or another process took the report), meaning
  * "send the full report". Writes nothing.
  */
-export async function confirmHostInventory(s: Streams, digests: ReportDigests, hostname: string, digest: string): Promise<InventoryReportView | null> {
+export async function confirmHostInventory(
+  s: Streams,
+  digests: ReportDigests,
+  hostname: string,
+  digest: string,
+  heard?: { times: ReportTimes; at: string },
+): Promise<InventoryReportView | null> {
   validateHostname(hostname);
   const wanted = validateDigest(digest);
+  // A confirmation is the agent's report of an unchanged host: it counts for liveness.
+  heard?.times.note(hostname, heard.at);
   const known = digests.get(hostname);
   if (known?.digest !== wanted) return null;
   const { state, revision } = await s.load(aggregates.host, hostname);
@@ -88,12 +101,15 @@ export interface HostStatusView {
   programmingInProgress: number;
   /** The host stream's revision, -1 if it does not exist. */
   revision: number;
+  /** Whether its agent reports on time (domain/inventory/liveness.ts). */
+  liveness: HostLiveness;
 }
 
-export async function hostStatus(s: Streams, digests: ReportDigests, hostname: string): Promise<HostStatusView> {
+export async function hostStatus(s: Streams, digests: ReportDigests, times: ReportTimes, hostname: string): Promise<HostStatusView> {
   validateHostname(hostname);
   const { state, revision } = await s.load(aggregates.host, hostname);
   let programmingInProgress = 0;
   for (const device of state.devices.values()) for (const d of device.deployables.values()) if (d.programming) programmingInProgress++;
-  return { hostname, reported: state.hostname !== null || digests.peek(hostname) !== undefined, devices: state.devices.size, programmingInProgress, revision };
+  const reported = state.hostname !== null || digests.peek(hostname) !== undefined;
+  return { hostname, reported, devices: state.devices.size, programmingInProgress, revision, liveness: times.liveness(hostname) };
 }

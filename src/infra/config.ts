@@ -34,6 +34,12 @@ const schema = z.object({
   AUTH_TOKENS_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BIND_TIMEOUT_S: z.coerce.number().positive().max(3600).default(60),
+  /** The period the agents report at (their --interval): a host's liveness is measured in these. */
+  AGENT_REPORT_INTERVAL_S: z.coerce.number().positive().max(86_400).default(60),
+  /** Periods without a report after which a host is stale (os-acc's initialize refuses it; binds that need programming fail). */
+  AGENT_STALE_AFTER_PERIODS: z.coerce.number().positive().max(1000).default(3),
+  /** Periods without a report after which a host is gone. */
+  AGENT_GONE_AFTER_PERIODS: z.coerce.number().positive().max(10_000).default(10),
   MAX_BINDINGS_PER_MUTATION: z.coerce.number().int().positive().max(10_000).default(100),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   GLANCE_URL: z.string().regex(/^https?:\/\//, "must be a URL such as http://127.0.0.1:9292").optional(),
@@ -133,6 +139,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (c.EVENTSTORE_NAMESPACE && !c.EVENTSTORE_URL) {
     throw new ConfigError(`invalid configuration:\n  EVENTSTORE_NAMESPACE=${JSON.stringify(c.EVENTSTORE_NAMESPACE)}: it names streams in EventStoreDB, so it needs EVENTSTORE_URL (the embedded log has no namespaces)`);
+  }
+  if (c.AGENT_GONE_AFTER_PERIODS <= c.AGENT_STALE_AFTER_PERIODS) {
+    throw new ConfigError(
+      `invalid configuration:\n  AGENT_GONE_AFTER_PERIODS=${c.AGENT_GONE_AFTER_PERIODS}: must be more than AGENT_STALE_AFTER_PERIODS=${c.AGENT_STALE_AFTER_PERIODS} (a host is stale before it is gone)`,
+    );
   }
   const roles = new Set(c.ROLES.split(",") as Role[]);
   // Without ROLES, setting PLACEMENT_URL is enough to keep Placement in sync.

@@ -8,6 +8,7 @@ import { projections } from "../../projections/index.js";
 import { arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf } from "./adapters.js";
 import { loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
 import { startHttpServer } from "../api/http-server.js";
+import { weigherRoute } from "../api/weigher-route.js";
 import { bitstreamRoutes } from "../api/bitstream-routes.js";
 import { BindNotificationRouter } from "../api/notification-router.js";
 import { ProgrammingFeed } from "../api/programming-feed.js";
@@ -87,7 +88,11 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
     const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
-    const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config) }));
+    const liveness = { intervalS: config.AGENT_REPORT_INTERVAL_S, staleAfter: config.AGENT_STALE_AFTER_PERIODS, goneAfter: config.AGENT_GONE_AFTER_PERIODS };
+    const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config), liveness }));
+    // Every replica hears every agent's reports: liveness is the same whichever replica is asked.
+    await app.reportTimes.share(side.pubsub);
+    opened.push(() => app.reportTimes.close());
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
       const onBindResolved = obs.metrics?.bindResolved.bind(obs.metrics);
@@ -113,9 +118,9 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const catchUp = readYourWrites({ ...models, log });
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
-      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log };
+      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });
-      const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit })];
+      const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit }), weigherRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit })];
       const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });
       const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
       const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, socketQuota, routes, ...observed }, config.PORT, config.HOST);

@@ -64,7 +64,7 @@ describe("ARQs for inline specs", () => {
 describe("host status", () => {
   it("says whether the host's agent reported, even an empty host", async () => {
     const { app } = setup();
-    expect(await app.hostStatus("compute1")).toEqual({ hostname: "compute1", reported: false, devices: 0, programmingInProgress: 0, revision: -1 });
+    expect(await app.hostStatus("compute1")).toEqual({ hostname: "compute1", reported: false, devices: 0, programmingInProgress: 0, revision: -1, liveness: expect.objectContaining({ state: "STALE", lastReportAt: null }) });
     await app.reportHostInventory(agent, "compute1", [fpga(HOST, "af", 1)]);
     expect(await app.hostStatus("compute1")).toMatchObject({ reported: true, devices: 1, programmingInProgress: 0 });
     await app.reportHostInventory({ ...agent, principal: "agent:empty" }, "empty", []);

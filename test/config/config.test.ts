@@ -49,6 +49,11 @@ describe("configuration", () => {
     expect(loadConfig({ HOST: "0.0.0.0" }).REST_AUTH).toBe("keystone");
   });
 
+  it("expects an agent report every 60 s, a host stale after 3 periods and gone after 10, and refuses gone before stale", () => {
+    expect(loadConfig({})).toMatchObject({ AGENT_REPORT_INTERVAL_S: 60, AGENT_STALE_AFTER_PERIODS: 3, AGENT_GONE_AFTER_PERIODS: 10 });
+    expect(() => loadConfig({ AGENT_STALE_AFTER_PERIODS: "5", AGENT_GONE_AFTER_PERIODS: "5" })).toThrow(/AGENT_GONE_AFTER_PERIODS=5: must be more than AGENT_STALE_AFTER_PERIODS=5/);
+  });
+
   it("caps WebSocket connections and subscriptions per token by default", () => {
     expect(loadConfig({})).toMatchObject({ WS_MAX_CONNECTIONS_PER_TOKEN: 64, WS_MAX_SUBSCRIPTIONS_PER_TOKEN: 256 });
     expect(() => loadConfig({ WS_MAX_SUBSCRIPTIONS_PER_TOKEN: "-1" })).toThrow(/WS_MAX_SUBSCRIPTIONS_PER_TOKEN/);

@@ -77,7 +77,19 @@ describe("the console in a browser", () => {
     });
     await page.getByRole("link", { name: "compute1" }).waitFor(WAIT);
     expect(await page.evaluate(() => window.marker)).toBe(1);
+    expect(await page.getByRole("row", { name: /compute1/ }).getByTestId("agent-liveness").textContent()).toBe("LIVE");
     await screenshot(page, "02-hosts");
+  });
+
+  it("marks a host whose agent stopped reporting", async () => {
+    const at = new Date(Date.now() - 3600_000).toISOString();
+    await t.service.app.reportHostInventory({ principal: "test", correlationId: "old", causationId: "old", at }, "compute-old", FAKE_HOST_DEVICES(2, "compute-old") as never);
+    const badge = page.getByRole("row", { name: /compute-old/ }).getByTestId("agent-liveness");
+    await badge.waitFor(WAIT);
+    expect(await badge.textContent()).toBe("GONE");
+    expect(await badge.getAttribute("title")).toContain("the agent of host compute-old is gone");
+    await page.getByRole("row", { name: /compute-old/ }).getByRole("link", { name: "compute-old" }).waitFor(WAIT);
+    expect(await page.locator("tr.stale").count()).toBe(1);
   });
 
   it("shows the host's device tree and toggles a device's maintenance", async () => {
@@ -202,13 +214,13 @@ describe("the console in a browser", () => {
     }
     await t.service.projector!.caughtUp();
     await page.goto(`${origin}/console/hosts`);
-    await page.getByText("1001 of 1001 hosts").waitFor(WAIT);
+    await page.getByText("1002 of 1002 hosts").waitFor(WAIT);
     expect(await page.locator("tbody tr").count()).toBe(50);
     await page.getByText("Page 1 of 21").waitFor(WAIT);
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByText("Page 2 of 21").waitFor(WAIT);
     await page.getByLabel("Search").fill("rack07-node0299");
-    await page.getByText("1 of 1001 hosts").waitFor(WAIT);
+    await page.getByText("1 of 1002 hosts").waitFor(WAIT);
     await page.getByRole("link", { name: "rack07-node0299" }).click();
     await page.getByRole("heading", { name: "Host rack07-node0299" }).waitFor(WAIT);
     await screenshot(page, "11-host-of-1000");

@@ -33,5 +33,7 @@ describe("the placement role", () => {
     const readyz = (await (await fetch(new URL("/readyz", t.url), { headers: { authorization: `Bearer ${TOKENS.admin.token}` } })).json()) as { followers: Array<{ name: string; state: string }> };
     expect(readyz.followers.map((f) => f.name)).toContain("placement-sync");
     expect(["live", "catching-up"]).toContain(readyz.followers.find((f) => f.name === "placement-sync")!.state);
+    // os-acc's initialize waits for this: the host's traits are in Placement.
+    await expect.poll(async () => (await t.ok("service", `{ hostStatus(hostname: "compute1") { placementSynced notReadyReason } }`)).hostStatus, { timeout: 30_000 }).toEqual({ placementSynced: true, notReadyReason: null });
   }, 60_000);
 });

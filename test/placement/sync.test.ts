@@ -155,11 +155,14 @@ describe("Placement sync (real Placement)", () => {
     await sync.caughtUp(20_000);
     expect(sync.status()).toMatchObject({ state: "live", waitingHosts: 1, waiting: [{ host: "c4", reason: expect.stringContaining("no compute-node resource provider named c4") }] });
     expect((await treeOf(server, other)).map((p) => p.name)).toEqual(["c4b_0000:5e:00.0"]);
+    expect(await sync.hostSynced("c4b")).toEqual({ synced: true, reason: null });
+    expect(await sync.hostSynced("c4")).toEqual({ synced: false, reason: expect.stringContaining("Placement cannot match host c4 yet") });
 
     const compute = await novaComputeNode(server, "c4");
     await sync.retryWaiting();
     expect((await treeOf(server, compute)).map((p) => p.name)).toEqual(["c4_0000:5e:00.0"]);
     expect(sync.status().waitingHosts).toBe(0);
+    expect((await sync.hostSynced("c4")).synced).toBe(true);
   });
 
   it("creates a root provider named after the host when told to (standalone use)", async () => {

@@ -15,8 +15,16 @@ interface Rp {
   used: number;
 }
 
+interface Liveness {
+  hostname: string;
+  liveness: "LIVE" | "STALE" | "GONE";
+  lastReportAt: string | null;
+  notReadyReason: string | null;
+}
+
 interface HostRow {
   hostname: string;
+  agent?: Liveness;
   providers: number;
   classes: string[];
   total: number;
@@ -25,17 +33,46 @@ interface HostRow {
 }
 
 const RPS = `{ resourceProviders { uuid name parentProviderName resourceClass total reserved used } }`;
+const LIVENESS = `query($h: [String!]!) { hostStatuses(hostnames: $h) { hostname liveness lastReportAt notReadyReason } }`;
+/** hostStatuses answers at most this many hosts a call. */
+const STATUS_BATCH = 500;
 
+async function loadHosts(token: string): Promise<{ rps: Rp[]; agents: Map<string, Liveness> }> {
+  const { resourceProviders: rps } = await gql<{ resourceProviders: Rp[] }>(token, RPS);
+  const names = [...new Set(rps.map((rp) => rp.parentProviderName))];
+  const agents = new Map<string, Liveness>();
+  for (let i = 0; i < names.length; i += STATUS_BATCH) {
+    const { hostStatuses } = await gql<{ hostStatuses: Liveness[] }>(token, LIVENESS, { h: names.slice(i, i + STATUS_BATCH) });
+    for (const s of hostStatuses) agents.set(s.hostname, s);
+  }
+  return { rps, agents };
+}
+
+const AGENT_BADGE: Record<Liveness["liveness"], string> = { LIVE: "ok", STALE: "warn", GONE: "bad" };
+
+/** The agent's liveness as a badge; its title says when it last reported, and why the host is not ready. */
+function AgentBadge({ agent }: { agent: Liveness | undefined }) {
+  if (!agent) return null;
+  const last = agent.lastReportAt ? `last report ${new Date(agent.lastReportAt).toLocaleString()}` : "no report since the service started";
+  return (
+    <span className={`badge ${AGENT_BADGE[agent.liveness]}`} data-testid="agent-liveness" title={[last, agent.notReadyReason].filter(Boolean).join(": ")}>
+      {agent.liveness}
+    </span>
+  );
+}
 /** Every host, from the resource providers its devices give (one query: Placement's view of the cloud). */
 export function HostsPage({ session }: { session: Session }) {
   const [search, setSearch] = useState("");
   const [page, setPage] = useState(0);
-  const { data, error, reload } = usePolled(() => gql<{ resourceProviders: Rp[] }>(session.token, RPS).then((d) => d.resourceProviders), 5000, [session.token]);
+  const { data, error, reload } = usePolled(() => loadHosts(session.token), 5000, [session.token]);
   const hosts = useMemo(() => {
     const byHost = new Map<string, HostRow>();
-    for (const rp of data ?? []) {
+    for (const rp of data?.rps ?? []) {
       let h = byHost.get(rp.parentProviderName);
-      if (!h) byHost.set(rp.parentProviderName, (h = { hostname: rp.parentProviderName, providers: 0, classes: [], total: 0, used: 0, reserved: 0 }));
+      if (!h) {
+        const agent = data!.agents.get(rp.parentProviderName);
+        byHost.set(rp.parentProviderName, (h = { hostname: rp.parentProviderName, agent, providers: 0, classes: [], total: 0, used: 0, reserved: 0 }));
+      }
       h.providers++;
       if (!h.classes.includes(rp.resourceClass)) h.classes.push(rp.resourceClass);
       h.total += rp.total;
@@ -80,6 +117,7 @@ export function HostsPage({ session }: { session: Session }) {
         <thead>
           <tr>
             <th scope="col">Host</th>
+            <th scope="col">Agent</th>
             <th scope="col">Resource classes</th>
             <th scope="col">Providers</th>
             <th scope="col" className="num">Total</th>
@@ -90,10 +128,13 @@ export function HostsPage({ session }: { session: Session }) {
         </thead>
         <tbody>
           {rows.map((h) => (
-            <tr key={h.hostname}>
+            <tr key={h.hostname} className={h.agent && h.agent.liveness !== "LIVE" ? "stale" : undefined}>
               <th scope="row">
                 <Link to={`/hosts/${encodeURIComponent(h.hostname)}`}>{h.hostname}</Link>
               </th>
+              <td>
+                <AgentBadge agent={h.agent} />
+              </td>
               <td>{h.classes.join(", ")}</td>
               <td className="num">{h.providers}</td>
               <td className="num">{h.total}</td>
@@ -104,7 +145,7 @@ export function HostsPage({ session }: { session: Session }) {
           ))}
           {data && rows.length === 0 ? (
             <tr>
-              <td colSpan={7}>{hosts.length ? "No host matches." : "No host has reported yet: run an agent (cyborg-es agent)."}</td>
+              <td colSpan={8}>{hosts.length ? "No host matches." : "No host has reported yet: run an agent (cyborg-es agent)."}</td>
             </tr>
           ) : null}
         </tbody>

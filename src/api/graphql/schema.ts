@@ -18,6 +18,7 @@ import { InventoryResolver } from "./resolvers/inventory.resolver.js";
 import { ProgrammingResolver } from "./resolvers/programming.resolver.js";
 import { ResourceProviderResolver } from "./resolvers/resource-provider.resolver.js";
 import { ViewerResolver } from "./resolvers/viewer.resolver.js";
+import { WeigherResolver } from "./resolvers/weigher.resolver.js";
 
 let cached: Promise<GraphQLSchema> | undefined;
 
@@ -38,6 +39,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       BitstreamResolver,
       ProgrammingResolver,
       ViewerResolver,
+      WeigherResolver,
     ],
     authChecker,
     validate: false,

@@ -48,6 +48,8 @@ export interface PlanOptions {
    * then only starts the binds that asked it, and the binder finishes them.
    */
   catalogueErrorsFail?: boolean;
+  /** Why a host's agent cannot program now, or null (ReportTimes): such a bind fails instead of waiting. */
+  agentDown?: (hostname: string) => string | null;
 }
 
 export async function planBinds(s: Streams, ctx: CommandContext, bindings: readonly ArqBinding[], opts: PlanOptions): Promise<BindPlan> {
@@ -88,7 +90,7 @@ async function bitstreamFor(b: ArqBinding, arq: ArqStreamState, host: HostState 
   if (!host || !group || !opts.bitstreams || !asksForBitstream(group)) return null;
   try {
     const need = await opts.bitstreams(group, host, b.deviceRpUuid);
-    return { need, requestId: randomUUID() };
+    return { need, requestId: randomUUID(), agentDown: opts.agentDown?.(b.hostname) ?? null };
   } catch (err) {
     if (opts.catalogueErrorsFail) throw err;
     return "start only";

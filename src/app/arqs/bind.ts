@@ -10,7 +10,7 @@ import { stream, type CommandContext } from "../../domain/shared/types.js";
 import { aggregates, type Streams } from "../streams.js";
 import { appendPlan } from "./append-plan.js";
 import type { BitstreamCatalogue } from "../../infra/bitstreams/port.js";
-import { planBinds, type BindPlan } from "./bind-plan.js";
+import { planBinds, type BindPlan, type PlanOptions } from "./bind-plan.js";
 import { needResolver } from "./bitstream-need.js";
 import { releaseOrphanedHandle } from "./orphaned-handle.js";
 import { loadVisible } from "./shared.js";
@@ -26,7 +26,7 @@ export async function startBinds(
   s: Streams,
   ctx: CommandContext,
   raw: unknown,
-  opts: { allocate?: boolean; catalogue?: BitstreamCatalogue } = {},
+  opts: { allocate?: boolean; catalogue?: BitstreamCatalogue; agentDown?: PlanOptions["agentDown"] } = {},
 ): Promise<ArqView[]> {
   const bindings = validateBindings(raw);
   await loadVisible(s, ctx, bindings.map((b) => b.arqUuid), (i) => `bindings[${i}].arqUuid`);
@@ -35,7 +35,7 @@ export async function startBinds(
   try {
     const allocate = opts.allocate ?? false;
     const streams = bindings.flatMap((b) => [stream.arq(b.arqUuid), stream.instance(b.instanceUuid), ...(allocate ? [stream.host(b.hostname)] : [])]);
-    const plan = await appendPlan(s, ctx, streams, () => planBinds(s, ctx, bindings, { allocate, recordInstances: true, bitstreams }), (p) => written.note(p));
+    const plan = await appendPlan(s, ctx, streams, () => planBinds(s, ctx, bindings, { allocate, recordInstances: true, bitstreams, agentDown: opts.agentDown }), (p) => written.note(p));
     return bindings.map((b) => plan!.view(b.arqUuid)!);
   } catch (err) {
     await written.undo(s, ctx);
@@ -50,7 +50,13 @@ export async function startBinds(
  * failed, and its handle released. If the ARQ moved on meanwhile (unbound, deleted, failed), a
  * handle allocated for it is released.
  */
-export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: string, catalogue?: BitstreamCatalogue): Promise<AllocateResult> {
+export async function allocateForArq(
+  s: Streams,
+  ctx: CommandContext,
+  arqUuid: string,
+  catalogue?: BitstreamCatalogue,
+  agentDown?: PlanOptions["agentDown"],
+): Promise<AllocateResult> {
   const written = new Written();
   let notBinding = "";
   const bitstreams = catalogue && needResolver(catalogue);
@@ -64,7 +70,7 @@ export async function allocateForArq(s: Streams, ctx: CommandContext, arqUuid: s
       return undefined;
     }
     const target = { arqUuid, hostname: arq.hostname!, deviceRpUuid: arq.deviceRpUuid!, instanceUuid: arq.instanceUuid! };
-    return planBinds(s, ctx, [target], { allocate: true, recordInstances: false, bitstreams, catalogueErrorsFail: true });
+    return planBinds(s, ctx, [target], { allocate: true, recordInstances: false, bitstreams, catalogueErrorsFail: true, agentDown });
   };
   const plan = await appendPlan(s, ctx, streams, planOnce, (p) => written.note(p));
   if (!plan) {

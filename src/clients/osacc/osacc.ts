@@ -52,7 +52,16 @@ const PLUG = `mutation($i: ID!, $r: [PlugProviderInput!]!, $n: String, $g: [JSON
 }`;
 const DELETE_INSTANCE = `mutation($i: ID) { deleteAcceleratorRequests(instanceUuid: $i) }`;
 const DELETE_ARQS = `mutation($a: [ID!]) { deleteAcceleratorRequests(arqUuids: $a) }`;
-const STATUS = `query($h: String!) { hostStatus(hostname: $h) { reported programmingInProgress } }`;
+const STATUS = `query($h: String!) { hostStatus(hostname: $h) { reported programmingInProgress liveness lastReportAt placementSynced notReadyReason } }`;
+
+interface HostReadiness {
+  reported: boolean;
+  programmingInProgress: number;
+  liveness: "LIVE" | "STALE" | "GONE";
+  lastReportAt: string | null;
+  placementSynced: boolean | null;
+  notReadyReason: string | null;
+}
 const OPERATION = `mutation($i: ID!, $o: String!) { recordInstanceOperation(instanceUuid: $i, operation: $o) { operation effect released } }`;
 
 export class OsAcc {
@@ -63,23 +72,23 @@ export class OsAcc {
   }
 
   /**
-   * Waits until this host's agent has reported its inventory and has no FPGA programming in
-   * progress; AgentUnavailable after `timeoutMs` (default 60 s), saying which.
+   * Waits until this host's agent has reported its inventory, reports on time, has no FPGA
+   * programming in progress, and (where the service keeps Placement in sync) Placement has the
+   * host's traits; AgentUnavailable after `timeoutMs` (default 60 s), saying which. A host whose
+   * agent stopped reporting (stale with a last report, or gone) is AgentUnavailable at once.
    */
   async initialize(hostname = this.o.hostname, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<void> {
     if (!hostname) throw new BadRequest("initialize needs the host's name", "hostname");
     const timeoutMs = options.timeoutMs ?? 60_000;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { hostStatus: h } = await this.t.request<{ hostStatus: { reported: boolean; programmingInProgress: number } }>(STATUS, { h: hostname });
-      if (h.reported && h.programmingInProgress === 0) return;
+      const { hostStatus: h } = await this.t.request<{ hostStatus: HostReadiness }>(STATUS, { h: hostname });
+      const stopped = h.liveness === "GONE" || (h.liveness === "STALE" && h.lastReportAt !== null);
+      if (stopped) throw new AgentUnavailable(h.notReadyReason ?? `the agent of host ${hostname} stopped reporting`);
+      if (h.reported && h.liveness === "LIVE" && h.programmingInProgress === 0 && h.placementSynced !== false) return;
       if (Date.now() >= deadline) {
         const within = `${Math.round(timeoutMs / 1000)} s`;
-        throw new AgentUnavailable(
-          h.reported
-            ? `the agent of host ${hostname} is still programming ${h.programmingInProgress} FPGA region(s) after ${within}: ask again once it is done (its region's programming shows the request)`
-            : `the agent of host ${hostname} has not reported its inventory within ${within}: is \`cyborg-es agent --hostname ${hostname}\` running with a token for this host?`,
-        );
+        throw new AgentUnavailable(`${h.notReadyReason ?? `host ${hostname} is not ready`} (still so after ${within})`);
       }
       await new Promise((r) => setTimeout(r, options.pollMs ?? 500));
     }

@@ -53,6 +53,8 @@ const HOST = { evolve: evolveHost };
 export interface BindProgramming {
   need: BitstreamNeed | null;
   requestId: string;
+  /** Why the host's agent cannot program now (stale or gone): a bind that needs programming fails at once. */
+  agentDown?: string | null;
 }
 
 /**
@@ -98,6 +100,7 @@ export function decideBind(
     case "refuse":
       return refuse(verdict.reason);
     case "wait":
+      if (programming?.agentDown) return refuse(programming.agentDown);
       return decision([], [...allocated, ...verdict.events], fold(HOST, hostAllocated, verdict.events));
     case "complete": {
       const bound = decideArq(

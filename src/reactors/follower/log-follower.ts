@@ -142,6 +142,11 @@ export class LogFollower {
     };
   }
 
+  /** Whether every event up to `position` is handled (recorded or not needing it). */
+  handled(position: bigint): boolean {
+    return this.progress.reached(position);
+  }
+
   /** Resolves once every event up to `position` is handled (recorded or not needing it). */
   waitFor(position: bigint, timeoutMs = 30_000): Promise<void> {
     if (this.progress.reached(position)) return Promise.resolve();

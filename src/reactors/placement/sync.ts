@@ -28,6 +28,7 @@ import { ComputeNodeNotFoundError, isTransient, PlacementError, PlacementRefused
 import type { HostSyncResult } from "./changes.js";
 import { HostSyncer } from "./host-sync.js";
 import { HOST_STREAM_PREFIX, hostOfStream, HostStates } from "./host-states.js";
+import { stream } from "../../domain/shared/types.js";
 
 export const PLACEMENT_SYNC = "placement-sync";
 const WAITING_KEY = `${keyPrefix(PLACEMENT_SYNC)}waiting`;
@@ -51,8 +52,17 @@ export interface PlacementSyncStatus extends FollowerStatus {
   waiting: WaitingHost[];
 }
 
+/** Whether Placement shows a host as the log has it (its providers, inventories and traits). */
+export interface PlacementHostSync {
+  synced: boolean;
+  /** Why not, in words; null when synced. */
+  reason: string | null;
+}
+
 export interface PlacementSync {
   status(): PlacementSyncStatus;
+  /** Every event of the host's stream handled, and the host not waiting: Placement has its traits. */
+  hostSynced(hostname: string): Promise<PlacementHostSync>;
   /** Resolves once everything in the log as of now is handled. */
   caughtUp(timeoutMs?: number): Promise<void>;
   /** Tries the waiting hosts now (instead of at the next PLACEMENT_RETRY_S). */
@@ -134,6 +144,15 @@ class Sync implements PlacementSync {
 
   caughtUp(timeoutMs?: number): Promise<void> {
     return this.follower.caughtUp(timeoutMs);
+  }
+
+  async hostSynced(host: string): Promise<PlacementHostSync> {
+    const waiting = this.waiting.get(host);
+    if (waiting) return { synced: false, reason: `Placement cannot match host ${host} yet (tried again every PLACEMENT_RETRY_S): ${waiting.reason}` };
+    const [last] = await this.options.store.readStream(stream.host(host), { direction: "backwards", maxCount: 1 });
+    if (!last || this.follower.handled(last.position)) return { synced: true, reason: null };
+    const { state, lagEvents } = this.follower.status();
+    return { synced: false, reason: `the Placement sync has not pushed host ${host}'s latest inventory yet (${state}, ${lagEvents} events behind)` };
   }
 
   status(): PlacementSyncStatus {

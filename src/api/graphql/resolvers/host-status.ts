@@ -1,0 +1,18 @@
+import { unavailableReason } from "../../../domain/inventory/liveness.js";
+import type { ApiServices } from "../../services.js";
+
+/** A host's status as GraphQL shows it: the application's, with Placement's side and why os-acc would wait. */
+export async function hostStatusOf(services: Pick<ApiServices, "app" | "placement">, hostname: string) {
+  const s = await services.app.hostStatus(hostname);
+  const placement = s.reported && services.placement ? await services.placement.hostSynced(hostname) : null;
+  const { state, lastReportAt, silentForS } = s.liveness;
+  const notReadyReason = !s.reported
+    ? `the agent of host ${hostname} has not reported its inventory: is \`cyborg-es agent --hostname ${hostname}\` running with a token for this host?`
+    : (unavailableReason(hostname, s.liveness, services.app.reportTimes.policy) ??
+      (s.programmingInProgress > 0
+        ? `the agent of host ${hostname} is still programming ${s.programmingInProgress} FPGA region(s): ask again once it is done (its region's programming shows the request)`
+        : null) ??
+      placement?.reason ??
+      null);
+  return { ...s, liveness: state, lastReportAt: lastReportAt === null ? null : new Date(lastReportAt), silentForS, placementSynced: placement?.synced ?? null, notReadyReason };
+}
