@@ -20,7 +20,7 @@ import { checkOwnDeployables } from "./deployable-names.js";
 import type { DeployableChanged, DeviceChanged, InventoryEvent } from "./events.js";
 import { attachHandleUuidFor, attributeUuidFor, controlPathUuidFor, deployableUuidFor, deviceUuidFor, rpUuidFor } from "./ids.js";
 import { validateReport, type ReportedDeployable, type ReportedDevice } from "./report-validation.js";
-import { FUNCTION_ID_TRAIT_PREFIX } from "../shared/traits.js";
+import { isFunctionTrait } from "../shared/traits.js";
 import { allocatedHandles, type DeployableNode, type DeviceNode, type HandleNode, type HostState } from "./state.js";
 
 export interface ReportSummary {
@@ -249,8 +249,7 @@ function childrenFirst(device: DeviceNode): DeployableNode[] {
 
 /** The function traits among attributes, as one comparable string. */
 function functionsOf(attributes: Iterable<{ value: string }>): string {
-  const prefix = `${FUNCTION_ID_TRAIT_PREFIX}_`;
-  return [...new Set([...attributes].map((a) => a.value).filter((v) => v.startsWith(prefix)))].sort().join(" ");
+  return [...new Set([...attributes].map((a) => a.value).filter(isFunctionTrait))].sort().join(" ");
 }
 
 function sameJson(a: JsonObject | null, b: JsonObject | null): boolean {

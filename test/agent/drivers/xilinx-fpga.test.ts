@@ -22,7 +22,7 @@ describe("xilinx-fpga driver", () => {
             attributes: [
               { key: "rc", value: "FPGA" },
               { key: "trait0", value: "CUSTOM_FPGA_XILINX" },
-              { key: "trait1", value: "CUSTOM_FPGA_PRODUCT_ID_5004" },
+              { key: "trait1", value: "CUSTOM_FPGA_XILINX_5004" },
             ],
             attachHandles: [
               { type: "PCI", info: pci("0000:d8:00.0") },

@@ -1,5 +1,6 @@
 import { Field, InputType, Int } from "type-graphql";
 import { AttachHandleType, DeviceType, JSONScalar } from "../types/scalars.js";
+import type { DeviceType as DeviceTypeName } from "../../../domain/shared/types.js";
 
 @InputType({ description: "A PCI control path: type \"PCI\", info {domain,bus,device,function}" })
 export class ControlPathInput {
@@ -31,7 +32,7 @@ export class DriverDeployableInput {
 
 @InputType({ description: "A device as a driver reports it (cyborg-reference 5.1)" })
 export class DriverDeviceInput {
-  @Field(() => DeviceType) type!: "GPU" | "FPGA" | "AICHIP" | "QAT" | "NIC" | "SSD";
+  @Field(() => DeviceType) type!: DeviceTypeName;
   @Field(() => String) vendor!: string;
   @Field(() => String) model!: string;
   @Field(() => JSONScalar, { nullable: true }) stdBoardInfo?: Record<string, unknown> | null;

@@ -9,7 +9,7 @@ import type { Driver, Programmer } from "./driver.js";
 import { runProgram } from "./host-commands.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
-import { attributeList, customTrait, pciAddress } from "./naming.js";
+import { attributeList, deviceTraits, pciAddress } from "./naming.js";
 
 export const XILINX_VENDOR_ID = "10ee";
 const CLASS_NAME = "Processing accelerators";
@@ -54,7 +54,7 @@ export const xilinxFpgaDriver: Driver = {
           deployable: {
             numAccelerators: 1,
             driverName: "XILINX",
-            attributes: attributeList("FPGA", ["CUSTOM_FPGA_XILINX", customTrait("FPGA_PRODUCT_ID", first.productId)]),
+            attributes: attributeList("FPGA", deviceTraits("FPGA", "XILINX", first.productId)),
             attachHandles: functions.map((fn) => ({ type: "PCI" as const, info: pciAddress(fn.address) })),
           },
         });
