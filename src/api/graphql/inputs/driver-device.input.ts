@@ -12,6 +12,8 @@ export class ControlPathInput {
 export class AttributeInput {
   @Field(() => String, { description: "rc, trait0, trait1, ... as Cyborg" }) key!: string;
   @Field(() => String) value!: string;
+  @Field(() => String, { nullable: true, description: "The key of the attribute this one is nested under, on the same deployable (not rc or trait*)" })
+  parentKey?: string | null;
 }
 
 @InputType()
@@ -37,7 +39,9 @@ export class DriverDeviceInput {
   @Field(() => String) model!: string;
   @Field(() => JSONScalar, { nullable: true }) stdBoardInfo?: Record<string, unknown> | null;
   @Field(() => JSONScalar, { nullable: true }) vendorBoardInfo?: Record<string, unknown> | null;
-  @Field(() => ControlPathInput) controlPath!: ControlPathInput;
+  @Field(() => ControlPathInput, { description: "The device's identity: devices are matched across reports by it" }) controlPath!: ControlPathInput;
+  @Field(() => [ControlPathInput], { nullable: true, description: "The device's other control paths (e.g. the other PCI functions of one card), each this device's alone" })
+  additionalControlPaths?: ControlPathInput[] | null;
   @Field(() => Boolean, { defaultValue: false }) stub!: boolean;
   @Field(() => [DriverDeployableInput]) deployables!: DriverDeployableInput[];
 }

@@ -1,7 +1,8 @@
 /**
  * Xilinx Alveo cards (Cyborg fpga/xilinx): `lspci -nnn -D` lines of class "Processing accelerators"
  * with vendor 10ee. A card shows two functions on one slot (mgmt PF for xclmgmt, user PF for xocl);
- * functions sharing domain:bus:slot are one device whose control path is the first function, with
+ * functions sharing domain:bus:slot are one device whose control path is the first function, the
+ * others its additional control paths (the database-model spec: a device may have several), with
  * one accelerator and a PCI handle per function (both must be given to the guest to program it).
  */
 import type { DriverDevice } from "../../../domain/inventory/report.js";
@@ -47,7 +48,7 @@ export const xilinxFpgaDriver: Driver = {
     return cards.map(
       (functions): DriverDevice => {
         const first = functions[0]!;
-        return lspciDevice(env.hostname, first, {
+        const device = lspciDevice(env.hostname, first, {
           type: "FPGA",
           model: first.description,
           vendorBoardInfo: { vendor_info: "fpga_vb_info" },
@@ -58,6 +59,7 @@ export const xilinxFpgaDriver: Driver = {
             attachHandles: functions.map((fn) => ({ type: "PCI" as const, info: pciAddress(fn.address) })),
           },
         });
+        return { ...device, additionalControlPaths: functions.slice(1).map((fn) => ({ type: "PCI", info: pciAddress(fn.address) })) };
       },
     );
   },
