@@ -46,7 +46,7 @@ const provider = (h: number, d: number) => rpUuidFor(`${host(h)}_0000:${BUSES[d]
 /** Function trait versions per card, changed by "reprogramming". */
 const fn = new Map<string, number>();
 const cards = (h: number): DriverDevice[] =>
-  BUSES.map((bus, d) => fpgaCard(host(h), bus, { traits: ["CUSTOM_FPGA_INTEL_PAC_ARRIA10", `CUSTOM_FPGA_FUNCTION_ID_INTEL_V${fn.get(`${h}/${d}`) ?? 0}`] }));
+  BUSES.map((bus, d) => fpgaCard(host(h), bus, { traits: ["CUSTOM_FPGA_INTEL_PAC_ARRIA10", `CUSTOM_FPGA_INTEL_FUNCTION_V${fn.get(`${h}/${d}`) ?? 0}`] }));
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
@@ -57,7 +57,7 @@ async function placementFloor(): Promise<number> {
     const admin = new PlacementClient({ url: server.url, token: server.token, concurrency: CONCURRENCY, retries: 10 });
     const roots = await Promise.all(Array.from({ length: HOSTS }, (_, h) => admin.createProvider({ uuid: crypto.randomUUID(), name: `floor-${h}`, parentUuid: null })));
     await admin.ensureTrait("CUSTOM_FPGA_INTEL_PAC_ARRIA10");
-    await admin.ensureTrait("CUSTOM_FPGA_FUNCTION_ID_INTEL_V0");
+    await admin.ensureTrait("CUSTOM_FPGA_INTEL_FUNCTION_V0");
     const f0 = performance.now();
     let next = 0;
     await Promise.all(
@@ -68,7 +68,7 @@ async function placementFloor(): Promise<number> {
           const ref = { uuid: crypto.randomUUID(), name: `floor-provider-${i}` };
           const rp = await admin.createProvider({ ...ref, parentUuid: roots[i % HOSTS]!.uuid });
           const g = await admin.putInventories(ref, rp.generation, { FPGA: { total: 1, reserved: 0, min_unit: 1, max_unit: 1, step_size: 1, allocation_ratio: 1 } });
-          await admin.putTraits(ref, g, ["CUSTOM_FPGA_INTEL_PAC_ARRIA10", "CUSTOM_FPGA_FUNCTION_ID_INTEL_V0", "OWNER_CYBORG"]);
+          await admin.putTraits(ref, g, ["CUSTOM_FPGA_INTEL_PAC_ARRIA10", "CUSTOM_FPGA_INTEL_FUNCTION_V0", "OWNER_CYBORG"]);
         }
       }),
     );
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     const owned = await admin.listProviders({ required: "OWNER_CYBORG" });
     const sample = await admin.getTraits({ uuid: provider(HOSTS - 1, DEVICES - 1), name: "sample" });
     const providers = owned.length;
-    if (providers !== HOSTS * DEVICES || !sample.traits.includes("CUSTOM_FPGA_FUNCTION_ID_INTEL_V0")) {
+    if (providers !== HOSTS * DEVICES || !sample.traits.includes("CUSTOM_FPGA_INTEL_FUNCTION_V0")) {
       throw new Error(`Placement does not match after convergence: ${providers} providers, sample traits ${sample.traits.join(",")}`);
     }
     if (sync.status().waitingHosts) throw new Error(`hosts waiting: ${JSON.stringify(sync.status().waiting)}`);

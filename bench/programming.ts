@@ -58,7 +58,7 @@ function fakeHost(hostname: string) {
           attributes: [
             { key: "rc", value: "FPGA" },
             { key: "trait0", value: "CUSTOM_FAKE_DEVICE" },
-            { key: "trait1", value: "CUSTOM_FPGA_REGION_FAKE_R1" },
+            { key: "trait1", value: "CUSTOM_FPGA_FAKE_REGION_R1" },
           ],
           attachHandles: Array.from({ length: 8 }, (_, i) => ({ type: "TEST_PCI", info: { domain: "0000", bus, device: "00", function: String(i) } })),
         },

@@ -3,7 +3,8 @@
  *
  * Keys (all under the hash tag `{device-tree}`):
  *   :device:<uuid>                 hash  uuid type vendor model hostname status stdBoardInfo
- *                                        vendorBoardInfo controlPath{uuid,type,info} createdAt updatedAt lost
+ *                                        vendorBoardInfo controlPath{uuid,type,info}
+ *                                        additionalControlPaths[{uuid,type,info}] createdAt updatedAt lost
  *   :devices                       zset  device uuids by the position that discovered them
  *   :devices-by-host|type|vendor|status        family (hash uuid -> value) and
  *   :devices-by-<f>:<value>        zset  the devices with that value, in discovery order
@@ -85,9 +86,10 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
   switch (e.type) {
     case "DeviceDiscovered": {
       const d = e.data;
-      const { deviceUuid, at, hostname, ...fields } = d;
+      const { deviceUuid, at, hostname, additionalControlPaths, ...fields } = d;
+      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null };
       return [
-        { op: "put", key: k("device", deviceUuid), fields: deviceView(hostname, { uuid: deviceUuid, ...fields, createdAt: at, updatedAt: null, lostArqs: null }) },
+        { op: "put", key: k("device", deviceUuid), fields: deviceView(hostname, node) },
         { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },
         fileDevice(d.deviceUuid, "hostname", d.hostname),
         fileDevice(d.deviceUuid, "type", d.type),

@@ -13,7 +13,8 @@ import { score } from "./keys.js";
 
 type KeyFn = (...parts: string[]) => string;
 
-export type AttributeView = { uuid: string; key: string; value: string };
+/** parentUuid: the attribute it is nested under (parent_attribute_id), null at the top. */
+export type AttributeView = { uuid: string; key: string; value: string; parentUuid: string | null };
 
 export type DeployableView = {
   uuid: string;
@@ -88,7 +89,7 @@ export function attributeWrites(k: KeyFn, event: Recorded<InventoryEvent>): Writ
     case "AttributeSet": {
       const d = event.data;
       return [
-        { op: "put", key: k("attrs", d.deployableUuid), fields: { [d.attributeUuid]: { key: d.key, value: d.value } } },
+        { op: "put", key: k("attrs", d.deployableUuid), fields: { [d.attributeUuid]: { key: d.key, value: d.value, parentUuid: d.parentAttributeUuid ?? null } } },
         // NX: a changed value keeps the attribute's place.
         { op: "zadd", key: k("attr-order", d.deployableUuid), member: d.attributeUuid, score: score(event.position), nx: true },
       ];
@@ -121,8 +122,8 @@ export function attributeFields(attributes: AttributeView[]): AttributeFields {
 export function attributesView(attrs: Doc | null, order: readonly string[]): AttributeFields {
   const attributes: AttributeView[] = [];
   for (const uuid of order) {
-    const a = attrs?.[uuid] as { key: string; value: string } | undefined;
-    if (a) attributes.push({ uuid, key: a.key, value: a.value });
+    const a = attrs?.[uuid] as { key: string; value: string; parentUuid?: string | null } | undefined;
+    if (a) attributes.push({ uuid, key: a.key, value: a.value, parentUuid: a.parentUuid ?? null });
   }
   return attributeFields(attributes);
 }

@@ -16,6 +16,8 @@ export type DeviceView = {
   stdBoardInfo: JsonObject | null;
   vendorBoardInfo: JsonObject | null;
   controlPath: { uuid: string; type: string; info: JsonObject };
+  /** The device's other control paths (absent in views written before devices could have several). */
+  additionalControlPaths?: ReadonlyArray<{ uuid: string; type: string; info: JsonObject }>;
   createdAt: string;
   updatedAt: string | null;
   /** Gone from the host's report while one of its handles is allocated. */
@@ -46,6 +48,7 @@ export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables">)
     stdBoardInfo: d.stdBoardInfo,
     vendorBoardInfo: d.vendorBoardInfo,
     controlPath: d.controlPath,
+    additionalControlPaths: d.additionalControlPaths,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     lost: d.lostArqs !== null,

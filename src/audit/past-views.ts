@@ -84,7 +84,7 @@ export function lastProgrammingOf(d: PastDeployable): LastProgrammingView | null
 }
 
 function deployableView(past: Past, device: DeviceNode, d: DeployableNode): PastDeployable {
-  const attributes = [...d.attributes].map(([key, a]) => ({ uuid: a.uuid, key, value: a.value }));
+  const attributes = [...d.attributes].map(([key, a]) => ({ uuid: a.uuid, key, value: a.value, parentUuid: a.parentUuid }));
   return {
     uuid: d.uuid,
     name: d.name,

@@ -18,7 +18,7 @@ function driverOptions(cmd: Command): Command {
     .option("--pci-whitelist <json>", 'pci driver devices, e.g. [{"vendorId":"10ee","productId":"5005"}]', "[]")
     .option("--nvidia-skip-vfs", "do not report NVIDIA SR-IOV virtual functions", false)
     .option("--vgpu-types <list>", "NVIDIA vGPU types to report, e.g. nvidia-222,nvidia-223", "")
-    .option("--fake-region-type <type>", "fake driver: report region type <type> (CUSTOM_FPGA_REGION_FAKE_<TYPE>), for bitstreams by function")
+    .option("--fake-region-type <type>", "fake driver: report region type <type> (CUSTOM_FPGA_FAKE_REGION_<TYPE>), for bitstreams by function")
     .option("--fake-program-delay <ms>", "fake driver: programming takes this long")
     .option("--fake-program-fail <message>", "fake driver: programming fails with this message")
     .option("--fake-state <file>", "fake driver: keep what the device was programmed with in this file (default: in memory)");

@@ -43,6 +43,66 @@ describe("cyborg-es agent --once", () => {
     expect(rps.find((r: any) => r.resourceClass === "PGPU").traits).toContain("OWNER_CYBORG");
   });
 
+  it("shows what the agent-driver and database-model specs add: spec trait names, every control path of a card", async () => {
+    const q = `{ devices(filter: { hostname: "compute1", type: FPGA }) { nodes { vendor controlPath { info } controlPaths { uuid type info } } } }`;
+    const xilinx = (await t.ok("admin", q)).devices.nodes.find((d: any) => d.vendor === "10ee");
+    expect(xilinx.controlPaths.map((c: any) => c.info.function)).toEqual(["0", "1"]);
+    expect(xilinx.controlPaths[0].info).toEqual(xilinx.controlPath.info);
+    expect(new Set(xilinx.controlPaths.map((c: any) => c.uuid)).size).toBe(2);
+    const rps = (await t.ok("admin", `{ resourceProviders(hostname: "compute1") { resourceClass traits } }`)).resourceProviders;
+    const traits = new Set<string>(rps.flatMap((r: any) => r.traits));
+    for (const trait of ["CUSTOM_GPU_NVIDIA", "CUSTOM_FPGA_XILINX_5004", "CUSTOM_QAT_INTEL_37C8", "CUSTOM_FPGA_INTEL_REGION_9926AB6D6C925A68AABCA7D84C545738"]) {
+      expect(traits).toContain(trait);
+    }
+    expect([...traits].filter((x) => x.startsWith("CUSTOM_NVIDIA_") || x.includes("PRODUCT_ID"))).toEqual([]);
+  });
+
+  it("an HPTS card with nested attributes, reported by a driver, reads back over GraphQL", async () => {
+    const hpts: Driver = {
+      name: "hpts-test",
+      discover: async () => [
+        {
+          type: "HPTS",
+          vendor: "1d9b",
+          model: "0400",
+          controlPath: { type: "PCI", info: { domain: "0000", bus: "18", device: "00", function: "0" } },
+          additionalControlPaths: [{ type: "PCI", info: { domain: "0000", bus: "18", device: "00", function: "1" } }],
+          deployables: [
+            {
+              name: "compute1_0000:18:00.0",
+              numAccelerators: 1,
+              attributes: [
+                { key: "rc", value: "CUSTOM_HPTS" },
+                { key: "trait0", value: "CUSTOM_HPTS_FACEBOOK_0400" },
+                { key: "clock", value: "ptp" },
+                { key: "clock.accuracy_ns", value: "100", parentKey: "clock" },
+              ],
+              attachHandles: [{ type: "PCI", info: { domain: "0000", bus: "18", device: "00", function: "0" } }],
+            },
+          ],
+        },
+      ],
+    };
+    drivers["hpts-test"] = hpts;
+    try {
+      const s = await reportOnce({ ...opts, drivers: [...ALL, "hpts-test"] });
+      expect(s).toMatchObject({ added: 1 });
+    } finally {
+      delete drivers["hpts-test"];
+    }
+    const q = `{ devices(filter: { hostname: "compute1", type: HPTS }) { nodes { type controlPaths { info } deployables { attributes { uuid key value parentUuid } } } } }`;
+    const [card] = (await t.ok("admin", q)).devices.nodes;
+    expect(card.type).toBe("HPTS");
+    expect(card.controlPaths.map((c: any) => c.info.function)).toEqual(["0", "1"]);
+    const attrs = Object.fromEntries(card.deployables[0].attributes.map((a: any) => [a.key, a]));
+    expect(attrs["clock.accuracy_ns"].parentUuid).toBe(attrs.clock.uuid);
+    expect(attrs.clock.parentUuid).toBeNull();
+    const rps = (await t.ok("admin", `{ resourceProviders(hostname: "compute1") { resourceClass total traits } }`)).resourceProviders;
+    expect(rps.find((r: any) => r.resourceClass === "CUSTOM_HPTS")).toMatchObject({ total: 1, traits: ["CUSTOM_HPTS_FACEBOOK_0400"] });
+    // The next report without the card removes it again, so the tests after this one see the mixed host alone.
+    expect(await reportOnce(opts)).toMatchObject({ removed: 1 });
+  });
+
   it("a second identical report writes no event and is only confirmed: the devices are not sent again", async () => {
     const before = await t.service.store.headPosition();
     const fetchSpy = vi.spyOn(globalThis, "fetch");

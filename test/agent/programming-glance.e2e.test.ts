@@ -64,6 +64,6 @@ describe("programming at bind time with bitstreams in Glance", () => {
     const x = await bind(t, "g-byfn", "g-by-fn");
     expect(await x.bound()).toMatchObject({ status: "COMPLETED" });
     expect(await region(t, "g-byfn")).toMatchObject({ bitstreamId: created.id });
-    expect((await region(t, "g-byfn")).traits).toContain("CUSTOM_FPGA_FUNCTION_ID_FAKE_NLB3");
+    expect((await region(t, "g-byfn")).traits).toContain("CUSTOM_FPGA_FAKE_FUNCTION_NLB3");
   });
 });

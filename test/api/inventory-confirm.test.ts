@@ -53,6 +53,20 @@ describe("confirmHostInventory", () => {
     const host = await t.gql("admin", op.CONFIRM, { hostname: "bad host", digest });
     expect(host.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", field: "hostname" });
   });
+
+  it("refuses, naming the field, a nested attribute without its parent and a control path two devices claim; writes nothing", async () => {
+    const head = await t.service.store.headPosition();
+    const [d] = FAKE_HOST_DEVICES(2);
+    const dep = d!.deployables[0]!;
+    const orphan = [{ ...d!, deployables: [{ ...dep, attributes: [...dep.attributes, { key: "kpi", value: "1", parentKey: "function" }] }] }];
+    const r1 = await t.gql("agent", REPORT_DIGEST, { hostname: "compute1", devices: orphan });
+    expect(r1.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", field: `devices[0].deployables[0].attributes[${dep.attributes.length}].parentKey` });
+    expect(r1.errors?.[0]?.message).toMatch(/no attribute with key function/);
+    const twice = [{ ...d!, additionalControlPaths: [d!.controlPath] }];
+    const r2 = await t.gql("agent", REPORT_DIGEST, { hostname: "compute1", devices: twice });
+    expect(r2.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", field: "devices[0].additionalControlPaths[0].info" });
+    expect(await t.service.store.headPosition()).toBe(head);
+  });
 });
 
 /** A GraphQL object literal for a flat JSON object of strings. */

@@ -36,7 +36,7 @@ const device = (host: string) => [
         attributes: [
           { key: "rc", value: "FPGA" },
           { key: "trait0", value: "CUSTOM_FAKE_DEVICE" },
-          { key: "trait1", value: "CUSTOM_FPGA_REGION_FAKE_R1" },
+          { key: "trait1", value: "CUSTOM_FPGA_FAKE_REGION_R1" },
         ],
         attachHandles: [1, 2, 3, 4].map((f) => ({ type: "TEST_PCI", info: { domain: "0000", bus: "0c", device: "00", function: String(f) } })),
       },
@@ -131,7 +131,7 @@ describe("programming through the agents' subscription", () => {
     expect(event!.acceleratorRequestBound).toMatchObject({ tag: arq.uuid, status: "COMPLETED", arq: { state: "BOUND" } });
     const after = (await t.ok("admin", DEPLOYABLE, { uuid: r.deployableUuid })).deployable;
     expect(after).toMatchObject({ bitstreamId: bitstream.id, programming: null, lastProgramming: { outcome: "PROGRAMMED", command: ["fake-program", "f"], durationMs: 12 } });
-    expect(after.traits).toContain("CUSTOM_FPGA_FUNCTION_ID_FAKE_NLB0");
+    expect(after.traits).toContain("CUSTOM_FPGA_FAKE_FUNCTION_NLB0");
     // Another agent's token cannot report for this host.
     const forged = await t.gql("agent", RESULT, { input: { hostname: "compute2", deployableUuid: r.deployableUuid, requestId: r.requestId, ok: true, command: ["x"], durationMs: 1 } });
     expect(forged.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");

@@ -33,7 +33,7 @@ const hostDevices = (host: number) =>
         {
           name: `host${host}_0000:${bus}:00.0`,
           numAccelerators: 2,
-          attributes: [{ key: "rc", value: "PGPU" }, { key: "trait0", value: "CUSTOM_NVIDIA_1EB8" }],
+          attributes: [{ key: "rc", value: "PGPU" }, { key: "trait0", value: "CUSTOM_GPU_NVIDIA_1EB8" }],
           attachHandles: [0, 1].map((f) => ({ type: "PCI", info: { domain: "0000", bus, device: "00", function: String(f) } })),
         },
       ],

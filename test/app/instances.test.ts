@@ -35,6 +35,16 @@ describe("instance operations (application)", () => {
     expect((await hostState(store, HOST)).allocations.size).toBe(0);
     expect(await app.recordInstanceOperation(nova, "vm-1", "shelve")).toMatchObject({ released: [] });
   });
+  it("stop releases the accelerators; start then plugs again on the same host", async () => {
+    const { app, arq, store } = await boundInstance();
+    expect(await app.recordInstanceOperation(nova, "vm-1", "stop")).toEqual({ operation: "stop", effect: "release", released: [arq.uuid] });
+    expect(await app.getArq(arq.uuid)).toBeNull();
+    expect((await hostState(store, HOST)).allocations.size).toBe(0);
+    expect(await app.recordInstanceOperation(nova, "vm-1", "start")).toEqual({ operation: "start", effect: "plug", released: [] });
+    const [again] = await app.createArqs(nova, { deviceProfileName: "dp1" });
+    await app.startBinds(nova, [{ arqUuid: again!.uuid, hostname: HOST, deviceRpUuid: RP, instanceUuid: "vm-1" }], { allocate: true });
+    expect((await app.getArq(again!.uuid))!.state).toBe("BOUND");
+  });
   it("a refused operation writes nothing", async () => {
     const { app, store } = await boundInstance();
     const head = await store.headPosition();

@@ -21,6 +21,27 @@ describe("host inventory (application)", () => {
     const next = await app.reportHostInventory(agent, "compute1", [fpga("compute1", "af", 3), fpga("compute1", "c0")]);
     expect(next).toMatchObject({ added: 1, updated: 1, removed: 1, unchanged: 0 });
   });
+  it("keeps a device's several control paths and nested attributes; the same report again writes nothing, a refused one nothing either", async () => {
+    const { app, store } = setup();
+    const base = fpga("compute1", "d8");
+    const card = {
+      ...base,
+      type: "HPTS" as const,
+      additionalControlPaths: [{ type: "PCI", info: { domain: "0000", bus: "d8", device: "00", function: "1" } }],
+      deployables: [{ ...base.deployables[0]!, attributes: [{ key: "rc", value: "CUSTOM_HPTS" }, { key: "clock", value: "ptp" }, { key: "accuracy", value: "100ns", parentKey: "clock" }] }],
+    };
+    expect(await app.reportHostInventory(agent, "compute1", [card])).toMatchObject({ added: 1 });
+    const device = [...(await hostState(store, "compute1")).devices.values()][0]!;
+    expect(device.type).toBe("HPTS");
+    expect(device.additionalControlPaths.map((c) => c.info.function)).toEqual(["1"]);
+    const attrs = [...device.deployables.values()][0]!.attributes;
+    expect(attrs.get("accuracy")!.parentUuid).toBe(attrs.get("clock")!.uuid);
+    const head = await store.headPosition();
+    expect(await app.reportHostInventory(agent, "compute1", [card])).toMatchObject({ unchanged: 1 });
+    const clash = { ...fpga("compute1", "e0"), controlPath: card.additionalControlPaths[0]! };
+    await expectDomainRejection(app.reportHostInventory(agent, "compute1", [card, clash]), "BAD_USER_INPUT", "devices[1].controlPath.info");
+    expect(await store.headPosition()).toBe(head);
+  });
   it("answers revision -1 for an empty report of an unknown host", async () => {
     const { app, store } = setup();
     expect(await app.reportHostInventory(agent, "compute9", [])).toEqual({

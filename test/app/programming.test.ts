@@ -82,7 +82,7 @@ describe("a bind that needs its region programmed", () => {
     expect(await t.report(true)).toEqual({ recorded: true, late: false });
     expect(await t.resolved(x)).toMatchObject({ state: "BOUND" });
     expect(await t.regionNow()).toMatchObject({ bitstreamId: t.a.id, programming: null });
-    expect([...(await t.regionNow()).attributes.values()].map((a) => a.value)).toContain("CUSTOM_FPGA_FUNCTION_ID_FAKE_FA");
+    expect([...(await t.regionNow()).attributes.values()].map((a) => a.value)).toContain("CUSTOM_FPGA_FAKE_FUNCTION_FA");
     expect(await t.app.programmingInFlight(HOST)).toEqual([]);
   });
 
@@ -95,7 +95,7 @@ describe("a bind that needs its region programmed", () => {
     await t.report(true);
     expect((await t.resolved(x)).state).toBe("BOUND");
 
-    const pre = await setup({ devices: [region(4, ["CUSTOM_FPGA_FUNCTION_ID_FAKE_FA"])] });
+    const pre = await setup({ devices: [region(4, ["CUSTOM_FPGA_FAKE_FUNCTION_FA"])] });
     const y = await pre.arq("by-fn-a");
     expect((await pre.bind(y))[0]!.state).toBe("BOUND");
     expect(await pre.app.programmingInFlight(HOST)).toEqual([]);

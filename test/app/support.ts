@@ -44,7 +44,7 @@ export function fpga(host: string, bus: string, handles = 1): DriverDevice {
   };
 }
 
-/** The fake driver's FPGA: one region (CUSTOM_FPGA_REGION_FAKE_R1, then `extra` traits) that can be programmed. */
+/** The fake driver's FPGA: one region (CUSTOM_FPGA_FAKE_REGION_R1, then `extra` traits) that can be programmed. */
 export const fpgaRegion = (host: string, handles = 4, extra: string[] = []): DriverDevice => ({
   type: "FPGA",
   vendor: "0xABCD",
@@ -55,7 +55,7 @@ export const fpgaRegion = (host: string, handles = 4, extra: string[] = []): Dri
       name: `${host}_FakeDevice`,
       numAccelerators: handles,
       driverName: "fake",
-      attributes: [{ key: "rc", value: "FPGA" }, ...["CUSTOM_FPGA_REGION_FAKE_R1", ...extra].map((value, i) => ({ key: `trait${i}`, value }))],
+      attributes: [{ key: "rc", value: "FPGA" }, ...["CUSTOM_FPGA_FAKE_REGION_R1", ...extra].map((value, i) => ({ key: `trait${i}`, value }))],
       attachHandles: Array.from({ length: handles }, (_, i) => ({ type: "TEST_PCI" as const, info: pci("0c", String(i + 1)) })),
     },
   ],

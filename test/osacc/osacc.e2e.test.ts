@@ -121,13 +121,19 @@ describe("os-acc", () => {
     expect(await acc.operation(instance, "unshelve", { selectedRp: rp.compute1!, extraSpecs: specs })).toMatchObject({ effect: "plug", released: 0, plugged: [expect.anything()] });
     expect(await acc.operation(instance, "delete")).toMatchObject({ effect: "release", released: 1 });
     expect(await acc.operation(instance, "restore", { selectedRp: rp.compute1!, extraSpecs: specs })).toMatchObject({ effect: "plug", plugged: [expect.anything()] });
+    // Stop frees the accelerators; start plugs them again on the instance's host.
+    expect(await acc.operation(instance, "stop")).toMatchObject({ effect: "release", released: 1, plugged: null });
+    expect(await arqsOf(instance.uuid)).toEqual([]);
+    expect(await handlesInUse("compute1")).toBe(0);
+    expect(await acc.operation(instance, "start", { selectedRp: rp.compute1!, extraSpecs: specs })).toMatchObject({ effect: "plug", released: 0, plugged: [expect.anything()] });
+    expect((await arqsOf(instance.uuid)).map((x: any) => x.state)).toEqual(["BOUND"]);
     await acc.unplug(instance);
 
     const history = (await t.ok("admin", `query($s: String!) { streamHistory(stream: $s, first: 100) { type data metadata } }`, { s: `instance-${instance.uuid}` })).streamHistory;
     const ops = history.filter((e: any) => e.type === "InstanceOperationRecorded");
     expect(ops.map((e: any) => e.data.operation)).toEqual([
       "pause", "unpause", "suspend", "resume", "lock", "unlock", "reboot", "rebuild", "set-password", "trigger-crash-dump",
-      "resize", "cold-migrate", "evacuate", "shelve", "unshelve", "delete", "restore",
+      "resize", "cold-migrate", "evacuate", "shelve", "unshelve", "delete", "restore", "stop", "start",
     ]);
     expect(new Set(ops.map((e: any) => e.metadata.principal))).toEqual(new Set(["service"]));
   });

@@ -56,11 +56,11 @@ describe("desired providers (domain) and the resourceProviders read model", () =
     };
 
     await w.report("compute1", [fpgaCard("compute1", "5e", { accelerators: 2 }), fpgaCard("compute1", "af")]);
-    await w.report("compute2", [fpgaCard("compute2", "5e", { traits: ["CUSTOM_FPGA_INTEL", "CUSTOM_FPGA_FUNCTION_ID_INTEL_A", "CUSTOM_FPGA_INTEL"] })]);
+    await w.report("compute2", [fpgaCard("compute2", "5e", { traits: ["CUSTOM_FPGA_INTEL", "CUSTOM_FPGA_INTEL_FUNCTION_A", "CUSTOM_FPGA_INTEL"] })]);
     expect(await check("first reports")).toHaveLength(3);
 
     // FPGA reprogrammed: the function trait changes with the attributes.
-    await w.report("compute2", [fpgaCard("compute2", "5e", { traits: ["CUSTOM_FPGA_INTEL", "CUSTOM_FPGA_FUNCTION_ID_INTEL_B"] })]);
+    await w.report("compute2", [fpgaCard("compute2", "5e", { traits: ["CUSTOM_FPGA_INTEL", "CUSTOM_FPGA_INTEL_FUNCTION_B"] })]);
     await check("reprogrammed");
 
     // More accelerators, another class, a trait dropped.

@@ -27,6 +27,7 @@ describe("device-tree projection", () => {
         stdBoardInfo: { class: "0302" },
         vendorBoardInfo: null,
         controlPath: { uuid: "cp-d1", type: "PCI", info: { domain: "0000", bus: "af", device: "00", function: "0" } },
+        additionalControlPaths: [],
         createdAt: T(1),
         updatedAt: null,
         lost: false,
@@ -50,9 +51,9 @@ describe("device-tree projection", () => {
       traits: ["CUSTOM_GPU_NVIDIA", "CUSTOM_GPU_PRODUCT_ID_1EB8"],
     });
     expect(p1!.attributes).toEqual([
-      { uuid: "a1-rc", key: "rc", value: "PGPU" },
-      { uuid: "a1-t0", key: "trait0", value: "CUSTOM_GPU_NVIDIA" },
-      { uuid: "a1-t1", key: "trait1", value: "CUSTOM_GPU_PRODUCT_ID_1EB8" },
+      { uuid: "a1-rc", key: "rc", value: "PGPU", parentUuid: null },
+      { uuid: "a1-t0", key: "trait0", value: "CUSTOM_GPU_NVIDIA", parentUuid: null },
+      { uuid: "a1-t1", key: "trait1", value: "CUSTOM_GPU_PRODUCT_ID_1EB8", parentUuid: null },
     ]);
 
     const byDevice = await read.deployablesByDevice(["f1", "d1", "none"]);

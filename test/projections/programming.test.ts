@@ -70,6 +70,6 @@ describe("deployables model: programming", () => {
     expect(await deployables.deployablesUsingBitstream(read, b.id)).toMatchObject({ running: [{ uuid: d1.uuid, bitstreamId: b.id }], programming: [] });
     const page = await deployables.listDeployables(read, { bitstreamId: b.id }, 10);
     expect(page.items.map((d) => d.uuid)).toEqual([d1.uuid]);
-    expect(page.items[0]!.traits).toContain("CUSTOM_FPGA_FUNCTION_ID_FAKE_FA");
+    expect(page.items[0]!.traits).toContain("CUSTOM_FPGA_FAKE_FUNCTION_FA");
   });
 });

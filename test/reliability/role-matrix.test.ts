@@ -87,7 +87,7 @@ const programmableRegion = {
       name: "compute1_Region",
       numAccelerators: 1,
       driverName: "fake",
-      attributes: [{ key: "rc", value: "FPGA" }, { key: "trait0", value: "CUSTOM_FPGA_REGION_FAKE_R1" }],
+      attributes: [{ key: "rc", value: "FPGA" }, { key: "trait0", value: "CUSTOM_FPGA_FAKE_REGION_R1" }],
       attachHandles: [{ type: "TEST_PCI", info: { domain: "0000", bus: "0d", device: "00", function: "1" } }],
     },
   ],

@@ -126,7 +126,7 @@ describe("formats and shapes", () => {
       {
         uuid: U, name: "h_FakeDevice", numAccelerators: 4, driverName: "fake", rpUuid: "rp", bitstreamId: null, parentUuid: null, rootUuid: U,
         deviceUuid: "dev", hostname: "h", createdAt: "2026-11-24T10:00:05Z", updatedAt: null, resourceClass: "FPGA", traits: [],
-        attributes: [{ uuid: "a1", key: "rc", value: "FPGA" }, { uuid: "a2", key: "trait0", value: "CUSTOM_X" }],
+        attributes: [{ uuid: "a1", key: "rc", value: "FPGA", parentUuid: null }, { uuid: "a2", key: "trait0", value: "CUSTOM_X", parentUuid: null }],
       },
       "http://x",
     );

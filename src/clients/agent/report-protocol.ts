@@ -68,13 +68,14 @@ function toInput(d: DriverDevice) {
     stdBoardInfo: d.stdBoardInfo ?? null,
     vendorBoardInfo: d.vendorBoardInfo ?? null,
     controlPath: { type: d.controlPath.type, info: d.controlPath.info },
+    additionalControlPaths: (d.additionalControlPaths ?? []).map((c) => ({ type: c.type, info: c.info })),
     stub: d.stub ?? false,
     deployables: d.deployables.map((dep) => ({
       name: dep.name,
       numAccelerators: dep.numAccelerators,
       driverName: dep.driverName ?? null,
       parentName: dep.parentName ?? null,
-      attributes: dep.attributes.map((a) => ({ key: a.key, value: a.value })),
+      attributes: dep.attributes.map((a) => ({ key: a.key, value: a.value, parentKey: a.parentKey ?? null })),
       attachHandles: dep.attachHandles.map((h) => ({ type: h.type, info: h.info })),
     })),
   };

@@ -145,7 +145,7 @@ export class OsAcc {
 
   /**
    * Records what the compute service did to the instance; the service releases the accelerators
-   * when the operation calls for it. An operation that plugs again (unshelve, restore; resize,
+   * when the operation calls for it. An operation that plugs again (start, unshelve, restore; resize,
    * cold-migrate and evacuate on the new host) plugs there when `target` is given.
    */
   async operation(instance: InstanceInfo, operation: string, target?: { selectedRp: SelectedRp | SelectedRp[]; extraSpecs: unknown }): Promise<OperationResult> {

@@ -5,7 +5,7 @@
  */
 import { DomainError } from "../shared/types.js";
 import { normalizeFunctionId } from "./function-id.js";
-import { REGION_TRAIT_PREFIX, regionTrait, traitPart } from "../shared/traits.js";
+import { isRegionTraitFor, regionTrait } from "../shared/traits.js";
 
 export interface BitstreamMetadata {
   name: string;
@@ -77,7 +77,7 @@ export function checkChecksum(checksum: unknown, field = "checksum"): string {
 
 /**
  * Whether a bitstream is built for a region, by the region's traits: with a vendor it needs the
- * region trait CUSTOM_FPGA_REGION_<VENDOR>_<TYPE>; without, any CUSTOM_FPGA_REGION_..._<TYPE>.
+ * region trait CUSTOM_FPGA_<VENDOR>_REGION_<TYPE>; without, any CUSTOM_..._REGION_<TYPE>.
  * A bitstream that names no region type fits no region (a lookup by function needs one).
  */
 export function fitsRegion(b: Pick<BitstreamMetadata, "regionType" | "vendor">, regionTraits: readonly string[]): boolean {
@@ -91,6 +91,5 @@ export function fitsRegion(b: Pick<BitstreamMetadata, "regionType" | "vendor">, 
     }
     return regionTraits.includes(wanted);
   }
-  const suffix = `_${traitPart(b.regionType)}`;
-  return regionTraits.some((t) => t.startsWith(`${REGION_TRAIT_PREFIX}_`) && t.endsWith(suffix));
+  return regionTraits.some((t) => isRegionTraitFor(t, b.regionType!));
 }

@@ -2,11 +2,14 @@
  * What each instance operation does to the instance's accelerators (seed
  * cyborg-nova-glance-interaction, "OpenStack Server API Behavior"):
  * - keep: the accelerators stay attached (pause, suspend, lock, reboot, rebuild, ...).
- * - release: they are detached and freed (shelve, delete).
+ * - release: they are detached and freed (stop, shelve, delete: os-acc's unplug is "called when an
+ *   instance is stopped, shelved, or deleted").
  * - move: freed on the old host; the instance plugs again where it is scheduled (resize, cold
  *   migration, and evacuate: the seed leaves evacuation undefined; we treat it as a cold
  *   migration, because the old host is presumed down and its handles must become free).
- * - plug: the instance is scheduled again and plugs (unshelve, restore).
+ * - plug: the instance plugs again (start, unshelve, restore: os-acc's plug is "called by Nova
+ *   compute when an instance is started, unshelved, or restored"). A start plugs on the host the
+ *   instance is on; an unshelve or restore where it is scheduled again.
  * Live migration and booting from a snapshot are refused: accelerator state cannot follow.
  */
 import { DomainError } from "../shared/types.js";
@@ -24,11 +27,13 @@ export const INSTANCE_OPERATIONS: Readonly<Record<string, OperationEffect>> = {
   rebuild: "keep",
   "set-password": "keep",
   "trigger-crash-dump": "keep",
+  stop: "release",
   shelve: "release",
   delete: "release",
   resize: "move",
   "cold-migrate": "move",
   evacuate: "move",
+  start: "plug",
   unshelve: "plug",
   restore: "plug",
 };

@@ -17,10 +17,10 @@
 import { canonicalJson } from "../shared/json.js";
 import type { JsonObject } from "../shared/types.js";
 import { checkOwnDeployables } from "./deployable-names.js";
-import type { DeployableChanged, DeviceChanged, InventoryEvent } from "./events.js";
+import type { ControlPath, DeployableChanged, DeviceChanged, InventoryEvent } from "./events.js";
 import { attachHandleUuidFor, attributeUuidFor, controlPathUuidFor, deployableUuidFor, deviceUuidFor, rpUuidFor } from "./ids.js";
-import { validateReport, type ReportedDeployable, type ReportedDevice } from "./report-validation.js";
-import { FUNCTION_ID_TRAIT_PREFIX } from "../shared/traits.js";
+import { validateReport, type ReportedAttribute, type ReportedDeployable, type ReportedDevice } from "./report-validation.js";
+import { isFunctionTrait } from "../shared/traits.js";
 import { allocatedHandles, type DeployableNode, type DeviceNode, type HandleNode, type HostState } from "./state.js";
 
 export interface ReportSummary {
@@ -112,6 +112,7 @@ function addDevice(hostname: string, deviceUuid: string, r: ReportedDevice, at: 
         stdBoardInfo: r.stdBoardInfo,
         vendorBoardInfo: r.vendorBoardInfo,
         controlPath: { uuid: controlPathUuidFor(hostname, r.cpidKey), type: r.controlPath.type, info: r.controlPath.info },
+        ...(r.additionalControlPaths.length > 0 ? { additionalControlPaths: controlPaths(hostname, r) } : {}),
         status: "ENABLED",
         at,
       },
@@ -142,9 +143,7 @@ function addDeployable(hostname: string, deviceUuid: string, device: ReportedDev
       },
     },
   ];
-  for (const a of d.attributes) {
-    events.push({ type: "AttributeSet", data: { hostname, deployableUuid, attributeUuid: attributeUuidFor(deployableUuid, a.key), key: a.key, value: a.value, at } });
-  }
+  for (const a of d.attributes) events.push(attributeSet(hostname, deployableUuid, a, at));
   for (const h of d.handles) {
     const handleUuid = attachHandleUuidFor(deployableUuid, h.infoKey);
     events.push({ type: "AttachHandleAdded", data: { hostname, deviceUuid, deployableUuid, handleUuid, handleType: h.type, info: h.info, at } });
@@ -159,6 +158,8 @@ function diffDevice(hostname: string, known: DeviceNode, r: ReportedDevice, at: 
   if (known.model !== r.model) changes.model = r.model;
   if (!sameJson(known.stdBoardInfo, r.stdBoardInfo)) changes.stdBoardInfo = r.stdBoardInfo;
   if (!sameJson(known.vendorBoardInfo, r.vendorBoardInfo)) changes.vendorBoardInfo = r.vendorBoardInfo;
+  const paths = controlPaths(hostname, r);
+  if (canonicalJson(known.additionalControlPaths) !== canonicalJson(paths)) changes.additionalControlPaths = paths;
   if (Object.keys(changes).length > 0) out.upserts.push({ type: "DeviceChanged", data: { hostname, deviceUuid: known.uuid, changes, at } });
 
   const reported = new Map(r.deployables.map((d) => [deployableUuidFor(known.uuid, d.name), d] as const));
@@ -203,13 +204,14 @@ function diffDeployable(
   if (old.bitstreamId !== null && functionsOf(old.attributes.values()) !== functionsOf(d.attributes)) changes.bitstreamId = null;
   if (Object.keys(changes).length > 0) out.upserts.push({ type: "DeployableChanged", data: { hostname, deployableUuid: old.uuid, changes, at } });
 
-  const attrs = new Map(d.attributes.map((a) => [a.key, a.value] as const));
+  const attrs = new Map(d.attributes.map((a) => [a.key, a] as const));
   for (const [key, a] of old.attributes) {
     if (!attrs.has(key)) out.removals.push({ type: "AttributeRemoved", data: { hostname, deployableUuid: old.uuid, attributeUuid: a.uuid, key, at } });
   }
-  for (const [key, value] of attrs) {
-    if (old.attributes.get(key)?.value === value) continue;
-    out.upserts.push({ type: "AttributeSet", data: { hostname, deployableUuid: old.uuid, attributeUuid: attributeUuidFor(old.uuid, key), key, value, at } });
+  for (const a of d.attributes) {
+    const known = old.attributes.get(a.key);
+    if (known?.value === a.value && known.parentUuid === parentAttributeUuid(old.uuid, a)) continue;
+    out.upserts.push(attributeSet(hostname, old.uuid, a, at));
   }
 
   const handles = new Map(d.handles.map((h) => [attachHandleUuidFor(old.uuid, h.infoKey), h] as const));
@@ -224,6 +226,20 @@ function diffDeployable(
       out.upserts.push({ type: "AttachHandleChanged", data: { hostname, deployableUuid: old.uuid, handleUuid, handleType: h.type, at } });
     }
   }
+}
+
+/** The device's other control paths, with their (deterministic) uuids. */
+function controlPaths(hostname: string, r: ReportedDevice): ControlPath[] {
+  return r.additionalControlPaths.map((c) => ({ uuid: controlPathUuidFor(hostname, c.key), type: c.type, info: c.info }));
+}
+
+const parentAttributeUuid = (deployableUuid: string, a: ReportedAttribute) => (a.parentKey === null ? null : attributeUuidFor(deployableUuid, a.parentKey));
+
+/** The attribute, nested under its parent when it has one (the field is left out at the top, as before nesting). */
+function attributeSet(hostname: string, deployableUuid: string, a: ReportedAttribute, at: string): InventoryEvent {
+  const parent = parentAttributeUuid(deployableUuid, a);
+  const attributeUuid = attributeUuidFor(deployableUuid, a.key);
+  return { type: "AttributeSet", data: { hostname, deployableUuid, attributeUuid, key: a.key, value: a.value, ...(parent === null ? {} : { parentAttributeUuid: parent }), at } };
 }
 
 /** A reported deployable's parent and root uuids (validateReport guarantees parents exist, no cycles). */
@@ -249,8 +265,7 @@ function childrenFirst(device: DeviceNode): DeployableNode[] {
 
 /** The function traits among attributes, as one comparable string. */
 function functionsOf(attributes: Iterable<{ value: string }>): string {
-  const prefix = `${FUNCTION_ID_TRAIT_PREFIX}_`;
-  return [...new Set([...attributes].map((a) => a.value).filter((v) => v.startsWith(prefix)))].sort().join(" ");
+  return [...new Set([...attributes].map((a) => a.value).filter(isFunctionTrait))].sort().join(" ");
 }
 
 function sameJson(a: JsonObject | null, b: JsonObject | null): boolean {

@@ -23,6 +23,8 @@ export interface DeviceDiscovered {
     stdBoardInfo: JsonObject | null;
     vendorBoardInfo: JsonObject | null;
     controlPath: ControlPath;
+    /** The device's other control paths, in report order (absent in events written before devices could have several). */
+    additionalControlPaths?: ControlPath[];
     status: DeviceStatus;
     at: string;
   };
@@ -33,7 +35,15 @@ export interface DeviceChanged {
   data: {
     hostname: string;
     deviceUuid: string;
-    changes: Partial<{ type: DeviceType; vendor: string; model: string; stdBoardInfo: JsonObject | null; vendorBoardInfo: JsonObject | null }>;
+    changes: Partial<{
+      type: DeviceType;
+      vendor: string;
+      model: string;
+      stdBoardInfo: JsonObject | null;
+      vendorBoardInfo: JsonObject | null;
+      /** The whole new list. */
+      additionalControlPaths: ControlPath[];
+    }>;
     at: string;
   };
 }
@@ -91,7 +101,16 @@ export interface DeployableRemoved {
 
 export interface AttributeSet {
   type: "AttributeSet";
-  data: { hostname: string; deployableUuid: string; attributeUuid: string; key: string; value: string; at: string };
+  data: {
+    hostname: string;
+    deployableUuid: string;
+    attributeUuid: string;
+    key: string;
+    value: string;
+    /** The attribute it is nested under (parent_attribute_id); absent or null at the top. */
+    parentAttributeUuid?: string | null;
+    at: string;
+  };
 }
 export interface AttributeRemoved {
   type: "AttributeRemoved";

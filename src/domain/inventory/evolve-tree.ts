@@ -68,8 +68,16 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
 function evolveDevice(state: HostState, event: DeviceEvent): HostState {
   switch (event.type) {
     case "DeviceDiscovered": {
-      const { hostname, deviceUuid, at, ...fields } = event.data;
-      const node: DeviceNode = { uuid: deviceUuid, ...fields, createdAt: at, updatedAt: null, lostArqs: null, deployables: new Map() };
+      const { hostname, deviceUuid, at, additionalControlPaths, ...fields } = event.data;
+      const node: DeviceNode = {
+        uuid: deviceUuid,
+        ...fields,
+        additionalControlPaths: additionalControlPaths ?? [],
+        createdAt: at,
+        updatedAt: null,
+        lostArqs: null,
+        deployables: new Map(),
+      };
       return { ...state, hostname, devices: withEntry(state.devices, deviceUuid, node) };
     }
     case "DeviceChanged":
@@ -117,8 +125,9 @@ function evolveDeployable(state: HostState, event: DeployableEvent): HostState {
       };
     }
     case "AttributeSet": {
-      const { deployableUuid, attributeUuid, key, value } = event.data;
-      return updateDeployable(state, deployableUuid, (d) => ({ ...d, attributes: withEntry(d.attributes, key, { uuid: attributeUuid, value }) }));
+      const { deployableUuid, attributeUuid, key, value, parentAttributeUuid } = event.data;
+      const node = { uuid: attributeUuid, value, parentUuid: parentAttributeUuid ?? null };
+      return updateDeployable(state, deployableUuid, (d) => ({ ...d, attributes: withEntry(d.attributes, key, node) }));
     }
     case "AttributeRemoved":
       return updateDeployable(state, event.data.deployableUuid, (d) => ({ ...d, attributes: withoutEntry(d.attributes, event.data.key) }));

@@ -3,7 +3,7 @@
  * region's programming) and which handle is allocated to which ARQ. state.ts folds it.
  */
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
-import type { AttachHandleAllocated, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
+import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
 
 export interface HandleNode {
   uuid: string;
@@ -17,6 +17,8 @@ export interface HandleNode {
 export interface AttributeNode {
   uuid: string;
   value: string;
+  /** The attribute it is nested under, on the same deployable; null at the top. */
+  parentUuid: string | null;
 }
 
 /** A programming request of a region, while the agent works on it. */
@@ -60,6 +62,8 @@ export type DeviceNode = Pick<
   "type" | "vendor" | "model" | "stdBoardInfo" | "vendorBoardInfo" | "controlPath" | "status"
 > & {
   uuid: string;
+  /** The device's other control paths ([] for a device with one). */
+  additionalControlPaths: readonly ControlPath[];
   /** When it was discovered and last changed (changes, status, loss; the events' `at`). */
   createdAt: string;
   updatedAt: string | null;

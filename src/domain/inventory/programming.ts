@@ -20,7 +20,7 @@ import { DomainError } from "../shared/types.js";
 import type { InventoryEvent, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
 import { attributeUuidFor } from "./ids.js";
 import { findDeployable, type DeployableNode, type HostState } from "./state.js";
-import { FUNCTION_ID_TRAIT_PREFIX, REGION_TRAIT_PREFIX, functionIdTrait, traitPart } from "../shared/traits.js";
+import { functionIdTrait, isFunctionTrait, isFunctionTraitFor, isRegionTrait } from "../shared/traits.js";
 
 /**
  * What a bind's profile group asks of its region, with the catalogue's answer (app/arqs/bitstream-need.ts):
@@ -117,7 +117,7 @@ function chooseFitting(what: string, candidates: readonly Bitstream[], region: D
   if (!region) return { bitstream: null, problem: `no deployable to look up ${what} for` };
   if (oneNeedsNoFit && candidates.length === 1) return { bitstream: candidates[0]!, problem: null };
   const traits = regionTraits(region);
-  const types = traits.filter((t) => t.startsWith(`${REGION_TRAIT_PREFIX}_`));
+  const types = traits.filter(isRegionTrait);
   const fitting = candidates.filter((b) => fitsRegion(b, traits));
   if (fitting.length === 1) return { bitstream: fitting[0]!, problem: null };
   const where = `the region type of deployable ${region.name} (${types.length ? types.join(", ") : "it reports no region trait"})`;
@@ -138,7 +138,7 @@ function runs(region: DeployableNode, need: BitstreamNeed): boolean {
   return fn !== null && reportsFunction(region, fn);
 }
 
-/** The host reports the function on the region (its driver's CUSTOM_FPGA_FUNCTION_ID_<DRIVER>_<ID> trait). */
+/** The host reports the function on the region (its driver's CUSTOM_FPGA_<VENDOR>_FUNCTION_<ID> trait). */
 export function reportsFunction(region: DeployableNode, functionId: string): boolean {
   const traits = regionTraits(region);
   if (region.driverName !== null) {
@@ -148,8 +148,7 @@ export function reportsFunction(region: DeployableNode, functionId: string): boo
       return false;
     }
   }
-  const suffix = `_${traitPart(functionId)}`;
-  return traits.some((t) => t.startsWith(`${FUNCTION_ID_TRAIT_PREFIX}_`) && t.endsWith(suffix));
+  return traits.some((t) => isFunctionTraitFor(t, functionId));
 }
 
 function describe(need: BitstreamNeed): string {
@@ -278,8 +277,7 @@ function forget(hostname: string, region: DeployableNode, at: string): Inventory
  * lists its function trait last reports (fake, intel), so its next report changes nothing.
  */
 export function functionTraits(hostname: string, region: DeployableNode, functionId: string | null, at: string): InventoryEvent[] {
-  const isFunction = (value: string) => value.startsWith(`${FUNCTION_ID_TRAIT_PREFIX}_`);
-  const held = [...region.attributes].filter(([k, a]) => k.startsWith("trait") && isFunction(a.value));
+  const held = [...region.attributes].filter(([k, a]) => k.startsWith("trait") && isFunctionTrait(a.value));
   const deployableUuid = region.uuid;
   if (functionId === null) {
     return held.map(([key, a]) => ({ type: "AttributeRemoved" as const, data: { hostname, deployableUuid, attributeUuid: a.uuid, key, at } }));

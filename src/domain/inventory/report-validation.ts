@@ -11,10 +11,20 @@ import { isValidResourceClass, isValidTrait, normalizeTraitName } from "../share
 export const MAX_NAME_LENGTH = 255;
 export const MAX_DRIVER_NAME_LENGTH = 100;
 export const HOSTNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** A PCI card has at most 8 functions per slot, and a multi-slot card a few slots. */
+export const MAX_CONTROL_PATHS = 32;
 
 export interface ReportedAttribute {
   key: string;
   value: string;
+  /** The key of the attribute it is nested under (checked: on the same deployable, no cycle). */
+  parentKey: string | null;
+}
+export interface ReportedControlPath {
+  type: "PCI";
+  info: JsonObject;
+  /** Canonical JSON of the PCI address. */
+  key: string;
 }
 export interface ReportedHandle {
   type: AttachHandleType;
@@ -41,6 +51,8 @@ export interface ReportedDevice {
   controlPath: { type: "PCI"; info: JsonObject };
   /** Canonical JSON of the control path's PCI address: the device's identity. */
   cpidKey: string;
+  /** The device's other control paths, in report order. */
+  additionalControlPaths: ReportedControlPath[];
   stub: boolean;
   /** Parents before children; otherwise in report order. */
   deployables: ReportedDeployable[];
@@ -67,15 +79,18 @@ export function validateHostname(hostname: unknown): string {
 
 export function validateReport(devices: unknown): ReportedDevice[] {
   if (!Array.isArray(devices)) throw bad("devices", "devices must be a list");
-  const cpids = new Map<string, number>();
+  const cpids = new Map<string, string>();
   const deployableNames = new Map<string, string>();
   const handleKeys = new Map<string, string>();
   return devices.map((raw, i) => {
     const field = `devices[${i}]`;
     const device = validateDevice(raw, field);
-    const first = cpids.get(device.cpidKey);
-    if (first !== undefined) throw bad(`${field}.controlPath.info`, `devices[${first}] has the same control path ${device.cpidKey}`);
-    cpids.set(device.cpidKey, i);
+    const paths = [{ key: device.cpidKey, at: `${field}.controlPath.info` }, ...device.additionalControlPaths.map((c, j) => ({ key: c.key, at: `${field}.additionalControlPaths[${j}].info` }))];
+    for (const { key, at } of paths) {
+      const first = cpids.get(key);
+      if (first !== undefined) throw bad(at, `${first} has the same control path ${key}`);
+      cpids.set(key, field);
+    }
     for (const dep of device.deployables) {
       const depField = `${field}.deployables[${dep.index}]`;
       const other = deployableNames.get(dep.name);
@@ -97,11 +112,8 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
   if (typeof type !== "string" || !(DEVICE_TYPES as readonly string[]).includes(type)) {
     throw bad(`${field}.type`, `unknown device type ${JSON.stringify(type)}; expected one of ${DEVICE_TYPES.join(", ")}`);
   }
-  const cp = raw.controlPath;
-  if (!isRecord(cp)) throw bad(`${field}.controlPath`, "controlPath must be an object {type, info}");
-  if (cp.type !== "PCI") throw bad(`${field}.controlPath.type`, `unsupported control path type ${JSON.stringify(cp.type)}; expected PCI`);
-  const info = normalizePciInfo(cp.info, `${field}.controlPath.info`);
-  if (!isJsonValue(info)) throw bad(`${field}.controlPath.info`, "control path info must be plain JSON");
+  const { info, key: cpidKey } = validateControlPath(raw.controlPath, `${field}.controlPath`);
+  const additionalControlPaths = validateAdditionalControlPaths(raw.additionalControlPaths, `${field}.additionalControlPaths`);
   if (raw.stub !== undefined && raw.stub !== null && typeof raw.stub !== "boolean") throw bad(`${field}.stub`, "stub must be a boolean");
   if (!Array.isArray(raw.deployables)) throw bad(`${field}.deployables`, "deployables must be a list");
   const deployables = raw.deployables.map((d, k) => validateDeployable(d, k, `${field}.deployables[${k}]`));
@@ -112,10 +124,26 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
     stdBoardInfo: optionalObject(raw.stdBoardInfo, `${field}.stdBoardInfo`),
     vendorBoardInfo: optionalObject(raw.vendorBoardInfo, `${field}.vendorBoardInfo`),
     controlPath: { type: "PCI", info },
-    cpidKey: canonicalJson(info),
+    cpidKey,
+    additionalControlPaths,
     stub: raw.stub === true,
     deployables: parentsFirst(deployables, field),
   };
+}
+
+function validateControlPath(cp: unknown, field: string): ReportedControlPath {
+  if (!isRecord(cp)) throw bad(field, "a control path must be an object {type, info}");
+  if (cp.type !== "PCI") throw bad(`${field}.type`, `unsupported control path type ${JSON.stringify(cp.type)}; expected PCI`);
+  const info = normalizePciInfo(cp.info, `${field}.info`);
+  if (!isJsonValue(info)) throw bad(`${field}.info`, "control path info must be plain JSON");
+  return { type: "PCI", info, key: canonicalJson(info) };
+}
+
+function validateAdditionalControlPaths(raw: unknown, field: string): ReportedControlPath[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw bad(field, "additionalControlPaths must be a list of {type, info}");
+  if (raw.length > MAX_CONTROL_PATHS - 1) throw bad(field, `a device has at most ${MAX_CONTROL_PATHS} control paths; got ${raw.length + 1}`);
+  return raw.map((cp, j) => validateControlPath(cp, `${field}[${j}]`));
 }
 
 function validateDeployable(raw: unknown, index: number, field: string): ReportedDeployable {
@@ -136,6 +164,7 @@ function validateDeployable(raw: unknown, index: number, field: string): Reporte
     keys.add(attr.key);
     return attr;
   });
+  checkAttributeNesting(attributes, field);
   const handles = raw.attachHandles.map((h, j) => validateHandle(h, `${field}.attachHandles[${j}]`));
   return { index, name, numAccelerators: n, driverName, parentName, attributes, handles };
 }
@@ -144,19 +173,38 @@ function validateAttribute(raw: unknown, field: string): ReportedAttribute {
   if (!isRecord(raw)) throw bad(field, "each attribute must be an object {key, value}");
   const key = boundedString(raw.key, `${field}.key`, MAX_NAME_LENGTH, false);
   const value = boundedString(raw.value, `${field}.value`, MAX_NAME_LENGTH, false);
+  const parentKey = raw.parentKey === undefined || raw.parentKey === null ? null : boundedString(raw.parentKey, `${field}.parentKey`, MAX_NAME_LENGTH, false);
+  if (key === "rc" || key.startsWith("trait")) {
+    // Placement reads rc and trait* attributes wherever they are: they stay at the top.
+    if (parentKey !== null) throw bad(`${field}.parentKey`, `attribute ${key} is read by Placement and cannot be nested; only other attributes can`);
+  }
   if (key === "rc") {
     const rc = normalizeTraitName(value);
     if (!isValidResourceClass(rc)) throw bad(`${field}.value`, `unsupported resource class ${value}`);
-    return { key, value: rc };
+    return { key, value: rc, parentKey };
   }
   if (key.startsWith("trait")) {
     const trait = normalizeTraitName(value);
     if (!isValidTrait(trait)) {
       throw bad(`${field}.value`, `${value} is not a trait: expected CUSTOM_[A-Z0-9_]+ or a standard trait such as OWNER_CYBORG`);
     }
-    return { key, value: trait };
+    return { key, value: trait, parentKey };
   }
-  return { key, value };
+  return { key, value, parentKey };
+}
+
+/** Each parentKey names another attribute of the deployable, and no attribute is its own ancestor. */
+function checkAttributeNesting(attributes: readonly ReportedAttribute[], field: string): void {
+  const byKey = new Map(attributes.map((a, j) => [a.key, { a, j }] as const));
+  attributes.forEach((a, j) => {
+    if (a.parentKey === null) return;
+    if (!byKey.has(a.parentKey)) throw bad(`${field}.attributes[${j}].parentKey`, `no attribute with key ${a.parentKey} on this deployable`);
+    const seen = new Set([a.key]);
+    for (let p: string | null = a.parentKey; p !== null; p = byKey.get(p)!.a.parentKey) {
+      if (seen.has(p)) throw bad(`${field}.attributes[${j}].parentKey`, `attribute ${a.key} is its own ancestor`);
+      seen.add(p);
+    }
+  });
 }
 
 function validateHandle(raw: unknown, field: string): ReportedHandle {

@@ -9,6 +9,11 @@ export interface DriverAttribute {
   /** "rc", "trait0", "trait1", ... as Cyborg. */
   key: string;
   value: string;
+  /**
+   * The key of the attribute this one is nested under, on the same deployable (the database-model
+   * spec's parent_attribute_id: "nested structured attribute relationships"); absent at the top.
+   */
+  parentKey?: string | null;
 }
 
 export interface DriverAttachHandle {
@@ -40,7 +45,13 @@ export interface DriverDevice {
   model: string;
   stdBoardInfo?: JsonObject | null;
   vendorBoardInfo?: JsonObject | null;
+  /** The device's identity: devices are matched across reports by it. */
   controlPath: DriverControlPath;
+  /**
+   * The device's other control paths (the database-model spec: "a device may have more than one",
+   * e.g. the other PCI functions of one card). Each belongs to this device alone in a report.
+   */
+  additionalControlPaths?: DriverControlPath[] | null;
   /** A known device that is not ready: neither added nor removed by this report. */
   stub?: boolean;
   deployables: DriverDeployable[];

@@ -12,8 +12,6 @@ export const MAX_TRAIT_LENGTH = 255;
 export const CUSTOM_TRAIT_RE = /^CUSTOM_[A-Z0-9_]+$/;
 export const STANDARD_TRAIT_RE = /^[A-Z][A-Z0-9_]*$/;
 export const OWNER_CYBORG = "OWNER_CYBORG";
-export const FUNCTION_ID_TRAIT_PREFIX = "CUSTOM_FPGA_FUNCTION_ID";
-export const REGION_TRAIT_PREFIX = "CUSTOM_FPGA_REGION";
 
 /** Resource classes a profile may name without the CUSTOM_ prefix (Cyborg's constants.RESOURCES). */
 export const STANDARD_RESOURCE_CLASSES = ["FPGA", "GPU", "VGPU", "PGPU", "CUSTOM_QAT", "CUSTOM_NIC", "CUSTOM_SSD"] as const;
@@ -62,27 +60,61 @@ export function customTrait(...parts: string[]): string {
   return name;
 }
 
-/** The device-type trait of the agent-driver spec: CUSTOM_<TYPE>_<VENDOR>[_<PRODUCT>]. */
-export function deviceTypeTrait(type: DeviceType, vendor: string, product?: string): string {
+/**
+ * The trait patterns of the agent-driver spec, the one place every driver names its traits from:
+ * - device type: CUSTOM_<TYPE>_<VENDOR>_<PRODUCT> (e.g. CUSTOM_FPGA_INTEL_PAC_ARRIA10), and the
+ *   vendor alone, CUSTOM_<TYPE>_<VENDOR>, so a profile can ask for any card of a vendor;
+ * - region type: CUSTOM_<TYPE>_<VENDOR>_REGION_<ID>;
+ * - function: CUSTOM_<TYPE>_<VENDOR>_FUNCTION_<ID>.
+ * Uuids are upper-cased with hyphens turned to underscores. <TYPE> is the device type, or PCI for
+ * the generic passthrough driver (whose resource class is CUSTOM_PCI too).
+ */
+export function deviceTypeTrait(type: TraitDeviceType, vendor: string, product?: string): string {
   return product === undefined ? customTrait(type, vendor) : customTrait(type, vendor, product);
 }
 
-/** CUSTOM_<TYPE>_PRODUCT_ID_<PID> (Xilinx and Inspur FPGAs, Inspur SSDs, generic PCI). */
-export function productIdTrait(prefix: string, productId: string): string {
-  return customTrait(prefix, "PRODUCT_ID", productId);
+/** The device-type traits of one device: the vendor's, then the product's. */
+export function deviceTraits(type: TraitDeviceType, vendor: string, product: string): string[] {
+  return [deviceTypeTrait(type, vendor), deviceTypeTrait(type, vendor, product)];
 }
 
-/** FPGA region trait, CUSTOM_FPGA_REGION_<VENDOR>_<ID> (uuids: upper-case, hyphens to underscores). */
-export function regionTrait(vendor: string, regionId: string): string {
-  return customTrait(REGION_TRAIT_PREFIX, vendor, regionId);
+export type TraitDeviceType = DeviceType | "PCI";
+
+/** Region type trait, CUSTOM_<TYPE>_<VENDOR>_REGION_<ID> (TYPE defaults to FPGA). */
+export function regionTrait(vendor: string, regionId: string, type: TraitDeviceType = "FPGA"): string {
+  return customTrait(type, vendor, "REGION", regionId);
 }
 
 /**
- * FPGA function trait, CUSTOM_FPGA_FUNCTION_ID_<DRIVER>_<ID>. Cyborg turns "-" into "_-", which
- * leaves a hyphen in the name that Placement refuses; we turn it into "_" as for every trait.
+ * Function trait, CUSTOM_<TYPE>_<VENDOR>_FUNCTION_<ID> (TYPE defaults to FPGA); FPGA drivers name
+ * their deployables' driver after the vendor, so programming derives it from the driver name.
+ * Cyborg turns "-" into "_-", which leaves a hyphen Placement refuses; we turn it into "_".
  */
-export function functionIdTrait(driverName: string, functionId: string): string {
-  return customTrait(FUNCTION_ID_TRAIT_PREFIX, driverName, functionId);
+export function functionIdTrait(vendor: string, functionId: string, type: TraitDeviceType = "FPGA"): string {
+  return customTrait(type, vendor, "FUNCTION", functionId);
+}
+
+const REGION_TRAIT_RE = /^CUSTOM_[A-Z0-9_]+_REGION_[A-Z0-9_]+$/;
+const FUNCTION_TRAIT_RE = /^CUSTOM_[A-Z0-9_]+_FUNCTION_[A-Z0-9_]+$/;
+
+/** A region type trait (the spec's; the names drivers used before, CUSTOM_FPGA_REGION_<VENDOR>_<ID>, match too). */
+export function isRegionTrait(trait: string): boolean {
+  return REGION_TRAIT_RE.test(trait);
+}
+
+/** A function trait (the spec's; the names drivers used before, CUSTOM_FPGA_FUNCTION_ID_<DRIVER>_<ID>, match too). */
+export function isFunctionTrait(trait: string): boolean {
+  return FUNCTION_TRAIT_RE.test(trait);
+}
+
+/** Whether `trait` is a region trait for the region type `regionId`, of any vendor. */
+export function isRegionTraitFor(trait: string, regionId: string): boolean {
+  return isRegionTrait(trait) && trait.endsWith(`_REGION_${traitPart(regionId)}`);
+}
+
+/** Whether `trait` is a function trait for `functionId`, of any vendor. */
+export function isFunctionTraitFor(trait: string, functionId: string): boolean {
+  return isFunctionTrait(trait) && trait.endsWith(`_FUNCTION_${traitPart(functionId)}`);
 }
 
 /** What resourceClassFor accepts: a device type, or "PCI" for the generic PCI passthrough driver. */
@@ -90,7 +122,7 @@ export type ResourceClassSource = DeviceType | "PCI";
 
 /**
  * The Placement resource class of a driver family (cyborg-reference 5.4): FPGA to FPGA, GPU to PGPU
- * (VGPU when the handles are mdevs), QAT/NIC/SSD/AICHIP to CUSTOM_<TYPE>, generic PCI to CUSTOM_PCI.
+ * (VGPU when the handles are mdevs), QAT/NIC/SSD/AICHIP/HPTS to CUSTOM_<TYPE>, generic PCI to CUSTOM_PCI.
  */
 export function resourceClassFor(source: ResourceClassSource, opts: { mdev?: boolean } = {}): string {
   switch (source) {
@@ -106,6 +138,8 @@ export function resourceClassFor(source: ResourceClassSource, opts: { mdev?: boo
       return "CUSTOM_SSD";
     case "AICHIP":
       return "CUSTOM_AICHIP";
+    case "HPTS":
+      return "CUSTOM_HPTS";
     case "PCI":
       return "CUSTOM_PCI";
     default: {

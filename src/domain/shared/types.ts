@@ -1,5 +1,6 @@
 /** Vocabulary shared by every aggregate. Values match the GraphQL enums of docs/graphql-api.md. */
-export const DEVICE_TYPES = ["GPU", "FPGA", "AICHIP", "QAT", "NIC", "SSD"] as const;
+/** HPTS: High Precision Time Synchronization cards (agent-driver spec), beside Cyborg's six. */
+export const DEVICE_TYPES = ["GPU", "FPGA", "AICHIP", "QAT", "NIC", "SSD", "HPTS"] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];
 
 export const DEVICE_STATUSES = ["ENABLED", "MAINTAINING"] as const;

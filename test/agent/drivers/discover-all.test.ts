@@ -90,11 +90,11 @@ describe("discoverAll", () => {
     expect(log.warnings).toHaveLength(3);
   });
 
-  it("drops a whitelisted function that is already an attach handle of another driver's device", async () => {
+  it("drops a whitelisted function that is already a control path of another driver's device", async () => {
     const env = fixtureEnv("mixed-host", { config: { pci: { whitelist: [{ productId: "5005" }, { productId: "1017" }] } } });
     const { devices, errors } = await discoverAll(["xilinx-fpga", "pci"], env, recordingLog());
     expect(devices.map((d) => d.deployables[0]!.name)).toEqual(["compute1_0000:d8:00.0", "compute1_0000:5f:00.0"]);
-    expect(errors).toEqual([{ driver: "pci", message: expect.stringContaining('attach handle {"bus":"d8","device":"00","domain":"0000","function":"1"} already reported by driver xilinx-fpga') }]);
+    expect(errors).toEqual([{ driver: "pci", message: expect.stringContaining('control path {"bus":"d8","device":"00","domain":"0000","function":"1"} already reported by driver xilinx-fpga') }]);
   });
 
   it("skips malformed lines and bad devices with warnings tagged by driver, and reports the rest", async () => {

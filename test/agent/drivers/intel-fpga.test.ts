@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { intelFpgaDriver } from "../../../src/clients/agent/drivers/intel-fpga.js";
 import { fixtureEnv, pci } from "./fixture-env.js";
 
-const REGION = "CUSTOM_FPGA_REGION_INTEL_9926AB6D6C925A68AABCA7D84C545738";
-const NLB0 = "CUSTOM_FPGA_FUNCTION_ID_INTEL_D8424DC4A4A3C413F89E433683F9040B";
+const REGION = "CUSTOM_FPGA_INTEL_REGION_9926AB6D6C925A68AABCA7D84C545738";
+const NLB0 = "CUSTOM_FPGA_INTEL_FUNCTION_D8424DC4A4A3C413F89E433683F9040B";
 
 describe("intel-fpga driver on the mixed host (PAC Arria 10 with SR-IOV on)", () => {
   it("reports the PAC as a device deployable with a region deployable nested under it", async () => {
@@ -84,8 +84,8 @@ describe("intel-fpga driver on other cards", () => {
       "FPGA",
       "CUSTOM_FPGA_INTEL",
       "CUSTOM_FPGA_INTEL_PAC_N3000",
-      "CUSTOM_FPGA_REGION_INTEL_A6D72D5D3D0D59A4A5F8D1E77E5FA4C3",
-      "CUSTOM_FPGA_FUNCTION_ID_INTEL_C000C9660D8242729AEFFE5F84570612",
+      "CUSTOM_FPGA_INTEL_REGION_A6D72D5D3D0D59A4A5F8D1E77E5FA4C3",
+      "CUSTOM_FPGA_INTEL_FUNCTION_C000C9660D8242729AEFFE5F84570612",
     ]);
   });
 
@@ -99,8 +99,8 @@ describe("intel-fpga driver on other cards", () => {
       { type: "PCI", info: pci("0000:3c:00.2") },
     ]);
     expect(region.attributes.slice(-2).map((a) => a.value)).toEqual([
-      "CUSTOM_FPGA_REGION_INTEL_BFAC4D851EE856D8A27F44A4AB2AC66A",
-      "CUSTOM_FPGA_FUNCTION_ID_INTEL_850ADCC2_6CEB_4B22_9722_D43375B61C66",
+      "CUSTOM_FPGA_INTEL_REGION_BFAC4D851EE856D8A27F44A4AB2AC66A",
+      "CUSTOM_FPGA_INTEL_FUNCTION_850ADCC2_6CEB_4B22_9722_D43375B61C66",
     ]);
   });
 

@@ -22,7 +22,7 @@ describe("intel-qat driver", () => {
         name: `compute1_${vf}`,
         numAccelerators: 1,
         driverName: "intel",
-        attributes: [{ key: "rc", value: "CUSTOM_QAT" }],
+        attributes: [{ key: "rc", value: "CUSTOM_QAT" }, { key: "trait0", value: "CUSTOM_QAT_INTEL" }, { key: "trait1", value: "CUSTOM_QAT_INTEL_37C8" }],
         attachHandles: [{ type: "PCI", info: pci(vf) }],
       })),
     );
@@ -32,7 +32,7 @@ describe("intel-qat driver", () => {
         name: "compute1_0000:3f:00.0",
         numAccelerators: 1,
         driverName: "intel",
-        attributes: [{ key: "rc", value: "CUSTOM_QAT" }],
+        attributes: [{ key: "rc", value: "CUSTOM_QAT" }, { key: "trait0", value: "CUSTOM_QAT_INTEL" }, { key: "trait1", value: "CUSTOM_QAT_INTEL_37C8" }],
         attachHandles: [{ type: "PCI", info: pci("0000:3f:00.0") }],
       },
     ]);

@@ -11,9 +11,9 @@ describe("driver naming helpers", () => {
   });
 
   it("builds CUSTOM_ traits from parts without doubling the prefix or keeping empty parts", () => {
-    expect(customTrait("NVIDIA", "1eb8")).toBe("CUSTOM_NVIDIA_1EB8");
-    expect(customTrait("CUSTOM_NVIDIA_1EB8", "T4-2B")).toBe("CUSTOM_NVIDIA_1EB8_T4_2B");
-    expect(customTrait("FPGA_PRODUCT_ID", "", "5004")).toBe("CUSTOM_FPGA_PRODUCT_ID_5004");
+    expect(customTrait("GPU", "NVIDIA", "1eb8")).toBe("CUSTOM_GPU_NVIDIA_1EB8");
+    expect(customTrait("CUSTOM_GPU_NVIDIA_1EB8", "T4-2B")).toBe("CUSTOM_GPU_NVIDIA_1EB8_T4_2B");
+    expect(customTrait("FPGA", "", "XILINX", "5004")).toBe("CUSTOM_FPGA_XILINX_5004");
   });
 
   it("turns a BDF into Cyborg's pci_str_to_json fields, lower-case, no 0x", () => {

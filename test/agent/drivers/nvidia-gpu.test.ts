@@ -39,7 +39,8 @@ describe("nvidia-gpu driver on the mixed host", () => {
           attributes: [
             { key: "rc", value: "PGPU" },
             { key: "trait0", value: "OWNER_CYBORG" },
-            { key: "trait1", value: "CUSTOM_NVIDIA_1EB8" },
+            { key: "trait1", value: "CUSTOM_GPU_NVIDIA" },
+            { key: "trait2", value: "CUSTOM_GPU_NVIDIA_1EB8" },
           ],
           attachHandles: [{ type: "PCI", info: pci("0000:86:00.0") }],
         },
@@ -56,7 +57,8 @@ describe("nvidia-gpu driver on the mixed host", () => {
     expect(dep.attributes).toEqual([
       { key: "rc", value: "VGPU" },
       { key: "trait0", value: "OWNER_CYBORG" },
-      { key: "trait1", value: "CUSTOM_NVIDIA_1EB8_T4_2B" },
+      { key: "trait1", value: "CUSTOM_GPU_NVIDIA" },
+      { key: "trait2", value: "CUSTOM_GPU_NVIDIA_1EB8_T4_2B" },
     ]);
     expect(dep.attachHandles).toHaveLength(8);
     expect(dep.attachHandles[0]).toEqual({
@@ -78,7 +80,7 @@ describe("nvidia-gpu driver on the mixed host", () => {
     for (const vf of ["af:00.4", "af:00.5"]) {
       const dep = devices.get(vf)!.deployables[0]!;
       expect(dep.numAccelerators).toBe(1); // 1 available, or 0 available + 1 created
-      expect(dep.attributes.map((a) => a.value)).toEqual(["VGPU", "OWNER_CYBORG", "CUSTOM_NVIDIA_20B0_A100_4C"]);
+      expect(dep.attributes.map((a) => a.value)).toEqual(["VGPU", "OWNER_CYBORG", "CUSTOM_GPU_NVIDIA", "CUSTOM_GPU_NVIDIA_20B0_A100_4C"]);
       expect(dep.attachHandles).toEqual([{ type: "MDEV", info: { asked_type: "nvidia-472", ...pci(`0000:${vf}`), vgpu_mark: "nvidia-472_0" } }]);
     }
   });
@@ -87,7 +89,7 @@ describe("nvidia-gpu driver on the mixed host", () => {
     const env = fixtureEnv("mixed-host", { config: { nvidia: { enabledVgpuTypes: ["nvidia-999", "nvidia-222", "nvidia-223"] } } });
     const dep = byAddress(await nvidiaGpuDriver.discover(env)).get("86:00.0")!.deployables[0]!;
     expect(dep.numAccelerators).toBe(16);
-    expect(dep.attributes[2]).toEqual({ key: "trait1", value: "CUSTOM_NVIDIA_1EB8_T4_1B" });
+    expect(dep.attributes[3]).toEqual({ key: "trait2", value: "CUSTOM_GPU_NVIDIA_1EB8_T4_1B" });
   });
 
   it("skips SR-IOV virtual functions when asked to", async () => {

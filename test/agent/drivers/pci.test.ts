@@ -36,7 +36,7 @@ describe("pci driver", () => {
               { key: "rc", value: "CUSTOM_PCI" },
               { key: "trait0", value: "OWNER_CYBORG" },
               { key: "trait1", value: "CUSTOM_PCI_MELLANOX" },
-              { key: "trait2", value: "CUSTOM_PCI_PRODUCT_ID_1017" },
+              { key: "trait2", value: "CUSTOM_PCI_MELLANOX_1017" },
             ],
             attachHandles: [{ type: "PCI", info: pci("0000:5f:00.0") }],
           },
@@ -70,11 +70,11 @@ describe("pci driver", () => {
     expect(await addresses([{ productId: "a824" }, { address: "0000:03:00.0" }])).toEqual(["0000:03:00.0", "0000:60:00.0"]);
   });
 
-  it("uses the raw vendor id as driver name and leaves out the vendor trait for unknown vendors", async () => {
+  it("uses the raw vendor id as driver name and as the vendor part of its traits for unknown vendors", async () => {
     const [dev] = await discover([{ vendorId: "1a03" }], "no-accelerators").devices;
     expect(dev!.type).toBe("GPU");
     expect(dev!.deployables[0]!.driverName).toBe("1a03");
-    expect(dev!.deployables[0]!.attributes.map((a) => a.value)).toEqual(["CUSTOM_PCI", "OWNER_CYBORG", "CUSTOM_PCI_PRODUCT_ID_2000"]);
+    expect(dev!.deployables[0]!.attributes.map((a) => a.value)).toEqual(["CUSTOM_PCI", "OWNER_CYBORG", "CUSTOM_PCI_1A03", "CUSTOM_PCI_1A03_2000"]);
   });
 
   it("types devices by class, unless the entry says otherwise", async () => {
@@ -86,6 +86,19 @@ describe("pci driver", () => {
     ]);
     expect(deviceTypeForClass("1200")).toBe("AICHIP");
     expect(deviceTypeForClass("0b40")).toBe("GPU");
+  });
+
+  it("reports a High Precision Time Synchronization card as an HPTS device when the entry says so", async () => {
+    const [card, ...rest] = await discover([{ vendorId: "1d9b", productId: "0400", deviceType: "HPTS" }], "hpts-host").devices;
+    expect(rest).toEqual([]);
+    expect(card).toMatchObject({ type: "HPTS", vendor: "1d9b", model: "0400", controlPath: { type: "PCI", info: pci("0000:18:00.0") } });
+    expect(card!.deployables[0]!.attributes.map((a) => a.value)).toEqual(["CUSTOM_PCI", "OWNER_CYBORG", "CUSTOM_PCI_FACEBOOK", "CUSTOM_PCI_FACEBOOK_0400"]);
+    // By its class (memory controller) alone it would be a GPU, Cyborg's default.
+    expect((await discover([{ vendorId: "1d9b" }], "hpts-host").devices)[0]!.type).toBe("GPU");
+  });
+
+  it("refuses a whitelist entry whose device type is unknown", async () => {
+    await expect(discover([{ vendorId: "1d9b", deviceType: "CLOCK" as never }], "hpts-host").devices).rejects.toThrow(/entry 0: deviceType "CLOCK" is not one of GPU, FPGA, AICHIP, QAT, NIC, SSD, HPTS/);
   });
 
   it.each([

@@ -81,12 +81,12 @@ describe("fake: a programmable FPGA that keeps what it was programmed with", () 
     expect(before!.deployables[0]!.attributes).toEqual([
       { key: "rc", value: "FPGA" },
       { key: "trait0", value: "CUSTOM_FAKE_DEVICE" },
-      { key: "trait1", value: "CUSTOM_FPGA_REGION_FAKE_R1" },
+      { key: "trait1", value: "CUSTOM_FPGA_FAKE_REGION_R1" },
     ]);
     const { command } = await fakeDriver.programmer!.program(env, target(before!));
     expect(command).toEqual([FAKE_PROGRAM, "--device", "0000:0c:00.0", "--region", "fake-keeps_FakeDevice", FILE]);
     const [after] = await fakeDriver.discover(env);
-    expect(after!.deployables[0]!.attributes.at(-1)).toEqual({ key: "trait2", value: "CUSTOM_FPGA_FUNCTION_ID_FAKE_F7DF405C_BD7A_CF72_22F1_44B0B93ACD18" });
+    expect(after!.deployables[0]!.attributes.at(-1)).toEqual({ key: "trait2", value: "CUSTOM_FPGA_FAKE_FUNCTION_F7DF405C_BD7A_CF72_22F1_44B0B93ACD18" });
   });
   it("fails as configured, leaving the device as it was", async () => {
     const env = fixtureEnv("no-accelerators", { hostname: "fake-fails", config: config({ programFailure: "device busy", programDelayMs: 30 }) });

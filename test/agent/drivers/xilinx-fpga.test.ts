@@ -3,7 +3,7 @@ import { xilinxFpgaDriver } from "../../../src/clients/agent/drivers/xilinx-fpga
 import { fixtureEnv, pci } from "./fixture-env.js";
 
 describe("xilinx-fpga driver", () => {
-  it("merges the U250's mgmt and user PFs into one device with two handles", async () => {
+  it("merges the U250's mgmt and user PFs into one device with two control paths and two handles", async () => {
     const env = fixtureEnv("mixed-host");
     expect(await xilinxFpgaDriver.discover(env)).toEqual([
       {
@@ -13,6 +13,7 @@ describe("xilinx-fpga driver", () => {
         stdBoardInfo: { product_id: "5004", controller: "Processing accelerators" },
         vendorBoardInfo: { vendor_info: "fpga_vb_info" },
         controlPath: { type: "PCI", info: pci("0000:d8:00.0") },
+        additionalControlPaths: [{ type: "PCI", info: pci("0000:d8:00.1") }],
         stub: false,
         deployables: [
           {
@@ -22,7 +23,7 @@ describe("xilinx-fpga driver", () => {
             attributes: [
               { key: "rc", value: "FPGA" },
               { key: "trait0", value: "CUSTOM_FPGA_XILINX" },
-              { key: "trait1", value: "CUSTOM_FPGA_PRODUCT_ID_5004" },
+              { key: "trait1", value: "CUSTOM_FPGA_XILINX_5004" },
             ],
             attachHandles: [
               { type: "PCI", info: pci("0000:d8:00.0") },

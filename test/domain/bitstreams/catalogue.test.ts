@@ -51,7 +51,7 @@ describe("bitstream metadata", () => {
     expect(checkChecksum(`sha512:${"0".repeat(128)}`)).toMatch(/^sha512:/);
   });
   it("fits a region by its region trait, with or without the vendor", () => {
-    const traits = ["CUSTOM_FPGA_INTEL", "CUSTOM_FPGA_REGION_INTEL_9926AB6D_6C92_5A68_AABC_A7D84C545738"];
+    const traits = ["CUSTOM_FPGA_INTEL", "CUSTOM_FPGA_INTEL_REGION_9926AB6D_6C92_5A68_AABC_A7D84C545738"];
     expect(fitsRegion(B, traits)).toBe(true);
     expect(fitsRegion({ ...B, vendor: null }, traits)).toBe(true);
     expect(fitsRegion({ ...B, vendor: "xilinx" }, traits)).toBe(false);

@@ -13,13 +13,15 @@ describe("instance operations (seed: OpenStack Server API Behavior)", () => {
   it("has the seed's table: what keeps, releases, moves or plugs again", () => {
     const byEffect = (effect: string) => Object.keys(INSTANCE_OPERATIONS).filter((op) => INSTANCE_OPERATIONS[op] === effect).sort();
     expect(byEffect("keep")).toEqual(["lock", "pause", "reboot", "rebuild", "resume", "set-password", "suspend", "trigger-crash-dump", "unlock", "unpause"]);
-    expect(byEffect("release")).toEqual(["delete", "shelve"]);
+    expect(byEffect("release")).toEqual(["delete", "shelve", "stop"]);
     expect(byEffect("move")).toEqual(["cold-migrate", "evacuate", "resize"]);
-    expect(byEffect("plug")).toEqual(["restore", "unshelve"]);
+    expect(byEffect("plug")).toEqual(["restore", "start", "unshelve"]);
   });
   it("records an operation with its effect, and changes nothing else of the instance", () => {
     spec.given([bound]).when(record("shelve")).then([{ type: "InstanceOperationRecorded", data: { instanceUuid: "vm-1", operation: "shelve", effect: "release", at } }]);
     expect(spec.given([bound]).when(record("reboot")).state()).toEqual({ arqUuids: ["a"] });
+    spec.given([bound]).when(record("stop")).then([{ type: "InstanceOperationRecorded", data: { instanceUuid: "vm-1", operation: "stop", effect: "release", at } }]);
+    spec.given([]).when(record("start")).then([{ type: "InstanceOperationRecorded", data: { instanceUuid: "vm-1", operation: "start", effect: "plug", at } }]);
   });
   it("refuses live migration and boot from snapshot with UNSUPPORTED_OPERATION, an unknown operation with BAD_USER_INPUT", () => {
     spec.given([bound]).when(record("live-migrate")).thenThrows("UNSUPPORTED_OPERATION", "operation", /live migration is not supported/);

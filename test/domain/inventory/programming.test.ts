@@ -13,7 +13,7 @@ import { ARQ, created, later } from "../arqs/fixtures.js";
 import { allocate, apply, at, bdf, decide, deployable, fold, fpga, HOST, release, report, reported, types } from "./fixtures.js";
 
 const REGION_ID = "9926ab6d-6c92-5a68-aabc-a7d84c545738";
-const REGION_TRAIT = "CUSTOM_FPGA_REGION_INTEL_9926AB6D_6C92_5A68_AABC_A7D84C545738";
+const REGION_TRAIT = "CUSTOM_FPGA_INTEL_REGION_9926AB6D_6C92_5A68_AABC_A7D84C545738";
 const RP = rpUuidFor(`${HOST}_${bdf("af")}`);
 const ARQ2 = "aaaaaaaa-0000-4000-8000-000000000002";
 
@@ -95,7 +95,7 @@ describe("a bind that needs a bitstream", () => {
     expect(d.arq.map((e) => e.type)).toEqual(["ArqBindStarted", "ArqBound"]);
     expect(types(d.host)).toEqual(["AttachHandleAllocated"]);
 
-    const preProgrammed = host(["CUSTOM_FPGA_FUNCTION_ID_INTEL_NLB0"]);
+    const preProgrammed = host(["CUSTOM_FPGA_INTEL_FUNCTION_NLB0"]);
     const f = bindNow(preProgrammed, byFunction("nlb0", null));
     expect(f.arq.map((e) => e.type)).toEqual(["ArqBindStarted", "ArqBound"]);
     expect(types(f.host)).toEqual(["AttachHandleAllocated"]);
@@ -155,7 +155,7 @@ describe("the agent's reports", () => {
     expect(types(events)).toEqual(["RegionProgrammed", "DeployableChanged", "AttributeSet"]);
     expect(events[0]!.data).toMatchObject({ requestId: "req-1", command: ["fpgaconf", "x.gbs"], durationMs: 1200, arqUuids: [ARQ, ARQ2], late: false });
     expect(events[1]!.data).toMatchObject({ changes: { bitstreamId: A.id } });
-    expect(events[2]!.data).toMatchObject({ key: "trait2", value: "CUSTOM_FPGA_FUNCTION_ID_INTEL_NLB0" });
+    expect(events[2]!.data).toMatchObject({ key: "trait2", value: "CUSTOM_FPGA_INTEL_FUNCTION_NLB0" });
     const after = withHost(joined, events);
     expect(dep(after)).toMatchObject({ bitstreamId: A.id, programming: null, lastProgramming: { requestId: "req-1", outcome: "programmed" } });
     for (const arq of [ARQ, ARQ2]) expect(bindStarted(after, byId(A), arq).arq.map((e) => e.type)).toEqual(["ArqBound"]);
@@ -164,17 +164,17 @@ describe("the agent's reports", () => {
   });
 
   it("a programmed function replaces the function trait the region reported, under the same key", () => {
-    const h = host(["CUSTOM_FPGA_FUNCTION_ID_INTEL_OLD"]);
+    const h = host(["CUSTOM_FPGA_INTEL_FUNCTION_OLD"]);
     const p = withHost(h, bindNow(h, byId(A)).host);
     const events = decide(p, on(p, programmed()));
-    expect(events.filter((e) => e.type === "AttributeSet").map((e) => e.data)).toMatchObject([{ key: "trait2", value: "CUSTOM_FPGA_FUNCTION_ID_INTEL_NLB0" }]);
+    expect(events.filter((e) => e.type === "AttributeSet").map((e) => e.data)).toMatchObject([{ key: "trait2", value: "CUSTOM_FPGA_INTEL_FUNCTION_NLB0" }]);
   });
 
   it("the host's next report of the programmed region changes nothing; one reporting another function makes its bitstream unknown", () => {
     const p = programming();
     const after = withHost(p, decide(p, on(p, programmed())));
-    expect(report(after, [region(["CUSTOM_FPGA_FUNCTION_ID_INTEL_NLB0"])]).events).toEqual([]);
-    const changed = report(after, [region(["CUSTOM_FPGA_FUNCTION_ID_INTEL_OTHER"])]).events;
+    expect(report(after, [region(["CUSTOM_FPGA_INTEL_FUNCTION_NLB0"])]).events).toEqual([]);
+    const changed = report(after, [region(["CUSTOM_FPGA_INTEL_FUNCTION_OTHER"])]).events;
     expect(changed).toContainEqual(expect.objectContaining({ type: "DeployableChanged", data: expect.objectContaining({ changes: { bitstreamId: null } }) }));
     expect(dep(withHost(after, changed)).bitstreamId).toBeNull();
   });
@@ -193,7 +193,7 @@ describe("the agent's reports", () => {
   });
 
   it("failed after the driver ran: the region's bitstream and function traits are forgotten", () => {
-    const h = host(["CUSTOM_FPGA_FUNCTION_ID_INTEL_OLD"]);
+    const h = host(["CUSTOM_FPGA_INTEL_FUNCTION_OLD"]);
     const p = withHost(h, bindNow(h, byId(A)).host);
     const events = decide(p, on(p, failedReport("req-1", ["fpgaconf", "x.gbs"])));
     expect(types(events)).toEqual(["RegionProgrammingFailed", "AttributeRemoved"]);

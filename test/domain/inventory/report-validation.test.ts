@@ -7,6 +7,7 @@ const rejects = (devices: unknown, field: string, message?: RegExp | string) => 
 /** One FPGA with its fields overridden. */
 const dev = (over: Record<string, unknown>) => ({ ...fpga("af"), ...over });
 const dep = (over: Record<string, unknown>) => dev({ deployables: [{ ...deployable("af"), ...over }] });
+const pciPath = (info: Record<string, string>) => ({ type: "PCI", info });
 
 describe("host report validation", () => {
   it("accepts a well-formed report and normalises it", () => {
@@ -19,10 +20,11 @@ describe("host report validation", () => {
     expect(d!.controlPath.info).toEqual(pci("af"));
     expect(d!.cpidKey).toBe('{"bus":"af","device":"00","domain":"0000","function":"0"}');
     expect(d!.deployables[0]!.attributes).toEqual([
-      { key: "rc", value: "FPGA" },
-      { key: "trait0", value: "CUSTOM_FPGA_INTEL" },
-      { key: "model", value: "x y" },
+      { key: "rc", value: "FPGA", parentKey: null },
+      { key: "trait0", value: "CUSTOM_FPGA_INTEL", parentKey: null },
+      { key: "model", value: "x y", parentKey: null },
     ]);
+    expect(d!.additionalControlPaths).toEqual([]);
     expect(validateReport([])).toEqual([]);
   });
 
@@ -100,7 +102,30 @@ describe("host report validation", () => {
   });
   it("accepts standard traits such as OWNER_CYBORG", () => {
     const [d] = validateReport([dep({ attributes: [{ key: "trait0", value: "OWNER_CYBORG" }] })]);
-    expect(d!.deployables[0]!.attributes).toEqual([{ key: "trait0", value: "OWNER_CYBORG" }]);
+    expect(d!.deployables[0]!.attributes).toEqual([{ key: "trait0", value: "OWNER_CYBORG", parentKey: null }]);
+  });
+  it("accepts the HPTS device type of the agent-driver spec", () => {
+    expect(validateReport([dev({ type: "HPTS" })])[0]!.type).toBe("HPTS");
+  });
+  it("accepts several control paths per device, normalised, each the device's alone", () => {
+    const [d] = validateReport([dev({ additionalControlPaths: [{ type: "PCI", info: { domain: "0000", bus: "AF", device: "00", function: "1" } }] })]);
+    expect(d!.additionalControlPaths).toEqual([{ type: "PCI", info: { ...pci("af"), function: "1" }, key: '{"bus":"af","device":"00","domain":"0000","function":"1"}' }]);
+    const second = { type: "PCI", info: { ...pci("af"), function: "1" } };
+    rejects([dev({ additionalControlPaths: [pciPath(pci("af"))] })], "devices[0].additionalControlPaths[0].info", /devices\[0\] has the same control path/);
+    rejects([dev({ additionalControlPaths: [second, second] })], "devices[0].additionalControlPaths[1].info");
+    rejects([dev({ additionalControlPaths: [second] }), dev({ controlPath: second, deployables: [] })], "devices[1].controlPath.info", /devices\[0\] has the same control path/);
+    rejects([dev({ additionalControlPaths: [{ type: "USB", info: {} }] })], "devices[0].additionalControlPaths[0].type", /expected PCI/);
+    rejects([dev({ additionalControlPaths: "0000:af:00.1" })], "devices[0].additionalControlPaths");
+    rejects([dev({ additionalControlPaths: Array.from({ length: 32 }, (_, f) => pciPath({ ...pci("b0"), device: String(f).padStart(2, "0") })) })], "devices[0].additionalControlPaths", /at most 32/);
+  });
+  it("accepts nested attributes: a parentKey names another attribute of the deployable, never a cycle, never rc or trait*", () => {
+    const nested = [{ key: "bitstream", value: "nlb0" }, { key: "kpi", value: "10", parentKey: "bitstream" }, { key: "kpi.unit", value: "Gbps", parentKey: "kpi" }];
+    const [d] = validateReport([dep({ attributes: nested })]);
+    expect(d!.deployables[0]!.attributes.map((a) => [a.key, a.parentKey])).toEqual([["bitstream", null], ["kpi", "bitstream"], ["kpi.unit", "kpi"]]);
+    rejects([dep({ attributes: [{ key: "kpi", value: "1", parentKey: "nope" }] })], "devices[0].deployables[0].attributes[0].parentKey", /no attribute with key nope/);
+    rejects([dep({ attributes: [{ key: "a", value: "1", parentKey: "b" }, { key: "b", value: "2", parentKey: "a" }] })], "devices[0].deployables[0].attributes[0].parentKey", /its own ancestor/);
+    rejects([dep({ attributes: [{ key: "a", value: "1" }, { key: "trait0", value: "CUSTOM_X", parentKey: "a" }] })], "devices[0].deployables[0].attributes[1].parentKey", /cannot be nested/);
+    rejects([dep({ attributes: [{ key: "a", value: "1", parentKey: 3 }] })], "devices[0].deployables[0].attributes[0].parentKey");
   });
   it("refuses bad attach handles: type, non-JSON-object info, bad PCI address, duplicates on the host", () => {
     const handles = (attachHandles: unknown) => dep({ attachHandles });

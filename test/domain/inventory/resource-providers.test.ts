@@ -48,9 +48,9 @@ describe("desired resource providers of a host", () => {
   });
 
   it("follows reprogramming: function traits swapped by a report replace the old ones", () => {
-    const before = reported([fpga("af", { deployables: [deployable("af", { attributes: [{ key: "rc", value: "FPGA" }, { key: "trait1", value: "CUSTOM_FPGA_FUNCTION_ID_INTEL_A" }] })] })]);
-    const programmed = after(before, [fpga("af", { deployables: [deployable("af", { attributes: [{ key: "rc", value: "FPGA" }, { key: "trait1", value: "CUSTOM_FPGA_FUNCTION_ID_INTEL_B" }] })] })]);
-    expect(desiredProviders(programmed)[0]!.traits).toEqual(["CUSTOM_FPGA_FUNCTION_ID_INTEL_B", "OWNER_CYBORG"]);
+    const before = reported([fpga("af", { deployables: [deployable("af", { attributes: [{ key: "rc", value: "FPGA" }, { key: "trait1", value: "CUSTOM_FPGA_INTEL_FUNCTION_A" }] })] })]);
+    const programmed = after(before, [fpga("af", { deployables: [deployable("af", { attributes: [{ key: "rc", value: "FPGA" }, { key: "trait1", value: "CUSTOM_FPGA_INTEL_FUNCTION_B" }] })] })]);
+    expect(desiredProviders(programmed)[0]!.traits).toEqual(["CUSTOM_FPGA_INTEL_FUNCTION_B", "OWNER_CYBORG"]);
   });
 
   it("reserves the whole inventory while the device is MAINTAINING", () => {

@@ -1,5 +1,6 @@
 import { Field, InputType, Int } from "type-graphql";
 import { AttachHandleType, DeviceType, JSONScalar } from "../types/scalars.js";
+import type { DeviceType as DeviceTypeName } from "../../../domain/shared/types.js";
 
 @InputType({ description: "A PCI control path: type \"PCI\", info {domain,bus,device,function}" })
 export class ControlPathInput {
@@ -11,6 +12,8 @@ export class ControlPathInput {
 export class AttributeInput {
   @Field(() => String, { description: "rc, trait0, trait1, ... as Cyborg" }) key!: string;
   @Field(() => String) value!: string;
+  @Field(() => String, { nullable: true, description: "The key of the attribute this one is nested under, on the same deployable (not rc or trait*)" })
+  parentKey?: string | null;
 }
 
 @InputType()
@@ -31,12 +34,14 @@ export class DriverDeployableInput {
 
 @InputType({ description: "A device as a driver reports it (cyborg-reference 5.1)" })
 export class DriverDeviceInput {
-  @Field(() => DeviceType) type!: "GPU" | "FPGA" | "AICHIP" | "QAT" | "NIC" | "SSD";
+  @Field(() => DeviceType) type!: DeviceTypeName;
   @Field(() => String) vendor!: string;
   @Field(() => String) model!: string;
   @Field(() => JSONScalar, { nullable: true }) stdBoardInfo?: Record<string, unknown> | null;
   @Field(() => JSONScalar, { nullable: true }) vendorBoardInfo?: Record<string, unknown> | null;
-  @Field(() => ControlPathInput) controlPath!: ControlPathInput;
+  @Field(() => ControlPathInput, { description: "The device's identity: devices are matched across reports by it" }) controlPath!: ControlPathInput;
+  @Field(() => [ControlPathInput], { nullable: true, description: "The device's other control paths (e.g. the other PCI functions of one card), each this device's alone" })
+  additionalControlPaths?: ControlPathInput[] | null;
   @Field(() => Boolean, { defaultValue: false }) stub!: boolean;
   @Field(() => [DriverDeployableInput]) deployables!: DriverDeployableInput[];
 }

@@ -4,7 +4,7 @@ import { apiError } from "../errors.js";
 import { DeviceFilter } from "../inputs/filters.input.js";
 import { toConnection } from "../types/connection.js";
 import { Deployable } from "../types/deployable.type.js";
-import { Device, DeviceConnection } from "../types/device.type.js";
+import { ControlPathId, Device, DeviceConnection } from "../types/device.type.js";
 import { DeviceStatus } from "../types/scalars.js";
 import { listDevices, type DeviceView } from "../../../../projections/device-tree/queries.js";
 import { deployablesOf, isPast } from "../../../audit/past-views.js";
@@ -49,6 +49,11 @@ export class DeviceResolver {
       ctx.loaders.device.clear(uuid);
       return ctx.loaders.device.load(uuid);
     });
+  }
+
+  @FieldResolver(() => [ControlPathId], { description: "Every control path of the device (the database-model spec: a device may have several), controlPath first" })
+  controlPaths(@Root() device: DeviceView): ControlPathId[] {
+    return [device.controlPath, ...(device.additionalControlPaths ?? [])];
   }
 
   @FieldResolver(() => [Deployable])

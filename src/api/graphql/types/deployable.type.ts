@@ -7,6 +7,8 @@ export class Attribute {
   @Field(() => ID) uuid!: string;
   @Field(() => String) key!: string;
   @Field(() => String) value!: string;
+  @Field(() => ID, { nullable: true, description: "The attribute this one is nested under, on the same deployable (parent_attribute_id); null at the top" })
+  parentUuid!: string | null;
 }
 
 @ObjectType({ description: "What a VM attaches: a PCI function, an mdev, or a fake-driver handle" })

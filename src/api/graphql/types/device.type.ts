@@ -20,7 +20,9 @@ export class Device {
   @Field(() => DeviceStatus) status!: string;
   @Field(() => JSONScalar, { nullable: true }) stdBoardInfo!: unknown;
   @Field(() => JSONScalar, { nullable: true }) vendorBoardInfo!: unknown;
-  @Field(() => ControlPathId) controlPath!: ControlPathId;
+  @Field(() => ControlPathId, { description: "The control path that identifies the device (the first of controlPaths)" }) controlPath!: ControlPathId;
+  /** What the read model keeps beside controlPath; controlPaths answers both. */
+  additionalControlPaths?: ControlPathId[];
   @Field(() => Boolean, { description: "Gone from the host's report while an attach handle on it is allocated" })
   lost!: boolean;
   @Field(() => DateTimeScalar) createdAt!: Date;

@@ -46,7 +46,7 @@ export interface IntelFpgaConfig {
 
 /** The fake FPGA's behaviour (agent options --fake-*); without it, Cyborg's fake device exactly. */
 export interface FakeFpgaConfig {
-  /** Adds the region trait CUSTOM_FPGA_REGION_FAKE_<TYPE>, so bitstreams can be looked up by function. */
+  /** Adds the region trait CUSTOM_FPGA_FAKE_REGION_<TYPE>, so bitstreams can be looked up by function. */
   regionType?: string;
   /** How long programming takes (a slow device). */
   programDelayMs?: number;

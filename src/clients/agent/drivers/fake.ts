@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { DriverAttachHandle, DriverDevice } from "../../../domain/inventory/report.js";
 import type { Driver, DriverEnv, FakeFpgaConfig, Programmer } from "./driver.js";
-import { attributeList, customTrait, sanitizeRpName } from "./naming.js";
+import { attributeList, functionIdTrait, regionTrait, sanitizeRpName } from "./naming.js";
 
 export const FAKE_NUM_ACCELERATORS = 16;
 const FUNCTIONS_PER_PCI_DEVICE = 8;
@@ -75,10 +75,11 @@ export const fakeDriver: Driver = {
     const name = sanitizeRpName(`${env.hostname}_FakeDevice`);
     const config = env.config.fake;
     const programmed = config ? loadState(config, env.hostname)[name] : undefined;
+    // Cyborg's fake device trait, kept as Cyborg names it: the profiles of Cyborg's own test suite ask for it.
     const traits = ["CUSTOM_FAKE_DEVICE"];
-    if (config?.regionType) traits.push(customTrait("FPGA_REGION_FAKE", config.regionType));
+    if (config?.regionType) traits.push(regionTrait("FAKE", config.regionType));
     // Listed last, as the service adds it when it records a programming (same trait key).
-    if (programmed?.functionId) traits.push(customTrait("FPGA_FUNCTION_ID_FAKE", programmed.functionId));
+    if (programmed?.functionId) traits.push(functionIdTrait("FAKE", programmed.functionId));
     return [
       {
         type: "FPGA",

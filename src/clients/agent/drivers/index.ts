@@ -66,6 +66,7 @@ const canonical = (info: Record<string, unknown>) => JSON.stringify(info, Object
 /** What must be unique in one host's report: control paths, deployable names, attach handles. */
 const identities = (d: DriverDevice) => [
   `control path ${canonical(d.controlPath.info)}`,
+  ...(d.additionalControlPaths ?? []).map((c) => `control path ${canonical(c.info)}`),
   ...d.deployables.map((dep) => `deployable ${dep.name}`),
   ...d.deployables.flatMap((dep) => dep.attachHandles.map((h) => `attach handle ${canonical(h.info)}`)),
 ];

@@ -10,7 +10,7 @@
  *   <host>_<PF>          device deployable: no inventory, no handles; CUSTOM_FPGA_INTEL, CUSTOM_FPGA_INTEL_<PRODUCT>
  *   <host>_<PF>_region0  parentName = the device deployable; rc FPGA; one accelerator and one PCI
  *                        handle per port function (the PF, or each VF); the device traits again,
- *                        CUSTOM_FPGA_REGION_INTEL_<interface id>, CUSTOM_FPGA_FUNCTION_ID_INTEL_<afu id>
+ *                        CUSTOM_FPGA_INTEL_REGION_<interface id>, CUSTOM_FPGA_INTEL_FUNCTION_<afu id>
  * Functions are traits of the region, not deployables of their own, as the spec says. The device
  * traits are repeated on the region because a numbered Placement request group (how device profiles
  * are translated) needs resources and traits on the same provider. One region per card: a PAC has
@@ -22,7 +22,7 @@ import { join } from "node:path";
 import type { DriverAttachHandle, DriverDeployable, DriverDevice } from "../../../domain/inventory/report.js";
 import type { Driver, Programmer, DriverEnv } from "./driver.js";
 import { runProgram } from "./host-commands.js";
-import { attributeList, customTrait, deployableName, pciAddress } from "./naming.js";
+import { attributeList, deployableName, deviceTraits, functionIdTrait, pciAddress, regionTrait } from "./naming.js";
 import { discoverPhysicalFunctions, listDir, pciDeviceDir, readLine, virtualFunctions } from "./sysfs.js";
 
 export const INTEL_VENDOR_ID = "8086";
@@ -51,11 +51,11 @@ const afuIds = (deviceDir: string) => idsUnder(join(deviceDir, "fpga"), /^intel-
 
 /** Device-level traits, and all traits (device, region, function) for the deployable with the inventory. */
 async function fpgaTraits(env: DriverEnv, pfDir: string, product: string, ports: string[]) {
-  const device = ["CUSTOM_FPGA_INTEL", customTrait("FPGA_INTEL", product)];
-  const regions = (await regionIds(pfDir)).map((id) => customTrait("FPGA_REGION_INTEL", id));
+  const device = deviceTraits("FPGA", "INTEL", product);
+  const regions = (await regionIds(pfDir)).map((id) => regionTrait("INTEL", id));
   const functions: string[] = [];
   for (const port of ports) {
-    for (const id of await afuIds(pciDeviceDir(env.sysfsRoot, port))) functions.push(customTrait("FPGA_FUNCTION_ID_INTEL", id));
+    for (const id of await afuIds(pciDeviceDir(env.sysfsRoot, port))) functions.push(functionIdTrait("INTEL", id));
   }
   return { device, all: [...device, ...regions, ...functions] };
 }

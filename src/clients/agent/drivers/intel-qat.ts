@@ -2,12 +2,13 @@
  * Intel QuickAssist (Cyborg qat/intel), found in sysfs: PFs whose vendor/device is 0x8086 and a
  * known QAT id; the address comes from `uevent` PCI_SLOT_NAME. A PF without VFs is one deployable;
  * with SR-IOV on, each VF is a deployable of its own (1 accelerator, 1 PCI handle) and the PF is
- * not attachable. rc CUSTOM_QAT and no traits, as Cyborg.
+ * not attachable. rc CUSTOM_QAT and the agent-driver spec's device traits CUSTOM_QAT_INTEL and
+ * CUSTOM_QAT_INTEL_<PID> (Cyborg reports no trait, so a profile could not tell QAT generations apart).
  */
 import { join } from "node:path";
 import type { DriverDeployable, DriverDevice } from "../../../domain/inventory/report.js";
 import type { Driver, DriverEnv } from "./driver.js";
-import { attributeList, deployableName, isBdf, pciAddress } from "./naming.js";
+import { attributeList, deployableName, deviceTraits, isBdf, pciAddress } from "./naming.js";
 import { discoverPhysicalFunctions, pciDeviceDir, readUevent, virtualFunctions } from "./sysfs.js";
 
 const INTEL_VENDOR_ID = "8086";
@@ -24,13 +25,13 @@ async function slotName(env: DriverEnv, bdf: string): Promise<string> {
   return slot && isBdf(slot) ? slot : bdf;
 }
 
-async function functionDeployable(env: DriverEnv, bdf: string): Promise<DriverDeployable> {
+async function functionDeployable(env: DriverEnv, bdf: string, productId: string): Promise<DriverDeployable> {
   const slot = await slotName(env, bdf);
   return {
     name: deployableName(env.hostname, slot),
     numAccelerators: 1,
     driverName: DRIVER_NAME,
-    attributes: attributeList("CUSTOM_QAT", []),
+    attributes: attributeList("CUSTOM_QAT", deviceTraits("QAT", "INTEL", productId)),
     attachHandles: [{ type: "PCI", info: pciAddress(slot) }],
   };
 }
@@ -38,7 +39,7 @@ async function functionDeployable(env: DriverEnv, bdf: string): Promise<DriverDe
 async function qatDevice(env: DriverEnv, pf: string, productId: string): Promise<DriverDevice> {
   const vfs = await virtualFunctions(pciDeviceDir(env.sysfsRoot, pf));
   const deployables: DriverDeployable[] = [];
-  for (const fn of vfs.length > 0 ? vfs : [pf]) deployables.push(await functionDeployable(env, fn));
+  for (const fn of vfs.length > 0 ? vfs : [pf]) deployables.push(await functionDeployable(env, fn, productId));
   return {
     type: "QAT",
     vendor: `0x${INTEL_VENDOR_ID}`,

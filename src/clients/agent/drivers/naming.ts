@@ -20,24 +20,12 @@ export function pciAddress(bdf: string): PciAddress & JsonObject {
 }
 
 /**
- * Upper-case; spaces and hyphens become underscores; anything else outside [A-Z0-9_] is dropped;
- * runs of underscores collapse and none is left at either end (as domain/shared/traits.ts).
+ * Trait names come from the domain's one definition of the agent-driver spec's patterns
+ * (deviceTraits, regionTrait, functionIdTrait); customTrait is its builder and normalizeTraitPart
+ * its normalisation (upper-case, spaces and hyphens to underscores, anything else outside
+ * [A-Z0-9_] dropped).
  */
-export function normalizeTraitPart(value: string): string {
-  return value
-    .trim()
-    .toUpperCase()
-    .replace(/[\s-]+/g, "_")
-    .replace(/[^A-Z0-9_]/g, "")
-    .replace(/_+/g, "_")
-    .replace(/^_|_$/g, "");
-}
-
-/** `CUSTOM_<PART>_<PART>...`; empty parts are left out, a leading CUSTOM_ is not doubled. */
-export function customTrait(...parts: string[]): string {
-  const body = parts.map(normalizeTraitPart).filter((p) => p.length > 0).join("_");
-  return body.startsWith("CUSTOM_") ? body : `CUSTOM_${body}`;
-}
+export { customTrait, deviceTraits, functionIdTrait, regionTrait, traitPart as normalizeTraitPart } from "../../../domain/shared/traits.js";
 
 /** `<host>_<BDF>`, the name (and so the RP name) Cyborg's drivers give a deployable. */
 export function deployableName(hostname: string, bdf: string): string {

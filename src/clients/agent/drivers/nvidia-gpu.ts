@@ -1,10 +1,13 @@
 /**
  * NVIDIA GPUs (Cyborg gpu/nvidia): `lspci -nnn -D` lines of class "VGA compatible controller" or
  * "3D controller" with vendor 10de. A GPU is reported as one deployable `<host>_<BDF>`:
- * - pGPU: 1 accelerator, 1 PCI handle, rc PGPU, traits OWNER_CYBORG, CUSTOM_NVIDIA_<PID>;
+ * - pGPU: 1 accelerator, 1 PCI handle, rc PGPU, traits OWNER_CYBORG, CUSTOM_GPU_NVIDIA,
+ *   CUSTOM_GPU_NVIDIA_<PID> (the agent-driver spec's CUSTOM_<TYPE>_<VENDOR>_<PRODUCT>; Cyborg
+ *   names it CUSTOM_NVIDIA_<PID>);
  * - vGPU, when an enabled type is offered under `mdev_supported_types/<type>/`: available + created
  *   instances, one MDEV handle each (vgpu_mark "<type>_<n>"), rc VGPU, traits OWNER_CYBORG,
- *   CUSTOM_NVIDIA_<PID>_<type name after its first word>, e.g. "GRID T4-2B" -> CUSTOM_NVIDIA_1EB8_T4_2B.
+ *   CUSTOM_GPU_NVIDIA, CUSTOM_GPU_NVIDIA_<PID>_<type name after its first word>, e.g. "GRID T4-2B" ->
+ *   CUSTOM_GPU_NVIDIA_1EB8_T4_2B.
  * A GPU offers at most one vGPU type (the first enabled one that applies), as in Cyborg.
  */
 import { join } from "node:path";
@@ -12,7 +15,7 @@ import type { DriverAttachHandle, DriverDevice } from "../../../domain/inventory
 import type { Driver, DriverEnv, NvidiaGpuConfig } from "./driver.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
-import { attributeList, customTrait, pciAddress } from "./naming.js";
+import { attributeList, customTrait, deviceTraits, pciAddress } from "./naming.js";
 import { exists, isVirtualFunction, listDir, pciDeviceDir, readLine } from "./sysfs.js";
 
 export const NVIDIA_VENDOR_ID = "10de";
@@ -70,7 +73,7 @@ async function gpuDevice(env: DriverEnv, gpu: LspciDevice): Promise<DriverDevice
     env.log?.warn({ address: gpu.address, vgpuType: vgpu.type }, "vGPU type has no instances; GPU not reported");
     return null;
   }
-  const productTrait = customTrait("NVIDIA", gpu.productId);
+  const [vendorTrait, productTrait] = deviceTraits("GPU", "NVIDIA", gpu.productId) as [string, string];
   return lspciDevice(env.hostname, gpu, {
     type: "GPU",
     model: gpu.description,
@@ -79,8 +82,8 @@ async function gpuDevice(env: DriverEnv, gpu: LspciDevice): Promise<DriverDevice
       numAccelerators: vgpu ? vgpu.instances : 1,
       driverName: "NVIDIA",
       attributes: vgpu
-        ? attributeList("VGPU", ["OWNER_CYBORG", customTrait(productTrait, vgpu.traitName)])
-        : attributeList("PGPU", ["OWNER_CYBORG", productTrait]),
+        ? attributeList("VGPU", ["OWNER_CYBORG", vendorTrait, customTrait(productTrait, vgpu.traitName)])
+        : attributeList("PGPU", ["OWNER_CYBORG", vendorTrait, productTrait]),
       attachHandles: vgpu ? mdevHandles(gpu.address, vgpu) : [{ type: "PCI", info: pciAddress(gpu.address) }],
     },
   });

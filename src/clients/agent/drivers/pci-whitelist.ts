@@ -5,6 +5,7 @@
  * A bad entry is a configuration error and throws. (Nova's regex-dict addresses, `devname` and
  * the PF-address-matches-its-VFs rule are not supported.)
  */
+import { DEVICE_TYPES } from "../../../domain/shared/types.js";
 import type { PciWhitelistEntry } from "./driver.js";
 import type { LspciDevice } from "./lspci.js";
 
@@ -50,6 +51,9 @@ function addressGlob(address: string): AddressGlob {
 export function compileWhitelist(entries: readonly PciWhitelistEntry[]): CompiledWhitelistEntry[] {
   return entries.map((entry, i) => {
     try {
+      if (entry.deviceType !== undefined && !(DEVICE_TYPES as readonly string[]).includes(entry.deviceType)) {
+        throw new Error(`deviceType ${JSON.stringify(entry.deviceType)} is not one of ${DEVICE_TYPES.join(", ")}`);
+      }
       return {
         vendorId: hexField(entry.vendorId ?? ANY, "vendorId", 0xffff, 4),
         productId: hexField(entry.productId ?? ANY, "productId", 0xffff, 4),

@@ -1,7 +1,9 @@
 /**
  * Generic PCI passthrough (Cyborg pci/pci): any `lspci -nnn -D` device that matches the configured
  * whitelist becomes one deployable `<host>_<BDF>` with 1 accelerator and a PCI handle, rc CUSTOM_PCI,
- * traits OWNER_CYBORG, CUSTOM_PCI_<VENDOR> (known vendors only) and CUSTOM_PCI_PRODUCT_ID_<PID>.
+ * traits OWNER_CYBORG and the agent-driver spec's CUSTOM_PCI_<VENDOR>, CUSTOM_PCI_<VENDOR>_<PID>
+ * (<VENDOR> the vendor's short name, or its id when unknown; Cyborg names the product trait
+ * CUSTOM_PCI_PRODUCT_ID_<PID> and leaves out the vendor trait of an unknown vendor).
  * The driver name is the vendor's short name upper-cased, or the raw vendor id when unknown; the
  * model is the product id, as Cyborg.
  * Cyborg reports every such device as a GPU; here the device type follows the PCI class (see
@@ -12,7 +14,7 @@ import type { DeviceType } from "../../../domain/shared/types.js";
 import type { Driver } from "./driver.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
-import { attributeList, customTrait, normalizeTraitPart, pciAddress } from "./naming.js";
+import { attributeList, deviceTraits, normalizeTraitPart, pciAddress } from "./naming.js";
 import { compileWhitelist, matchWhitelist } from "./pci-whitelist.js";
 
 /** Cyborg's VENDOR_MAPS ({10de: nvidia, 102b: matrox}) extended with the usual accelerator vendors. */
@@ -28,6 +30,7 @@ export const PCI_VENDOR_NAMES: Record<string, string> = {
   "19e5": "huawei",
   "144d": "samsung",
   "14e4": "broadcom",
+  "1d9b": "facebook",
   "1af4": "redhat",
 };
 
@@ -53,7 +56,7 @@ export function deviceTypeForClass(classCode: string): DeviceType {
 
 function pciDevice(hostname: string, dev: LspciDevice, deviceType: DeviceType | undefined): DriverDevice {
   const vendorName = PCI_VENDOR_NAMES[dev.vendorId];
-  const traits = ["OWNER_CYBORG", ...(vendorName ? [customTrait("PCI", vendorName)] : []), customTrait("PCI_PRODUCT_ID", dev.productId)];
+  const traits = ["OWNER_CYBORG", ...deviceTraits("PCI", vendorName ?? dev.vendorId, dev.productId)];
   return lspciDevice(hostname, dev, {
     type: deviceType ?? deviceTypeForClass(dev.classCode),
     model: dev.productId,

@@ -1,7 +1,8 @@
 /**
  * Xilinx Alveo cards (Cyborg fpga/xilinx): `lspci -nnn -D` lines of class "Processing accelerators"
  * with vendor 10ee. A card shows two functions on one slot (mgmt PF for xclmgmt, user PF for xocl);
- * functions sharing domain:bus:slot are one device whose control path is the first function, with
+ * functions sharing domain:bus:slot are one device whose control path is the first function, the
+ * others its additional control paths (the database-model spec: a device may have several), with
  * one accelerator and a PCI handle per function (both must be given to the guest to program it).
  */
 import type { DriverDevice } from "../../../domain/inventory/report.js";
@@ -9,7 +10,7 @@ import type { Driver, Programmer } from "./driver.js";
 import { runProgram } from "./host-commands.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
-import { attributeList, customTrait, pciAddress } from "./naming.js";
+import { attributeList, deviceTraits, pciAddress } from "./naming.js";
 
 export const XILINX_VENDOR_ID = "10ee";
 const CLASS_NAME = "Processing accelerators";
@@ -47,17 +48,18 @@ export const xilinxFpgaDriver: Driver = {
     return cards.map(
       (functions): DriverDevice => {
         const first = functions[0]!;
-        return lspciDevice(env.hostname, first, {
+        const device = lspciDevice(env.hostname, first, {
           type: "FPGA",
           model: first.description,
           vendorBoardInfo: { vendor_info: "fpga_vb_info" },
           deployable: {
             numAccelerators: 1,
             driverName: "XILINX",
-            attributes: attributeList("FPGA", ["CUSTOM_FPGA_XILINX", customTrait("FPGA_PRODUCT_ID", first.productId)]),
+            attributes: attributeList("FPGA", deviceTraits("FPGA", "XILINX", first.productId)),
             attachHandles: functions.map((fn) => ({ type: "PCI" as const, info: pciAddress(fn.address) })),
           },
         });
+        return { ...device, additionalControlPaths: functions.slice(1).map((fn) => ({ type: "PCI", info: pciAddress(fn.address) })) };
       },
     );
   },
