@@ -9,7 +9,7 @@
  * Hosts are ordered by: fits, then free handles on providers already running the function or
  * bitstream the groups need (no programming at bind), then free handles on matching providers.
  */
-import { FUNCTION_ID_TRAIT_PREFIX, traitPart } from "../shared/traits.js";
+import { isFunctionTraitFor } from "../shared/traits.js";
 
 export interface WeighedProvider {
   resourceClass: string;
@@ -115,9 +115,9 @@ function matches(p: WeighedProvider, need: GroupNeed): boolean {
 function runsNeed(p: WeighedProvider, need: GroupNeed): boolean {
   if (need.byName) return false;
   if (need.bitstreamId !== null) return p.bitstreamId === need.bitstreamId;
-  if (need.functionId === null) return true;
-  const suffix = `_${traitPart(need.functionId)}`;
-  return p.traits.some((t) => t.startsWith(`${FUNCTION_ID_TRAIT_PREFIX}_`) && t.endsWith(suffix));
+  const functionId = need.functionId;
+  if (functionId === null) return true;
+  return p.traits.some((t) => isFunctionTraitFor(t, functionId));
 }
 
 function traitWords(need: GroupNeed): string {

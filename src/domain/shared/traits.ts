@@ -112,9 +112,14 @@ export function isRegionTraitFor(trait: string, regionId: string): boolean {
   return isRegionTrait(trait) && trait.endsWith(`_REGION_${traitPart(regionId)}`);
 }
 
-/** Whether `trait` is a function trait for `functionId`, of any vendor. */
+/** The function traits drivers reported before the spec's pattern: CUSTOM_FPGA_FUNCTION_ID_<DRIVER>_<ID>. */
+const OLD_FUNCTION_TRAIT_PREFIX = "CUSTOM_FPGA_FUNCTION_ID_";
+
+/** Whether `trait` is a function trait for `functionId`, of any vendor (in the spec's pattern or the one used before). */
 export function isFunctionTraitFor(trait: string, functionId: string): boolean {
-  return isFunctionTrait(trait) && trait.endsWith(`_FUNCTION_${traitPart(functionId)}`);
+  const part = traitPart(functionId);
+  if (trait.startsWith(OLD_FUNCTION_TRAIT_PREFIX)) return trait.endsWith(`_${part}`) && trait.length > OLD_FUNCTION_TRAIT_PREFIX.length + part.length;
+  return isFunctionTrait(trait) && trait.endsWith(`_FUNCTION_${part}`);
 }
 
 /** What resourceClassFor accepts: a device type, or "PCI" for the generic PCI passthrough driver. */

@@ -58,6 +58,10 @@ describe("trait and resource-class naming", () => {
       expect(isRegionTraitFor("CUSTOM_FPGA_INTEL_REGION_X9926AB6D_6C92", "9926ab6d-6c92")).toBe(false);
       expect(isFunctionTraitFor("CUSTOM_FPGA_FAKE_FUNCTION_F1", "f1")).toBe(true);
       expect(isFunctionTraitFor("CUSTOM_FPGA_FAKE_FUNCTION_F1", "f2")).toBe(false);
+      // The name drivers reported before, as stored in older events: CUSTOM_FPGA_FUNCTION_ID_<DRIVER>_<ID>.
+      expect(isFunctionTraitFor("CUSTOM_FPGA_FUNCTION_ID_INTEL_FA", "fa")).toBe(true);
+      expect(isFunctionTraitFor("CUSTOM_FPGA_FUNCTION_ID_INTEL_FA", "a")).toBe(false);
+      expect(isFunctionTraitFor("CUSTOM_FPGA_FUNCTION_ID_FA", "fa")).toBe(false);
     });
     it("still recognises the region and function traits drivers reported before (old events)", () => {
       expect(isRegionTraitFor("CUSTOM_FPGA_REGION_INTEL_AB", "ab")).toBe(false);
