@@ -14,6 +14,7 @@ describe("arqs projection", () => {
         deviceProfileName: "gpu",
         deviceProfileUuid: "dp-1",
         deviceProfileGroupId: 0,
+        deviceProfileVersion: 1,
         group: { "resources:PGPU": "1" },
         hostname: null,
         deviceRpUuid: null,

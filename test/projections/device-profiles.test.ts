@@ -11,7 +11,7 @@ describe("device-profiles projection", () => {
     const { read } = await given([profileCreated("fpga", "u-fpga", groups, T(1)), profileCreated("gpu", "u-gpu")]);
     const fpga = await read.getProfileByName("fpga");
     // The view the log's answer has too (domain/device-profiles/view.ts): the stored position orders lists, and stays inside.
-    expect(fpga).toEqual({ uuid: "u-fpga", name: "fpga", description: "fpga profile", groups, createdAt: T(1), updatedAt: null });
+    expect(fpga).toEqual({ uuid: "u-fpga", name: "fpga", description: "fpga profile", groups, createdAt: T(1), updatedAt: null, version: 1, enabled: true, inline: false });
     expect(fpga!.groups.map((g) => Object.keys(g))).toEqual([
       ["resources:FPGA", "trait:CUSTOM_FPGA_INTEL", "accel:bitstream_id"],
       ["trait:CUSTOM_Z", "resources:PGPU"],
