@@ -4,6 +4,7 @@
  * One entry per domain event type, so a new event type does not compile until it can be told.
  */
 import type { DomainEvent } from "../domain/events.js";
+import { CHECKPOINT_TYPE as CHAIN_CHECKPOINTED } from "../infra/eventstore/esdb-chain.js";
 import type { RecordedEvent } from "../infra/eventstore/port.js";
 import { FOLLOWER_CHECKPOINTED, type FollowerCheckpointed } from "../reactors/follower/event-log-checkpoint.js";
 
@@ -75,9 +76,13 @@ const TELL: Tellers = {
   IdempotentAnswerRecorded: (d) => `the answer under idempotency key ${d.keyHash.slice(0, 12)}… recorded (a retry gets it again)`,
 };
 
-/** Events the service writes outside the domain's aggregates: a follower's checkpoint (src/reactors/follower). */
+/**
+ * Events the service writes outside the domain's aggregates: a follower's checkpoint
+ * (src/reactors/follower), and on EventStoreDB a checkpoint of the global hash chain (esdb-chain.ts).
+ */
 const OUTSIDE_THE_DOMAIN: Record<string, (stream: string, data: unknown) => string> = {
   [FOLLOWER_CHECKPOINTED]: (stream, d) => `${stream.slice("follower-".length)} follower checkpointed at position ${(d as FollowerCheckpointed["data"]).position}`,
+  [CHAIN_CHECKPOINTED]: (_stream, d) => `global hash chain checkpointed at position ${(d as { position: string }).position}`,
 };
 
 /** Who acted, as the event records it: "nova (service)", "system:binder". */

@@ -9,9 +9,12 @@ describe("one-line summaries", () => {
     expect(summarize(e)).toBe(`idempotency key ${"ab".repeat(6)}… claimed for bindAcceleratorRequests (until 2026-11-26T00:00:00.000Z) by nova (service)`);
   });
 
-  it("tell the service's own bookkeeping (a follower's checkpoint), and name any other event by type and stream", () => {
+  it("tell the service's own bookkeeping (a follower's checkpoint, the global chain's), and name any other event by type and stream", () => {
     expect(summarize({ type: "FollowerCheckpointed", stream: "follower-nova", data: { position: "42", at: "x" }, metadata: meta("system:nova") })).toBe(
       "nova follower checkpointed at position 42 by system:nova",
+    );
+    expect(summarize({ type: "GlobalChainCheckpointed", stream: "chain-checkpoints", data: { position: "4096", hash: "ab" }, metadata: meta("system:chain-keeper") })).toBe(
+      "global hash chain checkpointed at position 4096 by system:chain-keeper",
     );
     expect(summarize({ type: "Unknown", stream: "other-1", data: {}, metadata: meta("x") })).toBe("Unknown in other-1 by x");
   });
