@@ -55,6 +55,16 @@ describe("device profile lifecycle (application)", () => {
     expect((await app.createDeviceProfile(ADMIN, { name: "dp1", groups: v1 })).uuid).not.toBe(created.uuid);
   });
 
+  it("the invariant repair follows a rename: an ARQ made under the old name is recorded where the profile lives now, and kept", async () => {
+    const { app } = setup();
+    await app.createDeviceProfile(ADMIN, { name: "dp1", groups: v1 });
+    const [arq] = await app.createArqs(nova, { deviceProfileName: "dp1" });
+    await app.renameDeviceProfile(ADMIN, "dp1", "dp2");
+    // An INITIAL ARQ that its profile did not record would be a creation to undo: this one is recorded, under dp2.
+    expect(await app.repairArqInvariants(ADMIN, arq!.uuid, [])).toEqual([]);
+    expect(await app.getArq(arq!.uuid)).toMatchObject({ uuid: arq!.uuid, state: "INITIAL" });
+  });
+
   it("refuses a rename to a name in use and changes nothing", async () => {
     const { app, store } = setup();
     await app.createDeviceProfile(ADMIN, { name: "dp1", groups: v1 });

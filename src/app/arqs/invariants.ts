@@ -9,6 +9,7 @@ import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
 import { arqViolations, type HeldHandle, type Violation } from "../../domain/arqs/invariants.js";
 import type { HostState } from "../../domain/inventory/state.js";
 import type { CommandContext } from "../../domain/shared/types.js";
+import { currentProfileStream } from "../device-profiles.js";
 import type { Loaded } from "../handle.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
 import { releaseOrphanedHandle } from "./orphaned-handle.js";
@@ -31,10 +32,10 @@ export async function repairArq(s: Streams, ctx: CommandContext, arqUuid: string
     const a = loaded.state.allocations.get(arqUuid);
     return a ? [{ hostname, rpUuid: a.rpUuid, instanceUuid: a.instanceUuid, handleUuid: a.handleUuid }] : [];
   });
-  const recorded = await recordedByProfile(s, arq.state);
+  const { recorded, profileName } = await recordedByProfile(s, arq.state);
   const repairs: Repair[] = [];
   for (const v of arqViolations({ arq: arq.state, allocations, recorded })) {
-    repairs.push({ arqUuid, violation: v.kind, ...(await repairOne(s, ctx, arqUuid, arq, hosts, v, recorded)) });
+    repairs.push({ arqUuid, violation: v.kind, ...(await repairOne(s, ctx, arqUuid, arq, hosts, v, { recorded, profileName })) });
   }
   return repairs;
 }
@@ -46,7 +47,7 @@ async function repairOne(
   arq: Loaded<ArqStreamState>,
   hosts: ReadonlyArray<{ hostname: string; loaded: Loaded<HostState> }>,
   v: Violation,
-  recorded: boolean | null,
+  { recorded, profileName }: ProfileRecord,
 ): Promise<Pick<Repair, "action" | "hostname">> {
   switch (v.kind) {
     case "orphaned-allocation":
@@ -58,26 +59,33 @@ async function repairOne(
       // A creation that never answered its caller is undone; an ARQ in use is kept and recorded.
       if (v.initial) return { action: (await deleteArqs(s, ctx, { arqUuids: [arqUuid] })).length > 0 ? "deleted" : "none" };
       if (recorded === null) return { action: "left" };
-      const data = { name: a.deviceProfileName, profileUuid: a.deviceProfileUuid, arqUuids: [arqUuid], at: ctx.at };
-      const r = await s.handle(aggregates.profile, a.deviceProfileName, { type: "RecordArqsCreated", data }, ctx);
+      const data = { name: profileName, profileUuid: a.deviceProfileUuid, arqUuids: [arqUuid], at: ctx.at };
+      const r = await s.handle(aggregates.profile, profileName, { type: "RecordArqsCreated", data }, ctx);
       return { action: r.events.length > 0 ? "recorded" : "none" };
     }
     case "deleted-still-recorded": {
       const a = arq.state.status === "deleted" ? arq.state.arq : null;
       if (!a) return { action: "none" };
-      const data = { name: a.deviceProfileName, profileUuid: a.deviceProfileUuid, arqUuids: [arqUuid], at: ctx.at };
-      const r = await s.handle(aggregates.profile, a.deviceProfileName, { type: "RecordArqsDeleted", data }, ctx);
+      const data = { name: profileName, profileUuid: a.deviceProfileUuid, arqUuids: [arqUuid], at: ctx.at };
+      const r = await s.handle(aggregates.profile, profileName, { type: "RecordArqsDeleted", data }, ctx);
       return { action: r.events.length > 0 ? "recorded deletion" : "none" };
     }
   }
 }
 
-/** Whether the ARQ's profile (its incarnation) counts it as live; null when that profile is gone. */
-async function recordedByProfile(s: Streams, state: ArqStreamState): Promise<boolean | null> {
-  if (state.status === "absent") return null;
-  const { state: profile } = await s.load(aggregates.profile, state.arq.deviceProfileName);
-  if (profile.status !== "active" || profile.profile.uuid !== state.arq.deviceProfileUuid) return null;
-  return profile.liveArqs.has(state.arq.uuid);
+interface ProfileRecord {
+  /** Whether the ARQ's profile (its incarnation) counts it as live; null when that profile is gone. */
+  recorded: boolean | null;
+  /** The stream the profile lives in now (the name the ARQ was made under, or where renames took it). */
+  profileName: string;
+}
+
+async function recordedByProfile(s: Streams, state: ArqStreamState): Promise<ProfileRecord> {
+  if (state.status === "absent") return { recorded: null, profileName: "" };
+  const { name, loaded } = await currentProfileStream(s, state.arq.deviceProfileName, state.arq.deviceProfileUuid);
+  const profile = loaded.state;
+  if (profile.status !== "active" || profile.profile.uuid !== state.arq.deviceProfileUuid) return { recorded: null, profileName: name };
+  return { recorded: profile.liveArqs.has(state.arq.uuid), profileName: name };
 }
 
 /**
