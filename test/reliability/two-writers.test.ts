@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { Application } from "../../src/app/application.js";
+import { loadAggregate } from "../../src/app/handle.js";
+import { instanceDecider } from "../../src/domain/instances/decider.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
@@ -62,5 +64,28 @@ describe("two processes on one log", () => {
     expect(held?.handleUuid).toBe(bound!.attachHandleUuid);
     expect(await types(log, stream.host(HOST))).not.toContain("AttachHandleReleased");
     expect((await api.getArq(arqUuid))!.state).toBe("BOUND");
+  });
+
+  it("a late release keeps the handle of an ARQ another process bound again meanwhile", async () => {
+    const { log, api, binder, binderStore, binding, arqUuid } = await twoProcesses();
+    expect(await binder.allocateForArq(binderCtx, arqUuid)).toMatchObject({ ok: true });
+    // One process unbinds: its ARQ step commits; it is held before its host step.
+    const g = holdBefore(binderStore, stream.host(HOST));
+    const unbinding = binder.unbindArqs(ctx(), [arqUuid]);
+    await g.reached;
+    expect((await api.getArq(arqUuid))!.state).toBe("UNBOUND");
+    // The other binds the same ARQ to the same target again, before the handle is freed.
+    const [bound] = await api.startBinds(ctx(), [binding], { allocate: true });
+    expect(bound!.state).toBe("BOUND");
+    // The late release lets go of nothing the new binding holds.
+    g.open();
+    await unbinding;
+    const held = (await hostState(log, HOST)).allocations.get(arqUuid);
+    expect(held?.handleUuid).toBe(bound!.attachHandleUuid);
+    const arq = (await api.getArq(arqUuid))!;
+    expect(arq.state).toBe("BOUND");
+    expect(arq.attachHandleUuid).toBe(bound!.attachHandleUuid);
+    // And the instance still lists it (a delete by instance finds it).
+    expect((await loadAggregate(log, stream.instance(binding.instanceUuid), instanceDecider)).state.arqUuids).toContain(arqUuid);
   });
 });
