@@ -91,6 +91,12 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
     after.set(arqUuid, fold(aggregates.arq.decider, l.state, events));
     if (events.length > 0) plan.arqSteps.push(new Decided(aggregates.arq, arqUuid, l, events));
   });
+  // Step by step (EventStoreDB), what the ARQs held is freed only if none moved since its release
+  // (a bind started there by another process): a check on each ARQ's stream right after its step.
+  for (const st of [...plan.arqSteps]) {
+    const released = { state: after.get(st.id)!, revision: st.loaded.revision + st.events.length, position: null };
+    plan.arqSteps.push(new Decided(aggregates.arq, st.id, released, []));
+  }
   /** A handle is released only while its ARQ, unmoved since loaded, does not hold it (orphaned-handle.ts). */
   const guard = (arqUuid: string) => {
     if (!plan.arqSteps.some((st) => st.id === arqUuid)) plan.arqSteps.push(new Decided(aggregates.arq, arqUuid, plan.arqs.get(arqUuid)!, []));
