@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { Application } from "../../src/app/application.js";
+import { loadAggregate } from "../../src/app/handle.js";
+import { instanceDecider } from "../../src/domain/instances/decider.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
@@ -32,13 +34,12 @@ async function twoProcesses() {
   return { log, api, binder, binderStore, binding, arqUuid: arq!.uuid };
 }
 
-/** Holds the store's next append to `streamName` at a gate. */
-function holdBefore(store: StepByStepStore, streamName: string) {
+/** Holds the store's `nth` next append to `streamName` (to any stream: null) at a gate. */
+function holdBefore(store: StepByStepStore, streamName: string | null, nth = 1) {
   const g = gate();
-  let held = false;
+  let seen = 0;
   store.before = async (s) => {
-    if (s !== streamName || held) return;
-    held = true;
+    if ((streamName !== null && s !== streamName) || ++seen !== nth) return;
     await g.wait();
   };
   return g;
@@ -61,6 +62,48 @@ describe("two processes on one log", () => {
     const held = (await hostState(log, HOST)).allocations.get(arqUuid);
     expect(held?.handleUuid).toBe(bound!.attachHandleUuid);
     expect(await types(log, stream.host(HOST))).not.toContain("AttachHandleReleased");
+    expect((await api.getArq(arqUuid))!.state).toBe("BOUND");
+  });
+
+  it("a late release keeps the handle of an ARQ another process bound again meanwhile", async () => {
+    const { log, api, binder, binderStore, binding, arqUuid } = await twoProcesses();
+    expect(await binder.allocateForArq(binderCtx, arqUuid)).toMatchObject({ ok: true });
+    // One process unbinds: its ARQ step commits; it is held before its host step.
+    const g = holdBefore(binderStore, stream.host(HOST));
+    const unbinding = binder.unbindArqs(ctx(), [arqUuid]);
+    await g.reached;
+    expect((await api.getArq(arqUuid))!.state).toBe("UNBOUND");
+    // The other binds the same ARQ to the same target again, before the handle is freed.
+    const [bound] = await api.startBinds(ctx(), [binding], { allocate: true });
+    expect(bound!.state).toBe("BOUND");
+    // The late release lets go of nothing the new binding holds.
+    g.open();
+    await unbinding;
+    const held = (await hostState(log, HOST)).allocations.get(arqUuid);
+    expect(held?.handleUuid).toBe(bound!.attachHandleUuid);
+    const arq = (await api.getArq(arqUuid))!;
+    expect(arq.state).toBe("BOUND");
+    expect(arq.attachHandleUuid).toBe(bound!.attachHandleUuid);
+    // And the instance still lists it (a delete by instance finds it).
+    expect((await loadAggregate(log, stream.instance(binding.instanceUuid), instanceDecider)).state.arqUuids).toContain(arqUuid);
+  });
+
+  it("a late release keeps the handle of an ARQ another process started binding and the binder completed meanwhile", async () => {
+    const { log, api, binder, binderStore, binding, arqUuid } = await twoProcesses();
+    expect(await binder.allocateForArq(binderCtx, arqUuid)).toMatchObject({ ok: true });
+    // One process unbinds: its ARQ step commits; it is held before its next append.
+    const g = holdBefore(binderStore, null, 2);
+    const unbinding = binder.unbindArqs(ctx(), [arqUuid]);
+    await g.reached;
+    expect((await api.getArq(arqUuid))!.state).toBe("UNBOUND");
+    // The other starts the same bind without allocating, and completes it as the binder does.
+    await api.startBinds(ctx(), [binding]);
+    const completed = await api.allocateForArq(binderCtx, arqUuid);
+    expect(completed).toMatchObject({ ok: true });
+    const bound = completed.ok ? completed.arq : null;
+    g.open();
+    await unbinding;
+    expect((await hostState(log, HOST)).allocations.get(arqUuid)?.handleUuid).toBe(bound!.attachHandleUuid);
     expect((await api.getArq(arqUuid))!.state).toBe("BOUND");
   });
 });

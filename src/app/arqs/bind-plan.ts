@@ -50,6 +50,8 @@ export interface PlanOptions {
   catalogueErrorsFail?: boolean;
   /** Why a host's agent cannot program now, or null (ReportTimes): such a bind fails instead of waiting. */
   agentDown?: (hostname: string) => string | null;
+  /** ARQs whose handle an earlier attempt of this call allocated (reused; any other allocation of an ARQ that starts now is a leftover). */
+  allocatedBefore?: ReadonlySet<string>;
 }
 
 export async function planBinds(s: Streams, ctx: CommandContext, bindings: readonly ArqBinding[], opts: PlanOptions): Promise<BindPlan> {
@@ -71,7 +73,7 @@ export async function planBinds(s: Streams, ctx: CommandContext, bindings: reado
     plan.arqs.set(b.arqUuid, loaded);
     const p = programming[i]!;
     const host = p === "start only" ? undefined : carried.get(b.hostname);
-    const d = naming(i, () => decideBind(loaded.state, host?.state ?? null, { ...b, projectId: ctx.projectId ?? null }, ctx.at, p === "start only" ? null : p));
+    const d = naming(i, () => decideBind(loaded.state, host?.state ?? null, { ...b, projectId: ctx.projectId ?? null, allocatedByThisBind: opts.allocatedBefore?.has(b.arqUuid) }, ctx.at, p === "start only" ? null : p));
     if (host && d.host.length > 0) {
       host.events.push(...d.host);
       host.state = d.hostAfter!;

@@ -35,7 +35,7 @@ export async function startBinds(
   try {
     const allocate = opts.allocate ?? false;
     const streams = bindings.flatMap((b) => [stream.arq(b.arqUuid), stream.instance(b.instanceUuid), ...(allocate ? [stream.host(b.hostname)] : [])]);
-    const plan = await appendPlan(s, ctx, streams, () => planBinds(s, ctx, bindings, { allocate, recordInstances: true, bitstreams, agentDown: opts.agentDown }), (p) => written.note(p));
+    const plan = await appendPlan(s, ctx, streams, () => planBinds(s, ctx, bindings, { allocate, recordInstances: true, bitstreams, agentDown: opts.agentDown, allocatedBefore: written.allocatedArqs }), (p) => written.note(p));
     return bindings.map((b) => plan!.view(b.arqUuid)!);
   } catch (err) {
     await written.undo(s, ctx);
@@ -93,6 +93,11 @@ class Written {
   private readonly allocated = new Map<string, string>();
   /** Instance -> the ARQs this call recorded on it. */
   private readonly recorded = new Map<string, string[]>();
+
+  /** The ARQs whose handles this call allocated so far. */
+  get allocatedArqs(): ReadonlySet<string> {
+    return new Set(this.allocated.keys());
+  }
 
   note(plan: BindPlan): void {
     for (const st of plan.instanceSteps) {

@@ -5,7 +5,11 @@
  *
  * What an ARQ held is taken from its event (previousHostname, previousInstanceUuid), and kept in
  * `held` across attempts: a retry after the ARQ's step was appended finds the ARQ already released
- * (its event decides nothing again) but still frees what it held.
+ * (its event decides nothing again) but still frees what it held. An ARQ whose step an earlier
+ * attempt committed (`released`) is not decided again: another process may have bound it since,
+ * and that binding is not this release's to undo. What it held is then freed only where the ARQ,
+ * as it is now, does not hold it: its handle (as a bind's undo does, orphaned-handle.ts) and its
+ * place on its instance.
  */
 import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
 import type { ArqEvent } from "../../domain/arqs/events.js";
@@ -57,7 +61,13 @@ export interface ReleaseRequest {
   instance?: { instanceUuid: string; arqUuids: readonly string[] };
 }
 
-export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseRequest, held: Map<string, Held>): Promise<ReleasePlan> {
+/** What earlier attempts of one release learnt: what each ARQ held, and whose release step was committed. */
+export interface Released {
+  held: Map<string, Held>;
+  committed: Set<string>;
+}
+
+export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseRequest, { held, committed }: Released): Promise<ReleasePlan> {
   const plan = new ReleasePlan();
   const at = ctx.at;
   const loaded = await Promise.all(req.arqUuids.map((id) => s.load(aggregates.arq, id)));
@@ -66,6 +76,10 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
   req.arqUuids.forEach((arqUuid, i) => {
     const l = loaded[i]!;
     plan.arqs.set(arqUuid, l);
+    if (committed.has(arqUuid)) {
+      after.set(arqUuid, l.state);
+      return;
+    }
     const events = aggregates.arq.decider.decide({ type: req.how === "delete" ? "DeleteArq" : "UnbindArq", data: { arqUuid, at } }, l.state);
     for (const e of events) {
       if (e.type === "ArqUnbound") held.set(arqUuid, { hostname: e.data.previousHostname, instanceUuid: e.data.previousInstanceUuid, profile: null });
@@ -77,6 +91,12 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
     after.set(arqUuid, fold(aggregates.arq.decider, l.state, events));
     if (events.length > 0) plan.arqSteps.push(new Decided(aggregates.arq, arqUuid, l, events));
   });
+  // Step by step (EventStoreDB), what the ARQs held is freed only if none moved since its release
+  // (a bind started there by another process): a check on each ARQ's stream right after its step.
+  for (const st of [...plan.arqSteps]) {
+    const released = { state: after.get(st.id)!, revision: st.loaded.revision + st.events.length, position: null };
+    plan.arqSteps.push(new Decided(aggregates.arq, st.id, released, []));
+  }
   /** A handle is released only while its ARQ, unmoved since loaded, does not hold it (orphaned-handle.ts). */
   const guard = (arqUuid: string) => {
     if (!plan.arqSteps.some((st) => st.id === arqUuid)) plan.arqSteps.push(new Decided(aggregates.arq, arqUuid, plan.arqs.get(arqUuid)!, []));
@@ -102,7 +122,11 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
       }
       if (events.length > 0) plan.hostSteps.push(new Decided(aggregates.host, hostname, l, events, { after: state }));
     }),
-    ...[...byInstance].map(async ([instanceUuid, arqUuids]) => {
+    ...[...byInstance].map(async ([instanceUuid, listed]) => {
+      // An ARQ bound to this instance again by another process stays on its record.
+      const arqUuids = listed.filter((id) => !onInstance(after.get(id), instanceUuid));
+      arqUuids.filter((id) => after.has(id)).forEach(guard);
+      if (arqUuids.length === 0) return;
       const l = await s.load(aggregates.instance, instanceUuid);
       const events = aggregates.instance.decider.decide({ type: "ReleaseInstanceArqs", data: { instanceUuid, arqUuids: [...arqUuids], at } }, l.state);
       if (events.length > 0) plan.instanceSteps.push(new Decided(aggregates.instance, instanceUuid, l, events));
@@ -116,6 +140,12 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
     }),
   ]);
   return plan;
+}
+
+/** Whether the ARQ (as this plan leaves it) is binding or bound to the instance. */
+function onInstance(arq: ArqStreamState | undefined, instanceUuid: string): boolean {
+  const live = arq && liveArq(arq);
+  return !!live && live.instanceUuid === instanceUuid && (live.state === "BIND_STARTED" || live.state === "BOUND");
 }
 
 function group(held: ReadonlyMap<string, Held>, key: (h: Held) => string | null): Map<string, string[]> {

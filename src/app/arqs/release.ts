@@ -5,7 +5,7 @@ import { DomainError, stream, type CommandContext } from "../../domain/shared/ty
 import { aggregates, type Streams } from "../streams.js";
 import { removeUnusedInlineProfiles } from "../device-profiles.js";
 import { appendPlan } from "./append-plan.js";
-import { planRelease, type Held, type ReleaseRequest } from "./release-plan.js";
+import { planRelease, type ReleasePlan, type ReleaseRequest, type Released } from "./release-plan.js";
 import { loadVisible, uuidList, visibleTo } from "./shared.js";
 import { liveArq } from "../../domain/arqs/decider.js";
 
@@ -69,14 +69,17 @@ export async function deleteArqs(s: Streams, ctx: CommandContext, sel: DeleteSel
 
 /** Appends the release plan; the process's locks cover the ARQs, their hosts and instances as they stand now. */
 async function release(s: Streams, ctx: CommandContext, req: ReleaseRequest, known: ReadonlyArray<{ hostname: string | null; instanceUuid: string | null } | null>) {
-  const held = new Map<string, Held>();
+  const released: Released = { held: new Map(), committed: new Set() };
   const streams = [
     ...req.arqUuids.map(stream.arq),
     ...known.flatMap((a) => (a?.hostname ? [stream.host(a.hostname)] : [])),
     ...known.flatMap((a) => (a?.instanceUuid ? [stream.instance(a.instanceUuid)] : [])),
     ...(req.instance ? [stream.instance(req.instance.instanceUuid)] : []),
   ];
-  const plan = (await appendPlan(s, ctx, streams, () => planRelease(s, ctx, req, held)))!;
+  const noteCommitted = (p: ReleasePlan) => {
+    for (const st of p.arqSteps) if (st.result && st.events.length > 0) released.committed.add(st.id);
+  };
+  const plan = (await appendPlan(s, ctx, streams, () => planRelease(s, ctx, req, released), noteCommitted))!;
   if (req.how === "delete") await removeUnusedInlineProfiles(s, ctx, plan.profileSteps);
   return plan;
 }

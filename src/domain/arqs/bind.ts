@@ -13,7 +13,9 @@
  *   that does not fit its group included).
  * - an ARQ BOUND to this target, or BIND_STARTED with no host given: nothing (a retry).
  * - anything else is the ARQ decider's refusal (not found, bad state, another target).
- * A handle the host already allocated to this ARQ for this target is reused, never allocated twice.
+ * A handle the host already allocated to this ARQ for this target is reused, never allocated twice,
+ * while the bind is under way (BIND_STARTED); a bind that starts now releases a handle left from an
+ * earlier binding and allocates afresh (inventory/allocation.ts: `afresh`).
  *
  * A group that asks for a bitstream (`need`: accel:bitstream_id or accel:function_id, with the
  * catalogue's answer) completes only on a region that runs it (inventory/programming.ts); otherwise
@@ -59,17 +61,19 @@ export interface BindProgramming {
 
 /**
  * `host`: the state of host-<target.hostname>, or null to decide only the start. `projectId`: the
- * caller's, for an ARQ that has none. `programming`: for a group that asks for a bitstream.
+ * caller's, for an ARQ that has none. `allocatedByThisBind`: the host's allocation for the ARQ was
+ * made by an earlier attempt of this same bind (its ARQ step was refused), so it is reused even
+ * though the bind starts now. `programming`: for a group that asks for a bitstream.
  */
 export function decideBind(
   arq: ArqStreamState,
   host: HostState | null,
-  target: ArqBinding & { projectId?: string | null },
+  target: ArqBinding & { projectId?: string | null; allocatedByThisBind?: boolean },
   at: string,
   programming: BindProgramming | null = null,
 ): BindDecision {
-  const { arqUuid, hostname, deviceRpUuid, instanceUuid } = target;
-  const started = decideArq({ type: "StartArqBind", data: { ...target, at } }, arq);
+  const { arqUuid, hostname, deviceRpUuid, instanceUuid, allocatedByThisBind = false } = target;
+  const started = decideArq({ type: "StartArqBind", data: { arqUuid, hostname, deviceRpUuid, instanceUuid, projectId: target.projectId, at } }, arq);
   const arqStarted = fold(ARQ, arq, started);
   const decision = (events: ArqEvent[], hostEvents: InventoryEvent[] = [], hostAfter = host): BindDecision => ({
     arq: [...started, ...events],
@@ -85,7 +89,8 @@ export function decideBind(
   let allocated: InventoryEvent[];
   try {
     const requirements = requirementsOf(liveArq(arqStarted)!.group);
-    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements });
+    // A bind that starts now owns no allocation yet: one the host holds for the ARQ is a leftover.
+    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements, afresh: started.length > 0 && !allocatedByThisBind });
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     // A provider that does not fit the group never will: the caller who names it is refused at once.

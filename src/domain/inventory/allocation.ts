@@ -17,6 +17,13 @@ export interface AllocateRequest {
   at: string;
   /** What the ARQ's request group asks of the provider (target-fit.ts); a provider that does not fit is refused. */
   requirements?: TargetRequirements;
+  /**
+   * The ARQ starts a new binding now: a handle the host still holds for it is a leftover of an
+   * earlier binding (whose release may still be on its way, step by step on EventStoreDB), so it is
+   * released and a handle allocated afresh. The host's stream moves, and a late release decided on
+   * the older state is refused instead of freeing the handle of the new binding.
+   */
+  afresh?: boolean;
 }
 
 /**
@@ -24,6 +31,13 @@ export interface AllocateRequest {
  * the provider is known to fit the request group (its class and traits) and to take new work.
  */
 export function decideAllocate(state: HostState, req: AllocateRequest): InventoryEvent[] {
+  const { hostname, arqUuid, at } = req;
+  if (!req.afresh || !state.allocations.has(arqUuid)) return decideAllocateOnce(state, req);
+  const released = decideRelease(state, { hostname, arqUuid, at });
+  return [...released, ...decideAllocateOnce(fold({ evolve: evolveHost }, state, released), req)];
+}
+
+function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEvent[] {
   const { hostname, rpUuid, arqUuid, instanceUuid, at } = req;
   const held = state.allocations.get(arqUuid);
   if (held) {

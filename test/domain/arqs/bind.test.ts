@@ -49,6 +49,19 @@ describe("decideBind: one decision for the mutation and the binder", () => {
     expect(d.host).toEqual([]);
     expect(d.arq[0]!.data).toMatchObject({ attachHandleUuid: held.allocations.get(ARQ)!.handleUuid });
   });
+  it("a bind that starts now releases a handle left from an earlier binding and allocates afresh, unless this bind made it", () => {
+    const held = apply(host(2), allocate(RP, ARQ, "vm-1"));
+    const d = decide([created], held);
+    expect(types(d.host)).toEqual(["AttachHandleReleased", "AttachHandleAllocated"]);
+    expect(d.arq.map((e) => e.type)).toEqual(["ArqBindStarted", "ArqBound"]);
+    expect(d.arq[1]!.data).toMatchObject({ attachHandleUuid: d.hostAfter!.allocations.get(ARQ)!.handleUuid });
+    // A leftover for another target is released too, not refused as a handle still held.
+    const elsewhere = apply(host(2), allocate(RP, ARQ, "vm-0"));
+    expect(types(decide([created], elsewhere).host)).toEqual(["AttachHandleReleased", "AttachHandleAllocated"]);
+    const own = decideBind(arq([created]), held, { ...target, allocatedByThisBind: true }, later);
+    expect(own.host).toEqual([]);
+    expect(own.arq.map((e) => e.type)).toEqual(["ArqBindStarted", "ArqBound"]);
+  });
   it("carries the host's state: a second ARQ on the same host gets the next handle", () => {
     const first = decide([created], host(2));
     const second = decideBind(arq([{ ...created, data: { ...created.data, arqUuid: "arq-2" } } as ArqEvent]), first.hostAfter, { ...target, arqUuid: "arq-2" }, later);
