@@ -1,17 +1,21 @@
 /**
  * The binder while its subscription to the log is lost (the store unreachable for reads): it keeps
  * the binds it folded and times them out meanwhile, then reads on from its last event, times out
- * a bind it learns of late, and allocates the next one.
+ * a bind it learns of late, and allocates the next one. On the memory store (DroppingStore) and on
+ * the EventStoreDB adapter over the stand-in, which fails $all with the client's UNAVAILABLE error.
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Application } from "../../src/app/application.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import type { CommandContext } from "../../src/domain/shared/types.js";
+import { EsdbEventStore } from "../../src/infra/eventstore/esdb.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { EventStore } from "../../src/infra/eventstore/port.js";
 import { Binder } from "../../src/reactors/binder/binder.js";
 import { fpga } from "../app/support.js";
 import { DroppingStore } from "../support/dropping-store.js";
+import { EsdbStandIn } from "../support/esdb-standin/index.js";
 import { capturingLogger } from "../support/log-lines.js";
 
 const LOST = "lost the event log subscription; subscribing again from the last event handled, with backoff";
@@ -28,10 +32,36 @@ afterEach(async () => {
   process.off("unhandledRejection", onUnhandled);
 });
 
-describe("the binder, when its subscription to the log is lost", () => {
+/** A store whose log can be made unreachable for reads of the whole log and subscriptions, and the error that says so. */
+interface Backend {
+  store: EventStore;
+  down(): void;
+  up(): void;
+  error: string;
+}
+
+const backends: Array<[string, () => Backend]> = [
+  [
+    "the memory store",
+    () => {
+      const store = new DroppingStore(new MemoryEventStore());
+      return { store, down: () => store.down(), up: () => store.up(), error: "event store unreachable" };
+    },
+  ],
+  [
+    "the EventStoreDB adapter over the stand-in",
+    () => {
+      const server = new EsdbStandIn();
+      const store = new EsdbEventStore(server.connect());
+      cleanups.push(() => store.close());
+      return { store, down: () => server.loseAll(), up: () => server.reachAll(), error: "the connection to the server was lost" };
+    },
+  ],
+];
+
+describe.each(backends)("the binder, when its subscription to the log is lost, on %s", (_, backend) => {
   it("keeps its binds in flight, times them out during the outage and after it, and allocates the next bind", async () => {
-    const inner = new MemoryEventStore();
-    const store = new DroppingStore(inner);
+    const { store, down, up, error } = backend();
     const app = new Application({ store });
     await app.reportHostInventory(ctx(), "compute1", [fpga("compute1", "0c", 4)]);
     await app.createDeviceProfile(ctx(), { name: "one", groups: [{ "resources:FPGA": "1" }] });
@@ -55,9 +85,9 @@ describe("the binder, when its subscription to the log is lost", () => {
     await start(x);
     await expect.poll(() => holding.has(x)).toBe(true);
 
-    store.down();
+    down();
     await expect.poll(() => binder.status().outage?.attempts ?? 0).toBeGreaterThanOrEqual(2);
-    expect(binder.status()).toMatchObject({ state: "retrying", error: "event store unreachable" });
+    expect(binder.status()).toMatchObject({ state: "retrying", error: expect.stringContaining(error) });
     // A bind started while the binder cannot read the log.
     const z = await newArq();
     await start(z);
@@ -70,7 +100,7 @@ describe("the binder, when its subscription to the log is lost", () => {
     expect((await state(z)).state).toBe("BIND_STARTED");
 
     // Back: the binder reads on from its last event, learns of z, and times it out too.
-    store.up();
+    up();
     await expect.poll(async () => (await state(z)).state).toBe("BIND_FAILED");
     await expect.poll(() => binder.bindsInFlight).toBe(0);
     expect(binder.status()).toMatchObject({ state: "live", retries: 0 });

@@ -5,7 +5,9 @@
  * binder's allocation and programming request, the agent's result, the binder's ArqBound. The
  * subscriptions are lost after each of its positions in turn; then a second bind on another
  * host (the next events) must go through the same way, and every read model and checkpoint must
- * hold each event once.
+ * hold each event once. It runs on the memory store, its subscriptions lost by DroppingStore, and
+ * on the EventStoreDB adapter over the stand-in, whose subscriptions end with the UNAVAILABLE error
+ * the client gives when the connection drops.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,13 +21,16 @@ import { ProgrammingFeed } from "../../src/api/programming-feed.js";
 import { Application } from "../../src/app/application.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import type { CommandContext } from "../../src/domain/shared/types.js";
+import { EsdbEventStore } from "../../src/infra/eventstore/esdb.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { EventStore } from "../../src/infra/eventstore/port.js";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { Binder } from "../../src/reactors/binder/binder.js";
 import { LogFollower } from "../../src/reactors/follower/log-follower.js";
 import { Projector } from "../../src/reactors/projector/projector.js";
 import { fpgaRegion } from "../app/support.js";
 import { DroppingStore } from "../support/dropping-store.js";
+import { EsdbStandIn } from "../support/esdb-standin/index.js";
 import { capturingLogger } from "../support/log-lines.js";
 
 const LOST = "lost the event log subscription; subscribing again from the last event handled, with backoff";
@@ -53,10 +58,52 @@ afterEach(async () => {
   process.off("unhandledRejection", onUnhandled);
 });
 
+/** A store whose subscriptions can be lost once, just before the event after the first `count` written from now reaches them. */
+interface Backend {
+  store: EventStore;
+  dropAfterNext(count: number): Promise<void>;
+}
+
+const backends: Array<[string, () => Backend]> = [
+  [
+    "the memory store",
+    () => {
+      const store = new DroppingStore(new MemoryEventStore());
+      return {
+        store,
+        // The memory store's positions are 1, 2, 3, ...: the count-th event from now is at head + count.
+        dropAfterNext: async (count) => store.dropAfter(((await store.headPosition()) ?? 0n) + BigInt(count)),
+      };
+    },
+  ],
+  [
+    "the EventStoreDB adapter over the stand-in",
+    () => {
+      const server = new EsdbStandIn();
+      const store = new EsdbEventStore(server.connect());
+      cleanups.push(() => store.close());
+      const deliver = server.log.onWrite!;
+      let left: number | undefined;
+      // The server ends every open subscription when the write that carries the event after the
+      // first `count` arrives, before that write reaches them (what they buffered is lost with them).
+      server.log.onWrite = (events) => {
+        if (left !== undefined) {
+          left -= events.filter((e) => !e.streamId.startsWith("$")).length;
+          if (left < 0) {
+            left = undefined;
+            server.dropSubscriptions();
+          }
+        }
+        deliver(events);
+      };
+      return { store, dropAfterNext: async (count) => void (left = count) };
+    },
+  ],
+];
+
 /** Two hosts with a programmable region, a profile that needs bitstream `a`, two ARQs, and every follower running. */
-async function world() {
-  const inner = new MemoryEventStore();
-  const store = new DroppingStore(inner);
+async function world(backend: () => Backend) {
+  const { store, dropAfterNext } = backend();
   const dir = mkdtempSync(join(tmpdir(), "cyborg-es-drop-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const app = new Application({ store, bitstreams: { contentDir: dir } });
@@ -81,7 +128,7 @@ async function world() {
   const follower = new LogFollower({ name: "drop-test", events: store, checkpoints: new MemoryReadStore(), log, statusEveryMs: 0, backoff: BACKOFF, handle: async (batch) => void handled.push(...batch.map((e) => e.position)) });
   await follower.start();
   cleanups.push(() => follower.stop());
-  return { inner, store, app, arqs, binder, projector, readStore, feed, follower, handled, said };
+  return { store, dropAfterNext, app, arqs, binder, projector, readStore, feed, follower, handled, said };
 }
 
 /** The host's agent: programs its region as each request reaches it through the programming feed. */
@@ -109,15 +156,16 @@ async function bind(w: World, i: number): Promise<void> {
   await expect.poll(async () => (await w.app.getArq(w.arqs[i]!))?.state, { timeout: 10_000 }).toBe("BOUND");
 }
 
-/** Binds on the first host (the subscriptions lost after `dropAfter` positions of it), then on the second; checks every follower. */
-async function scenario(dropAfter?: number): Promise<{ bindEvents: number; types: string[] }> {
-  const w = await world();
-  const start = (await w.inner.headPosition())!;
-  if (dropAfter !== undefined) w.store.dropAfter(start + BigInt(dropAfter));
+/** Binds on the first host (the subscriptions lost after `dropAfter` events of it), then on the second; checks every follower. */
+async function scenario(backend: () => Backend, dropAfter?: number): Promise<{ bindEvents: number; types: string[] }> {
+  const w = await world(backend);
+  const start = (await w.store.headPosition())!;
+  if (dropAfter !== undefined) await w.dropAfterNext(dropAfter);
   await bind(w, 0);
-  const afterFirst = (await w.inner.headPosition())!;
+  const afterFirst = (await w.store.headPosition())!;
   await bind(w, 1);
-  const head = (await w.inner.headPosition())!;
+  const head = (await w.store.headPosition())!;
+  const all = await w.store.readAll();
 
   // The binder allocated and finished both binds (the mutation only started them).
   await w.binder.idle();
@@ -128,7 +176,7 @@ async function scenario(dropAfter?: number): Promise<{ bindEvents: number; types
   for (const s of w.projector.status()) expect(s.outage).toBeUndefined();
   // The LogFollower: every event handed once, in order.
   await w.follower.caughtUp(5_000);
-  expect(w.handled).toEqual(Array.from({ length: Number(head) }, (_, i) => BigInt(i + 1)));
+  expect(w.handled).toEqual(all.map((e) => e.position));
   expect(w.follower.status()).toMatchObject({ state: "live", retries: 0 });
   // The programming feed reached both agents (the binds waited for their programming).
   expect(w.feed.status()).toMatchObject({ state: "live", retries: 0 });
@@ -140,17 +188,17 @@ async function scenario(dropAfter?: number): Promise<{ bindEvents: number; types
       expect(w.said(RESTORED, { follower }), follower).toHaveLength(1);
     }
   }
-  const events = await w.inner.readAll({ after: start });
-  return { bindEvents: Number(afterFirst - start), types: events.filter((e) => e.position <= afterFirst).map((e) => e.type) };
+  const first = all.filter((e) => e.position > start && e.position <= afterFirst);
+  return { bindEvents: first.length, types: first.map((e) => e.type) };
 }
 
-describe("a follower of the log that loses its subscription during a bind", () => {
+describe.each(backends)("a follower of the log that loses its subscription during a bind, on %s", (_, backend) => {
   it("handles the next events at every point: binder, projector, programming feed and LogFollower", async () => {
-    const { bindEvents, types } = await scenario();
+    const { bindEvents, types } = await scenario(backend);
     // The bind's own points: ArqBindStarted, the allocation and the programming request, the result, ArqBound.
     expect(types).toEqual(expect.arrayContaining(["ArqBindStarted", "RegionProgrammingRequested", "RegionProgrammed", "ArqBound"]));
     for (let k = 0; k <= bindEvents; k++) {
-      const run = await scenario(k);
+      const run = await scenario(backend, k);
       // The same bind, whatever the drop.
       expect(run.types, `dropped after ${k} of ${types.join(", ")}`).toEqual(types);
       for (const c of cleanups.splice(0).reverse()) await c();

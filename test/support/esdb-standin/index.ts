@@ -37,7 +37,8 @@
  *   reads of $all maxCount counts the events that pass.
  * - Stream reads carry each event's position (servers from 22.6; older ones leave it out).
  * - A subscription is one gRPC call: it ends with an error when the connection drops or the leader
- *   changes, and is not resumed by the client. `dropSubscriptions(error)` does that to every open one.
+ *   changes, and is not resumed by the client. `dropSubscriptions(error)` does that to every open one;
+ *   `loseAll(error)` also fails reads of $all and new subscriptions until `reachAll()`.
  *
  * Every call answers on a later turn of the event loop, as a network call would, so concurrent
  * calls interleave at the server in the order they were made.
@@ -83,6 +84,7 @@ export class EsdbStandIn {
   /** Events sent to clients by reads of $all (what a server-side filter saves). */
   sentByReadAll = 0;
   private failures: Error[] = [];
+  private allUnreachable: Error | undefined;
 
   constructor() {
     this.log.onWrite = (events) => {
@@ -110,6 +112,19 @@ export class EsdbStandIn {
     const open = [...this.subscriptions];
     for (const s of open) s.destroy(error);
     return open.length;
+  }
+
+  /**
+   * Ends every open subscription with `error`, and fails reads of $all and new subscriptions with it
+   * until `reachAll()` (a follower's connection lost while the service's writes and stream reads go on).
+   */
+  loseAll(error: Error = new UnavailableError(undefined, "the connection to the server was lost")): void {
+    this.allUnreachable = error;
+    this.dropSubscriptions(error);
+  }
+
+  reachAll(): void {
+    this.allUnreachable = undefined;
   }
 
   /** The next append is written, but its answer is lost: the call fails as a dropped connection. */
@@ -154,7 +169,7 @@ export class EsdbStandIn {
   }
 
   readAll(options: EsdbReadAllOptions = {}): StreamingRead<AllStreamResolvedEvent> {
-    const failure = this.failures.shift() ?? this.positionError(options.fromPosition);
+    const failure = this.allUnreachable ?? this.failures.shift() ?? this.positionError(options.fromPosition);
     if (failure) return read(failure);
     const backwards = options.direction === BACKWARDS;
     const from = options.fromPosition ?? (backwards ? END : START);
@@ -171,7 +186,7 @@ export class EsdbStandIn {
   }
 
   subscribeToAll(options: SubscribeToAllOptions = {}): AllStreamSubscription {
-    const failure = this.failures.shift() ?? this.positionError(options.fromPosition);
+    const failure = this.allUnreachable ?? this.failures.shift() ?? this.positionError(options.fromPosition);
     const from = options.fromPosition ?? START;
     const sub = new StandInSubscription((deliver) => {
       if (failure) {
