@@ -4,15 +4,17 @@
  *   GET /weigher/v1/hosts?device_profile=<name>[&host=<name>...]
  * answers {"device_profile": name, "hosts": [{hostname, weight, fits, free, ready, reason}]},
  * best first. It authenticates as the REST API does (X-Auth-Token, X-Service-Token; REST_AUTH) and
- * needs resource_provider:read (admin, manager, service); errors use the REST API's envelope.
+ * needs resource_provider:read (admin, manager, service), under the REST API's rate limit (an unknown
+ * token's requests counted against its address); errors use the REST API's envelope.
  */
 import type { TokenRegistry } from "./auth/tokens.js";
 import type { HttpRoute } from "./http-server.js";
 import type { Logger } from "../infra/logger.js";
 import type { ReadStore } from "../infra/readstore/port.js";
-import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
+import type { RateLimit } from "./rate-limit.js";
 import { authenticate, authorize, type RestAuthMode } from "./rest/auth.js";
 import { badRequest, envelope, fromCommandError, INTERNAL, RestError } from "./rest/errors.js";
+import { limited } from "./rest/router.js";
 import { hostWeights } from "./weigher.js";
 
 export const WEIGHER_PATH = "/weigher/v1/hosts";
@@ -24,9 +26,7 @@ export function weigherRoute(deps: { readStore: ReadStore; tokens: TokenRegistry
     let body: string;
     try {
       if (req.method !== "GET") throw new RestError("METHOD_NOT_ALLOWED", `${WEIGHER_PATH} answers GET only`);
-      const caller = authenticate(req, deps.tokens, deps.auth);
-      const limited = await deps.rateLimit?.take(caller.principal, req.socket.remoteAddress);
-      if (limited) throw new RestError("RATE_LIMITED", rateLimitedMessage(limited), undefined, { "retry-after": String(limited.retryAfterS) });
+      const caller = await limited(() => authenticate(req, deps.tokens, deps.auth), req, deps.rateLimit);
       authorize(caller, "resource_provider:read");
       const q = new URLSearchParams(search);
       const profile = q.get("device_profile");

@@ -153,7 +153,7 @@ async function underKey(ctx: RestContext, handler: Handler, param: string, r: { 
 }
 
 /** Authenticates, then counts the request against the caller's rate limit (an unknown token's against its address). */
-async function limited(auth: () => Caller, req: IncomingMessage, limit: RateLimit | undefined): Promise<Caller> {
+export async function limited(auth: () => Caller, req: IncomingMessage, limit: RateLimit | undefined): Promise<Caller> {
   let caller: Caller | undefined;
   try {
     caller = auth();
