@@ -74,6 +74,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const ownsIndex = config.roles.has("projector") && config.eventLog === "lmdb" && overrides.store === undefined;
     const side = await openReadSide(config, { auditIndexOf: ownsIndex ? store : undefined, log });
     opened.push(() => side.readStore.close(), () => side.pubsub.close());
+    // Closed after the projector stopped (closers run in reverse): the last snapshot holds what it applied.
+    if (side.snapshots) opened.push(() => side.snapshots!.close());
     // The API reads through the guarded view: a model that is lost or being rebuilt is UNAVAILABLE, never empty.
     const readStore = overrides.wrapReadStore?.(side.readStore.guarded()) ?? side.readStore.guarded();
 
@@ -84,6 +86,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       projector = new Projector({ events: store, store: written, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
       await projector.start();
+      side.snapshots?.start();
       log.info({ eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "read models caught up with the event log");
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
