@@ -5,7 +5,8 @@
  */
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
-import { arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf } from "./adapters.js";
+import { arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
+import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
 import { loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
 import { startHttpServer } from "../api/http-server.js";
 import { weigherRoute } from "../api/weigher-route.js";
@@ -96,15 +97,17 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     // Every replica hears every agent's reports: liveness is the same whichever replica is asked.
     await app.reportTimes.share(side.pubsub);
     opened.push(() => app.reportTimes.close());
+    // The binder's and invariant checker's folds are kept beside the read models' snapshots, by the process that holds them.
+    const snapshots = side.snapshots?.owns ? new StateSnapshots({ dir: snapshotDir(config), events: store, log: log.child({ component: "snapshots" }), intervalMs: config.SNAPSHOT_INTERVAL_S * 1000 }) : undefined;
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
       const onBindResolved = obs.metrics?.bindResolved.bind(obs.metrics);
-      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, onBindResolved, ...overrides.binder });
+      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, onBindResolved, snapshots, ...overrides.binder });
       opened.push(() => binder!.stop());
       await binder.start();
     }
     // Beside the binder: repairs what a decision spanning streams left half done (a crash, a lost connection, a lost race).
-    const checker = config.roles.has("binder") ? new InvariantChecker({ store, app, log: log.child({ component: "invariant-checker" }), graceMs: config.BIND_TIMEOUT_S * 1000, onRepair: (r) => obs.metrics?.invariantRepair(r.violation, r.action) }) : undefined;
+    const checker = config.roles.has("binder") ? new InvariantChecker({ store, app, log: log.child({ component: "invariant-checker" }), graceMs: config.BIND_TIMEOUT_S * 1000, snapshots, onRepair: (r) => obs.metrics?.invariantRepair(r.violation, r.action) }) : undefined;
     if (checker) {
       opened.push(() => checker.stop());
       await checker.start();

@@ -1,6 +1,7 @@
 /**
  * The embedded service across a restart: its in-memory read models come back from their snapshots
- * (DATA_DIR/read-models) instead of a replay of the log; a snapshot it cannot trust is refused
+ * (DATA_DIR/read-models), and the binder's and invariant checker's folds from theirs, instead of
+ * a replay of the log; a snapshot it cannot trust is refused
  * with a log line and that model rebuilt; SNAPSHOT_INTERVAL_S=0 writes none.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync } from "node:fs";
@@ -46,6 +47,8 @@ describe("restarting the embedded service", () => {
     expect(applied).not.toHaveBeenCalled();
     expect(logged.said("read model loaded from its snapshot")).toHaveLength(5);
     expect(logged.said("rebuilding read models")).toEqual([]);
+    // The binder and the invariant checker read on from their own snapshots too.
+    expect(logged.said("state loaded from its snapshot; reading the log after it").map((l) => l.follower).sort()).toEqual(["binder", "invariant-checker"]);
     await t.close();
 
     truncateSync(join(dataDir, "read-models", "device-tree.snapshot"), 50);

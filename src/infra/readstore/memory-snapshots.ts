@@ -49,6 +49,11 @@ export class ReadModelSnapshots {
 
   constructor(private readonly o: ReadModelSnapshotsOptions) {}
 
+  /** Whether this process holds the directory (after load): only then may it write snapshots there. */
+  get owns(): boolean {
+    return this.owned;
+  }
+
   /** Takes the directory and loads every snapshot that reads back whole; the names loaded (none when another process holds the directory). */
   async load(): Promise<string[]> {
     await mkdir(this.o.dir, { recursive: true });
