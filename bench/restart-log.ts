@@ -21,9 +21,9 @@ export interface LogShape {
   hosts: number;
 }
 
+const hex = (n: number, w: number) => n.toString(16).padStart(w, "0");
 const DEVICES = 8;
 const PROFILE = { name: "gpu", uuid: id(1, 1) };
-const hex = (n: number, w: number) => n.toString(16).padStart(w, "0");
 /** Deterministic uuid-shaped ids (kind, number). */
 function id(kind: number, n: number): string {
   return `${hex(kind, 8)}-0000-4000-8000-${hex(n, 12)}`;

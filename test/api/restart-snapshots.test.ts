@@ -2,13 +2,16 @@
  * The embedded service across a restart: its in-memory read models come back from their snapshots
  * (DATA_DIR/read-models), and the binder's and invariant checker's folds from theirs, instead of
  * a replay of the log; a snapshot it cannot trust is refused
- * with a log line and that model rebuilt; SNAPSHOT_INTERVAL_S=0 writes none.
+ * with a log line and that model rebuilt; SNAPSHOT_INTERVAL_S=0 writes none. With Redis, a
+ * restart against the live Redis finds its models there and rebuilds none.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
+import { RedisReadStore } from "../../src/infra/readstore/redis.js";
+import { startRedis } from "../support/redis.js";
 import { hostDevices } from "../audit/scenario.js";
 import { capturingLogger } from "../support/log-lines.js";
 import { startTestService } from "./harness.js";
@@ -80,4 +83,35 @@ describe("restarting the embedded service", () => {
     await t.close();
     expect(existsSync(join(dataDir, "read-models"))).toBe(false);
   });
+});
+
+describe("restarting against a live Redis", () => {
+  it("finds the read models in Redis at the log's head: nothing is rebuilt or written, and the answers are the same", async () => {
+    const redis = await startRedis();
+    const dataDir = tempDir();
+    const env = { REDIS_URL: redis.url };
+    try {
+      let t = await startTestService({ dataDir, env });
+      await t.ok("admin", op.CREATE_PROFILE, { input: { name: "fpga-1", groups: [{ "resources:FPGA": "1" }] } });
+      await t.ok("agent", op.REPORT, { hostname: "compute1", devices: hostDevices() });
+      await t.service.projector!.caughtUp();
+      const before = await t.ok("admin", DEVICES);
+      await t.close();
+
+      const applied = vi.spyOn(RedisReadStore.prototype, "applyBatch");
+      const dropped = vi.spyOn(RedisReadStore.prototype, "drop");
+      const logged = capturingLogger("info");
+      t = await startTestService({ dataDir, env, log: logged.log });
+      expect(await t.ok("admin", DEVICES)).toEqual(before);
+      expect(logged.said("rebuilding read models")).toEqual([]);
+      expect(dropped).not.toHaveBeenCalled();
+      expect(applied).not.toHaveBeenCalled();
+      // It goes on from there.
+      await t.ok("admin", op.CREATE_PROFILE, { input: { name: "fpga-2", groups: [{ "resources:FPGA": "1" }] } });
+      expect((await t.ok("admin", DEVICES)).deviceProfiles).toHaveLength(2);
+      await t.close();
+    } finally {
+      await redis.stop();
+    }
+  }, 60_000);
 });
