@@ -62,7 +62,8 @@ export async function openReadSide(config: Config, options: ReadSideOptions = {}
   const [{ MemoryReadStore }, { InProcessPubSub }] = await Promise.all([import("../infra/readstore/memory.js"), import("../infra/pubsub/in-process.js")]);
   const memory = new MemoryReadStore();
   if (config.AUDIT_INDEX !== "disk" || options.auditIndexOf === undefined) {
-    return { readStore: memory, pubsub: new InProcessPubSub(), snapshots: await loadSnapshots(config, memory, options, new Set()) };
+    // AUDIT_INDEX=memory: the audit index, which grows with the log, is rebuilt at every start, not written to a snapshot every interval.
+    return { readStore: memory, pubsub: new InProcessPubSub(), snapshots: await loadSnapshots(config, memory, options, new Set([AUDIT])) };
   }
   const [{ openDiskIndex }, { SplitReadStore }] = await Promise.all([import("../infra/readstore/disk-index.js"), import("../infra/readstore/split.js")]);
   const dir = auditIndexDir(config);
@@ -73,7 +74,7 @@ export async function openReadSide(config: Config, options: ReadSideOptions = {}
   return { readStore: index ? new SplitReadStore(memory, new Map([[AUDIT, index]])) : memory, pubsub: new InProcessPubSub(), snapshots };
 }
 
-/** Loads the snapshots of the models kept in `memory` (all but those `apart`), when this process projects its own embedded log. */
+/** Loads the snapshots of the models kept in `memory` (all but those `apart` or left out), when this process projects its own embedded log. */
 async function loadSnapshots(config: Config, memory: MemoryReadStore, options: ReadSideOptions, apart: ReadonlySet<string>): Promise<ReadModelSnapshots | undefined> {
   if (options.auditIndexOf === undefined || config.SNAPSHOT_INTERVAL_S === 0) return undefined;
   const [{ ReadModelSnapshots }, { projectionLayout }] = await Promise.all([import("../infra/readstore/memory-snapshots.js"), import("./projection-layouts.js")]);

@@ -76,6 +76,16 @@ describe("restarting the embedded service", () => {
     await t.close();
   }, 60_000);
 
+  it("AUDIT_INDEX=memory: the audit index, which grows with the log, gets no snapshot; the other models do", async () => {
+    const dataDir = tempDir();
+    const t = await startTestService({ dataDir, env: { AUDIT_INDEX: "memory" } });
+    await t.ok("agent", op.REPORT, { hostname: "compute1", devices: hostDevices() });
+    await t.close();
+    const files = readdirSync(join(dataDir, "read-models"));
+    expect(files).toContain("device-tree.snapshot");
+    expect(files).not.toContain("audit.snapshot");
+  });
+
   it("SNAPSHOT_INTERVAL_S=0: no snapshot is written, and the next start replays the log", async () => {
     const dataDir = tempDir();
     const t = await startTestService({ dataDir, env: { SNAPSHOT_INTERVAL_S: "0" } });
