@@ -11,6 +11,12 @@ const schema = z.object({
    * read models (about 11-15 KB a boot flow, for ever). With REDIS_URL it is in Redis.
    */
   AUDIT_INDEX: z.enum(["disk", "memory"]).default("disk"),
+  /**
+   * Embedded mode: how often the in-memory read models are written to DATA_DIR/read-models (each
+   * one whose checkpoint moved; and once more at a clean stop), so that a restart reads only the
+   * log after them. 0: no snapshots (every start rebuilds them from the whole log).
+   */
+  SNAPSHOT_INTERVAL_S: z.coerce.number().int().min(0).max(86_400).default(60),
   EVENTSTORE_URL: z
     .string()
     .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//, "must be a connection string such as esdb://localhost:2113?tls=false")

@@ -5,7 +5,8 @@
  */
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
-import { arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf } from "./adapters.js";
+import { arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
+import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
 import { loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
 import { startHttpServer } from "../api/http-server.js";
 import { weigherRoute } from "../api/weigher-route.js";
@@ -74,6 +75,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const ownsIndex = config.roles.has("projector") && config.eventLog === "lmdb" && overrides.store === undefined;
     const side = await openReadSide(config, { auditIndexOf: ownsIndex ? store : undefined, log });
     opened.push(() => side.readStore.close(), () => side.pubsub.close());
+    // Closed after the projector stopped (closers run in reverse): the last snapshot holds what it applied.
+    if (side.snapshots) opened.push(() => side.snapshots!.close());
     // The API reads through the guarded view: a model that is lost or being rebuilt is UNAVAILABLE, never empty.
     const readStore = overrides.wrapReadStore?.(side.readStore.guarded()) ?? side.readStore.guarded();
 
@@ -84,6 +87,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       projector = new Projector({ events: store, store: written, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
       await projector.start();
+      side.snapshots?.start();
       log.info({ eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "read models caught up with the event log");
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
@@ -93,15 +97,17 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     // Every replica hears every agent's reports: liveness is the same whichever replica is asked.
     await app.reportTimes.share(side.pubsub);
     opened.push(() => app.reportTimes.close());
+    // The binder's and invariant checker's folds are kept beside the read models' snapshots, by the process that holds them.
+    const snapshots = side.snapshots?.owns ? new StateSnapshots({ dir: snapshotDir(config), events: store, log: log.child({ component: "snapshots" }), intervalMs: config.SNAPSHOT_INTERVAL_S * 1000 }) : undefined;
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
       const onBindResolved = obs.metrics?.bindResolved.bind(obs.metrics);
-      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, onBindResolved, ...overrides.binder });
+      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, onBindResolved, snapshots, ...overrides.binder });
       opened.push(() => binder!.stop());
       await binder.start();
     }
     // Beside the binder: repairs what a decision spanning streams left half done (a crash, a lost connection, a lost race).
-    const checker = config.roles.has("binder") ? new InvariantChecker({ store, app, log: log.child({ component: "invariant-checker" }), graceMs: config.BIND_TIMEOUT_S * 1000, onRepair: (r) => obs.metrics?.invariantRepair(r.violation, r.action) }) : undefined;
+    const checker = config.roles.has("binder") ? new InvariantChecker({ store, app, log: log.child({ component: "invariant-checker" }), graceMs: config.BIND_TIMEOUT_S * 1000, snapshots, onRepair: (r) => obs.metrics?.invariantRepair(r.violation, r.action) }) : undefined;
     if (checker) {
       opened.push(() => checker.stop());
       await checker.start();
