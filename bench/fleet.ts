@@ -8,11 +8,13 @@
  *   npm run bench:fleet
  *   npm run bench:fleet -- --hosts 500 --minutes 1 --interval-s 60 --boots-per-s 5
  *   npm run bench:fleet -- --url http://host:4000/graphql --token SERVICE --admin-token ADMIN --agent-tokens tokens.json
- * Options: --hosts 10000 --minutes 10 --warmup-s <interval> --interval-s 60 --jitter 0.1 --churn 0.01
+ * Options: --hosts 10000 --minutes 10 --interval-s 60 --register-s <interval> --warmup-s <register-s>
+ *          --jitter 0.1 --churn 0.01
  *          --boots-per-s 5 --connections 8 --seed N --env KEY=VALUE,... (more settings for the embedded server)
  *
- * The first interval registers every host (its first report is a whole one) and is the warm-up;
- * then `--minutes` are measured. The embedded server is started in its own process (the hosts'
+ * The hosts' first reports (whole ones: registration) are spread over `--register-s`; the warm-up
+ * lasts until `--warmup-s`, then the boot storm starts (on registered hosts) and `--minutes` are
+ * measured. The embedded server is started in its own process (the hosts'
  * agent tokens in its token file) and restarted at the end (restart time). Against --url, the
  * agent tokens come from a token file (those with the agent role and a hostname), and memory and
  * restart are not measured. Ends with `BENCH {json}`.
@@ -33,7 +35,8 @@ const args = parseArgs(process.argv.slice(2));
 const hostsWanted = Number(args.hosts ?? 10_000);
 const minutes = Number(args.minutes ?? 10);
 const intervalS = Number(args["interval-s"] ?? 60);
-const warmupS = Number(args["warmup-s"] ?? intervalS);
+const registerS = Number(args["register-s"] ?? intervalS);
+const warmupS = Number(args["warmup-s"] ?? Math.max(intervalS, registerS));
 const seed = Number(args.seed ?? Math.floor(Math.random() * 2 ** 31));
 const random = seededRandom(seed);
 const log = (line: string) => console.log(`[fleet ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -86,21 +89,22 @@ async function main() {
   const rss = server ? new RssSampler(() => server.pid, 5_000) : undefined;
   const loads: number[] = [];
   const loadTimer = setInterval(() => loads.push(loadavg()[0]!), 5_000);
-  const fleet = new Fleet({ hosts, post: httpPoster(url), intervalMs: intervalS * 1000, jitter: Number(args.jitter ?? 0.1), churn: Number(args.churn ?? 0.01), random });
-  const storm = new BootStorm({ url, token: serviceToken, profile, hostnames: hosts.map((h) => h.hostname), bootsPerS: Number(args["boots-per-s"] ?? 5), connections: Number(args.connections ?? 8), random });
+  const fleet = new Fleet({ hosts, post: httpPoster(url), intervalMs: intervalS * 1000, registerMs: registerS * 1000, jitter: Number(args.jitter ?? 0.1), churn: Number(args.churn ?? 0.01), random });
+  const storm = new BootStorm({ url, token: serviceToken, profile, hostnames: () => [...fleet.registered], bootsPerS: Number(args["boots-per-s"] ?? 5), connections: Number(args.connections ?? 8), random });
   const t0 = Date.now();
   fleet.start();
   const progress = setInterval(() => {
     const s = fleet.stats;
     const recent = s.samples.filter((x) => x.at > Date.now() - 30_000).map((x) => x.ms);
     const mib = server ? rssMiB(server.pid) : null;
-    log(`${s.samples.length} reports (${s.failed} failed, ${s.inFlight} in flight), last 30 s p99 ${p(recent, 99)} ms; ${storm.flows} boots (${storm.failed} failed); RSS ${mib ?? "-"} MiB; load ${loadavg()[0]!.toFixed(1)}`);
+    log(`${fleet.registered.size} hosts registered; ${s.samples.length} reports (${s.failed} failed, ${s.inFlight} in flight), last 30 s p99 ${p(recent, 99)} ms; ${storm.flows} boots (${storm.failed} failed); RSS ${mib ?? "-"} MiB; load ${loadavg()[0]!.toFixed(1)}`);
   }, 30_000);
 
   await new Promise((r) => setTimeout(r, warmupS * 1000));
   const measuredFrom = Date.now();
+  const registeredAtWarmup = fleet.registered.size;
   storm.start();
-  log(`warm-up over: ${fleet.stats.samples.length} reports; the boot storm starts`);
+  log(`warm-up over: ${fleet.registered.size} hosts registered, ${fleet.stats.samples.length} reports; the boot storm starts`);
   await new Promise((r) => setTimeout(r, minutes * 60_000));
   await storm.stop();
   await fleet.stop();
@@ -134,7 +138,9 @@ async function main() {
     failed_reports: fleet.stats.failed,
     report_p50_ms: p(measured.map((x) => x.ms), 50),
     report_p99_ms: p(measured.map((x) => x.ms), 99),
+    registration_p50_ms: p(registration, 50),
     registration_p99_ms: p(registration, 99),
+    registered_at_warmup_end: registeredAtWarmup,
     churn: fleet.churned,
     flows: storm.flows,
     failed_flows: storm.failed,

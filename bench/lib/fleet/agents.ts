@@ -58,6 +58,8 @@ export interface FleetOptions {
   hosts: SimulatedHost[];
   post: (token: string) => PostGraphQL;
   intervalMs: number;
+  /** The first reports (registration) are spread over this long. */
+  registerMs: number;
   /** Each interval is stretched or shrunk by up to this fraction at random. */
   jitter: number;
   /** Hosts whose devices change in each interval. */
@@ -65,10 +67,12 @@ export interface FleetOptions {
   random: () => number;
 }
 
-/** Runs every host's report loop until stop(); the first reports are spread over one interval. */
+/** Runs every host's report loop until stop(); the first reports are spread over `registerMs`. */
 export class Fleet {
   readonly stats: AgentStats = { samples: [], failed: 0, failures: [], inFlight: 0 };
   readonly churned: Record<string, number> = {};
+  /** Hosts with at least one report taken. */
+  readonly registered = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
   private idle: (() => void) | undefined;
@@ -76,7 +80,7 @@ export class Fleet {
   constructor(private readonly o: FleetOptions) {}
 
   start(): void {
-    for (const host of this.o.hosts) this.later(host, this.o.random() * this.o.intervalMs);
+    for (const host of this.o.hosts) this.later(host, this.o.random() * this.o.registerMs);
     const churnTimer = setInterval(() => this.churn(), this.o.intervalMs);
     this.timers.add(churnTimer);
   }
@@ -113,6 +117,7 @@ export class Fleet {
     try {
       const r = await sendReport(this.o.post(host.token), host.hostname, host.report(), randomUUID());
       s.samples.push({ at: Date.now(), ms: performance.now() - t0, full: !r.confirmed });
+      this.registered.add(host.hostname);
     } catch (err) {
       s.failed++;
       if (s.failures.length < 10) s.failures.push(`${host.hostname}: ${(err as Error).message}`);

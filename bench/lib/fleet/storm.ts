@@ -19,7 +19,8 @@ export interface StormOptions {
   /** A token with the service role (Nova's). */
   token: string;
   profile: string;
-  hostnames: string[];
+  /** The hosts it may bind on (those registered). */
+  hostnames: () => string[];
   bootsPerS: number;
   connections: number;
   random: () => number;
@@ -31,6 +32,7 @@ export class BootStorm {
   failed = 0;
   readonly failures: string[] = [];
   private inFlight = 0;
+  private pool: string[] = [];
   private timer: NodeJS.Timeout | undefined;
   private idle: (() => void) | undefined;
   private readonly clients: BenchClient[];
@@ -54,7 +56,8 @@ export class BootStorm {
   private async flow(c: BenchClient): Promise<void> {
     this.inFlight++;
     this.flows++;
-    const hostname = this.o.hostnames[Math.floor(this.o.random() * this.o.hostnames.length)]!;
+    if (this.pool.length === 0 || this.flows % 100 === 0) this.pool = this.o.hostnames();
+    const hostname = this.pool[Math.floor(this.o.random() * this.pool.length)]!;
     try {
       const arqs: Array<{ uuid: string }> = (await c.gql(CREATE, { name: this.o.profile })).createAcceleratorRequests;
       const uuids = arqs.map((a) => a.uuid);
