@@ -11,6 +11,8 @@
  * Options: --hosts 10000 --minutes 10 --interval-s 60 --register-s <interval> --warmup-s <register-s>
  *          --jitter 0.1 --churn 0.01
  *          --boots-per-s 5 --connections 8 --seed N --env KEY=VALUE,... (more settings for the embedded server)
+ *          --preregister (the embedded log starts with every host's first report written, as the
+ *          service writes it: the run measures a registered fleet after a restart, not registration)
  *
  * The hosts' first reports (whole ones: registration) are spread over `--register-s`; the warm-up
  * lasts until `--warmup-s`, then the boot storm starts (on registered hosts) and `--minutes` are
@@ -26,6 +28,7 @@ import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer, type BenchToken } from "./lib/embedded-server.js";
 import { Fleet, httpPoster, type ReportSample } from "./lib/fleet/agents.js";
 import { devicesFor, SimulatedHost, templateDevices } from "./lib/fleet/host-devices.js";
+import { preregister } from "./lib/fleet/preregister.js";
 import { RssSampler, rssMiB } from "./lib/fleet/rss.js";
 import { BootStorm, STORM_PROFILE } from "./lib/fleet/storm.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
@@ -73,12 +76,21 @@ async function readModelSize(url: string, adminToken: string) {
 async function main() {
   const speed = machineSpeedMs();
   const tokens = agentTokens();
-  const server = args.url ? undefined : await startBenchServer(serverEnv(), tokens);
+  const template = await templateDevices();
+  const hosts = tokens.map((t) => new SimulatedHost(t.hostname!, t.token, devicesFor(template, t.hostname!)));
+  let preregistered = null as { events: number; s: number } | null;
+  const prepare = async (dataDir: string) => {
+    const t = performance.now();
+    preregistered = { events: await preregister(dataDir, hosts), s: 0 };
+    preregistered.s = +((performance.now() - t) / 1000).toFixed(1);
+    log(`registered ${hosts.length} hosts in the log before the start: ${preregistered.events} events in ${preregistered.s} s`);
+  };
+  const started = performance.now();
+  const server = args.url ? undefined : await startBenchServer(serverEnv(), tokens, args.preregister ? prepare : undefined);
+  const firstStartS = +((performance.now() - started) / 1000 - (preregistered?.s ?? 0)).toFixed(1);
   const url = args.url ?? server!.url;
   const serviceToken = args.token ?? BENCH_TOKENS.service;
   const adminToken = args["admin-token"] ?? BENCH_TOKENS.admin;
-  const template = await templateDevices();
-  const hosts = tokens.map((t) => new SimulatedHost(t.hostname!, t.token, devicesFor(template, t.hostname!)));
   log(`seed ${seed}; ${hosts.length} hosts x ${hosts[0]?.report().length} devices, reporting every ${intervalS} s; warm-up ${warmupS} s, then ${minutes} min measured; machine ${speed} ms`);
 
   const profile = `fleet-${seed}`;
@@ -150,6 +162,8 @@ async function main() {
     rss_after_warmup_mib: memory,
     read_model: size,
     data_dir_mib: dataMiB,
+    preregistered,
+    first_start_s: server ? firstStartS : null,
     restart_s: restartS,
     rss_after_restart_mib: rssAfterRestart,
     load_avg: { max: Math.max(...loads), mean: +(loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length)).toFixed(1) },

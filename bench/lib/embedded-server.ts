@@ -22,10 +22,12 @@ export interface BenchToken {
 /**
  * `cyborg-es serve` in its own process (as in production: the load generator must not share the
  * server's event loop), on a free port, with a throwaway data dir and known tokens (the admin and
- * service tokens, and `tokens` besides: agents' tokens, say).
+ * service tokens, and `tokens` besides: agents' tokens, say). `beforeStart` may write the data
+ * directory first (a log to start on).
  */
-export async function startBenchServer(env: Record<string, string> = {}, tokens: BenchToken[] = []) {
+export async function startBenchServer(env: Record<string, string> = {}, tokens: BenchToken[] = [], beforeStart?: (dataDir: string) => Promise<void>) {
   const dataDir = mkdtempSync(join(tmpdir(), "cyborg-es-bench-"));
+  await beforeStart?.(dataDir);
   const tokensFile = join(dataDir, "bench-tokens.json");
   writeFileSync(
     tokensFile,

@@ -35,14 +35,13 @@ export class BootStorm {
   private pool: string[] = [];
   private timer: NodeJS.Timeout | undefined;
   private idle: (() => void) | undefined;
-  private readonly clients: BenchClient[];
+  private clients: BenchClient[] = [];
 
-  constructor(private readonly o: StormOptions) {
-    this.clients = Array.from({ length: o.connections }, () => new BenchClient(o.url, o.token));
-  }
+  constructor(private readonly o: StormOptions) {}
 
   start(): void {
     if (this.o.bootsPerS <= 0) return;
+    this.clients = Array.from({ length: this.o.connections }, () => new BenchClient(this.o.url, this.o.token));
     let next = 0;
     this.timer = setInterval(() => void this.flow(this.clients[next++ % this.clients.length]!), 1000 / this.o.bootsPerS);
   }
@@ -62,6 +61,8 @@ export class BootStorm {
       const arqs: Array<{ uuid: string }> = (await c.gql(CREATE, { name: this.o.profile })).createAcceleratorRequests;
       const uuids = arqs.map((a) => a.uuid);
       const bound = c.waitFor<{ acceleratorRequestBound: { status: string; reason: string | null } }>(BOUND, { arqs: uuids }, uuids.length);
+      // A lost connection rejects it while the bind is still being sent: the flow fails below, not the process.
+      bound.catch(() => undefined);
       const instanceUuid = randomUUID();
       const t0 = performance.now();
       await c.gql(BIND, { b: uuids.map((arqUuid) => ({ arqUuid, hostname, deviceRpUuid: stormRpUuid(hostname), instanceUuid })) });
