@@ -18,8 +18,9 @@
  * lasts until `--warmup-s`, then the boot storm starts (on registered hosts) and `--minutes` are
  * measured. The embedded server is started in its own process (the hosts'
  * agent tokens in its token file) and restarted at the end (restart time). Against --url, the
- * agent tokens come from a token file (those with the agent role and a hostname), and memory and
- * restart are not measured. Ends with `BENCH {json}`.
+ * agent tokens come from a token file (those with the agent role and a hostname), the server's
+ * memory and CPU are read when `--pid` names its process on this machine, and restart time is not
+ * measured. Ends with `BENCH {json}`.
  */
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
@@ -32,6 +33,7 @@ import { preregister } from "./lib/fleet/preregister.js";
 import { RssSampler, rssMiB } from "./lib/fleet/rss.js";
 import { BootStorm, STORM_PROFILE } from "./lib/fleet/storm.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
+import { processCpuSeconds } from "./lib/process-cpu.js";
 import { seededRandom } from "./lib/reliability/kill9-rounds.js";
 
 const args = parseArgs(process.argv.slice(2));
@@ -98,7 +100,9 @@ async function main() {
   await admin.gql(`mutation($i: DeviceProfileInput!) { createDeviceProfile(input: $i) { uuid } }`, { i: { name: profile, groups: [STORM_PROFILE] } });
   await admin.close();
 
-  const rss = server ? new RssSampler(() => server.pid, 5_000) : undefined;
+  // Against --url, --pid names the server's process on this machine, for its memory and CPU.
+  const pid = server ? () => server.pid : args.pid ? () => Number(args.pid) : undefined;
+  const rss = pid ? new RssSampler(pid, 5_000) : undefined;
   const loads: number[] = [];
   const loadTimer = setInterval(() => loads.push(loadavg()[0]!), 5_000);
   const fleet = new Fleet({ hosts, post: httpPoster(url), intervalMs: intervalS * 1000, registerMs: registerS * 1000, jitter: Number(args.jitter ?? 0.1), churn: Number(args.churn ?? 0.01), random });
@@ -108,16 +112,19 @@ async function main() {
   const progress = setInterval(() => {
     const s = fleet.stats;
     const recent = s.samples.filter((x) => x.at > Date.now() - 30_000).map((x) => x.ms);
-    const mib = server ? rssMiB(server.pid) : null;
+    const mib = pid ? rssMiB(pid()) : null;
     log(`${fleet.registered.size} hosts registered; ${s.samples.length} reports (${s.failed} failed, ${s.inFlight} in flight), last 30 s p99 ${p(recent, 99)} ms; ${storm.flows} boots (${storm.failed} failed); RSS ${mib ?? "-"} MiB; load ${loadavg()[0]!.toFixed(1)}`);
   }, 30_000);
 
   await new Promise((r) => setTimeout(r, warmupS * 1000));
   const measuredFrom = Date.now();
+  const cpuFrom = pid ? processCpuSeconds(pid()) : null;
   const registeredAtWarmup = fleet.registered.size;
   storm.start();
   log(`warm-up over: ${fleet.registered.size} hosts registered, ${fleet.stats.samples.length} reports; the boot storm starts`);
   await new Promise((r) => setTimeout(r, minutes * 60_000));
+  const cpuTo = pid ? processCpuSeconds(pid()) : null;
+  const measuredS = (Date.now() - measuredFrom) / 1000;
   await storm.stop();
   await fleet.stop();
   clearInterval(progress);
@@ -158,6 +165,7 @@ async function main() {
     failed_flows: storm.failed,
     bind_p50_ms: p(storm.bindMs.map((x) => x.ms), 50),
     bind_p99_ms: p(storm.bindMs.map((x) => x.ms), 99),
+    server_cpu_pct: cpuFrom !== null && cpuTo !== null ? +(((cpuTo - cpuFrom) / measuredS) * 100).toFixed(1) : null,
     rss_mib: memory?.last ?? null,
     rss_after_warmup_mib: memory,
     read_model: size,

@@ -17,7 +17,10 @@ export async function preregister(dataDir: string, hosts: readonly SimulatedHost
   try {
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
-        for (let i = next++; i < hosts.length; i = next++) events += (await writer.report(hosts[i]!.hostname, hosts[i]!.report())).length;
+        for (let i = next++; i < hosts.length; i = next++) {
+          const written = await writer.report(hosts[i]!.hostname, hosts[i]!.report());
+          events += written.length;
+        }
       }),
     );
   } finally {
