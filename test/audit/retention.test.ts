@@ -112,6 +112,8 @@ describe("retention on the embedded log", () => {
     const report = await verifyWithArchive(store, archive);
     expect(report.ok).toBe(false);
     expect(report.firstBreaks[0]!.reason).toMatch(/segment 1 .*SHA-256 differs/);
+    // Its content no longer reads as the events the live log's chain recorded either.
+    expect(report.firstBreaks.length).toBeGreaterThan(1);
   });
 
   it("reads an archived stream back for audit, and keeps the log's first and last events live", async () => {
@@ -134,5 +136,43 @@ describe("retention on the embedded log", () => {
     await runRetention(store, { cutoff: later(), dir: archiveDir });
     expect(await store.positionAt(later())).toBe(head);
     expect(await store.positionAt(new Date(0))).toBeUndefined();
+  });
+});
+
+describe("retention and the audit index", () => {
+  it("drops archived entries from the live index with the projector's next batch; history and trace still find them in the archive", async () => {
+    const { MemoryReadStore } = await import("../../src/infra/readstore/memory.js");
+    const { Projector } = await import("../../src/reactors/projector/projector.js");
+    const { projection: audit, objectKey, requestKey } = await import("../../projections/audit/projection.js");
+    const { RetentionScheduler } = await import("../../src/audit/retention/scheduler.js");
+    const { history: auditHistory, trace } = await import("../../src/audit/history.js");
+    const { createLogger } = await import("../../src/infra/logger.js");
+    const { store, archiveDir, archive } = await setup();
+    const [gone] = await history(store, 1, 1);
+    const readStore = new MemoryReadStore();
+    const projector = new Projector({ events: store, store: readStore, projections: [audit], healthCheckMs: 20 });
+    await projector.start();
+    const members = async () => (await readStore.getMembers([objectKey("vm-1"), requestKey("req-0")])).map((m) => m.length);
+    expect(await members()).toEqual([2, 3]);
+    const scheduler = new RetentionScheduler({ store, archive, days: 0, intervalMs: 60_000, index: projector, log: createLogger("silent"), now: later });
+    await scheduler.runOnce();
+    let done = false;
+    const retracted = scheduler.retractArchived().then(() => (done = true));
+    // The removals go with the next batch the log brings, once the segment was read.
+    for (let n = 0; !done && n < 1000; n++) {
+      const r = await store.append("host-compute1", [ev("HostReported", { n: `after-${n}` })], "any");
+      await projector.waitFor(r.position);
+    }
+    await retracted;
+    expect(await members()).toEqual([0, 0]);
+    const reading = new ArchiveReadingStore(store, archive);
+    const h = await auditHistory(reading, readStore, "vm-1", 10);
+    expect(h.items.map((i) => i.type)).toEqual(["ArqBindStarted", "ArqDeleted"]);
+    const t = await trace(reading, readStore, "req-0", 10);
+    expect(t.items.map((i) => i.type)).toEqual(["ArqCreated", "ArqBindStarted", "ArqDeleted"]);
+    expect(t.items[0]!.eventId).toBeTruthy();
+    expect((await auditHistory(store, readStore, "vm-1", 10)).items).toEqual([]);
+    await projector.stop();
+    expect(gone).toBeTruthy();
   });
 });

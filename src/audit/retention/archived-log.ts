@@ -83,10 +83,7 @@ export async function verifyWithArchive(live: EventStore, archive: Archive, opti
     report = { ok: false, events: 0, hashed: 0, unhashed: { count: 0, first: null, last: null }, checkpoints: 0, breaks: 0, firstBreaks: [], chain: null, until: null };
     problems.push({ seq: 0, file: "", reason: `the archive cannot be read: ${(err as Error).message}` });
   }
-  for (const p of problems) {
-    report.ok = false;
-    report.breaks++;
-    report.firstBreaks.unshift({ position: "", stream: "", revision: -1, eventId: "", reason: p.file ? `archive segment ${p.seq} (${p.file}): ${p.reason}` : p.reason });
-  }
-  return report;
+  if (problems.length === 0) return report;
+  const found = problems.map((p) => ({ position: "", stream: "", revision: -1, eventId: "", reason: p.file ? `archive segment ${p.seq} (${p.file}): ${p.reason}` : p.reason }));
+  return { ...report, ok: false, breaks: report.breaks + found.length, firstBreaks: [...found, ...report.firstBreaks] };
 }
