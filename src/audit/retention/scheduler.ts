@@ -36,18 +36,24 @@ export class RetentionScheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private retracting: Promise<unknown> | undefined;
+  private stopped = false;
 
   constructor(private readonly o: RetentionSchedulerOptions) {}
 
   start(): void {
-    const tick = () => {
-      this.running = this.runOnce().finally(() => (this.timer = setTimeout(tick, this.o.intervalMs)));
+    const schedule = (ms: number) => {
+      if (this.stopped) return;
+      this.timer = setTimeout(tick, ms);
+      this.timer.unref();
     };
-    this.timer = setTimeout(tick, Math.min(this.o.intervalMs, 60_000));
-    this.timer.unref();
+    const tick = () => {
+      this.running = this.runOnce().finally(() => schedule(this.o.intervalMs));
+    };
+    schedule(Math.min(this.o.intervalMs, 60_000));
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
