@@ -31,6 +31,9 @@ export async function openEventStore(config: Config): Promise<EventStore> {
 }
 
 /** Where the embedded audit index lives (AUDIT_INDEX=disk). */
+/** Retention's archive segments (docs/audit.md, "Retention"), beside the embedded log. */
+export const archiveDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "archive");
+
 export const auditIndexDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "audit-index");
 
 export interface ReadSideOptions {

@@ -5,7 +5,7 @@
  */
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
-import { arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
+import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
 import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
 import { loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
 import { startHttpServer } from "../api/http-server.js";
@@ -26,6 +26,9 @@ import type { Logger } from "../infra/logger.js";
 import { startObservability } from "../observability/index.js";
 import type { NovaNotifierOptions } from "../reactors/nova/notifier.js";
 import { Projector } from "../reactors/projector/projector.js";
+import { Archive } from "../audit/retention/archive.js";
+import { ArchiveReadingStore } from "../audit/retention/archived-log.js";
+import { RetentionScheduler } from "../audit/retention/scheduler.js";
 import { readYourWrites, untilReached } from "../reactors/projector/read-your-writes.js";
 import type { ReadStore } from "../infra/readstore/port.js";
 
@@ -90,6 +93,14 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       side.snapshots?.start();
       log.info({ eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "read models caught up with the event log");
     }
+    // The log with its archive, for audit; retention runs beside the projector (docs/audit.md, "Retention").
+    const archive = store.archiving ? new Archive(archiveDir(config), store.archiving) : undefined;
+    const auditStore = archive ? new ArchiveReadingStore(store, archive) : store;
+    if (archive && projector && config.RETENTION_DAYS > 0) {
+      const retention = new RetentionScheduler({ store, archive, days: config.RETENTION_DAYS, intervalMs: config.RETENTION_INTERVAL_S * 1000, index: projector, metrics: obs.metrics, log: log.child({ component: "retention" }) });
+      retention.start();
+      opened.push(() => retention.stop());
+    }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
     const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
     const liveness = { intervalS: config.AGENT_REPORT_INTERVAL_S, staleAfter: config.AGENT_STALE_AFTER_PERIODS, goneAfter: config.AGENT_GONE_AFTER_PERIODS };
@@ -124,7 +135,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const catchUp = readYourWrites({ ...models, log });
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
-      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement };
+      const services = { app, readStore, store, auditStore, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });
       const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit }), weigherRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit })];
       const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });
