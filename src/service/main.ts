@@ -7,7 +7,7 @@ import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
 import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
 import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
-import { loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
+import { adminTokenCommand, loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
 import { startHttpServer } from "../api/http-server.js";
 import { weigherRoute } from "../api/weigher-route.js";
 import { bitstreamRoutes } from "../api/bitstream-routes.js";
@@ -140,7 +140,9 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit }), weigherRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit })];
       const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });
       const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, socketQuota, routes, ...observed }, config.PORT, config.HOST);
+      // Only an embedded service tells anyone where its token file is: a production one's is the operator's business.
+      const consoleConfig = config.mode === "embedded" ? { adminTokenCommand: adminTokenCommand(config) } : {};
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, socketQuota, routes, consoleConfig, ...observed }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "cyborg-es is serving");
