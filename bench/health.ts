@@ -95,12 +95,14 @@ async function main(): Promise<void> {
       const due = s0 + (i * 1000) / RATE;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      let h: number;
-      let d: number;
-      do {
+      let h = Math.floor(Math.random() * HOSTS);
+      let d = Math.floor(Math.random() * DEVICES);
+      // Every card busy (a small run): wait for one to be freed rather than spin.
+      while (watching.size >= HOSTS * DEVICES) await new Promise((r) => setTimeout(r, 5));
+      while (watching.has(provider(h, d))) {
         h = Math.floor(Math.random() * HOSTS);
         d = Math.floor(Math.random() * DEVICES);
-      } while (watching.has(provider(h, d)));
+      }
       inFlight.push(taintOnce(h, d));
     }
 
