@@ -176,7 +176,7 @@ interface Device {
   deployables: Array<{ uuid: string; name: string; resourceClass: string | null; traits: string[]; numAccelerators: number; attachHandles: Handle[] }>;
 }
 
-const DEVICES = `query($host: String!, $after: String) { devices(filter: { hostname: $host }, first: 100, after: $after) {
+const DEVICES = `query($host: String!, $after: String) { devices(filter: { hostname: $host }, first: 50, after: $after) {
   totalCount pageInfo { hasNextPage endCursor }
   nodes { uuid type vendor model status lifecycleState taints { key value effect by reason } lost controlPath { info }
     deployables { uuid name resourceClass traits numAccelerators
