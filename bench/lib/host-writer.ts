@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { hostDecider, type HostCommand, type HostState } from "../../src/domain/inventory/decider.js";
 import type { InventoryEvent } from "../../src/domain/inventory/events.js";
+import type { TaintEffect } from "../../src/domain/inventory/taints.js";
 import type { DriverDevice } from "../../src/domain/inventory/report.js";
 import { stream, type DeviceStatus } from "../../src/domain/shared/types.js";
 import { WrongExpectedRevisionError, type EventStore } from "../../src/infra/eventstore/port.js";
@@ -49,6 +50,14 @@ export class HostWriter {
 
   async setStatus(host: string, deviceUuid: string, status: DeviceStatus): Promise<InventoryEvent[]> {
     return this.run(host, { type: "SetDeviceStatus", data: { hostname: host, deviceUuid, status, at: this.now() } });
+  }
+
+  taint(host: string, deviceUuid: string, key: string, effect: TaintEffect, reason = "test"): Promise<InventoryEvent[]> {
+    return this.run(host, { type: "TaintDevice", data: { hostname: host, deviceUuid, key, value: "", effect, by: "admin", reason, at: this.now() } });
+  }
+
+  untaint(host: string, deviceUuid: string, key: string, effect: TaintEffect | null = null): Promise<InventoryEvent[]> {
+    return this.run(host, { type: "UntaintDevice", data: { hostname: host, deviceUuid, key, effect, by: "admin", reason: "", at: this.now() } });
   }
 
   allocate(host: string, rpUuid: string, arqUuid: string, instanceUuid: string): Promise<InventoryEvent[]> {

@@ -102,6 +102,8 @@ describe("the console in a browser", () => {
     expect(await page.locator(".device header").first().textContent()).toMatch(/\d+ free, 0 used of \d+ attach handles/);
     await page.getByRole("button", { name: "Put in maintenance" }).first().click();
     await page.getByTestId("device-status").filter({ hasText: "MAINTAINING" }).first().waitFor(WAIT);
+    expect(await page.getByTestId("device-state").first().textContent()).toBe("TAINTED");
+    expect(await page.getByRole("list", { name: "Taints" }).first().textContent()).toMatch(/cyborg\.openstack\.org\/maintenance:NoSchedule by admin/);
     await screenshot(page, "03-host-maintenance");
     await page.getByRole("button", { name: "End maintenance" }).first().click();
     await page.getByTestId("device-status").filter({ hasText: "ENABLED" }).first().waitFor(WAIT);

@@ -147,6 +147,28 @@ describe("Placement sync (real Placement)", () => {
     expect(await candidates("resources=FPGA:1&required=CUSTOM_T3")).toEqual([rp("c3", "5e")]);
   });
 
+  it("reserves a device while it carries any taint, and frees it once the last one goes", async () => {
+    const compute = await novaComputeNode(server, "c9");
+    const { sync, hosts } = await started();
+    await hosts.report("c9", [fpgaCard("c9", "5e", { accelerators: 2, traits: ["CUSTOM_T9"] })]);
+    await sync.caughtUp(20_000);
+    const device = await hosts.deviceAt("c9", "5e");
+    const reserved = async () => (await treeOf(server, compute))[0]!.inventories.FPGA!.reserved;
+
+    await hosts.taint("c9", device, "cyborg.openstack.org/health", "NoExecute", "XID 79");
+    await hosts.setStatus("c9", device, "MAINTAINING");
+    await sync.caughtUp(20_000);
+    expect(await reserved()).toBe(2);
+    expect(await candidates("resources=FPGA:1&required=CUSTOM_T9")).toEqual([]);
+    await hosts.untaint("c9", device, "cyborg.openstack.org/maintenance");
+    await sync.caughtUp(20_000);
+    expect(await reserved()).toBe(2);
+    await hosts.untaint("c9", device, "cyborg.openstack.org/health", "NoExecute");
+    await sync.caughtUp(20_000);
+    expect(await reserved()).toBe(0);
+    expect(await candidates("resources=FPGA:1&required=CUSTOM_T9")).toEqual([rp("c9", "5e")]);
+  });
+
   it("waits for a missing compute node (the others go on), then fills it in", async () => {
     const { sync, hosts } = await started({ config: { PLACEMENT_MISSING_COMPUTE_NODE: "wait" } });
     const other = await novaComputeNode(server, "c4b");

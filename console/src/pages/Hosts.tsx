@@ -169,14 +169,16 @@ interface Device {
   vendor: string;
   model: string;
   status: "ENABLED" | "MAINTAINING";
+  lifecycleState: string;
+  taints: Array<{ key: string; value: string; effect: string; by: string; reason: string }>;
   lost: boolean;
   controlPath: { info: Record<string, string> };
   deployables: Array<{ uuid: string; name: string; resourceClass: string | null; traits: string[]; numAccelerators: number; attachHandles: Handle[] }>;
 }
 
-const DEVICES = `query($host: String!, $after: String) { devices(filter: { hostname: $host }, first: 100, after: $after) {
+const DEVICES = `query($host: String!, $after: String) { devices(filter: { hostname: $host }, first: 50, after: $after) {
   totalCount pageInfo { hasNextPage endCursor }
-  nodes { uuid type vendor model status lost controlPath { info }
+  nodes { uuid type vendor model status lifecycleState taints { key value effect by reason } lost controlPath { info }
     deployables { uuid name resourceClass traits numAccelerators
       attachHandles { uuid type inUse lost info acceleratorRequest { uuid state instanceUuid } } } } } }`;
 const SET_STATUS = `mutation($uuid: ID!, $status: DeviceStatus!) { setDeviceStatus(uuid: $uuid, status: $status) { uuid status } }`;
@@ -232,6 +234,7 @@ export function HostPage({ session, hostname }: { session: Session; hostname: st
               <span className={`badge ${d.status === "ENABLED" ? "ok" : "warn"}`} data-testid="device-status">
                 {d.status}
               </span>
+              {d.lifecycleState !== "AVAILABLE" ? <span className="badge warn" data-testid="device-state">{d.lifecycleState}</span> : null}
               {d.lost ? <span className="badge bad">LOST</span> : null}
               <span>
                 {handles.length - used} free, {used} used of {handles.length} attach handles
@@ -242,6 +245,15 @@ export function HostPage({ session, hostname }: { session: Session; hostname: st
                 </button>
               ) : null}
             </header>
+            {d.taints.length > 0 ? (
+              <ul className="taints" aria-label="Taints">
+                {d.taints.map((t) => (
+                  <li key={`${t.key} ${t.effect}`}>
+                    <span className="mono">{`${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`}</span> by {t.by}: {t.reason}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
             {d.deployables.map((dep) => (
               <div key={dep.uuid} className="deployable">
                 <h3>
