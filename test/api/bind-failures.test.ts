@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, FAKE_HOST_DEVICES, startTestService, type TestService } from "./harness.js";
+import { collect, FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "./harness.js";
 import * as op from "./operations.js";
 
 /** Each failure gives one FAILED accelerator-request-bound event with a reason a person can act on. */
@@ -41,6 +41,13 @@ describe("binds that fail", () => {
     const second = await bindOne(rpUuid);
     expect(second.event.status).toBe("FAILED");
     expect(second.event.reason).toMatch(/free attach handle/i);
+    // The reason stays on the ARQ, for GraphQL and REST alike, after the event has gone by.
+    const arq = (await t.ok("service", `query($u: ID!) { acceleratorRequest(uuid: $u) { state bindFailureReason } }`, { u: second.arq.uuid })).acceleratorRequest;
+    expect(arq).toEqual({ state: "BIND_FAILED", bindFailureReason: second.event.reason });
+    const rest = await fetch(new URL(`/v2/accelerator_requests/${second.arq.uuid}`, t.url), { headers: { "x-auth-token": TOKENS.service.token } });
+    expect(((await rest.json()) as { bind_failure_reason: string }).bind_failure_reason).toBe(second.event.reason);
+    const bound = (await t.ok("service", `query($u: ID!) { acceleratorRequest(uuid: $u) { bindFailureReason } }`, { u: first.arq.uuid })).acceleratorRequest;
+    expect(bound.bindFailureReason).toBeNull();
     await t.ok("service", op.DELETE_ARQS, { instance: first.instance });
   });
 

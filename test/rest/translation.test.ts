@@ -107,17 +107,19 @@ describe("formats and shapes", () => {
     attachHandleType: "PCI" as const,
     attachHandleUuid: "hu",
     attachHandleInfo: { bus: "0c", function: 1 },
+    bindFailureReason: "no free attach handle",
     createdAt: "2026-11-24T10:00:05.000Z",
     updatedAt: null,
   };
 
   it("shows attach-handle data only in Bound, its info as strings", () => {
-    expect(arqShape(arq, "http://x")).toMatchObject({ state: "BindFailed", attach_handle_type: "", attach_handle_uuid: null, attach_handle_info: {} });
+    expect(arqShape(arq, "http://x")).toMatchObject({ state: "BindFailed", attach_handle_type: "", attach_handle_uuid: null, attach_handle_info: {}, bind_failure_reason: "no free attach handle" });
     const bound = arqShape({ ...arq, state: "BOUND" }, "http://x");
+    expect(bound.bind_failure_reason).toBeNull();
     expect(bound).toMatchObject({ state: "Bound", attach_handle_type: "PCI", attach_handle_uuid: "hu", attach_handle_info: { bus: "0c", function: "1" } });
     expect(bound.links).toEqual([{ href: `http://x/accelerator/v2/accelerator_requests/${U}`, rel: "self" }]);
     expect(Object.keys(bound).sort()).toEqual(
-      ["attach_handle_info", "attach_handle_type", "attach_handle_uuid", "created_at", "device_profile_group_id", "device_profile_name", "device_rp_uuid", "hostname", "instance_uuid", "links", "project_id", "state", "updated_at", "uuid"],
+      ["attach_handle_info", "attach_handle_type", "attach_handle_uuid", "bind_failure_reason", "created_at", "device_profile_group_id", "device_profile_name", "device_rp_uuid", "hostname", "instance_uuid", "links", "project_id", "state", "updated_at", "uuid"],
     );
   });
 
