@@ -5,6 +5,7 @@
  */
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
+import { capacityByHost } from "../../projections/resource-providers/queries.js";
 import { arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf } from "./adapters.js";
 import { loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
 import { startHttpServer } from "../api/http-server.js";
@@ -111,7 +112,16 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const notifications = new BindNotificationRouter(side.pubsub, obs.tracing);
     const programming = new ProgrammingFeed(store, log.child({ component: "programming-feed" }));
     opened.push(() => notifications.close(), () => programming.close());
-    obs.metrics?.watch({ projections: () => projector?.status() ?? [], openSubscriptions: () => notifications.listening, bindsInFlight: () => binder?.bindsInFlight ?? 0 });
+    obs.metrics?.watch({
+      projections: () => projector?.status() ?? [],
+      openSubscriptions: () => notifications.listening,
+      bindsInFlight: () => binder?.bindsInFlight ?? 0,
+      capacity: () => capacityByHost(readStore),
+      agent: (hostname) => {
+        const l = app.reportTimes.liveness(hostname);
+        return { live: l.state === "LIVE", silentForS: l.silentForS };
+      },
+    });
 
     let url: string | undefined;
     if (config.roles.has("api")) {
