@@ -72,6 +72,23 @@ describe("binds that fail", () => {
     expect(devices[0].deployables[0].attachHandles.filter((h: any) => h.inUse)).toHaveLength(1);
     for (const r of results) await t.ok("service", op.DELETE_ARQS, { instance: r.instance });
   });
+
+  it("counts the outcomes per minute and keeps the failures' reasons, though their ARQs are gone", async () => {
+    const q = `{ bindOutcomes { from to bound failed truncated minutes { minute bound failed } recentFailures { arqUuid reason at } } }`;
+    const o = (await t.ok("admin", q)).bindOutcomes;
+    // Above: a bind to an unknown provider, one bound and one refused a full deployable, one to a
+    // device in maintenance, and a race of six for one handle.
+    expect([o.bound, o.failed, o.truncated]).toEqual([2, 8, false]);
+    expect(o.minutes).toHaveLength(60);
+    expect(o.minutes.reduce((n: number, m: { failed: number }) => n + m.failed, 0)).toBe(8);
+    expect(Date.parse(o.to) - Date.parse(o.from)).toBe(3600_000);
+    expect(o.recentFailures).toHaveLength(8);
+    expect(o.recentFailures.map((f: { reason: string }) => f.reason).join("\n")).toMatch(/maint/i);
+    expect(o.recentFailures[0].reason).toMatch(/free attach handle/i); // newest first: the race's losers
+    const member = await t.gql("member", q);
+    expect(member.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+    expect((await t.gql("admin", `{ bindOutcomes(minutes: 0) { bound } }`)).errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", field: "minutes" });
+  });
 });
 
 describe("a bind that cannot finish in time", () => {
