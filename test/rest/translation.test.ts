@@ -1,6 +1,6 @@
 /** The REST layer's pure translation: microversions, JSON-patch reading, formats and shapes. */
 import { describe, expect, it } from "vitest";
-import { parseArqPatch } from "../../src/api/rest/arq-patch.js";
+import { parseArqPatch, patchFieldOf } from "../../src/api/rest/arq-patch.js";
 import { envelope, RestError } from "../../src/api/rest/errors.js";
 import { pythonStrTime, wsmeTime } from "../../src/api/rest/format.js";
 import { negotiate } from "../../src/api/rest/microversion.js";
@@ -55,6 +55,16 @@ describe("ARQ PATCH bodies", () => {
   it("leaves a missing field to the bind command, which names it", () => {
     const p = parseArqPatch({ a: bind.slice(0, 2) }, 0);
     expect(p.kind === "bind" && p.bindings[0]!.instanceUuid).toBeUndefined();
+  });
+
+  it("names a bind's fields as the PATCH body does", () => {
+    expect(patchFieldOf("bindings[1].deviceRpUuid", ["a", "b"])).toBe("b/device_rp_uuid");
+    expect(patchFieldOf("bindings[0].hostname", ["a"])).toBe("a/hostname");
+    expect(patchFieldOf("bindings[0].arqUuid", ["a"])).toBe("a");
+    expect(patchFieldOf("arqUuids[0]", ["a"])).toBe("a");
+    expect(patchFieldOf("projectId", ["a"])).toBe("project_id");
+    expect(patchFieldOf("bindings[3].arqUuid", ["a"])).toBeUndefined();
+    expect(patchFieldOf("somethingElse", ["a"])).toBeUndefined();
   });
 
   it("takes /project_id from 2.1 only", () => {
