@@ -15,9 +15,11 @@ import { createClient } from "graphql-ws";
 import { useMemo, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { storedToken } from "./lib/api";
+import { startHints } from "./lib/start-hints";
 import "./graphiql.css";
 
-const DEFAULT_QUERY = `# Paste a token above (data/tokens.json holds the admin token of an embedded service).
+/** The editor's first text; `tokenCommand` prints the admin token of an embedded service. */
+const defaultQuery = (tokenCommand: string | undefined) => `# Paste a token above${tokenCommand ? ` (on the service's machine, ${tokenCommand} prints the admin token)` : ""}.
 # Ctrl-Enter runs the operation; the Docs pane lists every type.
 {
   viewer { principal roles }
@@ -41,7 +43,7 @@ function hasMutation(query: string | undefined): boolean {
 }
 const linkMutation = hasMutation(linkQuery);
 
-function Explorer() {
+function Explorer({ tokenCommand }: { tokenCommand?: string }) {
   const [token, setToken] = useState(() => localStorage.getItem(EXPLORER_TOKEN) ?? storedToken());
   const fetcher = useMemo(() => {
     const authorization = `Bearer ${token}`;
@@ -73,10 +75,11 @@ function Explorer() {
         </p>
       )}
       <div className="graphiql-host">
-        <GraphiQL fetcher={fetcher} defaultQuery={DEFAULT_QUERY} initialQuery={linkQuery} />
+        <GraphiQL fetcher={fetcher} defaultQuery={defaultQuery(tokenCommand)} initialQuery={linkQuery} />
       </div>
     </div>
   );
 }
 
-createRoot(document.getElementById("root")!).render(<Explorer />);
+// GraphiQL reads its default query once: the hint is asked for before the editor is drawn.
+void startHints().then((h) => createRoot(document.getElementById("root")!).render(<Explorer tokenCommand={h.adminTokenCommand} />));

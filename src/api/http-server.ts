@@ -50,6 +50,11 @@ export interface HttpServerOptions {
   rateLimit?: RateLimit;
   /** Per-token caps on open WebSocket connections and subscriptions (none when not given). */
   socketQuota?: SocketQuota;
+  /**
+   * GET /console/config.json, for anyone: what the sign-in page and the explorer tell a newcomer
+   * (the command that prints the admin token of an embedded service's DATA_DIR).
+   */
+  consoleConfig?: { adminTokenCommand?: string };
   /** Routes tried before GraphQL's 404 (bitstream content). */
   routes?: HttpRoute[];
 }
@@ -149,6 +154,7 @@ function router(opts: HttpServerOptions, graphql: GraphqlHandler) {
       if (!isAdmin(req)) return sendJson(res, 401, { error: "the metrics need an admin token (Authorization: Bearer <token>), or serve them on a port of their own with METRICS_PORT" });
       return sendMetrics(opts.metrics, res);
     }
+    if (url.pathname === "/console/config.json" && req.method === "GET") return sendJson(res, 200, opts.consoleConfig ?? {});
     if (site.serve(req, res, url.pathname)) return;
     for (const route of url.pathname === "/graphql" ? [] : (opts.routes ?? [])) if (await route(req, res, url.pathname, url.search.replace(/^\?/, ""))) return;
     if (url.pathname !== "/graphql" && (await rest(req, res, url.pathname, url.search))) return;

@@ -20,6 +20,8 @@ export interface ApiServices {
   /** Where the read models live; resolvers read them with the queries of projections/<model>/queries.ts. */
   readStore: ReadStore;
   store: EventStore;
+  /** The log with its archive (retention, docs/audit.md): where history, trace and asOf read; the live log when there is none. */
+  auditStore?: EventStore;
   notifications: NotificationFeed;
   /** New programming requests per host, for the agents' subscriptions. */
   programming: Pick<ProgrammingFeed, "listen">;

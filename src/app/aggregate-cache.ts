@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { streamPrefix } from "../domain/shared/types.js";
 
 /**
  * In-process cache of folded aggregates: stream -> {state, revision, position}. A handler starts from the
@@ -6,7 +7,13 @@ import { LRUCache } from "lru-cache";
  * a host's) are not refolded on every command. Only states that match the store are cached (folded
  * from read events, or the result of an append that passed its expected-revision check), and an
  * entry never goes back to an older revision, so concurrent handlers and conflicts keep it correct.
- * States are immutable and may be shared. Least recently used entries are dropped beyond `max`.
+ * States are immutable and may be shared. Least recently used entries are dropped beyond the limit.
+ *
+ * Host streams have their own limit. Every agent reports once an interval, so a fleet reads its
+ * hosts in a cycle; in one least-recently-used cache shared with the ARQ, instance and key streams
+ * a boot storm makes, a fleet of about as many hosts as entries would find none of them cached
+ * (each host's entry is the oldest by its next report), and every report would fold its host's
+ * stream from the log again.
  */
 export interface CachedAggregate {
   state: unknown;
@@ -16,26 +23,34 @@ export interface CachedAggregate {
 
 export class AggregateCache {
   private readonly entries: LRUCache<string, CachedAggregate>;
+  private readonly hosts: LRUCache<string, CachedAggregate>;
 
-  constructor(max = 10_000) {
+  /** `max` entries of every other stream, and `maxHosts` host streams (a fleet's hosts, with room to spare). */
+  constructor(max = 10_000, maxHosts = 100_000) {
     this.entries = new LRUCache({ max });
+    this.hosts = new LRUCache({ max: maxHosts });
   }
 
   get(stream: string): CachedAggregate | undefined {
-    return this.entries.get(stream);
+    return this.of(stream).get(stream);
   }
 
   set(stream: string, entry: CachedAggregate): void {
-    const current = this.entries.peek(stream);
+    const entries = this.of(stream);
+    const current = entries.peek(stream);
     if (current && current.revision >= entry.revision) return;
-    this.entries.set(stream, entry);
+    entries.set(stream, entry);
   }
 
   delete(stream: string): void {
-    this.entries.delete(stream);
+    this.of(stream).delete(stream);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.entries.size + this.hosts.size;
+  }
+
+  private of(stream: string): LRUCache<string, CachedAggregate> {
+    return stream.startsWith(streamPrefix.host) ? this.hosts : this.entries;
   }
 }

@@ -11,6 +11,8 @@ import type { Page } from "../../projections/shared/page.js";
 import { aggregates } from "../app/streams.js";
 import type { EventStore, RecordedEvent } from "../infra/eventstore/port.js";
 import type { ReadStore } from "../infra/readstore/port.js";
+import { archivedObjectRefs, archivedRequestRefs, withArchived } from "./retention/archived-refs.js";
+import { ArchiveReadingStore } from "./retention/archived-log.js";
 import { summarize } from "./summary.js";
 import { timeTravelFor } from "./time-travel.js";
 
@@ -40,7 +42,8 @@ export interface HistoryEntry {
 
 /** The object's events: those the audit read model indexed, and those of its own streams (objects.ts). */
 export async function history(store: EventStore, readStore: ReadStore, uuid: string, first: number, after?: bigint): Promise<Page<HistoryEntry>> {
-  const [page, ...owned] = await Promise.all([objectHistory(readStore, uuid, first, after), ...OWN_STREAMS.map((own) => store.readStream(own(uuid)))]);
+  const [live, ...owned] = await Promise.all([objectHistory(readStore, uuid, first, after), ...OWN_STREAMS.map((own) => store.readStream(own(uuid)))]);
+  const page = store instanceof ArchiveReadingStore ? withArchived(live!, await archivedObjectRefs(readStore, store.archive, uuid), first, after) : live;
   const own = owned.flat();
   const later = own.filter((e) => after === undefined || e.position > after);
   // Each source gave its first `first` after the cursor: the merged page's first `first` are right.
@@ -63,18 +66,21 @@ const MAX_TRACE_PAGES = 20;
 export async function trace(store: EventStore, readStore: ReadStore, correlationId: string, first: number, after?: bigint, project?: string | null): Promise<Page<HistoryEntry>> {
   const wanted = project !== undefined ? project : await firstProject(store, readStore, correlationId);
   const kept: RecordedEvent[] = [];
-  let page = await requestTrace(readStore, correlationId, first, after);
+  const archived = store instanceof ArchiveReadingStore ? await archivedRequestRefs(store.archive, correlationId) : [];
+  const pageAfter = async (p: bigint | undefined) => withArchived(await requestTrace(readStore, correlationId, first, p), archived, first, p);
+  let page = await pageAfter(after);
   for (let pages = 1; ; pages++) {
     for (const e of await readRefs(store, page.refs)) if (projectOf(e) === wanted) kept.push(e);
     const last = page.refs.at(-1);
     if (kept.length > first || !page.hasNextPage || last === undefined || pages === MAX_TRACE_PAGES) break;
-    page = await requestTrace(readStore, correlationId, first, last.position);
+    page = await pageAfter(last.position);
   }
   return entries(store, kept.slice(0, first), page.hasNextPage || kept.length > first, page.totalCount);
 }
 
 async function firstProject(store: EventStore, readStore: ReadStore, correlationId: string): Promise<string | null> {
-  const [event] = await readRefs(store, (await requestTrace(readStore, correlationId, 1)).refs);
+  const archived = store instanceof ArchiveReadingStore ? await archivedRequestRefs(store.archive, correlationId) : [];
+  const [event] = await readRefs(store, withArchived(await requestTrace(readStore, correlationId, 1), archived, 1, undefined).refs);
   return event ? projectOf(event) : null;
 }
 

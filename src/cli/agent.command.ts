@@ -1,11 +1,15 @@
 import { hostname as osHostname } from "node:os";
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { reportOnce, runAgent, type AgentOptions } from "../clients/agent/agent.js";
 import { HostLock } from "../clients/agent/host-lock.js";
 import { runProgramming } from "../clients/agent/programming.js";
 import { discoverAll } from "../clients/agent/drivers/index.js";
 import { driverEnv, type DriverCliOptions } from "../clients/agent/driver-env.js";
 import { createLogger } from "../infra/logger.js";
+import { explainRefusal, serviceClient, withService } from "./service-options.js";
+import { printTable } from "./table.js";
+
+export { defaultUrl } from "./service-options.js";
 
 const DEFAULT_DRIVERS = "nvidia-gpu,intel-fpga,xilinx-fpga,intel-qat";
 
@@ -25,22 +29,20 @@ function driverOptions(cmd: Command): Command {
 }
 
 export function agentCommand(): Command {
-  const agent = driverOptions(new Command("agent").enablePositionalOptions())
+  const agent = withService(driverOptions(new Command("agent").enablePositionalOptions()), "agent")
     .description("discover this host's accelerators and report them to the service, now and every interval")
-    .addOption(new Option("--url <url>", "the service's GraphQL endpoint (default: from PORT and HOST, as the service reads them)").env("CYBORG_URL").default(defaultUrl()))
-    .addOption(new Option("--token <token>", "an agent token for this host").env("CYBORG_TOKEN"))
     .option("--interval <seconds>", "seconds between reports", "60")
     .option("--once", "discover, report, print a summary and exit", false)
     .option("--no-programming", "do not take FPGA programming requests")
     .option("--work-dir <dir>", "where downloaded bitstreams are kept while checked and programmed")
     .option("--log-level <level>", "log level", process.env.LOG_LEVEL ?? "info")
-    .action(async (o: DriverCliOptions & { url: string; token?: string; interval: string; once: boolean; logLevel: string; programming: boolean; workDir?: string }) => {
-      if (!o.token) throw new Error("no token: pass --token or set CYBORG_TOKEN (an agent token bound to this host)");
+    .action(async (o: DriverCliOptions & { interval: string; once: boolean; logLevel: string; programming: boolean; workDir?: string }, cmd: Command) => {
+      const client = serviceClient(cmd, "agent");
       const interval = Number(o.interval);
       if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval must be a number of seconds >= 1, got ${o.interval}`);
       const log = createLogger(o.logLevel, "cyborg-es-agent");
       const opts: AgentOptions = {
-        client: { url: o.url, token: o.token },
+        client: { url: client.url, token: client.token },
         hostname: o.hostname,
         drivers: splitList(o.drivers),
         env: driverEnv(o),
@@ -48,8 +50,10 @@ export function agentCommand(): Command {
         log,
       };
       if (o.once) {
-        log.info({ url: o.url, hostname: o.hostname, drivers: opts.drivers }, `reporting ${o.hostname} to ${o.url}`);
-        const s = await reportOnce(opts);
+        log.info({ url: client.url, hostname: o.hostname, drivers: opts.drivers }, `reporting ${o.hostname} to ${client.url}`);
+        const s = await reportOnce(opts).catch((err: unknown) => {
+          throw explainRefusal(err, client);
+        });
         console.log(
           `${s.hostname}: ${s.devices} devices reported; added ${s.added}, updated ${s.updated}, removed ${s.removed}, ` +
             `unchanged ${s.unchanged}; host stream at revision ${s.revision}` +
@@ -60,7 +64,7 @@ export function agentCommand(): Command {
       const ac = new AbortController();
       process.once("SIGTERM", () => ac.abort());
       process.once("SIGINT", () => ac.abort());
-      log.info({ url: o.url, hostname: o.hostname, drivers: opts.drivers, intervalS: interval, programming: o.programming }, "agent started");
+      log.info({ url: client.url, hostname: o.hostname, drivers: opts.drivers, intervalS: interval, programming: o.programming }, "agent started");
       const lock = new HostLock();
       await Promise.all([
         runAgent({ ...opts, lock }, ac.signal),
@@ -72,7 +76,8 @@ export function agentCommand(): Command {
     driverOptions(new Command("discover"))
       .description("print what the drivers see, without reporting anything")
       .option("--json", "print JSON instead of a table", false)
-      .action(async (o: DriverCliOptions & { json: boolean }) => {
+      .action(async (_o: unknown, cmd: Command) => {
+        const o = withParentDefaults<DriverCliOptions & { json: boolean }>(cmd);
         const log = createLogger("warn", "cyborg-es-agent");
         const { devices, errors } = await discoverAll(splitList(o.drivers), driverEnv(o), log);
         if (o.json) return console.log(JSON.stringify({ devices, errors }, null, 2));
@@ -89,18 +94,28 @@ export function agentCommand(): Command {
             traits: dep.attributes.filter((a) => a.key.startsWith("trait")).map((a) => a.value).join(" "),
           })),
         );
-        if (rows.length) console.table(rows);
-        else console.log("no accelerators found");
+        printTable(rows, "no accelerators found");
         for (const e of errors) console.error(`driver ${e.driver} failed: ${e.message}`);
       }),
   );
   return agent;
 }
 
-/** Where `npm start` in the same environment listens: PORT and HOST (a wildcard address is reached on loopback). */
-export function defaultUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const host = !env.HOST || env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST;
-  return `http://${host.includes(":") ? `[${host}]` : host}:${env.PORT || "4000"}/graphql`;
+/**
+ * A subcommand's options, where each one left at its default takes the value given to the parent
+ * instead (`agent --drivers fake discover` is `agent discover --drivers fake`).
+ */
+export function withParentDefaults<T>(cmd: Command): T {
+  const own = cmd.opts();
+  const parent = cmd.parent;
+  if (!parent) return own as T;
+  const merged: Record<string, unknown> = { ...own };
+  for (const key of Object.keys(own)) {
+    const ownSource = cmd.getOptionValueSource(key);
+    const parentSource = parent.getOptionValueSource(key);
+    if ((ownSource === "default" || ownSource === undefined) && parentSource !== undefined && parentSource !== "default") merged[key] = parent.opts()[key];
+  }
+  return merged as T;
 }
 
 const splitList = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean);

@@ -5,7 +5,10 @@ import { Command } from "commander";
 import { exportLog, importLog, readExport } from "../audit/export.js";
 import { resolvePoint } from "../audit/points.js";
 import { verifyLog, type VerifyProgress, type VerifyReport } from "../audit/verify.js";
-import { lmdbDir, openEventStore } from "../service/adapters.js";
+import { archiveDir, lmdbDir, openEventStore } from "../service/adapters.js";
+import { Archive } from "../audit/retention/archive.js";
+import { verifyWithArchive } from "../audit/retention/archived-log.js";
+import { addArchiveCommand } from "./archive.command.js";
 import { verifyLmdbParallel } from "../audit/verify-parallel.js";
 import { loadConfig } from "../infra/config.js";
 import type { EventStore, RecordedEvent } from "../infra/eventstore/port.js";
@@ -65,6 +68,7 @@ export function auditCommand(): Command {
     .command("import <file>")
     .description("append an NDJSON export (whole streams) to the configured store, checking its hashes as it goes")
     .action(runImport);
+  addArchiveCommand(cmd);
   return cmd;
 }
 
@@ -76,7 +80,14 @@ async function runVerify(o: { after?: string; anchor?: string; archive?: string[
   const progress = (p: VerifyProgress) => bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) });
   const after = parsePosition(o.after, "--after");
   let report: VerifyReport;
-  if (config.eventLog === "lmdb" && !o.archive?.length) {
+  const segments = await withStore(async (store) => (await store.archiving?.readArchiveSegments())?.length ?? 0);
+  if (segments > 0 && after === undefined && !o.archive?.length) {
+    // Retention moved streams into archive segments: walk them and the live log together.
+    report = await withStore(async (store) => {
+      bar.start(Number((await store.headPosition()) ?? 0n), 0, { events: 0, rate: 0 });
+      return verifyWithArchive(store, new Archive(archiveDir(config), store.archiving!), { onProgress: progress });
+    });
+  } else if (config.eventLog === "lmdb" && !o.archive?.length) {
     // The embedded log: one range per core (verify-parallel.ts).
     const until = await withStore((store) => store.headPosition());
     bar.start(Number(until ?? 0n), Number(after ?? 0n), { events: 0, rate: 0 });

@@ -17,7 +17,7 @@ const program = new Command("cyborg-es")
   .showHelpAfterError()
   .enablePositionalOptions();
 
-program.addCommand(serveCommand(), { isDefault: true });
+program.addCommand(serveCommand());
 program.addCommand(agentCommand());
 program.addCommand(osaccCommand());
 program.addCommand(bitstreamCommand());
@@ -28,7 +28,10 @@ program.addCommand(schemaCommand());
 program.addCommand(auditCommand());
 program.addCommand(replayCommand());
 
-if (wantsYoungGeneration(process.argv.slice(2), process.execArgv, process.env)) {
+if (process.argv.length <= 2) {
+  // No command: say what there is, and start nothing (`serve` runs the service).
+  program.outputHelp();
+} else if (wantsYoungGeneration(process.argv.slice(2), process.execArgv, process.env)) {
   relaunchWithYoungGeneration();
 } else {
   program.parseAsync(process.argv).catch((err: Error) => {

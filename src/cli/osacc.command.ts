@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { OsAcc, OsAccError } from "../clients/osacc/index.js";
+import { explainRefusal, serviceClient, withService } from "./service-options.js";
 
 /**
  * os-acc on the command line, for hypervisor hooks in any language: each call reads its JSON
@@ -8,10 +9,8 @@ import { OsAcc, OsAccError } from "../clients/osacc/index.js";
  * message, field}} and exits with status 1.
  */
 export function osaccCommand(): Command {
-  const cmd = new Command("os-acc")
+  const cmd = withService(new Command("os-acc"), "service")
     .description("attach accelerators to instances from a compute node (os-acc): JSON in, JSON out")
-    .addOption(new Option("--url <url>", "the service's GraphQL endpoint").env("CYBORG_URL").default("http://127.0.0.1:4000/graphql"))
-    .addOption(new Option("--token <token>", "a service token (the compute service's)").env("CYBORG_TOKEN"))
     .addOption(new Option("--hostname <name>", "this compute node's name, as its agent reports it").env("CYBORG_HOSTNAME"));
 
   const run = (name: string, description: string, usage: string, call: (acc: OsAcc, input: Record<string, any>) => Promise<unknown>) =>
@@ -20,18 +19,30 @@ export function osaccCommand(): Command {
       .description(`${description}; input: ${usage}`)
       .option("--json <json>", "the input (default: read from stdin)")
       .action(async (o: { json?: string }) => {
-        const g = cmd.opts<{ url: string; token?: string; hostname?: string }>();
-        const acc = new OsAcc({ url: g.url, token: g.token ?? "", hostname: g.hostname });
+        const g = cmd.opts<{ url: string; hostname?: string }>();
+        let acc: OsAcc | undefined;
         try {
-          if (!g.token) throw new OsAccError("UNAUTHENTICATED", "no token: pass --token or set CYBORG_TOKEN (a service token)");
+          const client = (() => {
+            try {
+              return serviceClient(cmd, "service");
+            } catch (err) {
+              throw new OsAccError("UNAUTHENTICATED", (err as Error).message);
+            }
+          })();
+          acc = new OsAcc({ url: client.url, token: client.token, hostname: g.hostname });
           const result = await call(acc, parseInput(o.json ?? readFileSync(0, "utf8")));
           console.log(JSON.stringify(result ?? null, null, 2));
         } catch (err) {
-          const e = err instanceof OsAccError ? err.toJSON() : { code: "ERROR", message: (err as Error).message };
+          const refused = err instanceof OsAccError && err.code === "UNAUTHENTICATED" && acc !== undefined;
+          const e = refused
+            ? { code: "UNAUTHENTICATED", message: explainRefusal(err, { url: g.url, role: "service" }).message }
+            : err instanceof OsAccError
+              ? err.toJSON()
+              : { code: "ERROR", message: (err as Error).message };
           console.log(JSON.stringify({ error: e }, null, 2));
           process.exitCode = 1;
         } finally {
-          await acc.close();
+          await acc?.close();
         }
       });
 

@@ -5,6 +5,7 @@ import { readFollowerStatus } from "../reactors/follower/status.js";
 import { openEventStore, openReadSide } from "../service/adapters.js";
 import { reconcilePlacement, type ReconcileReport } from "../reactors/placement/reconcile.js";
 import { PLACEMENT_SYNC, placementClientFor } from "../reactors/placement/sync.js";
+import { formatTable } from "./table.js";
 
 export function placementCommand(): Command {
   const cmd = new Command("placement").description("the accelerators in OpenStack Placement (PLACEMENT_URL, PLACEMENT_TOKEN)");
@@ -57,7 +58,7 @@ export function placementCommand(): Command {
       try {
         const status = await readFollowerStatus(readStore, PLACEMENT_SYNC);
         if (o.json || !status) console.log(JSON.stringify(status, null, 2));
-        else console.table([status].map((s) => ({ state: s.state, checkpoint: s.checkpoint ?? "-", head: s.headPosition ?? "-", lagEvents: s.lagEvents, lagMs: s.lagMs, lastError: s.lastError?.message ?? "-", at: s.at })));
+        else console.log(formatTable([status].map((s) => ({ state: s.state, checkpoint: s.checkpoint, head: s.headPosition, lagEvents: s.lagEvents, lagMs: s.lagMs, lastError: s.lastError?.message, at: s.at }))));
       } finally {
         await pubsub.close();
         await readStore.close();

@@ -4,26 +4,14 @@
  * traits and resource classes, such as one shipped in `contrib/migrations/`, to every profile.
  */
 import { readFile } from "node:fs/promises";
-import { Command, Option } from "commander";
-import { postGraphQL } from "../clients/agent/graphql-client.js";
+import { Command } from "commander";
+import { callService, serviceClient, withService as serviceOptions } from "./service-options.js";
+import { printTable } from "./table.js";
 
 const FIELDS = "uuid name description groups version enabled createdAt updatedAt";
 
-interface ServiceOptions {
-  url: string;
-  token?: string;
-}
-
-function withService(cmd: Command): Command {
-  return cmd
-    .addOption(new Option("--url <url>", "the service's GraphQL endpoint").env("CYBORG_URL").default("http://127.0.0.1:4000/graphql"))
-    .addOption(new Option("--token <token>", "a token (admin, for changes)").env("CYBORG_TOKEN"));
-}
-
-const client = (o: ServiceOptions) => {
-  if (!o.token) throw new Error("no token: pass --token or set CYBORG_TOKEN");
-  return { url: o.url, token: o.token };
-};
+const withService = (cmd: Command) => serviceOptions(cmd, "any");
+const client = (cmd: Command) => serviceClient(cmd, "any");
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
@@ -46,10 +34,14 @@ export function profileCommand(): Command {
 function listCommand(): Command {
   return withService(new Command("list"))
     .description("list the profiles (inline ones are never listed)")
-    .action(async (o: ServiceOptions) => {
-      const { deviceProfiles } = await postGraphQL<{ deviceProfiles: Array<Record<string, unknown>> }>(client(o), `{ deviceProfiles { ${FIELDS} } }`, {});
-      if (deviceProfiles.length === 0) return console.log("no device profiles");
-      console.table(deviceProfiles.map(({ name, uuid, version, enabled, groups }) => ({ name, uuid, version, enabled, groups: (groups as unknown[]).length })));
+    .option("--json", "print JSON instead of a table", false)
+    .action(async (o: { json: boolean }, cmd: Command) => {
+      const { deviceProfiles } = await callService<{ deviceProfiles: Array<Record<string, unknown>> }>(client(cmd), `{ deviceProfiles { ${FIELDS} } }`, {});
+      if (o.json) return print(deviceProfiles);
+      printTable(
+        deviceProfiles.map(({ name, uuid, version, enabled, groups }) => ({ name, uuid, version, enabled, groups: (groups as unknown[]).length })),
+        "no device profiles",
+      );
     });
 }
 
@@ -59,9 +51,9 @@ function showCommand(): Command {
     .description("a profile as JSON, with its versions; --version: as that version was")
     .argument("<name>")
     .option("--version <n>", "a past version", (v) => Number.parseInt(v, 10))
-    .action(async (name: string, o: ServiceOptions & { version?: number }) => {
+    .action(async (name: string, o: { version?: number }, cmd: Command) => {
       const q = `query($name: String!, $version: Int) { deviceProfile(name: $name, version: $version) { ${FIELDS} versions { version createdAt migration } } }`;
-      const { deviceProfile } = await postGraphQL<{ deviceProfile: unknown }>(client(o), q, { name, version: o.version ?? null });
+      const { deviceProfile } = await callService<{ deviceProfile: unknown }>(client(cmd), q, { name, version: o.version ?? null });
       if (!deviceProfile) throw new Error(`no device profile ${name}${o.version ? ` at version ${o.version}` : ""}`);
       print(deviceProfile);
     });
@@ -75,12 +67,12 @@ function updateCommand(): Command {
     .option("--groups-file <file>", "JSON file holding the groups")
     .option("--description <text>", "the new description")
     .option("--expected-version <n>", "refuse unless the profile is at this version", (v) => Number.parseInt(v, 10))
-    .action(async (name: string, o: ServiceOptions & { groupsFile?: string; description?: string; expectedVersion?: number }) => {
+    .action(async (name: string, o: { groupsFile?: string; description?: string; expectedVersion?: number }, cmd: Command) => {
       const input: Record<string, unknown> = { name, expectedVersion: o.expectedVersion ?? null };
       if (o.groupsFile) input.groups = await readJson(o.groupsFile, "the groups");
       if (o.description !== undefined) input.description = o.description;
       const q = `mutation($input: DeviceProfileUpdateInput!) { updateDeviceProfile(input: $input) { ${FIELDS} } }`;
-      print((await postGraphQL<{ updateDeviceProfile: unknown }>(client(o), q, { input })).updateDeviceProfile);
+      print((await callService<{ updateDeviceProfile: unknown }>(client(cmd), q, { input })).updateDeviceProfile);
     });
 }
 
@@ -90,9 +82,9 @@ function enabledCommand(verb: "enable" | "disable"): Command {
   return withService(new Command(verb))
     .description(enabled ? "let the profile make new ARQs again" : "refuse new ARQs from the profile (its ARQs are untouched)")
     .argument("<name>")
-    .action(async (name: string, o: ServiceOptions) => {
+    .action(async (name: string, _o: unknown, cmd: Command) => {
       const q = `mutation($name: String!, $enabled: Boolean!) { setDeviceProfileEnabled(name: $name, enabled: $enabled) { name version enabled } }`;
-      const { setDeviceProfileEnabled: p } = await postGraphQL<{ setDeviceProfileEnabled: { name: string; enabled: boolean } }>(client(o), q, { name, enabled });
+      const { setDeviceProfileEnabled: p } = await callService<{ setDeviceProfileEnabled: { name: string; enabled: boolean } }>(client(cmd), q, { name, enabled });
       console.log(`${p.name}: ${p.enabled ? "enabled" : "disabled"}`);
     });
 }
@@ -103,9 +95,9 @@ function renameCommand(): Command {
     .description("rename a profile, keeping its uuid, versions and ARQs")
     .argument("<name>")
     .argument("<new-name>")
-    .action(async (name: string, newName: string, o: ServiceOptions) => {
+    .action(async (name: string, newName: string, _o: unknown, cmd: Command) => {
       const q = `mutation($name: String!, $newName: String!) { renameDeviceProfile(name: $name, newName: $newName) { uuid name version } }`;
-      const { renameDeviceProfile: p } = await postGraphQL<{ renameDeviceProfile: { uuid: string; name: string } }>(client(o), q, { name, newName });
+      const { renameDeviceProfile: p } = await callService<{ renameDeviceProfile: { uuid: string; name: string } }>(client(cmd), q, { name, newName });
       console.log(`${name} is now ${p.name} (${p.uuid})`);
     });
 }
@@ -116,10 +108,10 @@ function migrateCommand(): Command {
     .description('rename traits and resource classes in every profile, a new version each: --file holds { "traits": {OLD: NEW}, "resourceClasses": {OLD: NEW} }')
     .requiredOption("--file <file>", "the mapping (JSON)")
     .option("--dry-run", "list what would change; change nothing", false)
-    .action(async (o: ServiceOptions & { file: string; dryRun: boolean }) => {
+    .action(async (o: { file: string; dryRun: boolean }, cmd: Command) => {
       const mapping = await readJson(o.file, "the mapping");
       const q = `mutation($mapping: JSON!, $dryRun: Boolean!) { migrateDeviceProfiles(mapping: $mapping, dryRun: $dryRun) { name fromVersion toVersion changes { groupIndex from to } } }`;
-      const { migrateDeviceProfiles: done } = await postGraphQL<{ migrateDeviceProfiles: MigrationLine[] }>(client(o), q, { mapping, dryRun: o.dryRun });
+      const { migrateDeviceProfiles: done } = await callService<{ migrateDeviceProfiles: MigrationLine[] }>(client(cmd), q, { mapping, dryRun: o.dryRun });
       for (const p of done) {
         const to = p.toVersion === null ? "would be a new version" : `version ${p.fromVersion} -> ${p.toVersion}`;
         console.log(`${p.name}: ${to}: ${p.changes.map((c) => `group ${c.groupIndex} ${c.from} -> ${c.to}`).join(", ")}`);

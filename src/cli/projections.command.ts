@@ -1,5 +1,5 @@
 import cliProgress from "cli-progress";
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { projections } from "../../projections/index.js";
 import { openEventStore, openReadSide } from "../service/adapters.js";
 import { embeddedAdminToken } from "../api/auth/tokens.js";
@@ -10,6 +10,8 @@ import type { ProjectionStatus } from "../reactors/projector/progress.js";
 import { NOVA_NOTIFIER } from "../reactors/nova/notifier.js";
 import { PLACEMENT_SYNC } from "../reactors/placement/sync.js";
 import { Projector } from "../reactors/projector/projector.js";
+import { serviceClient, withService } from "./service-options.js";
+import { formatTable } from "./table.js";
 
 /** A projection's row, or a log follower's (the Placement sync, the Nova notifier). */
 type Row = ProjectionStatus | FollowerStatus;
@@ -19,18 +21,18 @@ const LAG_COUNT_CAP = 100_000;
 export function projectionsCommand(): Command {
   const cmd = new Command("projections").description("inspect and rebuild the read models");
 
-  cmd
-    .command("status")
-    .description("each projection's (and the Placement sync's and Nova notifier's) checkpoint and lag behind the event log")
-    .option("--url <url>", "embedded mode: the running server (its read models live in its memory)")
-    .addOption(new Option("--token <token>", "embedded mode: an admin token (default: the admin token of DATA_DIR/tokens.json)").env("CYBORG_TOKEN"))
+  withService(cmd.command("status"), "admin")
+    .description(
+      "each projection's (and the Placement sync's and Nova notifier's) checkpoint and lag behind the event log; " +
+        "embedded mode asks the running server (--url) with an admin token (default: the admin token of DATA_DIR/tokens.json)",
+    )
     .option("--json", "print JSON", false)
-    .action(async (o: { url?: string; token?: string; json: boolean }) => {
+    .action(async (o: { json: boolean }, sub: Command) => {
       const config = loadConfig();
-      const rows = config.readModels === "memory" ? await statusFromServer(config, o.url, o.token) : await statusFromStores(config);
+      const rows = config.readModels === "memory" ? await statusFromServer(config, sub) : await statusFromStores(config);
       if (o.json) return console.log(JSON.stringify(rows, null, 2));
-      console.table(
-        rows.map((r) => ({ projection: r.name, state: r.state, checkpoint: r.checkpoint ?? "-", head: r.headPosition ?? "-", lagEvents: r.lagEvents, lagMs: r.lagMs, error: r.error ?? "" })),
+      console.log(
+        formatTable(rows.map((r) => ({ projection: r.name, state: r.state, checkpoint: r.checkpoint, head: r.headPosition, lagEvents: r.lagEvents, lagMs: r.lagMs, error: r.error }))),
       );
     });
 
@@ -71,15 +73,15 @@ export function projectionsCommand(): Command {
   return cmd;
 }
 
-async function statusFromServer(config: Config, url?: string, token?: string): Promise<Row[]> {
-  const base = url ? new URL(url) : new URL(`http://${config.HOST}:${config.PORT}`);
-  const admin = token ?? embeddedAdminToken(config);
-  if (!admin) throw new Error("the server shows its projections to an admin token: pass --token or set CYBORG_TOKEN");
+async function statusFromServer(config: Config, sub: Command): Promise<Row[]> {
+  const base = new URL(sub.opts<{ url: string }>().url);
+  const embedded = embeddedAdminToken(config);
+  const admin = embedded && !sub.opts().token && !sub.opts().tokenFile ? embedded : serviceClient(sub, "admin").token;
   const res = await fetch(new URL("/readyz", base), { headers: { authorization: `Bearer ${admin}` } }).catch((err: Error) => {
-    throw new Error(`no server answers at ${base.origin} (${err.cause ?? err.message}); in embedded mode the read models live in the server's memory`);
+    throw new Error(`cannot reach ${base.origin}/readyz (${err.cause ?? err.message}); in embedded mode the read models live in the server's memory: is it running there? --url, CYBORG_URL, or PORT and HOST say where`);
   });
   const body = (await res.json()) as { projections?: ProjectionStatus[]; followers?: FollowerStatus[] };
-  if (!body.projections) throw new Error(`the server at ${base.origin} did not show its projections: is the token an admin's?`);
+  if (!body.projections) throw new Error(`the server at ${base.origin} did not show its projections: the token is not an admin's (--token-file, CYBORG_TOKEN or --token)`);
   return [...(body.projections ?? []), ...(body.followers ?? [])];
 }
 

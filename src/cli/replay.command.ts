@@ -25,7 +25,7 @@ export function replayCommand(): Command {
     .description("materialize the read models as they were at a point, to ask every normal query of the past")
     .requiredOption("--until <position|time>", "the point: a log position, or an ISO-8601 time (the last event recorded by then)")
     .option("--into <target>", "redis://host:port/<db> (a separate database: never the live one) or memory", "memory")
-    .option("--serve [port]", "then serve the past read-only (GraphQL and REST) on this port (always with --into memory)")
+    .option("--serve [port]", "then serve the past read-only (GraphQL and REST) on this port (default: PORT); without it, the replay ends when the read models are written")
     .action(async (o: { until: string; into: string; serve?: string | boolean }) => {
       const config = loadConfig();
       const events = await openEventStore(config);
@@ -53,7 +53,7 @@ export function replayCommand(): Command {
           console.error(`the ${model} model left out the events of ${streams} stream${streams === 1 ? "" : "s"} that had ended by then (docs/audit.md: what a replay leaves out)`);
         }
         if (liveIndex) console.error(`the audit index (history, trace) was not replayed: a past server reads the live one (REDIS_URL), cut at ${point}`);
-        if (o.into === "memory" || o.serve !== undefined) {
+        if (o.serve !== undefined) {
           await servePast(config, events, target, point, o.serve === undefined || o.serve === true ? config.PORT : Number(o.serve));
           return; // serves until interrupted; the stores close with the process
         }
@@ -62,6 +62,7 @@ export function replayCommand(): Command {
         await events.close();
         throw err;
       }
+      if (o.into === "memory") console.error("the replayed read models were in memory and are gone now: add --serve [port] to query them, or --into redis://... to keep them");
       await target.close();
       await events.close();
     });

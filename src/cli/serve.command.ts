@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { ConfigError, loadConfig } from "../infra/config.js";
 import { createLogger } from "../infra/logger.js";
+import { startupBlock } from "./startup-block.js";
 
 export function serveCommand(): Command {
   return new Command("serve")
@@ -22,6 +23,7 @@ export function serveCommand(): Command {
       // Loaded here: the other commands (os-acc, agent) start without the server's modules.
       const { startService } = await import("../service/main.js");
       const service = await startService(config, log);
+      if (service.url) console.error(startupBlock(config, service.url));
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;

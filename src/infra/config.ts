@@ -11,6 +11,12 @@ const schema = z.object({
    * read models (about 11-15 KB a boot flow, for ever). With REDIS_URL it is in Redis.
    */
   AUDIT_INDEX: z.enum(["disk", "memory"]).default("disk"),
+  /**
+   * Embedded mode: how often the in-memory read models are written to DATA_DIR/read-models (each
+   * one whose checkpoint moved; and once more at a clean stop), so that a restart reads only the
+   * log after them. 0: no snapshots (every start rebuilds them from the whole log).
+   */
+  SNAPSHOT_INTERVAL_S: z.coerce.number().int().min(0).max(86_400).default(60),
   EVENTSTORE_URL: z
     .string()
     .regex(/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//, "must be a connection string such as esdb://localhost:2113?tls=false")
@@ -83,6 +89,15 @@ const schema = z.object({
   /** Each GraphQL query's and mutation's execution time budget: past it, its next field answers TIMEOUT (503). */
   REQUEST_TIMEOUT_S: z.coerce.number().positive().max(3600).default(30),
   /** How long an Idempotency-Key is remembered: a retry within it gets the first answer. */
+  /**
+   * Retention (docs/audit.md): streams that ended this many days ago (deleted ARQs and profiles,
+   * expired idempotency keys) move from the live log into archive segments. 0 or `off`: never.
+   */
+  RETENTION_DAYS: z
+    .union([z.literal("off").transform(() => 0), z.coerce.number().min(0).max(36_500)])
+    .default(90),
+  /** How often retention runs in the projector role (seconds). */
+  RETENTION_INTERVAL_S: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
   IDEMPOTENCY_TTL_S: z.coerce.number().int().positive().max(30 * 86_400).default(86_400),
   /** Most ARQs a project may hold (0: no quota); checked when a token without the admin or service role creates ARQs. */
   ARQ_QUOTA_PER_PROJECT: z.coerce.number().int().min(0).max(10_000_000).default(1000),

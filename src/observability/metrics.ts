@@ -134,6 +134,19 @@ export class Metrics implements OperationMetrics {
     registers: [this.registry],
   });
 
+  private readonly retentionEvents = new Counter({
+    name: "cyborg_retention_archived_events_total",
+    help: "Events retention moved from the live log into archive segments",
+    registers: [this.registry],
+  });
+
+  private readonly retentionRuns = new Counter({
+    name: "cyborg_retention_runs_total",
+    help: "Retention runs, by outcome (archived, nothing_due, failed)",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+
   constructor(opts: { processMetrics?: boolean } = {}) {
     const sources = () => this.sources;
     new Gauge({
@@ -255,6 +268,11 @@ export class Metrics implements OperationMetrics {
 
   bindResolved(outcome: "bound" | "failed", seconds: number): void {
     this.bindSeconds.observe({ outcome }, Math.max(0, seconds));
+  }
+
+  retentionRun(outcome: "archived" | "nothing_due" | "failed", events: number): void {
+    this.retentionRuns.inc({ outcome });
+    if (events > 0) this.retentionEvents.inc(events);
   }
 
   invariantRepair(violation: string, action: string): void {

@@ -14,6 +14,9 @@ import type { Logger } from "../infra/logger.js";
 import type { PubSub } from "../infra/pubsub/port.js";
 import type { ReadStore } from "../infra/readstore/port.js";
 import type { SplitReadStore } from "../infra/readstore/split.js";
+import type { MemoryReadStore } from "../infra/readstore/memory.js";
+import type { ReadModelSnapshots } from "../infra/readstore/memory-snapshots.js";
+import { projections } from "../../projections/index.js";
 
 /** Where the embedded event log lives. */
 export const lmdbDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "events");
@@ -28,6 +31,9 @@ export async function openEventStore(config: Config): Promise<EventStore> {
 }
 
 /** Where the embedded audit index lives (AUDIT_INDEX=disk). */
+/** Retention's archive segments (docs/audit.md, "Retention"), beside the embedded log. */
+export const archiveDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "archive");
+
 export const auditIndexDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "audit-index");
 
 export interface ReadSideOptions {
@@ -40,7 +46,17 @@ export interface ReadSideOptions {
   log?: Logger;
 }
 
-export async function openReadSide(config: Config, options: ReadSideOptions = {}): Promise<{ readStore: ReadStore; pubsub: PubSub }> {
+/** Where the embedded mode keeps its snapshots (read models, the binder's and invariant checker's state). */
+export const snapshotDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "read-models");
+
+export interface ReadSide {
+  readStore: ReadStore;
+  pubsub: PubSub;
+  /** The in-memory models' snapshots, loaded already (embedded, projecting its own log, SNAPSHOT_INTERVAL_S > 0). */
+  snapshots?: ReadModelSnapshots;
+}
+
+export async function openReadSide(config: Config, options: ReadSideOptions = {}): Promise<ReadSide> {
   if (config.readModels === "redis") {
     const [{ RedisReadStore }, { RedisPubSub }] = await Promise.all([import("../infra/readstore/redis.js"), import("../infra/pubsub/redis.js")]);
     const keyPrefix = config.REDIS_KEY_PREFIX;
@@ -48,13 +64,28 @@ export async function openReadSide(config: Config, options: ReadSideOptions = {}
   }
   const [{ MemoryReadStore }, { InProcessPubSub }] = await Promise.all([import("../infra/readstore/memory.js"), import("../infra/pubsub/in-process.js")]);
   const memory = new MemoryReadStore();
-  if (config.AUDIT_INDEX !== "disk" || options.auditIndexOf === undefined) return { readStore: memory, pubsub: new InProcessPubSub() };
+  if (config.AUDIT_INDEX !== "disk" || options.auditIndexOf === undefined) {
+    // AUDIT_INDEX=memory: the audit index, which grows with the log, is rebuilt at every start, not written to a snapshot every interval.
+    return { readStore: memory, pubsub: new InProcessPubSub(), snapshots: await loadSnapshots(config, memory, options, new Set([AUDIT])) };
+  }
   const [{ openDiskIndex }, { SplitReadStore }] = await Promise.all([import("../infra/readstore/disk-index.js"), import("../infra/readstore/split.js")]);
   const dir = auditIndexDir(config);
   const index = await openDiskIndex(dir, AUDIT, options.auditIndexOf, options.log).catch((err: Error) => {
     throw new Error(`cannot open the audit index in ${dir} (${err.message}); AUDIT_INDEX=memory keeps it in memory instead`, { cause: err });
   });
-  return { readStore: index ? new SplitReadStore(memory, new Map([[AUDIT, index]])) : memory, pubsub: new InProcessPubSub() };
+  const snapshots = await loadSnapshots(config, memory, options, new Set(index ? [AUDIT] : []));
+  return { readStore: index ? new SplitReadStore(memory, new Map([[AUDIT, index]])) : memory, pubsub: new InProcessPubSub(), snapshots };
+}
+
+/** Loads the snapshots of the models kept in `memory` (all but those `apart` or left out), when this process projects its own embedded log. */
+async function loadSnapshots(config: Config, memory: MemoryReadStore, options: ReadSideOptions, apart: ReadonlySet<string>): Promise<ReadModelSnapshots | undefined> {
+  if (options.auditIndexOf === undefined || config.SNAPSHOT_INTERVAL_S === 0) return undefined;
+  const [{ ReadModelSnapshots }, { projectionLayout }] = await Promise.all([import("../infra/readstore/memory-snapshots.js"), import("./projection-layouts.js")]);
+  const kept = projections.filter((p) => !apart.has(p.name)).map((p) => ({ name: p.name, layout: projectionLayout(p.name) }));
+  const log = options.log ?? { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const snapshots = new ReadModelSnapshots({ store: memory, dir: snapshotDir(config), projections: kept, intervalMs: config.SNAPSHOT_INTERVAL_S * 1000, log });
+  await snapshots.load();
+  return snapshots;
 }
 
 /** What the read models are kept in, for the logs: "memory", "redis", or each projection's store when some are kept apart. */

@@ -6,8 +6,9 @@
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
 import { capacityByHost } from "../../projections/resource-providers/queries.js";
-import { arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf } from "./adapters.js";
-import { loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
+import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
+import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
+import { adminTokenCommand, loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
 import { startHttpServer } from "../api/http-server.js";
 import { weigherRoute } from "../api/weigher-route.js";
 import { bitstreamRoutes } from "../api/bitstream-routes.js";
@@ -26,6 +27,9 @@ import type { Logger } from "../infra/logger.js";
 import { startObservability } from "../observability/index.js";
 import type { NovaNotifierOptions } from "../reactors/nova/notifier.js";
 import { Projector } from "../reactors/projector/projector.js";
+import { Archive } from "../audit/retention/archive.js";
+import { ArchiveReadingStore } from "../audit/retention/archived-log.js";
+import { RetentionScheduler } from "../audit/retention/scheduler.js";
 import { readYourWrites, untilReached } from "../reactors/projector/read-your-writes.js";
 import type { ReadStore } from "../infra/readstore/port.js";
 
@@ -75,6 +79,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const ownsIndex = config.roles.has("projector") && config.eventLog === "lmdb" && overrides.store === undefined;
     const side = await openReadSide(config, { auditIndexOf: ownsIndex ? store : undefined, log });
     opened.push(() => side.readStore.close(), () => side.pubsub.close());
+    // Closed after the projector stopped (closers run in reverse): the last snapshot holds what it applied.
+    if (side.snapshots) opened.push(() => side.snapshots!.close());
     // The API reads through the guarded view: a model that is lost or being rebuilt is UNAVAILABLE, never empty.
     const readStore = overrides.wrapReadStore?.(side.readStore.guarded()) ?? side.readStore.guarded();
 
@@ -85,7 +91,16 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       projector = new Projector({ events: store, store: written, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
       await projector.start();
+      side.snapshots?.start();
       log.info({ eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "read models caught up with the event log");
+    }
+    // The log with its archive, for audit; retention runs beside the projector (docs/audit.md, "Retention").
+    const archive = store.archiving ? new Archive(archiveDir(config), store.archiving) : undefined;
+    const auditStore = archive ? new ArchiveReadingStore(store, archive) : store;
+    if (archive && projector && config.RETENTION_DAYS > 0) {
+      const retention = new RetentionScheduler({ store, archive, days: config.RETENTION_DAYS, intervalMs: config.RETENTION_INTERVAL_S * 1000, index: projector, metrics: obs.metrics, log: log.child({ component: "retention" }) });
+      retention.start();
+      opened.push(() => retention.stop());
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
     const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
@@ -94,15 +109,17 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     // Every replica hears every agent's reports: liveness is the same whichever replica is asked.
     await app.reportTimes.share(side.pubsub);
     opened.push(() => app.reportTimes.close());
+    // The binder's and invariant checker's folds are kept beside the read models' snapshots, by the process that holds them.
+    const snapshots = side.snapshots?.owns ? new StateSnapshots({ dir: snapshotDir(config), events: store, log: log.child({ component: "snapshots" }), intervalMs: config.SNAPSHOT_INTERVAL_S * 1000 }) : undefined;
     let binder: Binder | undefined;
     if (config.roles.has("binder")) {
       const onBindResolved = obs.metrics?.bindResolved.bind(obs.metrics);
-      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, onBindResolved, ...overrides.binder });
+      binder = new Binder({ store, app, log: log.child({ component: "binder" }), bindTimeoutMs: config.BIND_TIMEOUT_S * 1000, onBindResolved, snapshots, ...overrides.binder });
       opened.push(() => binder!.stop());
       await binder.start();
     }
     // Beside the binder: repairs what a decision spanning streams left half done (a crash, a lost connection, a lost race).
-    const checker = config.roles.has("binder") ? new InvariantChecker({ store, app, log: log.child({ component: "invariant-checker" }), graceMs: config.BIND_TIMEOUT_S * 1000, onRepair: (r) => obs.metrics?.invariantRepair(r.violation, r.action) }) : undefined;
+    const checker = config.roles.has("binder") ? new InvariantChecker({ store, app, log: log.child({ component: "invariant-checker" }), graceMs: config.BIND_TIMEOUT_S * 1000, snapshots, onRepair: (r) => obs.metrics?.invariantRepair(r.violation, r.action) }) : undefined;
     if (checker) {
       opened.push(() => checker.stop());
       await checker.start();
@@ -128,12 +145,14 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const catchUp = readYourWrites({ ...models, log });
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
-      const services = { app, readStore, store, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement };
+      const services = { app, readStore, store, auditStore, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });
       const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit }), weigherRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit })];
       const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });
       const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, socketQuota, routes, ...observed }, config.PORT, config.HOST);
+      // Only an embedded service tells anyone where its token file is: a production one's is the operator's business.
+      const consoleConfig = config.mode === "embedded" ? { adminTokenCommand: adminTokenCommand(config) } : {};
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, socketQuota, routes, consoleConfig, ...observed }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "cyborg-es is serving");

@@ -106,5 +106,19 @@ describe("handleCommand", () => {
       cache.set("c", { state: 0, revision: 0, position: 0n });
       expect([cache.get("a") !== undefined, cache.get("b") !== undefined, cache.size]).toEqual([true, false, 2]);
     });
+    it("keeps a fleet of hosts reporting in turn cached while other streams come and go", () => {
+      const cache = new AggregateCache(2, 4);
+      const entry = { state: 0, revision: 0, position: 0n };
+      for (let round = 0; round < 3; round++) {
+        for (let h = 0; h < 4; h++) {
+          if (round > 0) expect(cache.get(`host-h${h}`), `host-h${h} in round ${round}`).toBeDefined();
+          cache.set(`host-h${h}`, entry);
+          cache.set(`arq-${round}-${h}`, entry);
+        }
+      }
+      expect(cache.size).toBe(6);
+      cache.set("host-h4", entry);
+      expect([cache.get("host-h0"), cache.size]).toEqual([undefined, 6]);
+    });
   });
 });

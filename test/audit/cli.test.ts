@@ -94,6 +94,13 @@ describe("cyborg-es audit and replay", () => {
     await expect(run("audit", ["export", "--until", "last tuesday", "--out", file])).rejects.toThrow(/--until must be a log position .* or an ISO-8601 time/);
   });
 
+  it("replay --until without --serve replays into memory, says so and ends: it serves nothing", async () => {
+    const r = await run("replay", ["--until", "12"]);
+    expect(r.err).toMatch(/replayed 12 events up to position 12 into memory/);
+    expect(r.err).toContain("add --serve [port] to query them");
+    expect(r.err).not.toContain("serving the past");
+  });
+
   it("replay --until into a separate Redis database; never into the live one", async () => {
     await run("replay", ["--until", "12", "--into", `${redis.url}/4`]);
     const replayed = new RedisReadStore(`${redis.url}/4`);

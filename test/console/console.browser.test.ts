@@ -49,6 +49,8 @@ describe("the console in a browser", () => {
   it("signs in with a token from the keyboard", async () => {
     await page.goto(`${origin}/console/`);
     await page.getByLabel("Bearer token").waitFor(WAIT);
+    // The hint names this service's DATA_DIR, whatever it is (here a temporary one, not data/).
+    await page.locator(".token-command").filter({ hasText: `jq -r '.tokens[0].token' ${t.dataDir}/tokens.json` }).waitFor(WAIT);
     await page.keyboard.type("not-a-token-0000000000");
     await page.keyboard.press("Enter");
     await page.getByRole("alert").filter({ hasText: "UNAUTHENTICATED" }).waitFor(WAIT);
@@ -174,6 +176,8 @@ describe("the console in a browser", () => {
     const run = explorer.locator(".graphiql-execute-button");
     await run.waitFor(WAIT);
     await explorer.locator(".graphiql-query-editor .monaco-editor").waitFor(WAIT);
+    // Its first comment says how to get the admin token of this service's DATA_DIR.
+    await explorer.locator(".graphiql-query-editor").getByText(`${t.dataDir}/tokens.json`).first().waitFor(WAIT);
     await run.click();
     await explorer.locator(".graphiql-response").getByText('"principal": "admin"').waitFor(WAIT);
     await screenshot(explorer, "08-graphiql-query");

@@ -18,6 +18,7 @@ const calls: { [K in keyof EventStore]: EventStore[K] extends (...args: never[])
   readCheckpoints: [{ after: 2n, maxCount: 1 }],
   positionAt: [new Date(0)],
   readStreamEnds: [{ prefix: "s-", maxCount: 10 }],
+  archiving: null,
   close: [],
 };
 
@@ -26,7 +27,7 @@ describe("DelegatingEventStore", () => {
     const inner = new MemoryEventStore();
     const outer = new DelegatingEventStore(inner);
     for (const [name, args] of Object.entries(calls) as Array<[keyof EventStore, unknown[] | null]>) {
-      const member = inner[name];
+      const member = (inner as EventStore)[name];
       if (typeof member !== "function") {
         expect(outer[name], name).toBe(member);
         continue;

@@ -1,10 +1,13 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { ErrorNote } from "../lib/session";
+import { startHints, type StartHints } from "../lib/start-hints";
 
 export function SignIn({ onSignIn }: { onSignIn(token: string): Promise<void> }) {
   const [token, setToken] = useState("");
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const [hints, setHints] = useState<StartHints>();
+  useEffect(() => void startHints().then(setHints), []);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
@@ -24,7 +27,13 @@ export function SignIn({ onSignIn }: { onSignIn(token: string): Promise<void> })
         <label htmlFor="token">Bearer token</label>
         <input id="token" type="password" autoComplete="off" autoFocus value={token} onChange={(e) => setToken(e.target.value)} required />
         <p className="hint">
-          On a new embedded service the admin token is in <code>data/tokens.json</code> (<code>jq -r '.tokens[0].token' data/tokens.json</code>).
+          {hints?.adminTokenCommand ? (
+            <>
+              On the service's machine, <code className="token-command">{hints.adminTokenCommand}</code> prints the admin token.{" "}
+            </>
+          ) : hints ? (
+            <>Ask the service's operator for a token. </>
+          ) : null}
           It is kept in this browser's local storage until you sign out.
         </p>
         <button type="submit" disabled={busy}>

@@ -123,3 +123,18 @@ export function embeddedAdminToken(config: { AUTH_TOKENS_FILE?: string; DATA_DIR
     return undefined;
   }
 }
+
+/** A path as a shell reads it: as is when it holds only safe characters, otherwise single-quoted. */
+export function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that prints the admin token of the service's token file, for the start-up block,
+ * the console's sign-in hint and the CLI's advice: the embedded file's first entry is the admin's;
+ * an AUTH_TOKENS_FILE is searched for the first token with the admin role.
+ */
+export function adminTokenCommand(config: { AUTH_TOKENS_FILE?: string; DATA_DIR: string }): string {
+  if (config.AUTH_TOKENS_FILE) return `jq -r 'first(.tokens[] | select(.roles | index("admin"))) | .token' ${shellWord(config.AUTH_TOKENS_FILE)}`;
+  return `jq -r '.tokens[0].token' ${shellWord(join(config.DATA_DIR, "tokens.json"))}`;
+}

@@ -63,6 +63,10 @@ export class DelegatingEventStore implements EventStore {
     return this.inner.readStreamEnds(options);
   }
 
+  get archiving(): EventStore["archiving"] {
+    return this.inner.archiving;
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -10,6 +10,9 @@
  *   chain   "head"                 -> [position, hash]  the global chain after the last event
  *           "v2"                   -> [position, hash]  where the global chain's version 2 began
  *                                                   (also a checkpoint); absent: version 1 throughout
+ *   archive seq                    -> ArchiveSegmentRecord  the archive segments retention wrote
+ *                                                   (lmdb-removal.ts); their events are no longer in
+ *                                                   log, heads, chunks or ids, so positions have gaps
  * Positions are 1, 2, 3, ... (ordered-binary number keys, exact up to 2^53), bigint at the port.
  *
  * Why chunks: an index entry per event ([stream, revision] -> position) dirties one B-tree page
@@ -22,7 +25,7 @@
  * no `hash`, and the chain starts at the first event written after (chain.ts, docs/audit.md).
  */
 import type { Database } from "lmdb";
-import type { EventMetadata, NewEvent, ReadStreamEndsOptions, RecordedEvent, StreamEnd } from "./port.js";
+import type { ArchiveSegmentRecord, EventMetadata, NewEvent, ReadStreamEndsOptions, RecordedEvent, StreamEnd } from "./port.js";
 
 /** The value stored under a position. The position itself is the key. */
 export interface StoredEvent {
@@ -59,6 +62,7 @@ export interface LmdbDatabases {
   ids: Database<number, string>;
   checkpoints: Database<string, number>;
   chain: Database<StoredChainHead, string>;
+  archive: Database<ArchiveSegmentRecord, number>;
 }
 
 export const CHAIN_HEAD_KEY = "head";

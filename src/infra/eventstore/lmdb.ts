@@ -4,8 +4,9 @@ import { CHECKPOINT_INTERVAL, contentText, type ChainCheckpoint } from "./chain.
 import { readCheckpoints } from "./lmdb-chain.js";
 import { positionsOf, readHead, readStreamEnds, toRecorded, validate, type LmdbDatabases, type StoredChainHead, type StoredEvent, type StoredHead } from "./lmdb-layout.js";
 import { EncodeError, LmdbWriter } from "./lmdb-writer.js";
+import { readSegments, removeStreamsNow } from "./lmdb-removal.js";
 import { isRefusal, matchesFilter } from "./port.js";
-import type { AppendResult, AppendStep, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamEndsOptions, ReadStreamOptions, RecordedEvent, SequenceResult, StreamEnd, SubscribeOptions, Subscription } from "./port.js";
+import type { AppendResult, AppendStep, ArchiveSegmentRecord, ArchivingStore, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamEndsOptions, ReadStreamOptions, RecordedEvent, SequenceResult, StreamEnd, SubscribeOptions, Subscription } from "./port.js";
 
 /**
  * The embedded, durable event store: one LMDB environment in a data directory (its layout:
@@ -83,6 +84,7 @@ export class LmdbEventStore implements EventStore {
       ids: env.openDB<number, string>({ name: "ids" }),
       checkpoints: env.openDB<string, number>({ name: "checkpoints" }),
       chain: env.openDB<StoredChainHead, string>({ name: "chain" }),
+      archive: env.openDB<ArchiveSegmentRecord, number>({ name: "archive" }),
     };
     return new LmdbEventStore(env, db, options);
   }
@@ -205,7 +207,10 @@ export class LmdbEventStore implements EventStore {
     return readStreamEnds(this.db, options);
   }
 
-  /** Positions are 1..head without gaps: a binary search over the log by record time. */
+  /**
+   * A binary search over positions by record time. Retention leaves gaps (removed streams): a
+   * position without an event is judged by the next event the log holds, which is at least as late.
+   */
   async positionAt(time: Date): Promise<bigint | undefined> {
     const head = this.writer.lastLogKey() ?? 0;
     const t = time.getTime();
@@ -213,11 +218,33 @@ export class LmdbEventStore implements EventStore {
     let hi = head + 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.db.log.get(mid)!.recordedAt <= t) lo = mid + 1;
+      if (this.recordedAtOrAfter(mid) <= t) lo = mid + 1;
       else hi = mid;
     }
-    return lo > 1 ? BigInt(lo - 1) : undefined;
+    if (lo <= 1) return undefined;
+    // The last event at or before lo - 1 (a gap there belongs to the event before it).
+    for (const key of this.db.log.getKeys({ start: lo - 1, reverse: true, limit: 1 })) return BigInt(key);
+    return undefined;
   }
+
+  private recordedAtOrAfter(position: number): number {
+    const at = this.db.log.get(position);
+    if (at) return at.recordedAt;
+    for (const { value } of this.db.log.getRange({ start: position, limit: 1 })) return value.recordedAt;
+    return Number.POSITIVE_INFINITY;
+  }
+
+  readonly archiving: ArchivingStore = {
+    removeStreams: async (removals, segment) => {
+      if (this.closed) throw new Error("event store is closed");
+      let events = 0;
+      await this.env.transaction(() => {
+        events = removeStreamsNow(this.db, removals, segment, this.writer.lastLogKey());
+      });
+      return { events };
+    },
+    readArchiveSegments: async (): Promise<ArchiveSegmentRecord[]> => readSegments(this.db),
+  };
 
   subscribeToAll(options: SubscribeOptions = {}): Subscription {
     if (this.closed) throw new Error("event store is closed");

@@ -123,6 +123,48 @@ export interface SequenceResult {
   refusal?: Error;
 }
 
+/** A stream that retention moves out of the live log, as the archive segment holds it: whole, up to `revision`. */
+export interface StreamRemoval {
+  stream: string;
+  /** The stream's last revision when it was archived: a stream that moved on since is not removed. */
+  revision: number;
+}
+
+/**
+ * One archive segment as the live log records it (src/audit/retention/), in the same commit that
+ * removes its streams: the segment file's SHA-256, and the record before it, so the records form
+ * a chain of their own inside the live log.
+ */
+export interface ArchiveSegmentRecord {
+  /** 1, 2, 3, ... in the order the segments were written. */
+  seq: number;
+  /** The file's name in the archive directory. */
+  file: string;
+  /** SHA-256 (hex) of the file's bytes. */
+  sha256: string;
+  events: number;
+  streams: number;
+  /** The first and last position the segment holds. */
+  first: string;
+  last: string;
+  /** SHA-256 of the previous record's JSON (recordText), GENESIS for the first segment. */
+  previous: string;
+  /** When it was written (ISO-8601). */
+  at: string;
+}
+
+/** The embedded store's retention: ended streams out of the live log, into archive segments it records. */
+export interface ArchivingStore {
+  /**
+   * In one commit: removes each stream whole (events, revision index, ids), provided it is still at
+   * the revision given, and records the segment that now holds them. A stream that moved on, or
+   * the log's first or last event, is refused with an error and nothing is removed.
+   */
+  removeStreams(removals: readonly StreamRemoval[], segment: ArchiveSegmentRecord): Promise<{ events: number }>;
+  /** The segments recorded so far, in order. */
+  readArchiveSegments(): Promise<ArchiveSegmentRecord[]>;
+}
+
 export interface EventStore {
   readonly kind: "memory" | "lmdb" | "esdb";
   append(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
@@ -161,6 +203,12 @@ export interface EventStore {
    * the store cannot list its streams cheaply (EventStoreDB): the replay then leaves nothing out.
    */
   readStreamEnds(options: ReadStreamEndsOptions): Promise<StreamEnd[] | undefined>;
+  /**
+   * Retention's removal of ended streams into archive segments (docs/audit.md, "Retention"): the
+   * embedded store has it; a store without it (memory) keeps everything, and EventStoreDB
+   * truncates with its own stream metadata and scavenge instead (src/audit/retention/esdb.ts).
+   */
+  readonly archiving?: ArchivingStore;
   close(): Promise<void>;
 }
 

@@ -20,10 +20,9 @@ import { join } from "node:path";
 import type { EventStore } from "../eventstore/port.js";
 import type { Logger } from "../logger.js";
 import { LmdbReadStore } from "./lmdb.js";
-import { bootId } from "./lmdb-unsynced.js";
+import { OWNER_FILE, takeOwnership } from "./dir-owner.js";
 
 const IDENTITY_FILE = "log-identity.json";
-const OWNER_FILE = "owner.json";
 
 interface LogIdentity {
   firstEventId: string;
@@ -69,47 +68,6 @@ function whyStale(checkpoint: bigint, head: bigint | undefined, firstId: string 
   if (saved === undefined) return `${IDENTITY_FILE} is missing`;
   if (saved.firstEventId !== firstId) return "the log's first event is another";
   return undefined;
-}
-
-interface Owner {
-  pid: number;
-  bootId?: string;
-}
-
-/** Takes `dir` for this process, unless a live process of this boot holds it (this one included). */
-async function takeOwnership(dir: string): Promise<boolean> {
-  const file = join(dir, OWNER_FILE);
-  const me: Owner = { pid: process.pid, bootId: await bootId() };
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await writeFile(file, JSON.stringify(me) + "\n", { flag: "wx" });
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    }
-    const holder = await readJson<Owner>(file);
-    if (holder !== undefined && holder.bootId === me.bootId && alive(holder.pid)) return false;
-    await rm(file, { force: true }); // its process is gone, or the machine restarted since
-  }
-  return false;
-}
-
-function alive(pid: unknown): boolean {
-  if (typeof pid !== "number") return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-async function readJson<T>(file: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(file, "utf8")) as T;
-  } catch {
-    return undefined;
-  }
 }
 
 async function readIdentity(dir: string): Promise<LogIdentity | undefined> {

@@ -3,6 +3,17 @@ import { otherLog, decodeCursor, encodeCursor, encodeFields, keyPrefix, projecti
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { SortedSet } from "./sorted-set.js";
 
+/**
+ * Everything one projection holds, with its checkpoint, as one moment of the store (a snapshot's
+ * content: memory-snapshots.ts). Fields stay JSON-encoded, as stored.
+ */
+export interface CapturedModel {
+  checkpoint: bigint;
+  origin?: Origin;
+  hashes: Array<[key: string, fields: Array<[field: string, json: string]>]>;
+  zsets: Array<[key: string, entries: Array<[member: string, score: number]>]>;
+}
+
 /** A field as Redis would hold it (JSON), and its decoded value once somebody read it. */
 interface Field {
   json: string;
@@ -63,6 +74,10 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async drop(projection: string): Promise<void> {
+    this.forget(projection);
+  }
+
+  private forget(projection: string): void {
     const prefix = keyPrefix(projection);
     for (const k of [...this.hashes.keys()]) if (k.startsWith(prefix)) this.hashes.delete(k);
     for (const k of [...this.zsets.keys()]) if (k.startsWith(prefix)) this.zsets.delete(k);
@@ -189,6 +204,31 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {}
+
+  /** The projection as it is now, taken without an await (so its content matches its checkpoint); undefined without a checkpoint. */
+  capture(projection: string): CapturedModel | undefined {
+    const prefix = keyPrefix(projection);
+    const checkpoint = this.checkpoints.get(projection);
+    if (checkpoint === undefined) return undefined;
+    const origin = this.origins.get(projection);
+    const hashes: CapturedModel["hashes"] = [];
+    for (const [k, h] of this.hashes) if (k.startsWith(prefix)) hashes.push([k, Array.from(h, ([f, field]) => [f, field.json])]);
+    const zsets: CapturedModel["zsets"] = [];
+    for (const [k, z] of this.zsets) if (k.startsWith(prefix)) zsets.push([k, Array.from(z.entriesAfter())]);
+    return { checkpoint, ...(origin ? { origin: { ...origin } } : {}), hashes, zsets };
+  }
+
+  /** Puts back a captured projection in place of what the store holds of it (not marked serving: the projector marks it once caught up). */
+  restore(projection: string, model: CapturedModel): void {
+    const prefix = keyPrefix(projection);
+    const foreign = [...model.hashes, ...model.zsets].find(([k]) => !k.startsWith(prefix));
+    if (foreign) throw new RangeError(`key ${foreign[0]} is not of projection ${projection}`);
+    this.forget(projection);
+    for (const [k, fields] of model.hashes) this.hashes.set(k, new Map(fields.map(([f, json]) => [f, { json }])));
+    for (const [k, entries] of model.zsets) for (const [member, score] of entries) this.zadd(k, member, score);
+    this.checkpoints.set(projection, model.checkpoint);
+    if (model.origin) this.origins.set(projection, { ...model.origin });
+  }
 
   private apply(w: Write, fields?: Array<[string, string]>): void {
     switch (w.op) {

@@ -4,7 +4,9 @@ import type { EventStore, RecordedEvent } from "../../infra/eventstore/port.js";
 import { reportWhile, type Logger } from "../../infra/logger.js";
 import { ResumingSubscription } from "../follower/resuming-subscription.js";
 import { subscriptionStatus, type FollowerStatus } from "../follower/status.js";
-import { LostHolders, PendingBinds, ProgrammingRequests, type Cause, type LostHolder, type PendingBind } from "./pending-binds.js";
+import type { StateSnapshots } from "../follower/state-snapshots.js";
+import { StateWriter } from "../follower/state-snapshots.js";
+import { BINDER_STATE_VERSION, binderState, LostHolders, PendingBinds, ProgrammingRequests, type Cause, type LostHolder, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {
   store: EventStore;
@@ -22,6 +24,8 @@ export interface BinderOptions {
   onBindResolved?: (outcome: "bound" | "failed", seconds: number) => void;
   /** Backoff between attempts to subscribe again after the log subscription is lost (default 200 ms to 30 s). */
   backoff?: { minMs?: number; maxMs?: number };
+  /** Where its fold is kept across restarts (embedded mode): a start reads only the log after it. Without it, the whole log is folded. */
+  snapshots?: StateSnapshots;
 }
 
 /**
@@ -29,8 +33,9 @@ export interface BinderOptions {
  * host stream and recording BOUND or BIND_FAILED (Application.allocateForArq), and fails binds that
  * outlive BIND_TIMEOUT_S. A bind waiting for its region's programming is run again when the
  * request closes (programmed: BOUND; failed or abandoned: BIND_FAILED with the reason); a request
- * that outlives BIND_TIMEOUT_S is abandoned, and a bind timing out abandons the request it waits for. It keeps no state of its own: on start it folds the log into the binds
- * in flight, so an ARQ left in BIND_STARTED by a crash is finished after the restart. Every step is
+ * that outlives BIND_TIMEOUT_S is abandoned, and a bind timing out abandons the request it waits for. Its state is a fold of the log: on start it folds the log into the binds
+ * in flight, so an ARQ left in BIND_STARTED by a crash is finished after the restart; with
+ * `snapshots`, from the last snapshot of that fold (state-snapshots.ts) instead of the log's start. Every step is
  * idempotent (allocation per ARQ, transitions with expected revisions), so repeating one is safe.
  *
  * A lost subscription to the log (a connection blip, a leader change) does not lose what it folded:
@@ -49,6 +54,9 @@ export class Binder {
   private readonly inFlight = new Set<string>();
   private readonly expiring = new Set<string>();
   private subscription?: ResumingSubscription;
+  private writer?: StateWriter;
+  /** The last event folded. */
+  private last?: RecordedEvent;
   private timer?: NodeJS.Timeout;
   private live = false;
   private startedAt = 0;
@@ -70,13 +78,17 @@ export class Binder {
   async start(): Promise<void> {
     this.startedAt = this.now();
     const head = await this.opts.store.headPosition();
+    const state = binderState(this.pending, this.lost, this.requests);
+    const after = await this.opts.snapshots?.load("binder", BINDER_STATE_VERSION, state);
+    if (this.opts.snapshots) this.writer = new StateWriter(this.opts.snapshots, "binder", BINDER_STATE_VERSION, () => this.last, state.lines);
     // Unfiltered so that reaching the head is observable even when the newest event is not an ARQ's.
-    this.subscription = new ResumingSubscription({ name: "binder", events: this.opts.store, log: this.opts.log, backoff: this.opts.backoff });
+    this.subscription = new ResumingSubscription({ name: "binder", events: this.opts.store, after, log: this.opts.log, backoff: this.opts.backoff });
     let resolveLive!: () => void;
     const live = new Promise<void>((r) => (resolveLive = r));
-    if (head === undefined) this.goLive(resolveLive);
+    if (head === undefined || (after !== undefined && after >= head)) this.goLive(resolveLive);
     this.loop = (async () => {
       for await (const e of this.subscription!) {
+        this.last = e;
         if (this.live && this.opts.onBindResolved) this.observeResolved(e);
         const started = e.stream.startsWith("arq-") ? this.pending.apply(e) : undefined;
         if (started && this.live) this.enqueue(started);
@@ -89,6 +101,7 @@ export class Binder {
     })().catch((err) => this.opts.log.error({ err }, "the binder stopped following the log: a bug; restart the binder"));
     this.timer = setInterval(() => this.expire(), this.tick);
     this.timer.unref();
+    this.writer?.start(after);
     await reportWhile(live, 2000, () => this.opts.log.info({ head: head?.toString(), bindsInFlight: this.pending.size }, "binder: reading the log up to its head"));
   }
 
@@ -112,6 +125,7 @@ export class Binder {
     if (this.timer) clearInterval(this.timer);
     await this.subscription?.close();
     await this.loop;
+    await this.writer?.stop();
     await this.idle();
   }
 

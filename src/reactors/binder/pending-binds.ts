@@ -45,6 +45,11 @@ export class PendingBinds {
     return undefined;
   }
 
+  /** Puts back a bind from a snapshot of the fold. */
+  restore(bind: PendingBind): void {
+    this.pending.set(bind.arqUuid, bind);
+  }
+
   has(arqUuid: string): boolean {
     return this.pending.has(arqUuid);
   }
@@ -99,6 +104,11 @@ export class LostHolders {
     return [...this.lost].map(([arqUuid, l]) => ({ arqUuid, ...l }));
   }
 
+  /** Puts back a lost holder from a snapshot of the fold. */
+  restore({ arqUuid, reason, cause }: LostHolder): void {
+    this.lost.set(arqUuid, { reason, cause });
+  }
+
   private mark(arqUuids: string[], reason: string, cause: Cause): LostHolder[] {
     for (const a of arqUuids) this.lost.set(a, { reason, cause });
     return arqUuids.map((arqUuid) => ({ arqUuid, reason, cause }));
@@ -151,4 +161,31 @@ export class ProgrammingRequests {
   all(): InFlightRequest[] {
     return [...this.inFlight.values()];
   }
+
+  /** Puts back a request from a snapshot of the fold. */
+  restore(request: InFlightRequest): void {
+    this.inFlight.set(request.requestId, request);
+  }
+}
+
+/** What the binder folded, as a snapshot's lines (state-snapshots.ts) and back. Raise it when their meaning changes. */
+export const BINDER_STATE_VERSION = 1;
+
+export function binderState(pending: PendingBinds, lost: LostHolders, requests: ProgrammingRequests) {
+  return {
+    lines: (): string[] => [
+      ...pending.all().map((b) => JSON.stringify(["bind", b])),
+      ...lost.all().map((l) => JSON.stringify(["lost", l])),
+      ...requests.all().map((r) => JSON.stringify(["request", r])),
+    ],
+    restore(lines: readonly string[]): void {
+      for (const line of lines) {
+        const [kind, value] = JSON.parse(line) as [string, never];
+        if (kind === "bind") pending.restore(value);
+        else if (kind === "lost") lost.restore(value);
+        else if (kind === "request") requests.restore(value);
+        else throw new Error(`unknown entry ${JSON.stringify(kind)}`);
+      }
+    },
+  };
 }

@@ -66,12 +66,29 @@ export class ArqIndex {
     return this.entries.size;
   }
 
+  /** The index as a snapshot's lines (state-snapshots.ts): one ARQ a line. */
+  lines(): string[] {
+    return Array.from(this.entries, ([uuid, e]) => JSON.stringify([uuid, e.arq, [...e.handles.values()], e.recorded]));
+  }
+
+  /** Puts back what `lines()` gave; the ARQs it holds. */
+  restore(lines: readonly string[]): string[] {
+    return lines.map((line) => {
+      const [uuid, arq, handles, recorded] = JSON.parse(line) as [string, ArqStreamState, HeldHandle[], boolean];
+      this.entries.set(uuid, { arq: slim(arq), handles: new Map(handles.map((h) => [h.hostname, h])), recorded });
+      return uuid;
+    });
+  }
+
   private entry(arqUuid: string): Entry {
     let entry = this.entries.get(arqUuid);
     if (!entry) this.entries.set(arqUuid, (entry = { arq: initialArqState(), handles: new Map(), recorded: false }));
     return entry;
   }
 }
+
+/** Raise it when what the index holds changes meaning: older snapshots of it are then refused. */
+export const ARQ_INDEX_VERSION = 1;
 
 const NO_GROUP = {};
 

@@ -1,6 +1,7 @@
 /**
  * The invariant checker, a reactor beside the binder: it follows the log (from its start, as the
- * binder does, so what a crash left half done before a restart is found after it) and keeps an
+ * binder does, so what a crash left half done before a restart is found after it; with `snapshots`,
+ * from the last snapshot of its index instead of the log's start) and keeps an
  * index of each ARQ, its handles and its profile's record (arq-index.ts). An ARQ whose index shows
  * a violation (domain/arqs/invariants.ts) for longer than `graceMs` (a decision still being
  * appended, step by step, is left to finish) is checked on the streams and repaired through the
@@ -16,7 +17,8 @@ import type { EventStore } from "../../infra/eventstore/port.js";
 import type { Logger } from "../../infra/logger.js";
 import { ResumingSubscription } from "../follower/resuming-subscription.js";
 import { subscriptionStatus, type FollowerStatus } from "../follower/status.js";
-import { ArqIndex } from "./arq-index.js";
+import { StateWriter, type StateSnapshots } from "../follower/state-snapshots.js";
+import { ARQ_INDEX_VERSION, ArqIndex } from "./arq-index.js";
 
 export interface InvariantCheckerOptions {
   store: EventStore;
@@ -27,6 +29,8 @@ export interface InvariantCheckerOptions {
   now?: () => number;
   /** After each repair that changed something (metrics). */
   onRepair?: (r: Repair) => void;
+  /** Where its index is kept across restarts (embedded mode): a start reads only the log after it. Without it, the whole log is read. */
+  snapshots?: StateSnapshots;
 }
 
 export class InvariantChecker {
@@ -41,6 +45,8 @@ export class InvariantChecker {
   /** Caught up with the log as it was at start. */
   private live = false;
   private last: bigint | undefined;
+  private lastId: string | undefined;
+  private writer?: StateWriter;
   private readonly positionWaiters: Array<{ at: bigint; resolve: () => void }> = [];
   private checking: Promise<Repair[]> | undefined;
 
@@ -51,7 +57,18 @@ export class InvariantChecker {
   /** Reads the log up to its current head, then keeps following it; resolves once caught up. */
   async start(): Promise<void> {
     const head = await this.opts.store.headPosition();
-    this.loop = this.follow();
+    const snapshots = this.opts.snapshots;
+    let restored: string[] = [];
+    const state = { lines: () => this.index.lines(), restore: (lines: readonly string[]) => void (restored = this.index.restore(lines)) };
+    const after = await snapshots?.load("invariant-checker", ARQ_INDEX_VERSION, state);
+    for (const arqUuid of restored) this.suspect(arqUuid);
+    this.last = after;
+    if (snapshots) {
+      const at = () => (this.last === undefined || this.lastId === undefined ? undefined : { position: this.last, id: this.lastId });
+      this.writer = new StateWriter(snapshots, "invariant-checker", ARQ_INDEX_VERSION, at, state.lines);
+      this.writer.start(after);
+    }
+    this.loop = this.follow(after);
     const tick = Math.max(100, Math.min(5000, this.opts.graceMs / 2));
     this.timer = setInterval(() => void this.checkDue(), tick);
     this.timer.unref();
@@ -64,6 +81,7 @@ export class InvariantChecker {
     if (this.timer) clearInterval(this.timer);
     await this.subscription?.close();
     await this.loop;
+    await this.writer?.stop();
     await this.checking;
   }
 
@@ -119,12 +137,13 @@ export class InvariantChecker {
     this.opts.onRepair?.(r);
   }
 
-  private async follow(): Promise<void> {
-    this.subscription = new ResumingSubscription({ name: "invariant-checker", events: this.opts.store, log: this.opts.log });
+  private async follow(after: bigint | undefined): Promise<void> {
+    this.subscription = new ResumingSubscription({ name: "invariant-checker", events: this.opts.store, after, log: this.opts.log });
     try {
       for await (const e of this.subscription) {
         for (const arqUuid of this.index.apply(e)) this.suspect(arqUuid);
         this.last = e.position;
+        this.lastId = e.id;
         this.wake();
       }
     } catch (err) {

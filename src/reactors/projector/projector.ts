@@ -16,7 +16,7 @@
  *   checkpoint after a backoff (backoffDelay, 100 ms to 5 s).
  */
 import type { RecordedEvent } from "../../infra/eventstore/port.js";
-import { CheckpointMismatchError } from "../../infra/readstore/port.js";
+import { CheckpointMismatchError, type Write } from "../../infra/readstore/port.js";
 import { backoffDelay } from "../follower/retries.js";
 import { Checkpoints } from "./checkpoints.js";
 import { LogReader } from "./log-reader.js";
@@ -28,6 +28,9 @@ import { RebuildRequests } from "./rebuild-requests.js";
 import { ServingMarks } from "./serving.js";
 import { projectBatch, Slots, type Slot } from "./slots.js";
 
+/** Retracting writes committed with one batch at most. */
+const RETRACT_BATCH = 20_000;
+
 export class Projector {
   private readonly o: ResolvedOptions;
   private readonly slots: Slots;
@@ -35,6 +38,8 @@ export class Projector {
   private readonly reader: LogReader;
   private readonly waiters = new Waiters();
   private readonly requests = new RebuildRequests();
+  /** Writes retract() queued, by model, in order. */
+  private readonly retractions = new Map<string, Array<{ writes: Write[]; done: () => void }>>();
   private running = false;
   private loopDone?: Promise<void>;
   private needRestart = false;
@@ -208,17 +213,41 @@ export class Projector {
     }
   }
 
+  /**
+   * Writes that take out of a model what events no longer in the log wrote (retention moved them
+   * to the archive: a rebuild from the log would not write them either). They go with the model's
+   * next batches, at most RETRACT_BATCH a batch; the promise settles once they are all committed.
+   */
+  retract(projection: string, writes: readonly Write[]): Promise<void> {
+    if (writes.length === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const queue = this.retractions.get(projection) ?? [];
+      queue.push({ writes: [...writes], done: resolve });
+      this.retractions.set(projection, queue);
+    });
+  }
+
   /** Commits the batch for one model with its checkpoint (or, live with nothing to write, only moves it in memory). */
   private async applySlot(s: Slot, batch: readonly RecordedEvent[], persist: boolean): Promise<void> {
     const last = batch.at(-1)!;
-    const writes = projectBatch(s, batch, this.o.log);
-    if (writes === undefined) return;
+    const projected = projectBatch(s, batch, this.o.log);
+    if (projected === undefined) return;
+    const retracting = this.retractions.get(s.projection.name)?.[0];
+    const taken = retracting?.writes.slice(0, RETRACT_BATCH) ?? [];
+    const writes = taken.length > 0 ? [...projected, ...taken] : projected;
     if (writes.length === 0 && !persist) {
       s.processed = last.position;
       s.processedEvent = last.id;
       return;
     }
     await this.checkpoints.commit(s, writes, last);
+    if (retracting && taken.length > 0) {
+      retracting.writes.splice(0, taken.length);
+      if (retracting.writes.length === 0) {
+        this.retractions.get(s.projection.name)!.shift();
+        retracting.done();
+      }
+    }
   }
 
   /** After a batch: hooks learn what every model committed; waiters that are done resolve. */

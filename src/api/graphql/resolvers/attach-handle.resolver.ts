@@ -13,7 +13,7 @@ export class AttachHandleResolver {
   async acceleratorRequest(@Root() h: AttachHandleView, @Ctx() ctx: ApiContext) {
     if (!h.arqUuid) return null;
     // A handle of a past device: the ARQ as it was at the same point.
-    const arq = isPast(h) ? await new PastQueries(ctx.services.store, ctx.services.readStore).arq(h.arqUuid, h.past.point) : await ctx.loaders.arq.load(h.arqUuid);
+    const arq = isPast(h) ? await new PastQueries(ctx.services.auditStore ?? ctx.services.store, ctx.services.readStore).arq(h.arqUuid, h.past.point) : await ctx.loaders.arq.load(h.arqUuid);
     // Project isolation holds here too: another project's ARQ is not shown.
     if (!arq || !canSeeArq(ctx.principal!, arq.projectId)) return null;
     return arq;

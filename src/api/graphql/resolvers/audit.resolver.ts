@@ -36,7 +36,7 @@ export class AuditResolver {
   ) {
     const id = uuid.toLowerCase();
     if (!UUID.test(id)) throw badInput("uuid", `${JSON.stringify(uuid)} is not a UUID (a device, deployable, attach handle, ARQ, profile, instance, bitstream or programming request uuid)`);
-    return toConnection(await history(ctx.services.store, ctx.services.readStore, id, pageSize(first), afterPosition(after)));
+    return toConnection(await history(ctx.services.auditStore ?? ctx.services.store, ctx.services.readStore, id, pageSize(first), afterPosition(after)));
   }
 
   @Authorized("audit:read")
@@ -53,7 +53,7 @@ export class AuditResolver {
     @Arg("project", () => String, { nullable: true, description: "The project whose request it is (a HistoryEntry's project)" }) project?: string,
   ) {
     if (validCorrelationId(correlationId) === undefined) throw badInput("correlationId", "a correlation id is 1 to 128 letters, digits, '_', '.', ':' or '-'");
-    return toConnection(await trace(ctx.services.store, ctx.services.readStore, correlationId, pageSize(first), afterPosition(after), project ?? undefined));
+    return toConnection(await trace(ctx.services.auditStore ?? ctx.services.store, ctx.services.readStore, correlationId, pageSize(first), afterPosition(after), project ?? undefined));
   }
 
   @Subscription(() => RecordedEvent, {

@@ -12,5 +12,5 @@ export const AS_OF = {
 export function pastOf(ctx: ApiContext, asOf: string | null | undefined): PastQueries | undefined {
   if (asOf === undefined || asOf === null) return undefined;
   if (!allows(ctx.principal!, "audit:read")) throw forbidden("asOf (time travel needs audit:read)");
-  return new PastQueries(ctx.services.store, ctx.services.readStore);
+  return new PastQueries(ctx.services.auditStore ?? ctx.services.store, ctx.services.readStore);
 }

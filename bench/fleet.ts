@@ -1,0 +1,191 @@
+/**
+ * A fleet of realistic size: N hosts of 8 devices each (GPUs, FPGAs, a QAT card and a NIC, as the
+ * agent's drivers discover them on test/fixtures/mixed-host) report every interval with jitter
+ * through the agent's report protocol, each with its own agent token, while 1% of hosts per
+ * interval change (a device removed or added back, going unhealthy or recovering) and a boot storm
+ * creates, binds, waits for bound and deletes ARQs on the same hosts.
+ *
+ *   npm run bench:fleet
+ *   npm run bench:fleet -- --hosts 500 --minutes 1 --interval-s 60 --boots-per-s 5
+ *   npm run bench:fleet -- --url http://host:4000/graphql --token SERVICE --admin-token ADMIN --agent-tokens tokens.json
+ * Options: --hosts 10000 --minutes 10 --interval-s 60 --register-s <interval> --warmup-s <register-s>
+ *          --jitter 0.1 --churn 0.01
+ *          --boots-per-s 5 --connections 8 --seed N --env KEY=VALUE,... (more settings for the embedded server)
+ *          --preregister (the embedded log starts with every host's first report written, as the
+ *          service writes it: the run measures a registered fleet after a restart, not registration)
+ *
+ * The hosts' first reports (whole ones: registration) are spread over `--register-s`; the warm-up
+ * lasts until `--warmup-s`, then the boot storm starts (on registered hosts) and `--minutes` are
+ * measured. The embedded server is started in its own process (the hosts'
+ * agent tokens in its token file) and restarted at the end (restart time). Against --url, the
+ * agent tokens come from a token file (those with the agent role and a hostname), the server's
+ * memory and CPU are read when `--pid` names its process on this machine, and restart time is not
+ * measured. Ends with `BENCH {json}`.
+ */
+import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { loadavg } from "node:os";
+import { BenchClient, parseArgs, percentile } from "./lib/client.js";
+import { BENCH_TOKENS, startBenchServer, type BenchToken } from "./lib/embedded-server.js";
+import { Fleet, httpPoster, type ReportSample } from "./lib/fleet/agents.js";
+import { devicesFor, SimulatedHost, templateDevices } from "./lib/fleet/host-devices.js";
+import { preregister } from "./lib/fleet/preregister.js";
+import { RssSampler, rssMiB } from "./lib/fleet/rss.js";
+import { BootStorm, STORM_PROFILE } from "./lib/fleet/storm.js";
+import { machineSpeedMs } from "./lib/machine-speed.js";
+import { processCpuSeconds } from "./lib/process-cpu.js";
+import { seededRandom } from "./lib/reliability/kill9-rounds.js";
+
+const args = parseArgs(process.argv.slice(2));
+const hostsWanted = Number(args.hosts ?? 10_000);
+const minutes = Number(args.minutes ?? 10);
+const intervalS = Number(args["interval-s"] ?? 60);
+const registerS = Number(args["register-s"] ?? intervalS);
+const warmupS = Number(args["warmup-s"] ?? Math.max(intervalS, registerS));
+const seed = Number(args.seed ?? Math.floor(Math.random() * 2 ** 31));
+const random = seededRandom(seed);
+const log = (line: string) => console.log(`[fleet ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+function agentTokens(): BenchToken[] {
+  if (args["agent-tokens"]) {
+    const file = JSON.parse(readFileSync(args["agent-tokens"], "utf8")) as { tokens: BenchToken[] };
+    return file.tokens.filter((t) => t.roles.includes("agent") && t.hostname).slice(0, hostsWanted);
+  }
+  const pad = String(hostsWanted - 1).length;
+  return Array.from({ length: hostsWanted }, (_, i) => {
+    const hostname = `fleet-${String(i).padStart(pad, "0")}`;
+    return { name: `agent-${hostname}`, token: `fleet-agent-token-${hostname}-${seed}`, roles: ["agent"], hostname };
+  });
+}
+
+function serverEnv(): Record<string, string> {
+  return Object.fromEntries((args.env ?? "").split(",").filter(Boolean).map((kv) => kv.split("=", 2) as [string, string]));
+}
+
+const p = (xs: number[], q: number) => +percentile([...xs].sort((a, b) => a - b), q).toFixed(1);
+const dirMiB = (dir: string) => Math.round(Number(execFileSync("du", ["-sk", dir], { encoding: "utf8" }).split("\t")[0]) / 1024);
+
+async function readModelSize(url: string, adminToken: string) {
+  const admin = new BenchClient(url, adminToken);
+  try {
+    const d = await admin.gql(`{ devices(first: 1) { totalCount } acceleratorRequests(first: 1) { totalCount } }`);
+    return { devices: d.devices.totalCount as number, arqs: d.acceleratorRequests.totalCount as number };
+  } finally {
+    await admin.close();
+  }
+}
+
+async function main() {
+  const speed = machineSpeedMs();
+  const tokens = agentTokens();
+  const template = await templateDevices();
+  const hosts = tokens.map((t) => new SimulatedHost(t.hostname!, t.token, devicesFor(template, t.hostname!)));
+  let preregistered = null as { events: number; s: number } | null;
+  const prepare = async (dataDir: string) => {
+    const t = performance.now();
+    preregistered = { events: await preregister(dataDir, hosts), s: 0 };
+    preregistered.s = +((performance.now() - t) / 1000).toFixed(1);
+    log(`registered ${hosts.length} hosts in the log before the start: ${preregistered.events} events in ${preregistered.s} s`);
+  };
+  const started = performance.now();
+  const server = args.url ? undefined : await startBenchServer(serverEnv(), tokens, args.preregister ? prepare : undefined);
+  const firstStartS = +((performance.now() - started) / 1000 - (preregistered?.s ?? 0)).toFixed(1);
+  const url = args.url ?? server!.url;
+  const serviceToken = args.token ?? BENCH_TOKENS.service;
+  const adminToken = args["admin-token"] ?? BENCH_TOKENS.admin;
+  log(`seed ${seed}; ${hosts.length} hosts x ${hosts[0]?.report().length} devices, reporting every ${intervalS} s; warm-up ${warmupS} s, then ${minutes} min measured; machine ${speed} ms`);
+
+  const profile = `fleet-${seed}`;
+  const admin = new BenchClient(url, adminToken);
+  await admin.gql(`mutation($i: DeviceProfileInput!) { createDeviceProfile(input: $i) { uuid } }`, { i: { name: profile, groups: [STORM_PROFILE] } });
+  await admin.close();
+
+  // Against --url, --pid names the server's process on this machine, for its memory and CPU.
+  const pid = server ? () => server.pid : args.pid ? () => Number(args.pid) : undefined;
+  const rss = pid ? new RssSampler(pid, 5_000) : undefined;
+  const loads: number[] = [];
+  const loadTimer = setInterval(() => loads.push(loadavg()[0]!), 5_000);
+  const fleet = new Fleet({ hosts, post: httpPoster(url), intervalMs: intervalS * 1000, registerMs: registerS * 1000, jitter: Number(args.jitter ?? 0.1), churn: Number(args.churn ?? 0.01), random });
+  const storm = new BootStorm({ url, token: serviceToken, profile, hostnames: () => [...fleet.registered], bootsPerS: Number(args["boots-per-s"] ?? 5), connections: Number(args.connections ?? 8), random });
+  const t0 = Date.now();
+  fleet.start();
+  const progress = setInterval(() => {
+    const s = fleet.stats;
+    const recent = s.samples.filter((x) => x.at > Date.now() - 30_000).map((x) => x.ms);
+    const mib = pid ? rssMiB(pid()) : null;
+    log(`${fleet.registered.size} hosts registered; ${s.samples.length} reports (${s.failed} failed, ${s.inFlight} in flight), last 30 s p99 ${p(recent, 99)} ms; ${storm.flows} boots (${storm.failed} failed); RSS ${mib ?? "-"} MiB; load ${loadavg()[0]!.toFixed(1)}`);
+  }, 30_000);
+
+  await new Promise((r) => setTimeout(r, warmupS * 1000));
+  const measuredFrom = Date.now();
+  const cpuFrom = pid ? processCpuSeconds(pid()) : null;
+  const registeredAtWarmup = fleet.registered.size;
+  storm.start();
+  log(`warm-up over: ${fleet.registered.size} hosts registered, ${fleet.stats.samples.length} reports; the boot storm starts`);
+  await new Promise((r) => setTimeout(r, minutes * 60_000));
+  const cpuTo = pid ? processCpuSeconds(pid()) : null;
+  const measuredS = (Date.now() - measuredFrom) / 1000;
+  await storm.stop();
+  await fleet.stop();
+  clearInterval(progress);
+  clearInterval(loadTimer);
+  rss?.stop();
+
+  const size = await readModelSize(url, adminToken);
+  const reports = fleet.stats.samples;
+  const measured = reports.filter((x) => x.at >= measuredFrom);
+  const registration = reports.filter((x: ReportSample) => x.at < measuredFrom && x.full).map((x) => x.ms);
+  const memory = rss?.after(measuredFrom + 5_000) ?? null;
+  const dataMiB = server ? dirMiB(server.dataDir) : null;
+  let restartS: number | null = null;
+  let rssAfterRestart: number | null = null;
+  if (server && !args["no-restart"]) {
+    restartS = +((await server.restart()) / 1000).toFixed(2);
+    rssAfterRestart = rssMiB(server.pid);
+  }
+  await server?.close();
+
+  for (const f of fleet.stats.failures) log(`failed report: ${f}`);
+  for (const f of storm.failures) log(`failed flow: ${f}`);
+  const bench = {
+    hosts: hosts.length,
+    devices_per_host: hosts[0]?.report().length ?? 0,
+    minutes,
+    interval_s: intervalS,
+    reports: measured.length,
+    full_reports: measured.filter((x) => x.full).length,
+    failed_reports: fleet.stats.failed,
+    report_p50_ms: p(measured.map((x) => x.ms), 50),
+    report_p99_ms: p(measured.map((x) => x.ms), 99),
+    registration_p50_ms: p(registration, 50),
+    registration_p99_ms: p(registration, 99),
+    registered_at_warmup_end: registeredAtWarmup,
+    churn: fleet.churned,
+    flows: storm.flows,
+    failed_flows: storm.failed,
+    bind_p50_ms: p(storm.bindMs.map((x) => x.ms), 50),
+    bind_p99_ms: p(storm.bindMs.map((x) => x.ms), 99),
+    server_cpu_pct: cpuFrom !== null && cpuTo !== null ? +(((cpuTo - cpuFrom) / measuredS) * 100).toFixed(1) : null,
+    rss_mib: memory?.last ?? null,
+    rss_after_warmup_mib: memory,
+    read_model: size,
+    data_dir_mib: dataMiB,
+    preregistered,
+    first_start_s: server ? firstStartS : null,
+    restart_s: restartS,
+    rss_after_restart_mib: rssAfterRestart,
+    load_avg: { max: Math.max(...loads), mean: +(loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length)).toFixed(1) },
+    machine_ms: [speed, machineSpeedMs()],
+    run_s: Math.round((Date.now() - t0) / 1000),
+    seed,
+  };
+  console.log(`BENCH ${JSON.stringify(bench)}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

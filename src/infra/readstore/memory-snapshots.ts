@@ -1,0 +1,148 @@
+/**
+ * Snapshots of the in-memory read models (embedded mode), so that a restart reads only the events
+ * after them instead of the whole log. One file a projection, `<dir>/<name>.snapshot`
+ * (snapshot-file.ts: write-then-rename, a checksum), holding the model's keys, its checkpoint and
+ * its origin (the log's first event and the event at the checkpoint).
+ *
+ * - At start, `load()` puts each snapshot that reads back whole into the memory store, checkpoint
+ *   and origin included. A snapshot refused here (torn, corrupt, another format or version, another
+ *   model) is logged and left out: that model is rebuilt from the log. Whether a loaded snapshot is
+ *   THIS log's is the projector's check, the one every store that outlives the process gets
+ *   (src/reactors/projector/log-origin.ts): a model of another log, or of an older copy of this one,
+ *   is logged, not served, and rebuilt.
+ * - While running, a timer writes each model whose checkpoint moved since its last snapshot. The
+ *   model is taken in one synchronous step (its content matches its checkpoint), then written
+ *   while the service goes on. `close()` writes a last one after the projector stopped.
+ *
+ * One process at a time writes the directory (dir-owner.ts); another server on the same DATA_DIR
+ * neither loads nor writes snapshots.
+ */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Logger } from "../logger.js";
+import { releaseOwnership, takeOwnership } from "./dir-owner.js";
+import type { CapturedModel, MemoryReadStore } from "./memory.js";
+import { readSnapshot, writeSnapshot, type SnapshotRead } from "./snapshot-file.js";
+
+export const SNAPSHOT_FORMAT = "cyborg-es read model";
+/** Raised whenever the file's layout changes; a projection's own changes are told by its `layout`. */
+export const SNAPSHOT_FORMAT_VERSION = 1;
+
+export interface ReadModelSnapshotsOptions {
+  store: MemoryReadStore;
+  dir: string;
+  /**
+   * The projections kept in `store`, each with a fingerprint of the code that builds it: a snapshot
+   * written by other code (an upgrade) is refused, and that model rebuilt once.
+   */
+  projections: ReadonlyArray<{ name: string; layout: string }>;
+  /** How often models that moved are written (0: only at close). */
+  intervalMs: number;
+  log: Pick<Logger, "info" | "warn" | "error">;
+}
+
+export class ReadModelSnapshots {
+  private timer?: NodeJS.Timeout;
+  private writing?: Promise<void>;
+  private readonly written = new Map<string, bigint>();
+  private owned = false;
+
+  constructor(private readonly o: ReadModelSnapshotsOptions) {}
+
+  /** Whether this process holds the directory (after load): only then may it write snapshots there. */
+  get owns(): boolean {
+    return this.owned;
+  }
+
+  /** Takes the directory and loads every snapshot that reads back whole; the names loaded (none when another process holds the directory). */
+  async load(): Promise<string[]> {
+    await mkdir(this.o.dir, { recursive: true });
+    this.owned = await takeOwnership(this.o.dir);
+    if (!this.owned) {
+      this.o.log.warn({ dir: this.o.dir }, `another process writes read-model snapshots into ${this.o.dir}: this one rebuilds its models from the log and writes none`);
+      return [];
+    }
+    const loaded: string[] = [];
+    for (const p of this.o.projections) {
+      const t0 = performance.now();
+      const file = this.fileOf(p.name);
+      const read = await readSnapshot(file, { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, layout: p.layout });
+      if (read === undefined) continue;
+      const model = read.ok ? decode(read) : read.reason;
+      if (typeof model === "string") {
+        this.o.log.warn({ projection: p.name, file, reason: model }, `the ${p.name} read-model snapshot is refused (${model}): rebuilding that model from the log`);
+        continue;
+      }
+      this.o.store.restore(p.name, model);
+      this.written.set(p.name, model.checkpoint);
+      loaded.push(p.name);
+      this.o.log.info({ projection: p.name, checkpoint: model.checkpoint.toString(), keys: model.hashes.length + model.zsets.length, ms: Math.round(performance.now() - t0) }, "read model loaded from its snapshot");
+    }
+    return loaded;
+  }
+
+  /** Writes the models that moved every `intervalMs` from now on. */
+  start(): void {
+    if (!this.owned || this.o.intervalMs <= 0) return;
+    this.timer = setInterval(() => void this.writeMoved(), this.o.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Writes a snapshot of each model whose checkpoint moved since its last one (one run at a time). */
+  async writeMoved(): Promise<void> {
+    if (!this.owned) return;
+    while (this.writing) await this.writing;
+    this.writing = this.writeEach().finally(() => (this.writing = undefined));
+    return this.writing;
+  }
+
+  /** Stops the timer, writes what moved since (call it after the projector stopped), and gives the directory back. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (!this.owned) return;
+    await this.writeMoved();
+    await releaseOwnership(this.o.dir);
+    this.owned = false;
+  }
+
+  private async writeEach(): Promise<void> {
+    for (const p of this.o.projections) {
+      const model = this.o.store.capture(p.name);
+      if (model?.origin === undefined || this.written.get(p.name) === model.checkpoint) continue;
+      const t0 = performance.now();
+      try {
+        const header = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, checkpoint: model.checkpoint.toString(), origin: model.origin, layout: p.layout };
+        await writeSnapshot(this.fileOf(p.name), header, encode(model));
+        this.written.set(p.name, model.checkpoint);
+        this.o.log.info({ projection: p.name, checkpoint: header.checkpoint, ms: Math.round(performance.now() - t0) }, "read-model snapshot written");
+      } catch (err) {
+        this.o.log.error({ err, projection: p.name }, "could not write the read-model snapshot; the next start reads more of the log");
+      }
+    }
+  }
+
+  private fileOf(name: string): string {
+    return join(this.o.dir, `${name}.snapshot`);
+  }
+}
+
+function* encode(model: CapturedModel): Generator<string> {
+  for (const [k, fields] of model.hashes) yield JSON.stringify(["h", k, fields]);
+  for (const [k, entries] of model.zsets) yield JSON.stringify(["z", k, entries]);
+}
+
+/** The model a checked snapshot holds, or why it cannot be one. */
+function decode(read: Extract<SnapshotRead, { ok: true }>): CapturedModel | string {
+  const model: CapturedModel = { checkpoint: BigInt(read.header.checkpoint), origin: read.header.origin, hashes: [], zsets: [] };
+  try {
+    for (const line of read.lines) {
+      const [kind, key, content] = JSON.parse(line) as [string, string, never];
+      if (kind === "h") model.hashes.push([key, content]);
+      else if (kind === "z") model.zsets.push([key, content]);
+      else return `it holds an entry of unknown kind ${JSON.stringify(kind)}`;
+    }
+  } catch {
+    return "an entry is not JSON";
+  }
+  return model;
+}

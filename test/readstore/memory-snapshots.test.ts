@@ -1,0 +1,161 @@
+/**
+ * Snapshots of the in-memory read models (src/infra/readstore/memory-snapshots.ts): a restart
+ * loads them and the projector reads only the log after them; a snapshot that is refused (torn,
+ * corrupt, other code) or is another log's is logged and that model rebuilt from the log.
+ */
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { projections } from "../../projections/index.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
+import { ReadModelSnapshots } from "../../src/infra/readstore/memory-snapshots.js";
+import { Projector } from "../../src/reactors/projector/projector.js";
+import { capturingLogger } from "../support/log-lines.js";
+import { append, arqCreated, gpuHost, given } from "../projections/support.js";
+import { dumpAll, mixedLog } from "./support.js";
+
+const names = projections.map((p) => p.name);
+const dirs: string[] = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), "cyborg-es-model-snapshots-"));
+  dirs.push(d);
+  return d;
+};
+
+function snapshotsOf(store: MemoryReadStore, dir: string, layout = "v1") {
+  const captured = capturingLogger();
+  const snapshots = new ReadModelSnapshots({ store, dir, projections: names.map((name) => ({ name, layout })), intervalMs: 0, log: captured.log });
+  return { snapshots, ...captured };
+}
+
+/** Models built from a mixed log, written to `dir`; the log and what the models held. */
+async function written(dir: string) {
+  const store = new MemoryReadStore();
+  const { es } = await given(mixedLog(), store);
+  const w = snapshotsOf(store, dir);
+  await w.snapshots.load();
+  await w.snapshots.writeMoved();
+  await w.snapshots.close();
+  return { es, dump: await dumpAll(store, names), stamps: await store.getStamps(names), lines: w.lines };
+}
+
+/** A projector on `store` over `es`, started and stopped; the store's drops while it ran. */
+async function project(es: MemoryEventStore, store: MemoryReadStore, log = capturingLogger().log) {
+  const dropped = vi.spyOn(store, "drop");
+  const projector = new Projector({ events: es, store, projections, log });
+  await projector.start();
+  await projector.stop();
+  return dropped.mock.calls.map(([p]) => p);
+}
+
+describe("read-model snapshots", () => {
+  it("a restart loads every model as it was, checkpoint and origin included, and the projector replays nothing", async () => {
+    const dir = tempDir();
+    const before = await written(dir);
+    const store = new MemoryReadStore();
+    const { snapshots } = snapshotsOf(store, dir);
+    expect((await snapshots.load()).sort()).toEqual([...names].sort());
+    expect(await dumpAll(store, names)).toEqual(before.dump);
+    expect(await store.getStamps(names)).toEqual(before.stamps);
+    expect(await store.serving(names)).toEqual(names.map(() => false)); // marks are the running projector's, not the file's
+    const applied = vi.spyOn(store, "applyBatch");
+    expect(await project(before.es, store)).toEqual([]);
+    expect(applied).not.toHaveBeenCalled();
+    await snapshots.close();
+  });
+
+  it("the projector reads on from the snapshot's checkpoint: the models equal those of a full rebuild", async () => {
+    const dir = tempDir();
+    const { es } = await written(dir);
+    await append(es, [...gpuHost("late-host", "9"), arqCreated("arq-late")]);
+    const store = new MemoryReadStore();
+    const { snapshots } = snapshotsOf(store, dir);
+    await snapshots.load();
+    expect(await project(es, store)).toEqual([]);
+    const fresh = new MemoryReadStore();
+    await new Projector({ events: es, store: fresh, projections }).rebuild();
+    expect(await dumpAll(store, names)).toEqual(await dumpAll(fresh, names));
+    await snapshots.close();
+  });
+
+  it("writes only the models whose checkpoint moved since their last snapshot", async () => {
+    const dir = tempDir();
+    const store = new MemoryReadStore();
+    const { es } = await given(mixedLog(), store);
+    const w = snapshotsOf(store, dir);
+    await w.snapshots.load();
+    await w.snapshots.writeMoved();
+    expect(w.said("read-model snapshot written")).toHaveLength(names.length);
+    await w.snapshots.writeMoved();
+    expect(w.said("read-model snapshot written")).toHaveLength(names.length);
+    await append(es, [arqCreated("arq-more")]);
+    const projector = new Projector({ events: es, store, projections });
+    await projector.start();
+    await projector.stop();
+    await w.snapshots.close();
+    // The projector saved every checkpoint at stop (the others moved without writes): each is written at the new head.
+    const head = (await es.headPosition())!.toString();
+    expect(w.said("read-model snapshot written").slice(names.length).map((l) => [l.projection, l.checkpoint])).toEqual(names.map((n) => [n, head]));
+  });
+
+  it("refuses a torn, a corrupt, and another build's snapshot with a log line; those models are rebuilt from the log", async () => {
+    const dir = tempDir();
+    const before = await written(dir);
+    truncateSync(join(dir, "arqs.snapshot"), 100);
+    const tree = readFileSync(join(dir, "device-tree.snapshot"));
+    tree[Math.floor(tree.length / 2)] ^= 1;
+    writeFileSync(join(dir, "device-tree.snapshot"), tree);
+    const store = new MemoryReadStore();
+    const r = snapshotsOf(store, dir);
+    const loaded = await r.snapshots.load();
+    expect(loaded).not.toContain("arqs");
+    expect(loaded).not.toContain("device-tree");
+    const refused = r.lines.filter((l) => /read-model snapshot is refused/.test(l.msg));
+    expect(refused.map((l) => [l.projection, l.reason])).toEqual([
+      ["device-tree", "its checksum does not match its content (a corrupt file)"],
+      ["arqs", expect.stringMatching(/^it is torn/)],
+    ]);
+    await project(before.es, store);
+    expect(await dumpAll(store, names)).toEqual(before.dump);
+    await r.snapshots.close();
+
+    const other = snapshotsOf(new MemoryReadStore(), dir, "v2");
+    expect(await other.snapshots.load()).toEqual([]);
+    expect(other.lines.filter((l) => /read-model snapshot is refused/.test(l.msg)).map((l) => l.reason)).toEqual(names.map(() => expect.stringMatching(/written by a build whose .* code differs/)));
+    await other.snapshots.close();
+  });
+
+  it("a snapshot of another log is loaded, then found not this log's by the projector: logged, not served, rebuilt", async () => {
+    const dir = tempDir();
+    await written(dir);
+    const { es: otherLog, store: expected } = await given(mixedLog(2, 2));
+    const store = new MemoryReadStore();
+    const { snapshots } = snapshotsOf(store, dir);
+    await snapshots.load();
+    const p = capturingLogger();
+    const dropped = await project(otherLog, store, p.log);
+    expect(dropped.sort()).toEqual([...names].sort());
+    expect(p.lines.filter((l) => /read model in the store is not this log's/.test(l.msg)).map((l) => l.projection).sort()).toEqual([...names].sort());
+    expect(await dumpAll(store, names)).toEqual(await dumpAll(expected, names));
+    await snapshots.close();
+  });
+
+  it("one process at a time: a second holder of the directory loads and writes nothing", async () => {
+    const dir = tempDir();
+    await written(dir);
+    const first = snapshotsOf(new MemoryReadStore(), dir);
+    expect(await first.snapshots.load()).toHaveLength(names.length);
+    const second = snapshotsOf(new MemoryReadStore(), dir);
+    expect(await second.snapshots.load()).toEqual([]);
+    expect(second.lines.some((l) => /another process writes read-model snapshots/.test(l.msg))).toBe(true);
+    await second.snapshots.close();
+    await first.snapshots.close();
+    expect(await snapshotsOf(new MemoryReadStore(), dir).snapshots.load()).toHaveLength(names.length);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * Snapshot files (src/infra/readstore/snapshot-file.ts): what is written reads back whole, and a
+ * file that is torn, corrupt, of another format, version, name or layout is refused with a reason.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { readSnapshot, writeSnapshot, type SnapshotHeader } from "../../src/infra/readstore/snapshot-file.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const fileIn = () => {
+  const d = mkdtempSync(join(tmpdir(), "cyborg-es-snapshot-"));
+  dirs.push(d);
+  return join(d, "m.snapshot");
+};
+
+const header: SnapshotHeader = { format: "f", version: 2, name: "m", checkpoint: "42", origin: { log: "first", event: "e42" }, layout: "abc" };
+const expected = { format: "f", version: 2, name: "m", layout: "abc" };
+const lines = ["[1,2]", JSON.stringify({ text: "é ✓ \u2028" }), "[]"];
+
+describe("snapshot files", () => {
+  it("read back whole: header and lines; no temporary file is left", async () => {
+    const file = fileIn();
+    await writeSnapshot(file, header, lines);
+    expect(await readSnapshot(file, expected)).toEqual({ ok: true, header, lines });
+    expect(existsSync(`${file}.tmp`)).toBe(false);
+  });
+
+  it("a missing file is none (not a refusal)", async () => {
+    expect(await readSnapshot(fileIn(), expected)).toBeUndefined();
+  });
+
+  it("many lines, written in several chunks, read back in order", async () => {
+    const file = fileIn();
+    const many = Array.from({ length: 30_000 }, (_, i) => JSON.stringify(["h", `key-${i}`, "x".repeat(50)]));
+    await writeSnapshot(file, header, many);
+    const read = await readSnapshot(file, expected);
+    expect(read?.ok && read.lines).toEqual(many);
+  });
+
+  it("refuses a torn file: cut anywhere, it does not end with its checksum", async () => {
+    const file = fileIn();
+    await writeSnapshot(file, header, lines);
+    const size = readFileSync(file).length;
+    for (const cut of [size - 1, size - 10, 30, 0]) {
+      await writeSnapshot(file, header, lines);
+      truncateSync(file, cut);
+      const read = await readSnapshot(file, expected);
+      expect(read).toMatchObject({ ok: false, reason: expect.stringMatching(/torn|checksum/) });
+    }
+  });
+
+  it("refuses a corrupt file: one byte changed", async () => {
+    const file = fileIn();
+    await writeSnapshot(file, header, lines);
+    const bytes = readFileSync(file);
+    bytes[bytes.indexOf("[1,2]") + 1] = "7".charCodeAt(0);
+    writeFileSync(file, bytes);
+    expect(await readSnapshot(file, expected)).toEqual({ ok: false, reason: "its checksum does not match its content (a corrupt file)" });
+  });
+
+  it("refuses another format, version, name or layout, and a header without an origin", async () => {
+    const file = fileIn();
+    const refusal = async (h: Partial<SnapshotHeader>) => {
+      await writeSnapshot(file, { ...header, ...h } as SnapshotHeader, lines);
+      const read = await readSnapshot(file, expected);
+      expect(read?.ok).toBe(false);
+      return read?.ok === false ? read.reason : "";
+    };
+    expect(await refusal({ format: "g" })).toBe("it is a g snapshot, not a f one");
+    expect(await refusal({ version: 1 })).toBe("its format version is 1; this version reads 2");
+    expect(await refusal({ name: "n" })).toBe("it holds n, not m");
+    expect(await refusal({ layout: "old" })).toMatch(/written by a build whose m code differs/);
+    expect(await refusal({ origin: undefined })).toBe("its header is not a snapshot's");
+  });
+});
