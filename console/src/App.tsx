@@ -6,11 +6,13 @@ import { ArqsPage } from "./pages/Arqs";
 import { HealthBadge, HealthPage } from "./pages/Health";
 import { HistoryPage } from "./pages/History";
 import { HostPage, HostsPage } from "./pages/Hosts";
+import { OverviewPage } from "./pages/Overview";
 import { ProfilesPage } from "./pages/Profiles";
 import { SignIn } from "./pages/SignIn";
 
 
 const NAV = [
+  ["/overview", "Overview"],
   ["/hosts", "Hosts"],
   ["/arqs", "Accelerator requests"],
   ["/profiles", "Device profiles"],
@@ -44,7 +46,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut(): void }) 
   const loc = useLocation();
   const section = "/" + (loc.path.split("/")[1] ?? "");
   useEffect(() => {
-    document.title = `${NAV.find(([p]) => p === section)?.[1] ?? "Hosts"} · cyborg-es console`;
+    document.title = `${NAV.find(([p]) => p === section)?.[1] ?? "Overview"} · cyborg-es console`;
   }, [section]);
   return (
     <>
@@ -55,7 +57,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut(): void }) 
         <span className="brand">cyborg-es</span>
         <nav aria-label="Sections">
           {NAV.map(([path, label]) => (
-            <Link key={path} to={path} aria-current={section === path || (section === "/" && path === "/hosts") ? "page" : undefined}>
+            <Link key={path} to={path} aria-current={section === path || (section === "/" && path === "/overview") ? "page" : undefined}>
               {label}
             </Link>
           ))}
@@ -83,6 +85,8 @@ function Page({ session }: { session: Session }) {
   const [, section, arg] = loc.path.split("/");
   switch (section) {
     case "":
+    case "overview":
+      return <OverviewPage session={session} />;
     case "hosts":
       return arg ? <HostPage session={session} hostname={decodeURIComponent(arg)} /> : <HostsPage session={session} />;
     case "arqs":

@@ -58,3 +58,20 @@ export async function listResourceProviders(store: ReadStore, hostname?: string 
   });
   return out;
 }
+
+/** One host's capacity of one resource class: its providers' totals, used and reserved, summed. */
+export type HostCapacityView = { hostname: string; resourceClass: string; total: number; used: number; reserved: number };
+
+/** Capacity per host and resource class (hosts, then classes, in the order their providers were added). */
+export async function capacityByHost(store: ReadStore): Promise<HostCapacityView[]> {
+  const rows = new Map<string, HostCapacityView>();
+  for (const rp of await listResourceProviders(store)) {
+    const key = JSON.stringify([rp.parentProviderName, rp.resourceClass]);
+    const row = rows.get(key) ?? { hostname: rp.parentProviderName, resourceClass: rp.resourceClass, total: 0, used: 0, reserved: 0 };
+    row.total += rp.total;
+    row.used += rp.used;
+    row.reserved += rp.reserved;
+    rows.set(key, row);
+  }
+  return [...rows.values()];
+}

@@ -63,6 +63,10 @@ async function postedBody(o: GraphqlHttpOptions, req: IncomingMessage, res: Serv
   return { body };
 }
 
+const UNKNOWN_TOKEN =
+  "the Authorization header holds no token this service knows: send `Authorization: Bearer <token>` with a token from the service's token file " +
+  "(AUTH_TOKENS_FILE, or tokens.json in DATA_DIR), not one of another deployment";
+
 async function execute(o: GraphqlHttpOptions, req: IncomingMessage, res: ServerResponse, search: string, correlationId: string | undefined): Promise<void> {
   let body: unknown;
   if (req.method === "POST") {
@@ -76,6 +80,10 @@ async function execute(o: GraphqlHttpOptions, req: IncomingMessage, res: ServerR
   const limited = await o.rateLimit?.take(principal, req.socket.remoteAddress);
   if (limited) {
     return sendJson(res, 429, graphqlError(rateLimitedMessage(limited), "RATE_LIMITED", { retryAfterSeconds: limited.retryAfterS }), { "retry-after": String(limited.retryAfterS) });
+  }
+  // A token that is sent but not known is refused before the operation runs, as HTTP says: 401.
+  if (!principal && req.headers.authorization) {
+    return sendJson(res, 401, graphqlError(UNKNOWN_TOKEN, "UNAUTHENTICATED"), { "www-authenticate": 'Bearer realm="cyborg-es", error="invalid_token"' });
   }
   const idempotencyKey = headerValue(req.headers["idempotency-key"]) ?? (body as { extensions?: { idempotencyKey?: unknown } } | undefined)?.extensions?.idempotencyKey;
   const result = await o.apollo.executeHTTPGraphQLRequest({

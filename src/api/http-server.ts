@@ -16,6 +16,7 @@ import type { TokenRegistry } from "./auth/tokens.js";
 import type { ApiContext } from "./graphql/context.js";
 import type { ApiServices } from "./services.js";
 import { formatError, unavailableStatusPlugin } from "./graphql/errors.js";
+import { warningsPlugin } from "./graphql/warnings.js";
 import { DEFAULT_GUARDS, guardPlugin } from "./graphql/guards.js";
 import { getSchema } from "./graphql/schema.js";
 import { graphqlOverHttp, type GraphqlHandler } from "./graphql-http.js";
@@ -122,6 +123,7 @@ async function startApollo(schema: GraphQLSchema, format: Format, operations: Re
       operations,
       guardPlugin(schema),
       unavailableStatusPlugin,
+      warningsPlugin,
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginInlineTraceDisabled(),
       ApolloServerPluginLandingPageDisabled(),

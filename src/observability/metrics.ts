@@ -20,11 +20,30 @@ export interface OperationMetrics {
   agentReport(result: "written" | "unchanged" | "confirmed" | "not_confirmed"): void;
 }
 
+/** One host's capacity of one resource class. */
+export interface CapacitySample {
+  hostname: string;
+  resourceClass: string;
+  total: number;
+  used: number;
+  reserved: number;
+}
+
+/** Whether a host's agent reports on time, and for how long it has been silent. */
+export interface AgentSample {
+  live: boolean;
+  silentForS: number;
+}
+
 /** Read at scrape time. */
 export interface MetricSources {
   projections?: () => readonly ProjectionStatus[];
   openSubscriptions?: () => number;
   bindsInFlight?: () => number;
+  /** Capacity per host and resource class (read once per scrape; a read model being rebuilt gives none). */
+  capacity?: () => Promise<readonly CapacitySample[]>;
+  /** The liveness of a host's agent (asked for each host with capacity). */
+  agent?: (hostname: string) => AgentSample;
 }
 
 let processMetrics: Registry | undefined;
@@ -46,6 +65,8 @@ export class Metrics implements OperationMetrics {
   readonly registry = new Registry();
   private sources: MetricSources = {};
   private readonly seen = new Map<string, Set<string>>();
+  /** What the capacity gauges show, read at the start of each scrape. */
+  private fleet: readonly CapacitySample[] = [];
   private readonly processMetrics: boolean;
 
   private readonly graphqlTotal = new Counter({
@@ -174,7 +195,51 @@ export class Metrics implements OperationMetrics {
         this.set(sources().openSubscriptions?.() ?? 0);
       },
     });
+    this.capacityGauges();
     this.processMetrics = opts.processMetrics !== false;
+  }
+
+  /** Total, used and reserved per resource class and host, and each host's agent's liveness. */
+  private capacityGauges(): void {
+    const fleet = () => this.fleet;
+    const capacity = (field: "total" | "used" | "reserved", help: string) =>
+      new Gauge({
+        name: `cyborg_capacity_${field}`,
+        help,
+        labelNames: ["resource_class", "host"] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const c of fleet()) this.set({ resource_class: c.resourceClass, host: c.hostname }, c[field]);
+        },
+      });
+    capacity("total", "Accelerators the host's resource providers of the class offer (Placement's inventory total)");
+    capacity("used", "Of those, allocated to ARQs");
+    capacity("reserved", "Of those, reserved (a device in maintenance, or lost while allocated); free = total - used - reserved");
+    const sources = () => this.sources;
+    const hosts = () => [...new Set(fleet().map((c) => c.hostname))];
+    new Gauge({
+      name: "cyborg_agent_live",
+      help: "1 while the host's agent reports on time (hostStatus liveness LIVE), 0 when it is STALE or GONE",
+      labelNames: ["host"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const agent = sources().agent;
+        if (agent) for (const host of hosts()) this.set({ host }, agent(host).live ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "cyborg_agent_silent_seconds",
+      help: "Seconds since the host's agent last reported (since the service started, when it has not)",
+      labelNames: ["host"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const agent = sources().agent;
+        if (agent) for (const host of hosts()) this.set({ host }, agent(host).silentForS);
+      },
+    });
   }
 
   /** Where the scrape-time gauges read from (set once the roles have started). */
@@ -220,6 +285,8 @@ export class Metrics implements OperationMetrics {
 
   /** The Prometheus text format, and its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
+    // A read model being rebuilt answers UNAVAILABLE: the capacity gauges are left out meanwhile.
+    this.fleet = (await this.sources.capacity?.().catch(() => undefined)) ?? [];
     const own = await this.registry.metrics();
     return { contentType: this.registry.contentType, body: this.processMetrics ? (await processRegistry().metrics()) + own : own };
   }

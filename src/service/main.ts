@@ -5,6 +5,7 @@
  */
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
+import { capacityByHost } from "../../projections/resource-providers/queries.js";
 import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
 import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
 import { adminTokenCommand, loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
@@ -128,7 +129,16 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const notifications = new BindNotificationRouter(side.pubsub, obs.tracing);
     const programming = new ProgrammingFeed(store, log.child({ component: "programming-feed" }));
     opened.push(() => notifications.close(), () => programming.close());
-    obs.metrics?.watch({ projections: () => projector?.status() ?? [], openSubscriptions: () => notifications.listening, bindsInFlight: () => binder?.bindsInFlight ?? 0 });
+    obs.metrics?.watch({
+      projections: () => projector?.status() ?? [],
+      openSubscriptions: () => notifications.listening,
+      bindsInFlight: () => binder?.bindsInFlight ?? 0,
+      capacity: () => capacityByHost(readStore),
+      agent: (hostname) => {
+        const l = app.reportTimes.liveness(hostname);
+        return { live: l.state === "LIVE", silentForS: l.silentForS };
+      },
+    });
 
     let url: string | undefined;
     if (config.roles.has("api")) {

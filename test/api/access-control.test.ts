@@ -80,6 +80,13 @@ describe("access control", () => {
     });
   }
 
+  it("a refusal ends with the token to use instead", async () => {
+    const bind = await t.gql("admin", op.BIND, { bindings: [{ arqUuid: randomUUID(), hostname: "compute1", deviceRpUuid: randomUUID(), instanceUuid: randomUUID() }] });
+    expect(bind.errors?.[0]?.message).toMatch(/\(needs arq:bind\): binding is the compute service's \(Nova's\) step: use the service token \(role service\)/);
+    const history = await t.gql("member", `{ streamHistory(stream: "host-compute1") { type } }`);
+    expect(history.errors?.[0]?.message).toMatch(/\(needs audit:read\): use a token whose roles include admin$/);
+  });
+
   it("an agent cannot report another host", async () => {
     const r = await t.gql("agent", op.REPORT, { hostname: "compute2", devices: FAKE_HOST_DEVICES(1) });
     expect(r.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");

@@ -41,6 +41,11 @@ export const EXPECTED_METRICS = {
   cyborg_subscriptions_open: "gauge",
   cyborg_agent_reports_total: "counter",
   cyborg_invariant_repairs_total: "counter",
+  cyborg_capacity_total: "gauge",
+  cyborg_capacity_used: "gauge",
+  cyborg_capacity_reserved: "gauge",
+  cyborg_agent_live: "gauge",
+  cyborg_agent_silent_seconds: "gauge",
   process_cpu_seconds_total: "counter",
   process_resident_memory_bytes: "gauge",
   nodejs_eventloop_lag_seconds: "gauge",
@@ -91,6 +96,11 @@ describe("GET /metrics after a scheduler's flow", () => {
     // One per read model (projections/index.ts).
     expect(live.map((s) => s.labels.projection).sort()).toEqual(projections.map((p) => p.name).sort());
     expect(live.every((s) => s.value === 1)).toBe(true);
+    // compute1's fake FPGA: one deployable of two handles, one of them bound.
+    expect(m.value("cyborg_capacity_total", { resource_class: "FPGA", host: "compute1" })).toBe(2);
+    expect(m.value("cyborg_capacity_used", { resource_class: "FPGA", host: "compute1" })).toBe(1);
+    expect(m.value("cyborg_capacity_reserved", { resource_class: "FPGA", host: "compute1" })).toBe(0);
+    expect(m.value("cyborg_agent_live", { host: "compute1" })).toBe(1);
     for (const s of m.samples) for (const v of Object.values(s.labels)) expect(v, `${s.name} label`).not.toMatch(UUID);
     sub.unsubscribe();
 

@@ -18,7 +18,7 @@ export interface Example {
 }
 
 /** The files with shell examples, in the order they run: each starts where the one before ended. */
-export const ORDER = ["README.md", "docs/audit.md", "docs/fpga-programming.md", "docs/os-acc.md", "docs/rest-api.md", "docs/drivers.md", "docs/placement.md", "docs/deployment.md"];
+export const ORDER = ["README.md", "docs/audit.md", "docs/fpga-programming.md", "docs/os-acc.md", "docs/rest-api.md", "docs/drivers.md", "docs/placement.md", "docs/deployment.md", "docs/operations.md"];
 
 const SHELL = new Set(["sh", "bash", "shell"]);
 const SKIP = /^<!--\s*example:\s*skip\s*\((.+)\)\s*-->$/;

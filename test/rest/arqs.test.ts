@@ -142,11 +142,21 @@ describe("accelerator requests", () => {
     expect((await call(null, "DELETE", `/v2/accelerator_requests?instance=${instance}`, { headers: keystone, serviceToken: "service" })).status).toBe(204);
   });
 
+  it("names a refused bind's field as the PATCH body names it, not as GraphQL does", async () => {
+    const [arq] = await create("member");
+    const noInstance = { [arq.uuid]: [{ op: "add", path: "/hostname", value: "compute1" }, { op: "add", path: "/device_rp_uuid", value: rp }] };
+    const r = await call("service", "PATCH", "/v2/accelerator_requests", { body: noInstance });
+    expectFault(r, 400, "BAD_USER_INPUT");
+    expect(r.fault!.field).toBe(`${arq.uuid}/instance_uuid`);
+    expect(r.fault!.faultstring).not.toMatch(/bindings\[|instanceUuid|arqUuid/);
+    await call("service", "DELETE", `/v2/accelerator_requests?arqs=${arq.uuid}`);
+  });
+
   it("refuses to bind an ARQ in a state that cannot bind (409; Cyborg's ARQBadState is a 500)", async () => {
     const [arq] = await create("member");
     const first = randomUUID();
     expect((await bind([arq.uuid], first)).status).toBe(202);
-    expectFault(await bind([arq.uuid], randomUUID()), 409, "CONFLICT", /Bad state: BOUND/);
+    expectFault(await bind([arq.uuid], randomUUID()), 409, "CONFLICT", new RegExp(`Bad state: BOUND .* It is bound to instance ${first} on compute1: unbind it first .*"op": "remove".*then bind it again\\.$`));
     await call("service", "DELETE", `/v2/accelerator_requests?instance=${first}`);
   });
 
@@ -163,7 +173,7 @@ describe("accelerator requests", () => {
     const [arq] = await create("member");
     const patch = (body: unknown) => call("service", "PATCH", "/v2/accelerator_requests", { body });
     const r = await patch({ [arq.uuid]: bindPatch([arq.uuid], { hostname: "compute1", rp, instance: randomUUID() })[arq.uuid]!.slice(0, 2) });
-    expectFault(r, 400, "BAD_USER_INPUT", /Fields absent in patch: instanceUuid/);
+    expectFault(r, 400, "BAD_USER_INPUT", /Fields absent in patch: instance_uuid/);
     expectFault(await patch({ [arq.uuid]: [{ op: "replace", path: "/hostname", value: "x" }] }), 400, "BAD_USER_INPUT", /add or remove/);
     expectFault(await patch({ [arq.uuid]: [{ op: "add", path: "/state", value: "Bound" }] }), 400, "BAD_USER_INPUT", /Unsupported path/);
     expectFault(await patch([]), 400, "BAD_USER_INPUT");

@@ -1,6 +1,6 @@
 /** The REST layer's pure translation: microversions, JSON-patch reading, formats and shapes. */
 import { describe, expect, it } from "vitest";
-import { parseArqPatch } from "../../src/api/rest/arq-patch.js";
+import { parseArqPatch, patchFieldOf } from "../../src/api/rest/arq-patch.js";
 import { envelope, RestError } from "../../src/api/rest/errors.js";
 import { pythonStrTime, wsmeTime } from "../../src/api/rest/format.js";
 import { negotiate } from "../../src/api/rest/microversion.js";
@@ -57,6 +57,16 @@ describe("ARQ PATCH bodies", () => {
     expect(p.kind === "bind" && p.bindings[0]!.instanceUuid).toBeUndefined();
   });
 
+  it("names a bind's fields as the PATCH body does", () => {
+    expect(patchFieldOf("bindings[1].deviceRpUuid", ["a", "b"])).toBe("b/device_rp_uuid");
+    expect(patchFieldOf("bindings[0].hostname", ["a"])).toBe("a/hostname");
+    expect(patchFieldOf("bindings[0].arqUuid", ["a"])).toBe("a");
+    expect(patchFieldOf("arqUuids[0]", ["a"])).toBe("a");
+    expect(patchFieldOf("projectId", ["a"])).toBe("project_id");
+    expect(patchFieldOf("bindings[3].arqUuid", ["a"])).toBeUndefined();
+    expect(patchFieldOf("somethingElse", ["a"])).toBeUndefined();
+  });
+
   it("takes /project_id from 2.1 only", () => {
     const withProject = { a: [...bind, add("/project_id", "p9")] };
     expect(code(() => parseArqPatch(withProject, 0))).toEqual([406, "NOT_ACCEPTABLE"]);
@@ -107,17 +117,19 @@ describe("formats and shapes", () => {
     attachHandleType: "PCI" as const,
     attachHandleUuid: "hu",
     attachHandleInfo: { bus: "0c", function: 1 },
+    bindFailureReason: "no free attach handle",
     createdAt: "2026-11-24T10:00:05.000Z",
     updatedAt: null,
   };
 
   it("shows attach-handle data only in Bound, its info as strings", () => {
-    expect(arqShape(arq, "http://x")).toMatchObject({ state: "BindFailed", attach_handle_type: "", attach_handle_uuid: null, attach_handle_info: {} });
+    expect(arqShape(arq, "http://x")).toMatchObject({ state: "BindFailed", attach_handle_type: "", attach_handle_uuid: null, attach_handle_info: {}, bind_failure_reason: "no free attach handle" });
     const bound = arqShape({ ...arq, state: "BOUND" }, "http://x");
+    expect(bound.bind_failure_reason).toBeNull();
     expect(bound).toMatchObject({ state: "Bound", attach_handle_type: "PCI", attach_handle_uuid: "hu", attach_handle_info: { bus: "0c", function: "1" } });
     expect(bound.links).toEqual([{ href: `http://x/accelerator/v2/accelerator_requests/${U}`, rel: "self" }]);
     expect(Object.keys(bound).sort()).toEqual(
-      ["attach_handle_info", "attach_handle_type", "attach_handle_uuid", "created_at", "device_profile_group_id", "device_profile_name", "device_rp_uuid", "hostname", "instance_uuid", "links", "project_id", "state", "updated_at", "uuid"],
+      ["attach_handle_info", "attach_handle_type", "attach_handle_uuid", "bind_failure_reason", "created_at", "device_profile_group_id", "device_profile_name", "device_rp_uuid", "hostname", "instance_uuid", "links", "project_id", "state", "updated_at", "uuid"],
     );
   });
 

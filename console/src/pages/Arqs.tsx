@@ -27,7 +27,9 @@ interface BindEvent {
 const FIELDS = `uuid state deviceProfileName hostname instanceUuid projectId attachHandleType updatedAt createdAt`;
 const ARQS = `query($filter: ArqFilter, $after: String, $first: Int) { acceleratorRequests(filter: $filter, first: $first, after: $after) {
   totalCount pageInfo { hasNextPage endCursor } nodes { ${FIELDS} } } }`;
-const ONE = `query($uuid: ID!) { acceleratorRequest(uuid: $uuid) { ${FIELDS} attachHandleInfo } }`;
+const ONE = `query($uuid: ID!) { acceleratorRequest(uuid: $uuid) { ${FIELDS} attachHandleInfo bindFailureReason } }`;
+// ARQs created, unbound or deleted by anyone: the list reloads (the audit feed: admin's).
+const CHANGES = `subscription { events(streamPrefix: "arq-", types: ["ArqCreated", "ArqUnbound", "ArqDeleted"]) { position } }`;
 // The subscription compute schedulers use; with no filter, every bind this token may see.
 const BOUND = `subscription { acceleratorRequestBound { tag status reason arq { ${FIELDS} } } }`;
 const STATES = ["", "INITIAL", "BIND_STARTED", "BOUND", "UNBOUND", "BIND_FAILED", "DELETING"];
@@ -36,13 +38,13 @@ type Filter = { state: string; hostname: string; deviceProfileName: string; inst
 
 export function ArqsPage({ session }: { session: Session }) {
   const loc = useLocation();
-  const [filter, setFilter] = useState<Filter>({ state: "", hostname: "", deviceProfileName: "", instanceUuid: "" });
+  const [filter, setFilter] = useState<Filter>({ state: "", hostname: "", deviceProfileName: "", instanceUuid: loc.query.get("instance") ?? "" });
   const [cursors, setCursors] = useState<Array<string | null>>([null]);
   const [live, setLive] = useState<"connecting" | "live" | "closed">("connecting");
   const [events, setEvents] = useState<BindEvent[]>([]);
   const after = cursors.at(-1) ?? null;
   const apiFilter = Object.fromEntries(Object.entries(filter).filter(([, v]) => v.trim() !== "").map(([k, v]) => [k, v.trim()]));
-  const { data, error, setData } = usePolled(
+  const { data, error, setData, reload } = usePolled(
     () => gql<{ acceleratorRequests: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: Arq[] } }>(session.token, ARQS, { filter: apiFilter, after, first: PAGE_SIZE }).then((d) => d.acceleratorRequests),
     5000,
     [session.token, JSON.stringify(apiFilter), after],
@@ -73,6 +75,20 @@ export function ArqsPage({ session }: { session: Session }) {
       offClosed();
     };
   }, [session.token, setData]);
+
+  // New rows as ARQs are created, not at the next refresh.
+  const watchesLog = session.can("audit:read");
+  useEffect(() => {
+    if (!watchesLog) return;
+    // A burst of creations is one reload.
+    let pending: ReturnType<typeof setTimeout> | undefined;
+    const next = () => (pending ??= setTimeout(() => ((pending = undefined), void reload()), 250));
+    const stop = subscriptions(session.token).subscribe({ query: CHANGES }, { next, error: () => undefined, complete: () => undefined });
+    return () => {
+      stop();
+      clearTimeout(pending);
+    };
+  }, [session.token, watchesLog, reload]);
 
   const setField = (k: keyof Filter, v: string) => {
     setFilter((f) => ({ ...f, [k]: v }));
@@ -174,7 +190,7 @@ export function ArqsPage({ session }: { session: Session }) {
 }
 
 function ArqDetail({ session, uuid }: { session: Session; uuid: string }) {
-  const { data, error } = usePolled(() => gql<{ acceleratorRequest: (Arq & { attachHandleInfo: unknown }) | null }>(session.token, ONE, { uuid }).then((d) => d.acceleratorRequest), 5000, [uuid]);
+  const { data, error } = usePolled(() => gql<{ acceleratorRequest: (Arq & { attachHandleInfo: unknown; bindFailureReason: string | null }) | null }>(session.token, ONE, { uuid }).then((d) => d.acceleratorRequest), 5000, [uuid]);
   return (
     <aside className="detail" aria-label={`ARQ ${uuid}`}>
       <h2>
@@ -186,6 +202,12 @@ function ArqDetail({ session, uuid }: { session: Session; uuid: string }) {
         <dl>
           <dt>State</dt>
           <dd>{data.state}</dd>
+          {data.bindFailureReason ? (
+            <>
+              <dt>Why the bind failed</dt>
+              <dd data-testid="bind-failure-reason">{data.bindFailureReason}</dd>
+            </>
+          ) : null}
           <dt>Profile</dt>
           <dd>{data.deviceProfileName}</dd>
           <dt>Host</dt>

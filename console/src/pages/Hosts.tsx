@@ -5,7 +5,7 @@ import { usePolled } from "../lib/hooks";
 import { Link } from "../lib/router";
 import { Pager, PAGE_SIZE } from "./Pager";
 
-interface Rp {
+export interface Rp {
   uuid: string;
   name: string;
   parentProviderName: string;
@@ -15,7 +15,7 @@ interface Rp {
   used: number;
 }
 
-interface Liveness {
+export interface Liveness {
   hostname: string;
   liveness: "LIVE" | "STALE" | "GONE";
   lastReportAt: string | null;
@@ -37,7 +37,7 @@ const LIVENESS = `query($h: [String!]!) { hostStatuses(hostnames: $h) { hostname
 /** hostStatuses answers at most this many hosts a call. */
 const STATUS_BATCH = 500;
 
-async function loadHosts(token: string): Promise<{ rps: Rp[]; agents: Map<string, Liveness> }> {
+export async function loadHosts(token: string): Promise<{ rps: Rp[]; agents: Map<string, Liveness> }> {
   const { resourceProviders: rps } = await gql<{ resourceProviders: Rp[] }>(token, RPS);
   const names = [...new Set(rps.map((rp) => rp.parentProviderName))];
   const agents = new Map<string, Liveness>();
@@ -51,7 +51,7 @@ async function loadHosts(token: string): Promise<{ rps: Rp[]; agents: Map<string
 const AGENT_BADGE: Record<Liveness["liveness"], string> = { LIVE: "ok", STALE: "warn", GONE: "bad" };
 
 /** The agent's liveness as a badge; its title says when it last reported, and why the host is not ready. */
-function AgentBadge({ agent }: { agent: Liveness | undefined }) {
+export function AgentBadge({ agent }: { agent: Liveness | undefined }) {
   if (!agent) return null;
   const last = agent.lastReportAt ? `last report ${new Date(agent.lastReportAt).toLocaleString()}` : "no report since the service started";
   return (

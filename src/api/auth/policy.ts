@@ -57,3 +57,16 @@ export function canSeeArq(p: Principal, arqProjectId: unknown): boolean {
   return seesAllProjects(p) || arqProjectId === p.projectId;
 }
 
+
+/** Rules that are one service's job, and what to tell the caller who tries them. */
+const JOB_OF: Partial<Record<Rule, string>> = {
+  "arq:bind": "binding is the compute service's (Nova's) step: use the service token (role service), as Nova does",
+  "instance:operate": "acting on an instance is the compute service's (Nova's) step: use the service token (role service)",
+  "inventory:report": "inventory is reported by the host's agent: use the agent token of that host (role agent), or an admin token",
+  "programming:agent": "programming requests are the host agent's: use the agent token of that host (role agent)",
+};
+
+/** How to get past a refusal of `rule`: the token to use instead (the end of a FORBIDDEN message). */
+export function fixForRule(rule: Rule): string {
+  return JOB_OF[rule] ?? `use a token whose roles include ${POLICY[rule].join(" or ")}`;
+}

@@ -1,5 +1,5 @@
 import type { AuthChecker } from "type-graphql";
-import { allows, type Rule } from "../auth/policy.js";
+import { allows, fixForRule, type Rule } from "../auth/policy.js";
 import type { ApiContext } from "./context.js";
 import { forbidden, unauthenticated } from "./errors.js";
 
@@ -8,7 +8,7 @@ export const authChecker: AuthChecker<ApiContext, Rule> = ({ context, info }, ru
   const p = context.principal;
   if (!p) throw unauthenticated();
   for (const rule of rules) {
-    if (!allows(p, rule)) throw forbidden(`${info.parentType.name}.${info.fieldName} (needs ${rule})`);
+    if (!allows(p, rule)) throw forbidden(`${info.parentType.name}.${info.fieldName} (needs ${rule}): ${fixForRule(rule)}`);
   }
   return true;
 };

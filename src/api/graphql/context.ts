@@ -17,6 +17,8 @@ export interface ApiContext {
   resuming?: boolean;
   /** When the request's time budget ends (Date.now() ms); resolvers past it answer TIMEOUT. */
   deadline?: number;
+  /** Sent as the answer's `extensions.warnings` (graphql/warnings.ts). */
+  warnings?: string[];
 }
 
 export function createContext(services: ApiServices, principal: Principal | undefined, correlationId?: string, idempotencyKey?: unknown): ApiContext {

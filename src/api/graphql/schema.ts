@@ -8,6 +8,7 @@ import { withTimeBudget } from "./time-budget.js";
 import { AcceleratorRequestResolver } from "./resolvers/accelerator-request.resolver.js";
 import { AttachHandleResolver } from "./resolvers/attach-handle.resolver.js";
 import { AuditResolver } from "./resolvers/audit.resolver.js";
+import { BindOutcomesResolver } from "./resolvers/bind-outcomes.resolver.js";
 import { BitstreamResolver } from "./resolvers/bitstream.resolver.js";
 import { DeployableResolver } from "./resolvers/deployable.resolver.js";
 import { DeviceProfileResolver } from "./resolvers/device-profile.resolver.js";
@@ -35,6 +36,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       ResourceProviderResolver,
       EventsResolver,
       AuditResolver,
+      BindOutcomesResolver,
       InstanceResolver,
       BitstreamResolver,
       ProgrammingResolver,

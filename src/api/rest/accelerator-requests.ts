@@ -4,10 +4,10 @@
  */
 import { arqProjectScope, canSeeArq } from "../auth/policy.js";
 import { isJsonObject } from "../../domain/shared/json.js";
-import { parseArqPatch } from "./arq-patch.js";
+import { parseArqPatch, patchFieldOf } from "./arq-patch.js";
 import { authorize, requireServiceToken } from "./auth.js";
 import { empty, ok, type RestContext, type RestResult } from "./context.js";
-import { badRequest, forbidden, notFound, RestError } from "./errors.js";
+import { badRequest, forbidden, inRestTerms, notFound, RestError } from "./errors.js";
 import { arqShape } from "./shapes.js";
 import { checkBindingCount, MAX_ARQ_LIST } from "../../app/request-limits.js";
 
@@ -47,6 +47,8 @@ export async function showArq(ctx: RestContext, uuid: string): Promise<RestResul
   return ok(arqShape(arq, ctx.publicUrl));
 }
 
+const CREATION_FIELDS: Record<string, string | undefined> = { deviceProfileName: "device_profile_name", groupIndex: "device_profile_group_id" };
+
 /** `{"device_profile_name": ...}`, and the client's optional `device_profile_group_id`: 201 `{"arqs": [...]}`. */
 export async function createArqs(ctx: RestContext): Promise<RestResult> {
   authorize(ctx.caller, "arq:create");
@@ -56,7 +58,8 @@ export async function createArqs(ctx: RestContext): Promise<RestResult> {
   const name = body.device_profile_name;
   if (name === undefined || name === null) throw badRequest('device_profile_name is required: {"device_profile_name": "<name>"}.', "device_profile_name");
   if (typeof name !== "string") throw badRequest("device_profile_name must be a string.", "device_profile_name");
-  const arqs = await ctx.services.app.createArqs(ctx.command(), { deviceProfileName: name, groupIndex: groupIndex(body.device_profile_group_id) });
+  const creation = { deviceProfileName: name, groupIndex: groupIndex(body.device_profile_group_id) };
+  const arqs = await inRestTerms(() => ctx.services.app.createArqs(ctx.command(), creation), (f) => CREATION_FIELDS[f]);
   return ok({ arqs: arqs.map((a) => arqShape(a, ctx.publicUrl)) }, 201);
 }
 
@@ -78,10 +81,12 @@ export async function patchArqs(ctx: RestContext, uuid?: string): Promise<RestRe
       authorize(ctx.caller, "arq:bind_project");
       cmd.projectId = patch.projectId;
     }
-    await ctx.services.app.startBinds(cmd, patch.bindings, { allocate: ctx.services.bindInline });
+    const uuids = patch.bindings.map((b) => b.arqUuid);
+    await inRestTerms(() => ctx.services.app.startBinds(cmd, patch.bindings, { allocate: ctx.services.bindInline }), (f) => patchFieldOf(f, uuids));
   } else {
     checkBindingCount("arqs", patch.arqUuids.length, ctx.services.limits.maxBindings);
-    await ctx.services.app.unbindArqs(cmd, patch.arqUuids);
+    const uuids = patch.arqUuids;
+    await inRestTerms(() => ctx.services.app.unbindArqs(cmd, uuids), (f) => patchFieldOf(f, uuids));
   }
   return empty(202);
 }

@@ -67,3 +67,20 @@ export function parseArqPatch(body: unknown, version: Microversion): ArqPatch {
   if (projectIds.size > 1) throw badRequest("/project_id must be the same for every ARQ of one request.", "project_id");
   return { kind: "bind", bindings, projectId: [...projectIds][0] };
 }
+
+/** The JSON-patch path of each field of a binding, as Cyborg's PATCH body names it. */
+const PATCH_PATHS: Record<string, string> = { hostname: "/hostname", deviceRpUuid: "/device_rp_uuid", instanceUuid: "/instance_uuid" };
+
+/**
+ * A bind's field as the PATCH body names it: `bindings[i].arqUuid` is the ARQ's key in the map,
+ * `bindings[i].deviceRpUuid` its `/device_rp_uuid` path (`<uuid>/device_rp_uuid`); `arqUuids[i]`
+ * (an unbind) the ARQ's key.
+ */
+export function patchFieldOf(field: string, arqUuids: readonly string[]): string | undefined {
+  const m = /^(?:bindings|arqUuids)\[(\d+)\](?:\.(\w+))?$/.exec(field);
+  if (!m) return field === "projectId" ? "project_id" : undefined;
+  const uuid = arqUuids[Number(m[1])];
+  if (uuid === undefined) return undefined;
+  if (m[2] === undefined || m[2] === "arqUuid") return uuid;
+  return PATCH_PATHS[m[2]] ? `${uuid}${PATCH_PATHS[m[2]]}` : undefined;
+}

@@ -77,6 +77,27 @@ export function fromCommandError(err: unknown): RestError | undefined {
   return undefined;
 }
 
+/**
+ * A command's refusal with its field named as the REST body names it (the application names
+ * GraphQL's arguments: `bindings[0].deviceRpUuid` is `<arq uuid>/device_rp_uuid` in a PATCH).
+ * Anything else goes on unchanged.
+ */
+export async function inRestTerms<T>(run: () => Promise<T>, restField: (field: string) => string | undefined): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!(err instanceof DomainError) || err.field === undefined) throw err;
+    const field = restField(err.field);
+    if (field === undefined) throw err;
+    // The field's own name in the message too ("instanceUuid is required" reads "instance_uuid is required").
+    const own = /(\w+)$/.exec(err.field)?.[1];
+    const restOwn = field.includes("/") ? field.slice(field.lastIndexOf("/") + 1) : undefined;
+    let message = err.message.split(err.field).join(field);
+    if (own && restOwn) message = message.replace(new RegExp(`\\b${own}\\b`, "g"), restOwn);
+    throw new RestError(err.code, message, field);
+  }
+}
+
 export const INTERNAL = new RestError("INTERNAL_SERVER_ERROR", "internal error; the server log has the details");
 
 /** The response body for an error. */

@@ -24,6 +24,7 @@ export type ArqFields = Pick<
   | "attachHandleType"
   | "attachHandleUuid"
   | "attachHandleInfo"
+  | "bindFailureReason"
   | "createdAt"
   | "updatedAt"
 >;
@@ -41,6 +42,8 @@ export interface CyborgArq {
   attach_handle_type: string;
   attach_handle_uuid: string | null;
   attach_handle_info: Record<string, string>;
+  /** Why the bind failed, in BIND_FAILED (null otherwise); not in Cyborg, which keeps it in its logs. */
+  bind_failure_reason: string | null;
   created_at: string | null;
   updated_at: string | null;
   links: Link[];
@@ -61,6 +64,7 @@ export function arqShape(a: ArqFields, publicUrl: string): CyborgArq {
     attach_handle_type: bound ? (a.attachHandleType ?? "") : "",
     attach_handle_uuid: bound ? a.attachHandleUuid : null,
     attach_handle_info: bound && a.attachHandleInfo ? stringValues(a.attachHandleInfo) : {},
+    bind_failure_reason: a.state === "BIND_FAILED" ? a.bindFailureReason : null,
     created_at: wsmeTime(a.createdAt),
     updated_at: wsmeTime(a.updatedAt),
     links: [selfLink(publicUrl, "accelerator_requests", a.uuid)],

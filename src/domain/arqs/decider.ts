@@ -233,11 +233,28 @@ function sameTarget(arq: Arq, t: BindTarget): boolean {
   return arq.hostname === t.hostname && arq.deviceRpUuid === t.deviceRpUuid && arq.instanceUuid === t.instanceUuid;
 }
 
+/** What the caller can do about a refused transition (the end of its message), or "". */
+function fixFor(arq: Arq, to: ArqTarget): string {
+  if (arq.state === "DELETING") return " It is being deleted: create a new ARQ.";
+  if (to !== "BIND_STARTED") return "";
+  const where = arq.instanceUuid ? ` to instance ${arq.instanceUuid}${arq.hostname ? ` on ${arq.hostname}` : ""}` : "";
+  switch (arq.state) {
+    case "BOUND":
+      return ` It is bound${where}: unbind it first (unbindAcceleratorRequests; REST: PATCH with "op": "remove"), then bind it again.`;
+    case "BIND_FAILED":
+      return ` Its bind${where} failed (${arq.bindFailureReason ?? "see its bindFailureReason"}): unbind it first, then bind it again.`;
+    case "BIND_STARTED":
+      return ` Its bind${where} is in progress: wait for its accelerator-request-bound event, or unbind it first.`;
+    default:
+      return "";
+  }
+}
+
 function ensureTransition(arq: Arq, to: ArqTarget): void {
   if (!canTransition(arq.state, to)) {
     throw new DomainError(
       "CONFLICT",
-      `Bad state: ${arq.state} for ARQ: ${arq.uuid}. Expected state(s): ${ARQ_TRANSITIONS[to].join(", ")}`,
+      `Bad state: ${arq.state} for ARQ: ${arq.uuid}. Expected state(s): ${ARQ_TRANSITIONS[to].join(", ")}.${fixFor(arq, to)}`,
       "arqUuid",
       { arqUuid: arq.uuid, state: arq.state, target: to },
     );

@@ -131,7 +131,7 @@ function validateEntry(key: string, rawValue: unknown, field: string): [string, 
   const value = String(rawValue);
   if (value.length > MAX_VALUE_LENGTH) throw bad(field, `Device profile group values are at most ${MAX_VALUE_LENGTH} characters.`);
   const prefix = GROUP_KEY_PREFIXES.find((p) => key.startsWith(p));
-  if (!prefix) throw bad(field, "Device profile group keys must be of the form ^(resources:|trait:|accel:)");
+  if (!prefix) throw bad(field, `Device profile group keys must be of the form ^(resources:|trait:|accel:); ${prefixFix(key)}`);
   const rest = key.slice(prefix.length);
   switch (prefix) {
     case "trait:":
@@ -141,6 +141,27 @@ function validateEntry(key: string, rawValue: unknown, field: string): [string, 
     case "accel:":
       return [`accel:${rest}`, validateAccel(rest, value, field)];
   }
+}
+
+/** The prefix the key was probably meant to have, and the valid ones with an example each. */
+function prefixFix(key: string): string {
+  const colon = key.indexOf(":");
+  const head = (colon < 0 ? key : key.slice(0, colon + 1)).toLowerCase();
+  const tail = colon < 0 ? "" : key.slice(colon + 1);
+  const near = GROUP_KEY_PREFIXES.find((p) => head === p || (colon >= 0 && distance(head, p) <= 2));
+  const guess = near ? `did you mean ${JSON.stringify(near + tail)}? ` : "";
+  return `${guess}got ${JSON.stringify(key)}. The valid prefixes are resources: ("resources:FPGA": "1"), trait: ("trait:CUSTOM_FPGA_INTEL": "required") and accel: ("accel:attach_target": "VM")`;
+}
+
+/** Edit distance, for short strings. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 function validateTraitName(raw: string, field: string): string {

@@ -53,16 +53,16 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
     );
   }
   const found = findByRp(state, rpUuid);
-  if (!found) throw new DomainError("NOT_FOUND", `No deployable with resource provider ${rpUuid} on host ${hostname}`, "deviceRpUuid");
+  if (!found) throw new DomainError("NOT_FOUND", `No deployable with resource provider ${rpUuid} on host ${hostname}: pick one of the host's providers (resourceProviders(hostname: "${hostname}"), or hostWeights for the hosts that fit), or check that its agent still reports the device`, "deviceRpUuid");
   const { device, deployable } = found;
   if (req.requirements) checkTargetFits(deployable, hostname, req.requirements);
-  if (device.lostArqs) throw new DomainError("CONFLICT", `Device ${device.uuid} on host ${hostname} is lost (no longer reported)`, "deviceRpUuid");
+  if (device.lostArqs) throw new DomainError("CONFLICT", `Device ${device.uuid} on host ${hostname} is lost (no longer reported): bind to another provider; the device is released once its ARQs are unbound`, "deviceRpUuid");
   // Checked here, against the host stream's revision: a taint committed before this allocation
   // is always seen, so no bind lands on a tainted device after its taint.
   checkSchedulable(device, hostname, req.tolerations ?? []);
   const handle = [...deployable.handles.values()].find((h) => !h.lost && !h.allocatedTo);
   if (!handle) {
-    throw new DomainError("CONFLICT", `No free attach handle on deployable ${deployable.name} (RP ${rpUuid}) on host ${hostname}`, "deviceRpUuid");
+    throw new DomainError("CONFLICT", `No free attach handle on deployable ${deployable.name} (RP ${rpUuid}) on host ${hostname}: every accelerator there is held; pick another provider (hostWeights ranks the hosts that still have one), or unbind ARQs that no longer need theirs`, "deviceRpUuid");
   }
   return [
     {

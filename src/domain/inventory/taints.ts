@@ -169,7 +169,7 @@ export function checkSchedulable(device: Pick<DeviceNode, "uuid" | "taints">, ho
   if (blocking.length === 0) return;
   throw new DomainError(
     "CONFLICT",
-    `Device ${device.uuid} on host ${hostname} is tainted: ${blocking.map((t) => `${taintLabel(t)} (by ${t.by}: ${t.reason})`).join("; ")}; the ARQ's group does not tolerate ${blocking.length > 1 ? "them" : "it"}`,
+    `Device ${device.uuid} on host ${hostname} is tainted: ${blocking.map((t) => `${taintLabel(t)} (by ${t.by}: ${t.reason})`).join("; ")}; the ARQ's group does not tolerate ${blocking.length > 1 ? "them" : "it"}: bind to another provider, or once the device is fit again remove the taint (untaintDevice, or Cyborg's enable for maintenance), or let the profile tolerate it (accel:tolerations)`,
     "deviceRpUuid",
     { reason: DEVICE_TAINTED, taints: blocking.map((t) => taintLabel(t)) },
   );

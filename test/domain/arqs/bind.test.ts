@@ -85,7 +85,7 @@ describe("decideBind: one decision for the mutation and the binder", () => {
   });
   it("refuses what the ARQ decider refuses", () => {
     expectDomainError(() => decide([], host()), "NOT_FOUND", "arqUuid");
-    expectDomainError(() => decide([created, started, failed()], host()), "CONFLICT", "arqUuid", /Bad state: BIND_FAILED/);
+    expectDomainError(() => decide([created, started, failed()], host()), "CONFLICT", "arqUuid", /Bad state: BIND_FAILED .*failed \(.+\): unbind it first, then bind it again\.$/);
     expectDomainError(() => decide([created, started], host(), { ...target, instanceUuid: "vm-2" }), "CONFLICT", "arqUuid");
   });
 });

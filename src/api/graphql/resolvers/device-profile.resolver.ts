@@ -3,6 +3,7 @@ import { getProfileByName, getProfileByUuid, getProfileVersion, getProfileVersio
 import type { DeviceProfileView } from "../../../domain/device-profiles/view.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { badInput } from "../errors.js";
+import { warnAboutGroups } from "../warnings.js";
 import { DeviceProfileInput, DeviceProfileUpdateInput } from "../inputs/arq.input.js";
 import { DeviceProfile, DeviceProfileMigration, DeviceProfileVersion } from "../types/device-profile.type.js";
 import { JSONScalar } from "../types/scalars.js";
@@ -48,7 +49,9 @@ export class DeviceProfileResolver {
   @Authorized("device_profile:write")
   @Mutation(() => DeviceProfile)
   async createDeviceProfile(@Ctx() ctx: ApiContext, @Arg("input", () => DeviceProfileInput) input: DeviceProfileInput) {
-    return ctx.services.app.createDeviceProfile(commandContext(ctx), structuredClone({ ...input }));
+    const profile = await ctx.services.app.createDeviceProfile(commandContext(ctx), structuredClone({ ...input }));
+    await warnAboutGroups(ctx, input.groups, profile.groups);
+    return profile;
   }
 
   @Authorized("device_profile:write")
@@ -56,7 +59,9 @@ export class DeviceProfileResolver {
   async updateDeviceProfile(@Ctx() ctx: ApiContext, @Arg("input", () => DeviceProfileUpdateInput) input: DeviceProfileUpdateInput) {
     const { name, description, groups, expectedVersion } = structuredClone({ ...input });
     if (groups === null) throw badInput("groups", "groups cannot be null: leave them out to keep them");
-    return ctx.services.app.updateDeviceProfile(commandContext(ctx), { name, description, groups, expectedVersion });
+    const profile = await ctx.services.app.updateDeviceProfile(commandContext(ctx), { name, description, groups, expectedVersion });
+    if (groups !== undefined) await warnAboutGroups(ctx, groups, profile.groups);
+    return profile;
   }
 
   @Authorized("device_profile:write")

@@ -1,4 +1,5 @@
-import { Arg, Authorized, Ctx, Int, Query, Resolver } from "type-graphql";
+import { Arg, Authorized, Ctx, FieldResolver, Int, Query, Resolver, Root } from "type-graphql";
+import { summarize } from "../../../audit/summary.js";
 import { positionFromString, positionToString, type RecordedEvent as Stored } from "../../../infra/eventstore/port.js";
 import type { ApiContext } from "../context.js";
 import { badInput } from "../errors.js";
@@ -13,6 +14,11 @@ export const toGraphQL = (e: Stored) => ({ ...e, position: positionToString(e.po
 
 @Resolver(() => RecordedEvent)
 export class EventsResolver {
+  @FieldResolver(() => String, { description: 'What happened, to what, by whom, in words: "ARQ … bound to instance … on compute1 (…) by nova (service)"' })
+  summary(@Root() e: Pick<Stored, "type" | "data" | "metadata" | "stream">): string {
+    return summarize(e);
+  }
+
   @Authorized("audit:read")
   @Query(() => [RecordedEvent], { description: "The history of one stream, e.g. arq-<uuid> or host-<hostname>" })
   async streamHistory(

@@ -20,6 +20,8 @@ export class AcceleratorRequest {
   @Field(() => AttachHandleType, { nullable: true, description: "Only when BOUND" }) attachHandleType!: string | null;
   @Field(() => ID, { nullable: true, description: "Only when BOUND" }) attachHandleUuid!: string | null;
   @Field(() => JSONScalar, { nullable: true, description: "Only when BOUND" }) attachHandleInfo!: unknown;
+  @Field(() => String, { nullable: true, description: "Why the bind failed and what to do about it: set in BIND_FAILED, null otherwise" })
+  bindFailureReason!: string | null;
   @Field(() => AttachTarget, { description: "Where the accelerator goes once bound: its group's accel:attach_target (VM when the group gives none)" })
   attachTarget!: string;
   @Field(() => Int, { description: "Revision of the arq-<uuid> stream this view reflects" }) revision!: number;
