@@ -23,6 +23,12 @@ export const OBJECTS: Objects = {
   DeviceStatusChanged: (d) => [d.deviceUuid],
   DeviceLost: (d) => [d.deviceUuid, ...d.arqUuids],
   DeviceRemoved: (d) => [d.deviceUuid],
+  DeviceCleaningRequirementSet: (d) => [d.deviceUuid],
+  DeviceCleaningRequested: (d) => [d.deviceUuid],
+  DeviceCleaned: (d) => [d.deviceUuid],
+  DeviceCleaningFailed: (d) => [d.deviceUuid],
+  DeviceQualified: (d) => [d.deviceUuid],
+  DeviceFailed: (d) => [d.deviceUuid],
   // A device's history takes in its parts' (partsOf): a deployable's events need not name it.
   DeployableAdded: (d) => [d.deployableUuid],
   DeployableChanged: (d) => [d.deployableUuid],

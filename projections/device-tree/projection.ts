@@ -23,6 +23,8 @@ import type { InventoryEvent } from "../../src/domain/events.js";
 import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js";
 import type { Write } from "../../src/infra/readstore/port.js";
 import type { Projection } from "../../src/reactors/projector/projection.js";
+import { initialCleaning } from "../../src/domain/inventory/cleaning.js";
+import { CLEANING_EVENT_TYPES, type CleaningEvent } from "../../src/domain/inventory/cleaning-events.js";
 import { DEPLOYABLE_EVENTS, deployableWrites } from "../shared/deployables.js";
 import { deviceView, handleView } from "../shared/device-views.js";
 import { indexFamilies, keys, score } from "../shared/keys.js";
@@ -49,6 +51,7 @@ export const eventTypes = [
   "DeviceStatusChanged",
   "DeviceLost",
   "DeviceRemoved",
+  ...CLEANING_EVENT_TYPES,
   ...DEPLOYABLE_EVENTS,
   "AttachHandleAdded",
   "AttachHandleChanged",
@@ -67,6 +70,13 @@ export function project(event: RecordedEvent): Write[] {
     case "DeviceLost":
     case "DeviceRemoved":
       return projectDevice(e);
+    case "DeviceCleaningRequirementSet":
+    case "DeviceCleaningRequested":
+    case "DeviceCleaned":
+    case "DeviceCleaningFailed":
+    case "DeviceQualified":
+    case "DeviceFailed":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { ...cleaningFields(e), updatedAt: e.data.at } }];
     case "DeployableAdded":
     case "DeployableChanged":
     case "DeployableRemoved":
@@ -87,7 +97,7 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
     case "DeviceDiscovered": {
       const d = e.data;
       const { deviceUuid, at, hostname, additionalControlPaths, ...fields } = d;
-      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null };
+      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, cleaning: initialCleaning() };
       return [
         { op: "put", key: k("device", deviceUuid), fields: deviceView(hostname, node) },
         { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },
@@ -122,6 +132,28 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
         { op: "del", key: k("deployables-of", u) },
       ];
     }
+  }
+}
+
+/** The device doc's cleaning fields an event changes (the event alone tells them). */
+function cleaningFields(e: CleaningEvent): Record<string, unknown> {
+  switch (e.type) {
+    case "DeviceCleaningRequirementSet":
+      return { cleaningRequired: e.data.required };
+    case "DeviceCleaningRequested":
+      return { cleaningInFlight: { requestId: e.data.requestId, reason: e.data.reason, requestedAt: e.data.at }, qualifyingSince: null };
+    case "DeviceCleaned": {
+      const { requestId, digest, command, durationMs, at } = e.data;
+      return { cleaningInFlight: null, qualifyingSince: at, failure: null, lastCleaning: { requestId, outcome: "cleaned", digest, command, durationMs, reason: null, at } };
+    }
+    case "DeviceCleaningFailed": {
+      const { requestId, reason, at } = e.data;
+      return { cleaningInFlight: null, lastCleaning: { requestId, outcome: "failed", digest: null, command: null, durationMs: null, reason, at } };
+    }
+    case "DeviceQualified":
+      return { qualifyingSince: null, failure: null };
+    case "DeviceFailed":
+      return { qualifyingSince: null, failure: { reason: e.data.reason, at: e.data.at } };
   }
 }
 

@@ -3,6 +3,7 @@
  * writes them (each added device and handle starts as the view of its new node) and time travel
  * builds them from the host's state folded then (src/audit/past-views.ts), both with these functions.
  */
+import type { CleaningOutcome } from "../../src/domain/inventory/cleaning.js";
 import type { DeviceNode, HandleNode } from "../../src/domain/inventory/host-tree.js";
 import type { DeviceStatus, DeviceType, JsonObject } from "../../src/domain/shared/types.js";
 
@@ -22,6 +23,15 @@ export type DeviceView = {
   updatedAt: string | null;
   /** Gone from the host's report while one of its handles is allocated. */
   lost: boolean;
+} & Partial<DeviceCleaningView>;
+
+/** The device's cleaning loop (absent in views written before it: nothing to say). */
+export type DeviceCleaningView = {
+  cleaningRequired: boolean;
+  cleaningInFlight: { requestId: string; reason: string; requestedAt: string } | null;
+  qualifyingSince: string | null;
+  failure: { reason: string; at: string } | null;
+  lastCleaning: CleaningOutcome | null;
 };
 
 export type AttachHandleView = {
@@ -37,7 +47,7 @@ export type AttachHandleView = {
   lost: boolean;
 };
 
-export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables">): DeviceView {
+export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables" | "cleaning"> & Partial<Pick<DeviceNode, "cleaning">>): DeviceView {
   return {
     uuid: d.uuid,
     type: d.type,
@@ -52,7 +62,12 @@ export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables">)
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     lost: d.lostArqs !== null,
+    ...(d.cleaning ? cleaningView(d.cleaning) : {}),
   };
+}
+
+export function cleaningView(c: DeviceNode["cleaning"]): DeviceCleaningView {
+  return { cleaningRequired: c.required, cleaningInFlight: c.inFlight, qualifyingSince: c.qualifyingSince, failure: c.failed, lastCleaning: c.last };
 }
 
 /** The handle `h` of deployable `deployableUuid` on device `deviceUuid` of `hostname`. */

@@ -31,6 +31,11 @@ describe("device-tree projection", () => {
         createdAt: T(1),
         updatedAt: null,
         lost: false,
+        cleaningRequired: false,
+        cleaningInFlight: null,
+        qualifyingSince: null,
+        failure: null,
+        lastCleaning: null,
       },
       null,
     ]);
@@ -123,6 +128,40 @@ describe("device-tree projection", () => {
     expect((await read.childrenOf(["region", "fn-a"])).map((l) => l.map((d) => d.uuid))).toEqual([["fn-a"], ["fn-b"]]);
     expect((await read.getDeployables(["fn-b"]))[0]).toMatchObject({ numAccelerators: 4, parentUuid: "fn-a", updatedAt: T(23) });
     expect((await read.getHandles(["ha"]))[0]!.type).toBe("MDEV");
+  });
+
+  it("follows a device's cleaning loop: requested, cleaned, qualified; failed with the reason", async () => {
+    const h = { hostname: "h1", deviceUuid: "d1" };
+    const loop: DomainEvent[] = [
+      ...gpuHost("h1"),
+      { type: "DeviceCleaningRequirementSet", data: { ...h, required: true, by: "admin", at: T(20) } },
+      { type: "DeviceCleaningRequested", data: { ...h, requestId: "c1", reason: "the device requires a clean after each use", at: T(21) } },
+    ];
+    const requested = await given(loop);
+    expect((await requested.read.getDevices(["d1"]))[0]).toMatchObject({
+      cleaningRequired: true,
+      cleaningInFlight: { requestId: "c1", reason: "the device requires a clean after each use", requestedAt: T(21) },
+      updatedAt: T(21),
+    });
+    const cleaned: DomainEvent = { type: "DeviceCleaned", data: { ...h, requestId: "c1", digest: "sha256:00", command: ["nvidia-smi", "-r"], durationMs: 9, at: T(22) } };
+    const qualifying = await given([...loop, cleaned]);
+    expect((await qualifying.read.getDevices(["d1"]))[0]).toMatchObject({
+      cleaningInFlight: null,
+      qualifyingSince: T(22),
+      lastCleaning: { requestId: "c1", outcome: "cleaned", digest: "sha256:00", command: ["nvidia-smi", "-r"], durationMs: 9, reason: null, at: T(22) },
+    });
+    const qualified = await given([...loop, cleaned, { type: "DeviceQualified", data: { ...h, at: T(23) } }]);
+    expect((await qualified.read.getDevices(["d1"]))[0]).toMatchObject({ qualifyingSince: null, failure: null });
+    const failed = await given([
+      ...loop,
+      { type: "DeviceCleaningFailed", data: { ...h, requestId: "c1", reason: "reset refused", at: T(22) } },
+      { type: "DeviceFailed", data: { ...h, reason: "cleaning failed: reset refused", at: T(22) } },
+    ]);
+    expect((await failed.read.getDevices(["d1"]))[0]).toMatchObject({
+      cleaningInFlight: null,
+      failure: { reason: "cleaning failed: reset refused", at: T(22) },
+      lastCleaning: { outcome: "failed", reason: "reset refused" },
+    });
   });
 
   it("marks allocation and loss, and leaves no key behind once everything is removed", async () => {

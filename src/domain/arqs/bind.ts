@@ -88,9 +88,11 @@ export function decideBind(
   if (failure !== undefined) return refuse(failure);
   let allocated: InventoryEvent[];
   try {
-    const requirements = requirementsOf(liveArq(arqStarted)!.group);
+    const group = liveArq(arqStarted)!.group;
+    const requirements = requirementsOf(group);
+    const cleanAfterUse = group["accel:clean_after_use"] === "true";
     // A bind that starts now owns no allocation yet: one the host holds for the ARQ is a leftover.
-    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements, afresh: started.length > 0 && !allocatedByThisBind });
+    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements, cleanAfterUse, afresh: started.length > 0 && !allocatedByThisBind });
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     // A provider that does not fit the group never will: the caller who names it is refused at once.

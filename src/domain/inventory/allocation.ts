@@ -4,6 +4,7 @@
  */
 import { DomainError } from "../shared/types.js";
 import { fold } from "../shared/decider.js";
+import { cleaningHold } from "./cleaning.js";
 import { removeDevice } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
 import { evolveHost, findDeployable, type DeployableNode, type DeviceNode, type HostState } from "./state.js";
@@ -24,6 +25,8 @@ export interface AllocateRequest {
    * the older state is refused instead of freeing the handle of the new binding.
    */
   afresh?: boolean;
+  /** The ARQ's profile group asks for the device to be cleaned once it leaves (accel:clean_after_use). */
+  cleanAfterUse?: boolean;
 }
 
 /**
@@ -56,6 +59,8 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
   if (device.status === "MAINTAINING") {
     throw new DomainError("CONFLICT", `Device ${device.uuid} on host ${hostname} is in maintenance (MAINTAINING)`, "deviceRpUuid");
   }
+  const cleaning = cleaningHold(device);
+  if (cleaning) throw new DomainError("CONFLICT", `${cleaning} (on host ${hostname})`, "deviceRpUuid");
   const handle = [...deployable.handles.values()].find((h) => !h.lost && !h.allocatedTo);
   if (!handle) {
     throw new DomainError("CONFLICT", `No free attach handle on deployable ${deployable.name} (RP ${rpUuid}) on host ${hostname}`, "deviceRpUuid");
@@ -73,6 +78,7 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
         info: handle.info,
         arqUuid,
         instanceUuid,
+        ...(req.cleanAfterUse ? { cleanAfterUse: true as const } : {}),
         at,
       },
     },

@@ -3,6 +3,9 @@
  * Ids are deterministic (see ids.ts) so that they are stable across reports and replays.
  */
 import type { AttachHandleType, DeviceStatus, DeviceType, JsonObject } from "../shared/types.js";
+import type { CleaningEvent } from "./cleaning-events.js";
+
+export type * from "./cleaning-events.js";
 
 export interface ControlPath {
   uuid: string;
@@ -155,6 +158,8 @@ export interface AttachHandleAllocated {
     info: JsonObject;
     arqUuid: string;
     instanceUuid: string;
+    /** The ARQ's profile group asks for a clean after use (accel:clean_after_use); absent when it does not. */
+    cleanAfterUse?: true;
     at: string;
   };
 }
@@ -257,4 +262,5 @@ export type InventoryEvent =
   | RegionProgrammingRequested
   | RegionProgrammed
   | RegionProgrammingFailed
-  | RegionProgrammingAbandoned;
+  | RegionProgrammingAbandoned
+  | CleaningEvent;

@@ -27,6 +27,8 @@ import type {
   RegionProgrammingFailed,
   RegionProgrammingRequested,
 } from "./events.js";
+import { evolveCleaning, initialCleaning } from "./cleaning.js";
+import type { CleaningEvent } from "./cleaning-events.js";
 import type { Allocation, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingReport } from "./host-tree.js";
 
 type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceLost | DeviceRemoved;
@@ -60,6 +62,13 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "RegionProgrammingFailed":
     case "RegionProgrammingAbandoned":
       return evolveProgramming(state, event);
+    case "DeviceCleaningRequirementSet":
+    case "DeviceCleaningRequested":
+    case "DeviceCleaned":
+    case "DeviceCleaningFailed":
+    case "DeviceQualified":
+    case "DeviceFailed":
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, cleaning: evolveCleaning(d.cleaning, event as CleaningEvent), updatedAt: event.data.at }));
     default:
       return assertNever(event);
   }
@@ -77,6 +86,7 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
         updatedAt: null,
         lostArqs: null,
         deployables: new Map(),
+        cleaning: initialCleaning(),
       };
       return { ...state, hostname, devices: withEntry(state.devices, deviceUuid, node) };
     }
@@ -156,7 +166,8 @@ function evolveHandle(state: HostState, event: HandleEvent): HostState {
     case "AttachHandleAllocated": {
       const { hostname: _, at: __, ...allocation } = event.data;
       const { deployableUuid, handleUuid, arqUuid, instanceUuid } = allocation;
-      const next = updateHandle(state, deployableUuid, handleUuid, (h) => ({ ...h, allocatedTo: { arqUuid, instanceUuid } }));
+      const handled = updateHandle(state, deployableUuid, handleUuid, (h) => ({ ...h, allocatedTo: { arqUuid, instanceUuid } }));
+      const next = event.data.cleanAfterUse ? updateDevice(handled, event.data.deviceUuid, (d) => ({ ...d, cleaning: { ...d.cleaning, dirty: true } })) : handled;
       return { ...next, allocations: withEntry(next.allocations, arqUuid, allocation), programmingFailures: withoutEntry(next.programmingFailures, arqUuid) };
     }
     case "AttachHandleReleased": {

@@ -3,6 +3,7 @@
  * region's programming) and which handle is allocated to which ARQ. state.ts folds it.
  */
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
+import type { DeviceCleaningState } from "./cleaning.js";
 import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
 
 export interface HandleNode {
@@ -71,6 +72,8 @@ export type DeviceNode = Pick<
   lostArqs: readonly string[] | null;
   /** By deployable uuid. */
   deployables: ReadonlyMap<string, DeployableNode>;
+  /** Cleaning before reuse and qualification (cleaning.ts). */
+  cleaning: DeviceCleaningState;
 };
 
 /** Which handle an ARQ holds: what AttachHandleAllocated recorded. */
