@@ -47,6 +47,7 @@ export const OBJECTS: Objects = {
   ArqBindFailed: (d) => [d.arqUuid, d.instanceUuid],
   ArqUnbound: (d) => [d.arqUuid, d.previousInstanceUuid, d.releasedHandleUuid],
   ArqDeleted: (d) => [d.arqUuid, d.deviceProfileUuid, d.previousInstanceUuid, d.releasedHandleUuid],
+  ArqEvictionRequested: (d) => [d.arqUuid, d.deviceUuid],
   InstanceArqsBound: (d) => [d.instanceUuid, ...d.arqUuids],
   InstanceArqsReleased: (d) => [d.instanceUuid, ...d.arqUuids],
   DeviceProfileCreated: (d) => [d.uuid],

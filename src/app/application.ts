@@ -13,6 +13,8 @@ import type { BitstreamCatalogue } from "../infra/bitstreams/port.js";
 import * as bitstreams from "./bitstreams/use-cases.js";
 import { EmbeddedCatalogue } from "./bitstreams/embedded-catalogue.js";
 import * as programming from "./programming.js";
+import * as cleaning from "./cleaning.js";
+import * as eviction from "./eviction.js";
 import type { DeviceProfileInput } from "../domain/device-profiles/validation.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
 import type { CommandContext, DeviceStatus } from "../domain/shared/types.js";
@@ -213,6 +215,33 @@ export class Application {
 
   abandonProgramming(ctx: CommandContext, target: { hostname: string; deployableUuid: string; requestId: string; reason: string }): Promise<boolean> {
     return programming.abandonProgramming(this.streams, ctx, target);
+  }
+
+  /** Asks every holder of the device to move (a NoExecute taint): the notices given now. */
+  requestEvictions(ctx: CommandContext, input: eviction.EvictionInput): Promise<eviction.EvictionNotice[]> {
+    return eviction.requestEvictions(this.streams, ctx, input);
+  }
+
+  setDeviceCleaningRequired(ctx: CommandContext, hostname: string, deviceUuid: string, required: boolean): Promise<void> {
+    return cleaning.setDeviceCleaningRequired(this.streams, ctx, hostname, deviceUuid, required);
+  }
+
+  /** An operator's clean of a device no ARQ holds (the repair of a FAILED one): the request in flight. */
+  requestDeviceCleaning(ctx: CommandContext, hostname: string, deviceUuid: string, reason: string | null) {
+    return cleaning.requestDeviceCleaning(this.streams, ctx, hostname, deviceUuid, reason);
+  }
+
+  /** The cleans the host's agent is to run. */
+  cleaningInFlight(hostname: string): Promise<cleaning.CleaningRequestView[]> {
+    return cleaning.cleaningInFlight(this.streams, hostname);
+  }
+
+  reportCleaningResult(ctx: CommandContext, input: cleaning.CleaningResultInput) {
+    return cleaning.reportCleaningResult(this.streams, ctx, input);
+  }
+
+  abandonCleaning(ctx: CommandContext, target: { hostname: string; deviceUuid: string; requestId: string; reason: string }): Promise<boolean> {
+    return cleaning.abandonCleaning(this.streams, ctx, target);
   }
 
   unbindArqs(ctx: CommandContext, arqUuids: string[]): Promise<ArqView[]> {

@@ -51,6 +51,7 @@ const TELL: Tellers = {
   ArqUnbound: (d) =>
     `ARQ ${d.arqUuid} unbound${d.previousInstanceUuid ? ` from instance ${d.previousInstanceUuid}` : ""}${d.previousHostname ? ` on ${d.previousHostname}` : ""}${d.releasedHandleUuid ? `, releasing attach handle ${d.releasedHandleUuid}` : ""}`,
   ArqDeleted: (d) => `ARQ ${d.arqUuid} deleted${d.previousInstanceUuid ? ` (was bound to instance ${d.previousInstanceUuid} on ${d.previousHostname})` : ""}`,
+  ArqEvictionRequested: (d) => `ARQ ${d.arqUuid} asked to leave device ${d.deviceUuid} on ${d.hostname} by ${d.deadline} (taint ${d.taintKey}): ${d.reason}`,
   InstanceArqsBound: (d) => `instance ${d.instanceUuid} takes ARQ ${list(d.arqUuids)}`,
   InstanceArqsReleased: (d) => `instance ${d.instanceUuid} lets go of ARQ ${list(d.arqUuids)}`,
   DeviceProfileCreated: (d) => `device profile ${d.name} (${d.uuid}) created with ${n(d.groups.length, "group")}`,
