@@ -30,6 +30,7 @@ import { evolveHost, type HostState } from "../inventory/state.js";
 import { isTargetMismatch, requirementsOf } from "../inventory/target-fit.js";
 import { fold } from "../shared/decider.js";
 import { isUuid } from "../shared/json.js";
+import { tolerationsOf } from "../shared/tolerations.js";
 import { DomainError } from "../shared/types.js";
 import { checkBindField, decideArq, evolveArq, liveArq, type ArqStreamState, type BindTarget } from "./decider.js";
 import type { ArqEvent } from "./events.js";
@@ -90,9 +91,10 @@ export function decideBind(
   try {
     const group = liveArq(arqStarted)!.group;
     const requirements = requirementsOf(group);
+    const tolerations = tolerationsOf(group);
     const cleanAfterUse = group["accel:clean_after_use"] === "true";
     // A bind that starts now owns no allocation yet: one the host holds for the ARQ is a leftover.
-    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements, cleanAfterUse, afresh: started.length > 0 && !allocatedByThisBind });
+    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements, tolerations, cleanAfterUse, afresh: started.length > 0 && !allocatedByThisBind });
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     // A provider that does not fit the group never will: the caller who names it is refused at once.

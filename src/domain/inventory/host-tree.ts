@@ -4,7 +4,7 @@
  */
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
 import type { DeviceCleaningState } from "./cleaning.js";
-import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
+import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester, Taint } from "./events.js";
 
 export interface HandleNode {
   uuid: string;
@@ -70,6 +70,8 @@ export type DeviceNode = Pick<
   updatedAt: string | null;
   /** Left the report while some handle was allocated (the ARQs it named); removed once all are released. */
   lostArqs: readonly string[] | null;
+  /** In the order first set; `status` is MAINTAINING while there is any (taints.ts). */
+  taints: readonly Taint[];
   /** By deployable uuid. */
   deployables: ReadonlyMap<string, DeployableNode>;
   /** Cleaning before reuse and qualification (cleaning.ts). */
