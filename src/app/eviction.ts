@@ -13,6 +13,7 @@ export interface EvictionInput {
   hostname: string;
   deviceUuid: string;
   taintKey: string;
+  taintValue: string;
   reason: string;
   /** ISO time by which holders are asked to have let go. */
   deadline: string;
@@ -40,7 +41,8 @@ export async function requestEvictions(s: Streams, ctx: CommandContext, input: E
 async function decideNotices(s: Streams, ctx: CommandContext, input: EvictionInput): Promise<Array<Decided<unknown, ArqEvent>>> {
   const host = (await s.load(aggregates.host, input.hostname)).state;
   const device = host.devices.get(input.deviceUuid);
-  if (!device) return [];
+  // Removed since (a replay of an old taint, or a quick untaint): nobody is asked to move.
+  if (!device?.taints.some((t) => t.key === input.taintKey && t.effect === "NoExecute")) return [];
   const rpUuids = [...device.deployables.values()].map((d) => d.rpUuid);
   const holders = [...host.allocations.values()].filter((a) => a.deviceUuid === input.deviceUuid);
   const decided = await Promise.all(

@@ -69,7 +69,8 @@ export interface ArqDeleted {
  */
 export interface ArqEvictionRequested {
   type: "ArqEvictionRequested";
-  data: { arqUuid: string; hostname: string; deviceUuid: string; taintKey: string; reason: string; deadline: string; at: string };
+  /** instanceUuid: the instance the ARQ serves (null while none), for Nova's side of the story. */
+  data: { arqUuid: string; instanceUuid: string | null; hostname: string; deviceUuid: string; taintKey: string; reason: string; deadline: string; at: string };
 }
 
 export type ArqEvent = ArqCreated | ArqBindStarted | ArqBound | ArqBindFailed | ArqUnbound | ArqDeleted | ArqEvictionRequested;

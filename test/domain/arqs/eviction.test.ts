@@ -10,11 +10,11 @@ const spec = deciderSpec(arqDecider);
 const deadline = "2026-03-01T10:10:00.000Z";
 const request = (over: Partial<Extract<ArqCommand, { type: "RequestArqEviction" }>["data"]> = {}): ArqCommand => ({
   type: "RequestArqEviction",
-  data: { arqUuid: ARQ, hostname: T1.hostname, deviceUuid: "dev-1", rpUuids: [T1.deviceRpUuid], taintKey: "cyborg.openstack.org/health", reason: "XID 79", deadline, at: later, ...over },
+  data: { arqUuid: ARQ, hostname: T1.hostname, deviceUuid: "dev-1", rpUuids: [T1.deviceRpUuid], taintKey: "cyborg.openstack.org/health", taintValue: "", reason: "XID 79", deadline, at: later, ...over },
 });
 const notice: ArqEvent = {
   type: "ArqEvictionRequested",
-  data: { arqUuid: ARQ, hostname: T1.hostname, deviceUuid: "dev-1", taintKey: "cyborg.openstack.org/health", reason: "XID 79", deadline, at: later },
+  data: { arqUuid: ARQ, instanceUuid: T1.instanceUuid, hostname: T1.hostname, deviceUuid: "dev-1", taintKey: "cyborg.openstack.org/health", reason: "XID 79", deadline, at: later },
 };
 
 describe("eviction notices", () => {
@@ -45,6 +45,11 @@ describe("eviction notices", () => {
     spec.given([...HISTORY.BOUND, { type: "ArqDeleted", data: { arqUuid: ARQ, deviceProfileName: "dp1", deviceProfileUuid: "p", previousHostname: null, previousInstanceUuid: null, releasedHandleUuid: null, at } }])
       .when(request())
       .thenNothing();
+  });
+
+  it("a holder whose profile group tolerates the taint stays, as with Kubernetes' NoExecute tolerations", () => {
+    const tolerant = { ...HISTORY.BOUND[0]!, data: { ...HISTORY.BOUND[0]!.data, group: { "resources:FPGA": "1", "accel:tolerations": "cyborg.openstack.org/health:NoExecute" } } } as ArqEvent;
+    spec.given([tolerant, ...HISTORY.BOUND.slice(1)]).when(request()).thenNothing();
   });
 
   it("goes with the binding: unbound, the ARQ carries no notice", () => {

@@ -1,6 +1,7 @@
 /** Cleaning before reuse and qualification: every transition of the device's cleaning loop. */
 import { describe, expect, it } from "vitest";
 import type { HostCommand } from "../../../src/domain/inventory/decider.js";
+import { deviceLifecycle } from "../../../src/domain/inventory/device-lifecycle.js";
 import { cleaningRequestIdFor, rpUuidFor } from "../../../src/domain/inventory/ids.js";
 import type { HostState } from "../../../src/domain/inventory/state.js";
 import { expectDomainError } from "../decider-spec.js";
@@ -119,6 +120,15 @@ describe("cleaning before reuse", () => {
       expectDomainError(() => decide(cleaning, cleaned(firstRequest, { durationMs: -1 })), "BAD_USER_INPUT", "durationMs");
       expectDomainError(() => decide(cleaning, cleaningFailed(firstRequest, "  ")), "BAD_USER_INPUT", "reason");
     });
+  });
+
+  it("the device's lifecycle state follows the loop: CLEANING, QUALIFYING, AVAILABLE; FAILED", () => {
+    const cleaning = apply(apply(apply(held, release("arq-1")), release("arq-2")), requireCleaning());
+    expect(deviceLifecycle(device(cleaning))).toBe("CLEANING");
+    const qualifying = apply(cleaning, cleaned());
+    expect(deviceLifecycle(device(qualifying))).toBe("QUALIFYING");
+    expect(deviceLifecycle(device(fold(report(qualifying, [fpga("af", { handles: 2 })]).events, qualifying)))).toBe("AVAILABLE");
+    expect(deviceLifecycle(device(apply(cleaning, cleaningFailed())))).toBe("FAILED");
   });
 
   it("an operator cannot clean a device that is held", () => {
