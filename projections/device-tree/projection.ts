@@ -245,9 +245,9 @@ function projectHandle(e: Recorded<InventoryEvent>): Write[] {
         { op: "zrem", key: k("handles-of", e.data.deployableUuid), member: e.data.handleUuid },
       ];
     case "AttachHandleAllocated":
-      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { inUse: true, arqUuid: e.data.arqUuid } }];
+      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { inUse: true, arqUuid: e.data.arqUuid, heldSince: e.data.at } }];
     case "AttachHandleReleased":
-      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { inUse: false, arqUuid: null } }];
+      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { inUse: false, arqUuid: null, heldSince: null } }];
     default:
       return [];
   }

@@ -76,6 +76,8 @@ export type AttachHandleView = {
   deviceUuid: string;
   hostname: string;
   lost: boolean;
+  /** When the ARQ holding it took it (absent in handles written before this was kept). */
+  heldSince?: string | null;
 };
 
 export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables" | "cleaning"> & Partial<Pick<DeviceNode, "cleaning">>): DeviceView {
