@@ -21,6 +21,7 @@ export const OBJECTS: Objects = {
   DeviceDiscovered: (d) => [d.deviceUuid],
   DeviceChanged: (d) => [d.deviceUuid],
   DeviceStatusChanged: (d) => [d.deviceUuid],
+  DeviceHealthChanged: (d) => [d.deviceUuid],
   DeviceLost: (d) => [d.deviceUuid, ...d.arqUuids],
   DeviceRemoved: (d) => [d.deviceUuid],
   // A device's history takes in its parts' (partsOf): a deployable's events need not name it.

@@ -23,6 +23,7 @@ import type { InventoryEvent } from "../../src/domain/events.js";
 import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js";
 import type { Write } from "../../src/infra/readstore/port.js";
 import type { Projection } from "../../src/reactors/projector/projection.js";
+import { HEALTHY } from "../../src/domain/inventory/health.js";
 import { DEPLOYABLE_EVENTS, deployableWrites } from "../shared/deployables.js";
 import { deviceView, handleView } from "../shared/device-views.js";
 import { indexFamilies, keys, score } from "../shared/keys.js";
@@ -47,6 +48,7 @@ export const eventTypes = [
   "DeviceDiscovered",
   "DeviceChanged",
   "DeviceStatusChanged",
+  "DeviceHealthChanged",
   "DeviceLost",
   "DeviceRemoved",
   ...DEPLOYABLE_EVENTS,
@@ -64,6 +66,7 @@ export function project(event: RecordedEvent): Write[] {
     case "DeviceDiscovered":
     case "DeviceChanged":
     case "DeviceStatusChanged":
+    case "DeviceHealthChanged":
     case "DeviceLost":
     case "DeviceRemoved":
       return projectDevice(e);
@@ -78,7 +81,7 @@ export function project(event: RecordedEvent): Write[] {
   }
 }
 
-type DeviceEvent = Extract<InventoryEvent, { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceLost" | "DeviceRemoved" }>;
+type DeviceEvent = Extract<InventoryEvent, { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceHealthChanged" | "DeviceLost" | "DeviceRemoved" }>;
 type DeployableEvent = Extract<InventoryEvent, { type: (typeof DEPLOYABLE_EVENTS)[number] }>;
 
 /** The device doc, its place in the device order and in the device families. */
@@ -87,7 +90,7 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
     case "DeviceDiscovered": {
       const d = e.data;
       const { deviceUuid, at, hostname, additionalControlPaths, ...fields } = d;
-      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null };
+      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, health: HEALTHY };
       return [
         { op: "put", key: k("device", deviceUuid), fields: deviceView(hostname, node) },
         { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },
@@ -108,6 +111,8 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
       const { deviceUuid, status, at } = e.data;
       return [{ op: "put", key: k("device", deviceUuid), fields: { status, updatedAt: at } }, fileDevice(deviceUuid, "status", status)];
     }
+    case "DeviceHealthChanged":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { health: e.data.health, updatedAt: e.data.at } }];
     case "DeviceLost":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { lost: true, updatedAt: e.data.at } }];
     case "DeviceRemoved": {

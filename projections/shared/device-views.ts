@@ -5,6 +5,7 @@
  */
 import type { DeviceNode, HandleNode } from "../../src/domain/inventory/host-tree.js";
 import type { DeviceStatus, DeviceType, JsonObject } from "../../src/domain/shared/types.js";
+import type { DeviceHealth } from "../../src/domain/inventory/health.js";
 
 export type DeviceView = {
   uuid: string;
@@ -22,6 +23,8 @@ export type DeviceView = {
   updatedAt: string | null;
   /** Gone from the host's report while one of its handles is allocated. */
   lost: boolean;
+  /** As last recorded (absent in views written before health was reported: read it as OK). */
+  health?: DeviceHealth;
 };
 
 export type AttachHandleView = {
@@ -52,6 +55,7 @@ export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables">)
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     lost: d.lostArqs !== null,
+    health: d.health,
   };
 }
 

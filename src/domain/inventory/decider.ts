@@ -7,13 +7,17 @@ import { DEVICE_STATUSES, DomainError, type DeviceStatus } from "../shared/types
 import { decideAllocate, decideRelease, type AllocateRequest } from "./allocation.js";
 import { diffHostReport, diffValidatedReport, type ReportDiff } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
+import type { HealthRule } from "./health-rules.js";
 import { decideProgramming, type ProgrammingCommand } from "./programming.js";
 import { validateHostname, validateReport, type ReportedDevice } from "./report-validation.js";
 import { evolveHost, initialHostState, type HostState } from "./state.js";
 
 export type HostCommand =
-  /** devices: the host's whole report (DriverDevice[]), validated by decide. */
-  | { type: "ReportHostInventory"; data: { hostname: string; devices: unknown; at: string } }
+  /**
+   * devices: the host's whole report (DriverDevice[]), validated by decide. healthRules: what the
+   * reported health is judged by (DEFAULT_HEALTH_RULES when absent).
+   */
+  | { type: "ReportHostInventory"; data: { hostname: string; devices: unknown; at: string; healthRules?: readonly HealthRule[] } }
   | { type: "SetDeviceStatus"; data: { hostname: string; deviceUuid: string; status: DeviceStatus; at: string } }
   | { type: "AllocateAttachHandle"; data: AllocateRequest }
   | { type: "ReleaseAttachHandle"; data: { hostname: string; arqUuid: string; at: string } }
@@ -23,7 +27,7 @@ export function decideHost(command: HostCommand, state: HostState): InventoryEve
   const hostname = checkHostname(state, command.data.hostname);
   switch (command.type) {
     case "ReportHostInventory":
-      return diffHostReport(state, hostname, command.data.devices, command.data.at).events;
+      return diffHostReport(state, hostname, command.data.devices, command.data.at, command.data.healthRules).events;
     case "SetDeviceStatus": {
       const { deviceUuid, status, at } = command.data;
       if (!(DEVICE_STATUSES as readonly string[]).includes(status)) {
@@ -57,7 +61,7 @@ export function decideReport(
 ): ReportDiff & { report: ReportedDevice[] } {
   const hostname = checkHostname(state, command.data.hostname);
   const report = validateReport(command.data.devices);
-  return { ...diffValidatedReport(state, hostname, report, command.data.at), report };
+  return { ...diffValidatedReport(state, hostname, report, command.data.at, command.data.healthRules), report };
 }
 
 function checkHostname(state: HostState, raw: string): string {

@@ -3,6 +3,7 @@
  * Ids are deterministic (see ids.ts) so that they are stable across reports and replays.
  */
 import type { AttachHandleType, DeviceStatus, DeviceType, JsonObject } from "../shared/types.js";
+import type { DeviceHealth } from "./health.js";
 
 export interface ControlPath {
   uuid: string;
@@ -62,6 +63,14 @@ export interface DeviceLost {
 export interface DeviceStatusChanged {
   type: "DeviceStatusChanged";
   data: { hostname: string; deviceUuid: string; status: DeviceStatus; at: string };
+}
+/**
+ * The device's health as its driver reported it, written only when it tells another story than
+ * the recorded one (health.ts, sameHealth) or crosses a health rule's threshold.
+ */
+export interface DeviceHealthChanged {
+  type: "DeviceHealthChanged";
+  data: { hostname: string; deviceUuid: string; health: DeviceHealth; at: string };
 }
 
 export interface DeployableAdded {
@@ -243,6 +252,7 @@ export type InventoryEvent =
   | DeviceRemoved
   | DeviceLost
   | DeviceStatusChanged
+  | DeviceHealthChanged
   | DeployableAdded
   | DeployableChanged
   | DeployableRemoved

@@ -17,6 +17,7 @@ import type {
   DeployableRemoved,
   DeviceChanged,
   DeviceDiscovered,
+  DeviceHealthChanged,
   DeviceLost,
   DeviceRemoved,
   DeviceStatusChanged,
@@ -27,9 +28,10 @@ import type {
   RegionProgrammingFailed,
   RegionProgrammingRequested,
 } from "./events.js";
+import { HEALTHY } from "./health.js";
 import type { Allocation, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingReport } from "./host-tree.js";
 
-type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceLost | DeviceRemoved;
+type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceHealthChanged | DeviceLost | DeviceRemoved;
 type DeployableEvent = DeployableAdded | DeployableChanged | DeployableRemoved | AttributeSet | AttributeRemoved;
 type HandleEvent = AttachHandleAdded | AttachHandleChanged | AttachHandleLost | AttachHandleRemoved | AttachHandleAllocated | AttachHandleReleased;
 type ProgrammingEvent = RegionProgrammingRequested | RegionProgrammed | RegionProgrammingFailed | RegionProgrammingAbandoned;
@@ -39,6 +41,7 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "DeviceDiscovered":
     case "DeviceChanged":
     case "DeviceStatusChanged":
+    case "DeviceHealthChanged":
     case "DeviceLost":
     case "DeviceRemoved":
       return evolveDevice(state, event);
@@ -76,6 +79,7 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
         createdAt: at,
         updatedAt: null,
         lostArqs: null,
+        health: HEALTHY,
         deployables: new Map(),
       };
       return { ...state, hostname, devices: withEntry(state.devices, deviceUuid, node) };
@@ -84,6 +88,8 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, ...event.data.changes, updatedAt: event.data.at }));
     case "DeviceStatusChanged":
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, status: event.data.status, updatedAt: event.data.at }));
+    case "DeviceHealthChanged":
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, health: event.data.health, updatedAt: event.data.at }));
     case "DeviceLost":
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, lostArqs: event.data.arqUuids, updatedAt: event.data.at }));
     case "DeviceRemoved": {

@@ -3,6 +3,7 @@
  * region's programming) and which handle is allocated to which ARQ. state.ts folds it.
  */
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
+import type { DeviceHealth } from "./health.js";
 import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
 
 export interface HandleNode {
@@ -69,6 +70,8 @@ export type DeviceNode = Pick<
   updatedAt: string | null;
   /** Left the report while some handle was allocated (the ARQs it named); removed once all are released. */
   lostArqs: readonly string[] | null;
+  /** As last recorded (DeviceHealthChanged); HEALTHY until the driver reports otherwise. */
+  health: DeviceHealth;
   /** By deployable uuid. */
   deployables: ReadonlyMap<string, DeployableNode>;
 };
