@@ -21,7 +21,10 @@ function driverOptions(cmd: Command): Command {
     .option("--fake-region-type <type>", "fake driver: report region type <type> (CUSTOM_FPGA_FAKE_REGION_<TYPE>), for bitstreams by function")
     .option("--fake-program-delay <ms>", "fake driver: programming takes this long")
     .option("--fake-program-fail <message>", "fake driver: programming fails with this message")
-    .option("--fake-state <file>", "fake driver: keep what the device was programmed with in this file (default: in memory)");
+    .option("--fake-state <file>", "fake driver: keep what the device was programmed with in this file (default: in memory)")
+    .option("--fake-health-file <file>", 'fake driver: report the health in this JSON file, read every pass, e.g. {"status":"CRITICAL","reasons":[{"code":"INJECTED","message":"test"}]}')
+    .option("--nvidia-smi <path>", "the nvidia-smi binary the NVIDIA GPUs' health is read with (-q -x)", "nvidia-smi")
+    .option("--kernel-log <command>", "the command that prints the kernel log, for NVIDIA XID events", "dmesg");
 }
 
 export function agentCommand(): Command {
