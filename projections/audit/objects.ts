@@ -22,6 +22,8 @@ export const OBJECTS: Objects = {
   DeviceChanged: (d) => [d.deviceUuid],
   DeviceStatusChanged: (d) => [d.deviceUuid],
   DeviceHealthChanged: (d) => [d.deviceUuid],
+  DeviceTainted: (d) => [d.deviceUuid],
+  DeviceUntainted: (d) => [d.deviceUuid],
   DeviceLost: (d) => [d.deviceUuid, ...d.arqUuids],
   DeviceRemoved: (d) => [d.deviceUuid],
   // A device's history takes in its parts' (partsOf): a deployable's events need not name it.

@@ -5,6 +5,7 @@
  *   :device:<uuid>                 hash  uuid type vendor model hostname status stdBoardInfo
  *                                        vendorBoardInfo controlPath{uuid,type,info}
  *                                        additionalControlPaths[{uuid,type,info}] createdAt updatedAt lost
+ *                                        taint:<key> <effect> (one field per taint: device-views.ts)
  *   :devices                       zset  device uuids by the position that discovered them
  *   :devices-by-host|type|vendor|status        family (hash uuid -> value) and
  *   :devices-by-<f>:<value>        zset  the devices with that value, in discovery order
@@ -25,8 +26,9 @@ import type { Write } from "../../src/infra/readstore/port.js";
 import type { Projection } from "../../src/reactors/projector/projection.js";
 import { HEALTHY } from "../../src/domain/inventory/health.js";
 import { DEPLOYABLE_EVENTS, deployableWrites } from "../shared/deployables.js";
-import { deviceView, handleView } from "../shared/device-views.js";
+import { deviceDocFields, deviceView, handleView, taintField } from "../shared/device-views.js";
 import { indexFamilies, keys, score } from "../shared/keys.js";
+import { MAINTENANCE_TAINT_KEY } from "../../src/domain/inventory/taints.js";
 
 export const name = "device-tree";
 export const k = keys(name);
@@ -49,6 +51,8 @@ export const eventTypes = [
   "DeviceChanged",
   "DeviceStatusChanged",
   "DeviceHealthChanged",
+  "DeviceTainted",
+  "DeviceUntainted",
   "DeviceLost",
   "DeviceRemoved",
   ...DEPLOYABLE_EVENTS,
@@ -67,6 +71,8 @@ export function project(event: RecordedEvent): Write[] {
     case "DeviceChanged":
     case "DeviceStatusChanged":
     case "DeviceHealthChanged":
+    case "DeviceTainted":
+    case "DeviceUntainted":
     case "DeviceLost":
     case "DeviceRemoved":
       return projectDevice(e);
@@ -81,7 +87,10 @@ export function project(event: RecordedEvent): Write[] {
   }
 }
 
-type DeviceEvent = Extract<InventoryEvent, { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceHealthChanged" | "DeviceLost" | "DeviceRemoved" }>;
+type DeviceEvent = Extract<
+  InventoryEvent,
+  { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceHealthChanged" | "DeviceTainted" | "DeviceUntainted" | "DeviceLost" | "DeviceRemoved" }
+>;
 type DeployableEvent = Extract<InventoryEvent, { type: (typeof DEPLOYABLE_EVENTS)[number] }>;
 
 /** The device doc, its place in the device order and in the device families. */
@@ -90,9 +99,9 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
     case "DeviceDiscovered": {
       const d = e.data;
       const { deviceUuid, at, hostname, additionalControlPaths, ...fields } = d;
-      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, health: HEALTHY };
+      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, health: HEALTHY, taints: [] };
       return [
-        { op: "put", key: k("device", deviceUuid), fields: deviceView(hostname, node) },
+        { op: "put", key: k("device", deviceUuid), fields: deviceDocFields(deviceView(hostname, node)) },
         { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },
         fileDevice(d.deviceUuid, "hostname", d.hostname),
         fileDevice(d.deviceUuid, "type", d.type),
@@ -107,9 +116,20 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
       if (changes.vendor !== undefined) writes.push(fileDevice(deviceUuid, "vendor", changes.vendor));
       return writes;
     }
-    case "DeviceStatusChanged": {
-      const { deviceUuid, status, at } = e.data;
-      return [{ op: "put", key: k("device", deviceUuid), fields: { status, updatedAt: at } }, fileDevice(deviceUuid, "status", status)];
+    case "DeviceStatusChanged":
+      return projectLegacyStatus(e.data);
+    case "DeviceTainted": {
+      const { deviceUuid, taint, status, at } = e.data;
+      const fields = { [taintField(taint.key, taint.effect)]: taint, status, updatedAt: at };
+      return [{ op: "put", key: k("device", deviceUuid), fields }, fileDevice(deviceUuid, "status", status)];
+    }
+    case "DeviceUntainted": {
+      const { deviceUuid, key, effect, status, at } = e.data;
+      return [
+        { op: "unset", key: k("device", deviceUuid), fields: [taintField(key, effect)] },
+        { op: "put", key: k("device", deviceUuid), fields: { status, updatedAt: at } },
+        fileDevice(deviceUuid, "status", status),
+      ];
     }
     case "DeviceHealthChanged":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { health: e.data.health, updatedAt: e.data.at } }];
@@ -128,6 +148,18 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
       ];
     }
   }
+}
+
+/** A status change written before taints: the maintenance taint set or removed (as the host's evolve reads it). */
+function projectLegacyStatus(d: Extract<InventoryEvent, { type: "DeviceStatusChanged" }>["data"]): Write[] {
+  const { deviceUuid, status, at } = d;
+  const field = taintField(MAINTENANCE_TAINT_KEY, "NoSchedule");
+  const taint = status === "MAINTAINING" ? { key: MAINTENANCE_TAINT_KEY, value: "", effect: "NoSchedule", by: "", reason: "set to MAINTAINING", at } : null;
+  return [
+    taint ? { op: "put", key: k("device", deviceUuid), fields: { [field]: taint } } : { op: "unset", key: k("device", deviceUuid), fields: [field] },
+    { op: "put", key: k("device", deviceUuid), fields: { status, updatedAt: at } },
+    fileDevice(deviceUuid, "status", status),
+  ];
 }
 
 /** The deployable doc and attributes, the deployable orders and the parent family. */

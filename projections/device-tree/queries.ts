@@ -1,7 +1,7 @@
 /** The device-tree read model's queries: devices, their deployables and attach handles. */
 import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { childrenOf as groupChildren, readDeployables, type DeployableView } from "../shared/deployables.js";
-import type { AttachHandleView, DeviceView } from "../shared/device-views.js";
+import { deviceViewOfDoc, type AttachHandleView, type DeviceView } from "../shared/device-views.js";
 import { filterIndexes, pageOf, type Page } from "../shared/page.js";
 import { DEVICE_FAMILIES, k } from "./projection.js";
 
@@ -15,7 +15,8 @@ export interface DeviceFilter {
 }
 
 export async function getDevices(store: ReadStore, uuids: readonly string[]): Promise<Array<DeviceView | null>> {
-  return (await store.getDocs(uuids.map((u) => k("device", u)))) as Array<DeviceView | null>;
+  const docs = await store.getDocs(uuids.map((u) => k("device", u)));
+  return docs.map((doc) => (doc ? deviceViewOfDoc(doc) : null));
 }
 
 export async function listDevices(store: ReadStore, filter: DeviceFilter, first: number, after?: string): Promise<Page<DeviceView>> {

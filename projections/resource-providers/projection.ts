@@ -9,8 +9,8 @@
  *   :in-use:<deployable>     zset  allocated attach handles (used = its size)
  *   :handles:<deployable>    zset  its attach handles; :lost:<deployable> those that left the report
  *                                  while allocated (reserved = total once every handle left)
- *   :device:<uuid>           hash  status, lost (reserved = total while the device is MAINTAINING,
- *                                  or left the report while allocated: src/domain/inventory/resource-providers.ts)
+ *   :device:<uuid>           hash  status, lost (reserved = total while the device is MAINTAINING, that
+ *                                  is tainted, or left the report while allocated: src/domain/inventory/resource-providers.ts)
  *   :all                     zset  deployable uuids by the position that added them
  *   :by-host:<hostname>      zset  the same, per host
  */
@@ -34,6 +34,8 @@ export function project(event: RecordedEvent): Write[] {
     case "DeviceDiscovered":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { status: e.data.status, lost: false } }];
     case "DeviceStatusChanged":
+    case "DeviceTainted":
+    case "DeviceUntainted":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { status: e.data.status } }];
     case "DeviceLost":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { lost: true } }];

@@ -49,7 +49,7 @@ export async function listResourceProviders(store: ReadStore, hostname?: string 
       parentProviderName: rp.parentProviderName as string,
       resourceClass,
       total,
-      reserved: reservedOf(total, { maintaining: device?.status === "MAINTAINING", deviceLost: device?.lost === true, handles, lostHandles }),
+      reserved: reservedOf(total, { tainted: device?.status === "MAINTAINING", deviceLost: device?.lost === true, handles, lostHandles }),
       used,
       traits,
       deployableUuid: rp.deployableUuid as string,

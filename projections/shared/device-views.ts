@@ -3,7 +3,9 @@
  * writes them (each added device and handle starts as the view of its new node) and time travel
  * builds them from the host's state folded then (src/audit/past-views.ts), both with these functions.
  */
+import type { Taint } from "../../src/domain/inventory/events.js";
 import type { DeviceNode, HandleNode } from "../../src/domain/inventory/host-tree.js";
+import type { TaintEffect } from "../../src/domain/shared/tolerations.js";
 import type { DeviceStatus, DeviceType, JsonObject } from "../../src/domain/shared/types.js";
 import type { DeviceHealth } from "../../src/domain/inventory/health.js";
 
@@ -25,7 +27,36 @@ export type DeviceView = {
   lost: boolean;
   /** As last recorded (absent in views written before health was reported: read it as OK). */
   health?: DeviceHealth;
+  /** Ordered by when each was set, then key and effect. */
+  taints: Taint[];
 };
+
+/**
+ * The device doc keeps each taint in a field of its own, `taint:<key> <effect>` (one per key and
+ * effect, as on the device), so that a projection sets or removes one without knowing the others.
+ */
+export const taintField = (key: string, effect: TaintEffect): string => `taint:${key} ${effect}`;
+const TAINT_FIELD_PREFIX = "taint:";
+
+/** The doc's fields, written as they are, without its taints (written one by one: taintField). */
+export function deviceDocFields(view: DeviceView): Omit<DeviceView, "taints"> & Record<string, unknown> {
+  const { taints, ...rest } = view;
+  const fields: Record<string, unknown> = { ...rest };
+  for (const t of taints) fields[taintField(t.key, t.effect)] = t;
+  return fields as Omit<DeviceView, "taints"> & Record<string, unknown>;
+}
+
+/** A device doc as stored, as the view: its taint fields gathered into `taints`. */
+export function deviceViewOfDoc(doc: Record<string, unknown>): DeviceView {
+  const view: Record<string, unknown> = {};
+  const taints: Taint[] = [];
+  for (const [field, value] of Object.entries(doc)) {
+    if (field.startsWith(TAINT_FIELD_PREFIX)) taints.push(value as Taint);
+    else view[field] = value;
+  }
+  taints.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : a.effect < b.effect ? -1 : a.effect > b.effect ? 1 : 0));
+  return { ...(view as Omit<DeviceView, "taints">), taints };
+}
 
 export type AttachHandleView = {
   uuid: string;
@@ -56,6 +87,7 @@ export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables">)
     updatedAt: d.updatedAt,
     lost: d.lostArqs !== null,
     health: d.health,
+    taints: [...d.taints],
   };
 }
 

@@ -26,6 +26,7 @@ import { idempotent, type IdempotentRequest, type IdempotentResult } from "./ide
 import * as instances from "./instances.js";
 import type { InstanceOperationResult } from "./instances.js";
 import * as inventory from "./inventory.js";
+import * as taints from "./taints.js";
 import { ReportDigests } from "./report-digests.js";
 import { ReportTimes } from "./report-times.js";
 import { cannotProgram, unavailableReason, validLivenessPolicy, type LivenessPolicy } from "../domain/inventory/liveness.js";
@@ -163,8 +164,17 @@ export class Application {
     return inventory.hostStatus(this.streams, this.reportDigests, this.reportTimes, hostname);
   }
 
-  setDeviceStatus(ctx: CommandContext, hostname: string, deviceUuid: string, status: DeviceStatus): Promise<void> {
-    return inventory.setDeviceStatus(this.streams, ctx, hostname, deviceUuid, status);
+  /** Cyborg's switch over the maintenance taint; `as` names the taint's author when it is not the caller (Cyborg's REST: "cyborg-rest"). */
+  setDeviceStatus(ctx: CommandContext, hostname: string, deviceUuid: string, status: DeviceStatus, as?: { by: string; reason: string }): Promise<void> {
+    return taints.setDeviceStatus(this.streams, ctx, hostname, deviceUuid, status, as);
+  }
+
+  taintDevice(ctx: CommandContext, hostname: string, deviceUuid: string, input: taints.TaintInput): Promise<void> {
+    return taints.taintDevice(this.streams, ctx, hostname, deviceUuid, input);
+  }
+
+  untaintDevice(ctx: CommandContext, hostname: string, deviceUuid: string, input: taints.UntaintInput): Promise<void> {
+    return taints.untaintDevice(this.streams, ctx, hostname, deviceUuid, input);
   }
 
   createArqs(ctx: CommandContext, input: { deviceProfileName: string; groupIndex?: number | null }): Promise<ArqView[]> {

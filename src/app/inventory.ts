@@ -87,9 +87,6 @@ export async function confirmHostInventory(
   return { hostname, added: 0, updated: 0, removed: 0, unchanged: known.unchanged, revision, digest: wanted };
 }
 
-export async function setDeviceStatus(s: Streams, ctx: CommandContext, hostname: string, deviceUuid: string, status: DeviceStatus): Promise<void> {
-  await s.handle(aggregates.host, hostname, { type: "SetDeviceStatus", data: { hostname, deviceUuid, status, at: ctx.at } }, ctx);
-}
 
 /** Idempotent: frees whatever handle the ARQ holds on the host, if any. */
 export async function releaseHandleForArq(s: Streams, ctx: CommandContext, hostname: string, arqUuid: string): Promise<void> {

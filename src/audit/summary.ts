@@ -4,6 +4,7 @@
  * One entry per domain event type, so a new event type does not compile until it can be told.
  */
 import type { DomainEvent } from "../domain/events.js";
+import { taintLabel } from "../domain/inventory/taints.js";
 import { CHECKPOINT_TYPE as CHAIN_CHECKPOINTED } from "../infra/eventstore/esdb-chain.js";
 import type { RecordedEvent } from "../infra/eventstore/port.js";
 import { FOLLOWER_CHECKPOINTED, type FollowerCheckpointed } from "../reactors/follower/event-log-checkpoint.js";
@@ -27,6 +28,8 @@ const TELL: Tellers = {
   DeviceStatusChanged: (d) => `device ${d.deviceUuid} on ${d.hostname} set to ${d.status}`,
   DeviceHealthChanged: (d) =>
     `device ${d.deviceUuid} on ${d.hostname} reported ${d.health.status}` + (d.health.reasons.length > 0 ? ` (${d.health.reasons.map((r) => r.code).join(", ")})` : ""),
+  DeviceTainted: (d) => `device ${d.deviceUuid} on ${d.hostname} tainted ${taintLabel(d.taint)} by ${d.taint.by}: ${d.taint.reason}`,
+  DeviceUntainted: (d) => `taint ${taintLabel(d)} removed from device ${d.deviceUuid} on ${d.hostname} by ${d.by}${d.reason ? `: ${d.reason}` : ""}`,
   DeviceLost: (d) => `device ${d.deviceUuid} left ${d.hostname}'s report while held by ARQ ${list(d.arqUuids)}: kept, marked lost, until released`,
   DeviceRemoved: (d) => `device ${d.deviceUuid} removed from ${d.hostname}`,
   DeployableAdded: (d) => `deployable ${d.name} (${d.deployableUuid}, ${n(d.numAccelerators, "accelerator")}) added to device ${d.deviceUuid} on ${d.hostname}`,

@@ -28,6 +28,12 @@ const MATRIX: Array<{ name: string; allowed: Who[]; query: string; variables?: (
   { name: "resourceProviders", allowed: ["admin", "manager", "service"], query: "{ resourceProviders { uuid } }" },
   { name: "setDeviceStatus", allowed: ["admin"], query: `mutation { setDeviceStatus(uuid: "${randomUUID()}", status: MAINTAINING) { uuid } }` },
   {
+    name: "taintDevice",
+    allowed: ["admin"],
+    query: `mutation { taintDevice(uuid: "${randomUUID()}", taint: { key: "k", effect: NoSchedule, reason: "r" }) { uuid } }`,
+  },
+  { name: "untaintDevice", allowed: ["admin"], query: `mutation { untaintDevice(uuid: "${randomUUID()}", key: "k") { uuid } }` },
+  {
     name: "reportHostInventory (compute1)",
     allowed: ["admin", "agent"],
     query: op.REPORT,

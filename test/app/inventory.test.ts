@@ -62,13 +62,14 @@ describe("host inventory (application)", () => {
     await expectDomainRejection(app.reportHostInventory(agent, "compute1", [fpga("compute1", "b0"), bad]), "BAD_USER_INPUT", "devices[1].type");
     expect(await store.headPosition()).toBeUndefined();
   });
-  it("sets a device's status once", async () => {
+  it("sets a device's status once, as the maintenance taint by the caller", async () => {
     const { app, store } = setup();
     await app.reportHostInventory(agent, "compute1", [fpga("compute1", "af")]);
     const deviceUuid = [...(await hostState(store, "compute1")).devices.keys()][0]!;
     await app.setDeviceStatus(ADMIN, "compute1", deviceUuid, "MAINTAINING");
     await app.setDeviceStatus(ADMIN, "compute1", deviceUuid, "MAINTAINING");
-    expect((await types(store, stream.host("compute1"))).filter((t) => t === "DeviceStatusChanged")).toHaveLength(1);
+    expect((await types(store, stream.host("compute1"))).filter((t) => t === "DeviceTainted")).toHaveLength(1);
+    expect((await hostState(store, "compute1")).devices.get(deviceUuid)!.taints).toMatchObject([{ key: "cyborg.openstack.org/maintenance", by: ADMIN.principal }]);
     await expectDomainRejection(app.setDeviceStatus(ADMIN, "compute1", "nope", "ENABLED"), "NOT_FOUND", "uuid");
     await expectDomainRejection(app.setDeviceStatus(ADMIN, "compute2", deviceUuid, "ENABLED"), "NOT_FOUND", "uuid");
   });

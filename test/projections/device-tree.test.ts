@@ -32,6 +32,7 @@ describe("device-tree projection", () => {
         updatedAt: null,
         lost: false,
         health: { status: "OK", reasons: [] },
+        taints: [],
       },
       null,
     ]);
@@ -126,6 +127,33 @@ describe("device-tree projection", () => {
     expect((await read.childrenOf(["region", "fn-a"])).map((l) => l.map((d) => d.uuid))).toEqual([["fn-a"], ["fn-b"]]);
     expect((await read.getDeployables(["fn-b"]))[0]).toMatchObject({ numAccelerators: 4, parentUuid: "fn-a", updatedAt: T(23) });
     expect((await read.getHandles(["ha"]))[0]!.type).toBe("MDEV");
+  });
+
+  it("keeps each taint of a device, replaced by key and effect, removed one by one; the status follows", async () => {
+    const t = (key: string, effect: "NoSchedule" | "NoExecute", n: number, reason = "r") => ({ key, value: "", effect, by: "alice", reason, at: T(n) });
+    const maintenance = { key: "cyborg.openstack.org/maintenance", value: "", effect: "NoSchedule", by: "", reason: "set to MAINTAINING", at: T(20) };
+    const { read } = await given([
+      ...gpuHost("h1"),
+      ...fpgaHost,
+      { type: "DeviceStatusChanged", data: { hostname: "h1", deviceUuid: "d1", status: "MAINTAINING", at: T(20) } },
+      { type: "DeviceTainted", data: { hostname: "h1", deviceUuid: "d1", taint: t("k", "NoExecute", 21), status: "MAINTAINING", at: T(21) } },
+      { type: "DeviceTainted", data: { hostname: "h1", deviceUuid: "d1", taint: t("k", "NoSchedule", 22), status: "MAINTAINING", at: T(22) } },
+      { type: "DeviceTainted", data: { hostname: "h1", deviceUuid: "d1", taint: t("k", "NoExecute", 23, "again"), status: "MAINTAINING", at: T(23) } },
+      { type: "DeviceUntainted", data: { hostname: "h1", deviceUuid: "d1", key: "k", effect: "NoSchedule", by: "bob", reason: "", status: "MAINTAINING", at: T(24) } },
+      { type: "DeviceUntainted", data: { hostname: "h1", deviceUuid: "d1", key: "cyborg.openstack.org/maintenance", effect: "NoSchedule", by: "bob", reason: "", status: "MAINTAINING", at: T(25) } },
+      { type: "DeviceTainted", data: { hostname: "h2", deviceUuid: "f1", taint: t("j", "NoSchedule", 26), status: "MAINTAINING", at: T(26) } },
+      { type: "DeviceUntainted", data: { hostname: "h2", deviceUuid: "f1", key: "j", effect: "NoSchedule", by: "bob", reason: "", status: "ENABLED", at: T(27) } },
+    ]);
+    const [d1, f1] = await read.getDevices(["d1", "f1"]);
+    expect(d1!.taints).toEqual([t("k", "NoExecute", 23, "again")]);
+    expect(d1).toMatchObject({ status: "MAINTAINING", updatedAt: T(25) });
+    expect(f1).toMatchObject({ taints: [], status: "ENABLED" });
+    expect((await read.listDevices({ status: "MAINTAINING" }, 10)).items.map((d) => d.uuid)).toEqual(["d1"]);
+    const legacy = (status: "ENABLED" | "MAINTAINING", n: number) => ({ type: "DeviceStatusChanged" as const, data: { hostname: "h1", deviceUuid: "d1", status, at: T(n) } });
+    const old = await given([...gpuHost("h1"), legacy("MAINTAINING", 20)]);
+    expect((await old.read.getDevices(["d1"]))[0]!.taints).toEqual([maintenance]);
+    const back = await given([...gpuHost("h1"), legacy("MAINTAINING", 20), legacy("ENABLED", 21)]);
+    expect((await back.read.getDevices(["d1"]))[0]).toMatchObject({ taints: [], status: "ENABLED" });
   });
 
   it("marks allocation and loss, and leaves no key behind once everything is removed", async () => {

@@ -140,7 +140,7 @@ describe("formats and shapes", () => {
   it("shows a device's status from 2.3 only", () => {
     const dev = {
       uuid: U, type: "FPGA" as const, vendor: "0xABCD", model: "m", hostname: "h", status: "MAINTAINING" as const, stdBoardInfo: { a: "b" },
-      vendorBoardInfo: null, controlPath: { uuid: "c", type: "PCI", info: {} }, createdAt: "2026-11-24T10:00:05Z", updatedAt: null, lost: false,
+      vendorBoardInfo: null, controlPath: { uuid: "c", type: "PCI", info: {} }, createdAt: "2026-11-24T10:00:05Z", updatedAt: null, lost: false, taints: [],
     };
     expect(deviceShape(dev, "http://x", 2)).not.toHaveProperty("status");
     expect(deviceShape(dev, "http://x", 3)).toMatchObject({ status: "maintaining", std_board_info: '{"a":"b"}', vendor_board_info: null });

@@ -21,14 +21,19 @@ export async function showDevice(ctx: RestContext, uuid: string): Promise<RestRe
   return ok(deviceShape(device, ctx.publicUrl, ctx.version));
 }
 
-/** disable: MAINTAINING (its capacity reserved in the resource providers); enable: ENABLED. 200, no body. */
+/**
+ * disable: the maintenance taint, by "cyborg-rest" (the device is MAINTAINING and Placement
+ * reserves it); enable: the maintenance taint removed (ENABLED; 409 while other taints keep it
+ * MAINTAINING, naming them). 200, no body.
+ */
 export function setDeviceStatus(status: "ENABLED" | "MAINTAINING") {
   return async (ctx: RestContext, uuid: string): Promise<RestResult> => {
     authorize(ctx.caller, "device:status");
     ctx.query.only();
     const device = await ctx.reads.device(uuid);
     if (!device) throw notFound(`Device ${uuid} could not be found.`);
-    await ctx.services.app.setDeviceStatus(ctx.command(), device.hostname, uuid, status);
+    const reason = status === "MAINTAINING" ? "disabled through Cyborg's API (POST /v2/devices/{uuid}/disable)" : "enabled through Cyborg's API (POST /v2/devices/{uuid}/enable)";
+    await ctx.services.app.setDeviceStatus(ctx.command(), device.hostname, uuid, status, { by: "cyborg-rest", reason });
     return empty(200);
   };
 }

@@ -30,6 +30,7 @@ import { evolveHost, type HostState } from "../inventory/state.js";
 import { isTargetMismatch, requirementsOf } from "../inventory/target-fit.js";
 import { fold } from "../shared/decider.js";
 import { isUuid } from "../shared/json.js";
+import { tolerationsOf } from "../shared/tolerations.js";
 import { DomainError } from "../shared/types.js";
 import { checkBindField, decideArq, evolveArq, liveArq, type ArqStreamState, type BindTarget } from "./decider.js";
 import type { ArqEvent } from "./events.js";
@@ -88,9 +89,11 @@ export function decideBind(
   if (failure !== undefined) return refuse(failure);
   let allocated: InventoryEvent[];
   try {
-    const requirements = requirementsOf(liveArq(arqStarted)!.group);
+    const group = liveArq(arqStarted)!.group;
+    const requirements = requirementsOf(group);
+    const tolerations = tolerationsOf(group);
     // A bind that starts now owns no allocation yet: one the host holds for the ARQ is a leftover.
-    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements, afresh: started.length > 0 && !allocatedByThisBind });
+    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements, tolerations, afresh: started.length > 0 && !allocatedByThisBind });
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     // A provider that does not fit the group never will: the caller who names it is refused at once.

@@ -8,6 +8,7 @@ import { isUuid } from "../shared/json.js";
 import { isJsonObject } from "../shared/json.js";
 import { DomainError } from "../shared/types.js";
 import { isCustomTrait, isValidResourceClass, normalizeTraitName } from "../shared/traits.js";
+import { parseTolerations, tolerationText } from "../shared/tolerations.js";
 import { normalizeFunctionId } from "../bitstreams/function-id.js";
 import type { ProfileGroup } from "./events.js";
 import { ATTACH_TARGETS } from "./attach-target.js";
@@ -32,7 +33,7 @@ export const FIELD_VALUE_RE = /^[A-Za-z0-9_:=-]+$/;
 /** A bitstream's name in the catalogue, with its type suffix (`nlb0.gbs`) or without. */
 export const BITSTREAM_NAME_RE = /^[A-Za-z0-9_:=-]+(\.[A-Za-z0-9_-]+)?$/;
 
-type AccelRule = { kind: "uuid" } | { kind: "functionId" } | { kind: "name"; re: RegExp; what: string } | { kind: "enum"; values: readonly string[] };
+type AccelRule = { kind: "uuid" } | { kind: "functionId" } | { kind: "tolerations" } | { kind: "name"; re: RegExp; what: string } | { kind: "enum"; values: readonly string[] };
 const FIELD_NAME = { kind: "name", re: FIELD_VALUE_RE, what: 'letters, digits, "-", "_", ":" and "="' } as const;
 /** Valid `accel:` keys (spec, "Valid accel keys"). */
 export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
@@ -43,6 +44,8 @@ export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
   // What drivers report (AFU ids, hex strings such as the spec's '3AFB', uuids), not only uuids.
   function_id: { kind: "functionId" },
   function_name: FIELD_NAME,
+  // Which device taints the group's binds tolerate (shared/tolerations.ts).
+  tolerations: { kind: "tolerations" },
 };
 
 export interface DeviceProfileInput {
@@ -186,6 +189,12 @@ function validateAccel(key: string, value: string, field: string): string {
       if (id === null) throw bad(field, `accel:${key} may only hold letters, digits, "-" and "_" (at most 255), got ${JSON.stringify(value)}`);
       return id;
     }
+    case "tolerations":
+      try {
+        return parseTolerations(value).map(tolerationText).join(",");
+      } catch (err) {
+        throw bad(field, `accel:${key}: ${(err as Error).message}`);
+      }
     case "name":
       if (!rule.re.test(value)) throw bad(field, `accel:${key} may only hold ${rule.what}, got ${JSON.stringify(value)}`);
       return value;

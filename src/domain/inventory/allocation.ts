@@ -7,6 +7,7 @@ import { fold } from "../shared/decider.js";
 import { removeDevice } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
 import { evolveHost, findDeployable, type DeployableNode, type DeviceNode, type HostState } from "./state.js";
+import { checkSchedulable, type Toleration } from "./taints.js";
 import { checkTargetFits, type TargetRequirements } from "./target-fit.js";
 
 export interface AllocateRequest {
@@ -17,6 +18,8 @@ export interface AllocateRequest {
   at: string;
   /** What the ARQ's request group asks of the provider (target-fit.ts); a provider that does not fit is refused. */
   requirements?: TargetRequirements;
+  /** The taints the ARQ's group tolerates (`accel:tolerations`); any other taint on the device refuses the bind. */
+  tolerations?: readonly Toleration[];
   /**
    * The ARQ starts a new binding now: a handle the host still holds for it is a leftover of an
    * earlier binding (whose release may still be on its way, step by step on EventStoreDB), so it is
@@ -28,7 +31,8 @@ export interface AllocateRequest {
 
 /**
  * The first free handle (in the order first reported) of the deployable whose RP is rpUuid, once
- * the provider is known to fit the request group (its class and traits) and to take new work.
+ * the provider is known to fit the request group (its class and traits) and to take new work (the
+ * device is not lost and carries no taint the group does not tolerate).
  */
 export function decideAllocate(state: HostState, req: AllocateRequest): InventoryEvent[] {
   const { hostname, arqUuid, at } = req;
@@ -53,9 +57,9 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
   const { device, deployable } = found;
   if (req.requirements) checkTargetFits(deployable, hostname, req.requirements);
   if (device.lostArqs) throw new DomainError("CONFLICT", `Device ${device.uuid} on host ${hostname} is lost (no longer reported)`, "deviceRpUuid");
-  if (device.status === "MAINTAINING") {
-    throw new DomainError("CONFLICT", `Device ${device.uuid} on host ${hostname} is in maintenance (MAINTAINING)`, "deviceRpUuid");
-  }
+  // Checked here, against the host stream's revision: a taint committed before this allocation
+  // is always seen, so no bind lands on a tainted device after its taint.
+  checkSchedulable(device, hostname, req.tolerations ?? []);
   const handle = [...deployable.handles.values()].find((h) => !h.lost && !h.allocatedTo);
   if (!handle) {
     throw new DomainError("CONFLICT", `No free attach handle on deployable ${deployable.name} (RP ${rpUuid}) on host ${hostname}`, "deviceRpUuid");

@@ -11,6 +11,7 @@ import type { HealthRule } from "./health-rules.js";
 import { decideProgramming, type ProgrammingCommand } from "./programming.js";
 import { validateHostname, validateReport, type ReportedDevice } from "./report-validation.js";
 import { evolveHost, initialHostState, type HostState } from "./state.js";
+import { decideStatus, decideTaint, decideUntaint, type TaintCommand } from "./taints.js";
 
 export type HostCommand =
   /**
@@ -18,7 +19,9 @@ export type HostCommand =
    * reported health is judged by (DEFAULT_HEALTH_RULES when absent).
    */
   | { type: "ReportHostInventory"; data: { hostname: string; devices: unknown; at: string; healthRules?: readonly HealthRule[] } }
-  | { type: "SetDeviceStatus"; data: { hostname: string; deviceUuid: string; status: DeviceStatus; at: string } }
+  /** Cyborg's switch, over the maintenance taint (taints.ts): `by` and `reason` are the taint's (defaults: "unknown", "set to <status>"). */
+  | { type: "SetDeviceStatus"; data: { hostname: string; deviceUuid: string; status: DeviceStatus; by?: string; reason?: string; at: string } }
+  | TaintCommand
   | { type: "AllocateAttachHandle"; data: AllocateRequest }
   | { type: "ReleaseAttachHandle"; data: { hostname: string; arqUuid: string; at: string } }
   | ProgrammingCommand;
@@ -28,15 +31,20 @@ export function decideHost(command: HostCommand, state: HostState): InventoryEve
   switch (command.type) {
     case "ReportHostInventory":
       return diffHostReport(state, hostname, command.data.devices, command.data.at, command.data.healthRules).events;
-    case "SetDeviceStatus": {
-      const { deviceUuid, status, at } = command.data;
-      if (!(DEVICE_STATUSES as readonly string[]).includes(status)) {
+    case "SetDeviceStatus":
+      if (!(DEVICE_STATUSES as readonly string[]).includes(command.data.status)) {
         throw new DomainError("BAD_USER_INPUT", `status must be one of ${DEVICE_STATUSES.join(", ")}`, "status");
       }
-      const device = state.devices.get(deviceUuid);
-      if (!device) throw new DomainError("NOT_FOUND", `Device ${deviceUuid} not found on host ${hostname}`, "uuid");
-      return device.status === status ? [] : [{ type: "DeviceStatusChanged", data: { hostname, deviceUuid, status, at } }];
-    }
+      return decideStatus(state, {
+        ...command.data,
+        hostname,
+        by: command.data.by ?? "unknown",
+        reason: command.data.reason ?? `set to ${command.data.status}`,
+      });
+    case "TaintDevice":
+      return decideTaint(state, { ...command.data, hostname });
+    case "UntaintDevice":
+      return decideUntaint(state, { ...command.data, hostname });
     case "AllocateAttachHandle":
       return decideAllocate(state, command.data);
     case "ReleaseAttachHandle":

@@ -2,6 +2,7 @@
  * Events of stream `host-<hostname>`: the host's device tree and attach-handle allocation.
  * Ids are deterministic (see ids.ts) so that they are stable across reports and replays.
  */
+import type { TaintEffect } from "../shared/tolerations.js";
 import type { AttachHandleType, DeviceStatus, DeviceType, JsonObject } from "../shared/types.js";
 import type { DeviceHealth } from "./health.js";
 
@@ -60,6 +61,10 @@ export interface DeviceLost {
   type: "DeviceLost";
   data: { hostname: string; deviceUuid: string; arqUuids: string[]; at: string };
 }
+/**
+ * Written before devices carried taints: MAINTAINING is read as the maintenance taint
+ * (taints.ts), ENABLED as its removal. New decisions write DeviceTainted / DeviceUntainted.
+ */
 export interface DeviceStatusChanged {
   type: "DeviceStatusChanged";
   data: { hostname: string; deviceUuid: string; status: DeviceStatus; at: string };
@@ -71,6 +76,34 @@ export interface DeviceStatusChanged {
 export interface DeviceHealthChanged {
   type: "DeviceHealthChanged";
   data: { hostname: string; deviceUuid: string; health: DeviceHealth; at: string };
+}
+
+/** A taint on a device (taints.ts): one per (key, effect). */
+export interface Taint {
+  /** e.g. "cyborg.openstack.org/maintenance", "cyborg.openstack.org/health". */
+  key: string;
+  /** Free text, may be "". */
+  value: string;
+  effect: TaintEffect;
+  /** The principal (an operator), "health:<rule>", or "cyborg-rest" for Cyborg's disable. */
+  by: string;
+  /** A sentence a person reads. */
+  reason: string;
+  /** ISO time of the taint. */
+  at: string;
+}
+/**
+ * The device carries `taint` from now on, in place of any of the same key and effect. `status`:
+ * Cyborg's status of the device after it (MAINTAINING), for read models that fold no state.
+ */
+export interface DeviceTainted {
+  type: "DeviceTainted";
+  data: { hostname: string; deviceUuid: string; taint: Taint; status: DeviceStatus; at: string };
+}
+/** The taint of `key` and `effect` is gone. `status`: Cyborg's status after it (ENABLED once none is left). */
+export interface DeviceUntainted {
+  type: "DeviceUntainted";
+  data: { hostname: string; deviceUuid: string; key: string; effect: TaintEffect; by: string; reason: string; status: DeviceStatus; at: string };
 }
 
 export interface DeployableAdded {
@@ -253,6 +286,8 @@ export type InventoryEvent =
   | DeviceLost
   | DeviceStatusChanged
   | DeviceHealthChanged
+  | DeviceTainted
+  | DeviceUntainted
   | DeployableAdded
   | DeployableChanged
   | DeployableRemoved

@@ -21,6 +21,8 @@ import type {
   DeviceLost,
   DeviceRemoved,
   DeviceStatusChanged,
+  DeviceTainted,
+  DeviceUntainted,
   InventoryEvent,
   ProgrammingBitstream,
   RegionProgrammed,
@@ -29,9 +31,10 @@ import type {
   RegionProgrammingRequested,
 } from "./events.js";
 import { HEALTHY } from "./health.js";
+import { MAINTENANCE_TAINT_KEY, statusOf, withTaint, withoutTaint } from "./taints.js";
 import type { Allocation, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingReport } from "./host-tree.js";
 
-type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceHealthChanged | DeviceLost | DeviceRemoved;
+type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceHealthChanged | DeviceTainted | DeviceUntainted | DeviceLost | DeviceRemoved;
 type DeployableEvent = DeployableAdded | DeployableChanged | DeployableRemoved | AttributeSet | AttributeRemoved;
 type HandleEvent = AttachHandleAdded | AttachHandleChanged | AttachHandleLost | AttachHandleRemoved | AttachHandleAllocated | AttachHandleReleased;
 type ProgrammingEvent = RegionProgrammingRequested | RegionProgrammed | RegionProgrammingFailed | RegionProgrammingAbandoned;
@@ -42,6 +45,8 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "DeviceChanged":
     case "DeviceStatusChanged":
     case "DeviceHealthChanged":
+    case "DeviceTainted":
+    case "DeviceUntainted":
     case "DeviceLost":
     case "DeviceRemoved":
       return evolveDevice(state, event);
@@ -80,6 +85,7 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
         updatedAt: null,
         lostArqs: null,
         health: HEALTHY,
+        taints: [],
         deployables: new Map(),
       };
       return { ...state, hostname, devices: withEntry(state.devices, deviceUuid, node) };
@@ -87,9 +93,13 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
     case "DeviceChanged":
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, ...event.data.changes, updatedAt: event.data.at }));
     case "DeviceStatusChanged":
-      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, status: event.data.status, updatedAt: event.data.at }));
+      return updateDevice(state, event.data.deviceUuid, (d) => withTaints(d, legacyStatusTaints(d, event.data), event.data.at));
     case "DeviceHealthChanged":
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, health: event.data.health, updatedAt: event.data.at }));
+    case "DeviceTainted":
+      return updateDevice(state, event.data.deviceUuid, (d) => withTaints(d, withTaint(d.taints, event.data.taint), event.data.at));
+    case "DeviceUntainted":
+      return updateDevice(state, event.data.deviceUuid, (d) => withTaints(d, withoutTaint(d.taints, event.data.key, event.data.effect), event.data.at));
     case "DeviceLost":
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, lostArqs: event.data.arqUuids, updatedAt: event.data.at }));
     case "DeviceRemoved": {
@@ -107,6 +117,16 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
     default:
       return assertNever(event);
   }
+}
+
+function withTaints(d: DeviceNode, taints: DeviceNode["taints"], at: string): DeviceNode {
+  return { ...d, taints, status: statusOf(taints), updatedAt: at };
+}
+
+/** A status change written before taints: MAINTAINING is the maintenance taint (author unknown), ENABLED removes it. */
+function legacyStatusTaints(d: DeviceNode, e: DeviceStatusChanged["data"]): DeviceNode["taints"] {
+  if (e.status === "ENABLED") return d.taints.filter((t) => t.key !== MAINTENANCE_TAINT_KEY);
+  return withTaint(d.taints, { key: MAINTENANCE_TAINT_KEY, value: "", effect: "NoSchedule", by: "", reason: "set to MAINTAINING", at: e.at });
 }
 
 /** A deployable and its attributes. */

@@ -4,7 +4,7 @@
  */
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
 import type { DeviceHealth } from "./health.js";
-import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester } from "./events.js";
+import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester, Taint } from "./events.js";
 
 export interface HandleNode {
   uuid: string;
@@ -72,6 +72,8 @@ export type DeviceNode = Pick<
   lostArqs: readonly string[] | null;
   /** As last recorded (DeviceHealthChanged); HEALTHY until the driver reports otherwise. */
   health: DeviceHealth;
+  /** In the order first set; `status` is MAINTAINING while there is any (taints.ts). */
+  taints: readonly Taint[];
   /** By deployable uuid. */
   deployables: ReadonlyMap<string, DeployableNode>;
 };

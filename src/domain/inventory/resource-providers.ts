@@ -6,9 +6,9 @@
  *
  * - uuid: the deployable's rpUuid, uuid3(NAMESPACE_DNS, name), as Cyborg; name: the deployable name.
  * - inventory: the `rc` attribute's class, total = numAccelerators, max_unit = total.
- * - reserved = total while nothing new may land on it: the device is MAINTAINING, or the device
- *   or the deployable left the report while allocated (lost, kept until released: never deleted
- *   under a VM).
+ * - reserved = total while nothing new may land on it: the device carries a taint (taints.ts;
+ *   Cyborg's status MAINTAINING), or the device or the deployable left the report while allocated
+ *   (lost, kept until released: never deleted under a VM).
  * - traits: the values of the `trait*` attributes (function and region traits change with them
  *   after FPGA reprogramming), plus OWNER_CYBORG, the os-traits mark of a provider Cyborg owns.
  */
@@ -35,6 +35,8 @@ export interface DesiredProvider {
 export const PROVIDER_EVENT_TYPES = [
   "DeviceDiscovered",
   "DeviceStatusChanged",
+  "DeviceTainted",
+  "DeviceUntainted",
   "DeviceLost",
   "DeviceRemoved",
   "DeployableAdded",
@@ -70,7 +72,7 @@ function providerOf(hostname: string, device: DeviceNode, d: DeployableNode): De
     resourceClass: rc,
     total: d.numAccelerators,
     reserved: reservedOf(d.numAccelerators, {
-      maintaining: device.status === "MAINTAINING",
+      tainted: device.taints.length > 0,
       deviceLost: device.lostArqs !== null,
       handles: d.handles.size,
       lostHandles: [...d.handles.values()].filter((h) => h.lost).length,
@@ -90,8 +92,8 @@ export function providerTraits(d: DeployableNode): Set<string> {
 
 /** What decides whether anything new may land on a provider, as the host stream and the read model both know it. */
 export interface ProviderAvailability {
-  /** Its device is MAINTAINING (an operator's switch). */
-  maintaining: boolean;
+  /** Its device carries a taint (Cyborg's status MAINTAINING): an operator's, or a health rule's. */
+  tainted: boolean;
   /** Its device left the report while allocated. */
   deviceLost: boolean;
   handles: number;
@@ -102,5 +104,5 @@ export interface ProviderAvailability {
 export function reservedOf(total: number, a: ProviderAvailability): number {
   // A deployable that left the report keeps only its lost (allocated) handles.
   const left = a.handles > 0 && a.lostHandles === a.handles;
-  return a.maintaining || a.deviceLost || left ? total : 0;
+  return a.tainted || a.deviceLost || left ? total : 0;
 }

@@ -46,9 +46,10 @@ describe("attach-handle allocation", () => {
 
   describe("device status", () => {
     const setStatus = (deviceUuid: string, status: "ENABLED" | "MAINTAINING") => ({ type: "SetDeviceStatus" as const, data: { hostname: HOST, deviceUuid, status, at } });
-    it("MAINTAINING emits DeviceStatusChanged; the same status again emits nothing", () => {
+    it("MAINTAINING sets the maintenance taint; the same status again emits nothing", () => {
       const uuid = deviceOf(host).uuid;
-      expect(decide(host, setStatus(uuid, "MAINTAINING"))).toEqual([{ type: "DeviceStatusChanged", data: { hostname: HOST, deviceUuid: uuid, status: "MAINTAINING", at } }]);
+      const taint = { key: "cyborg.openstack.org/maintenance", value: "", effect: "NoSchedule", by: "unknown", reason: "set to MAINTAINING", at };
+      expect(decide(host, setStatus(uuid, "MAINTAINING"))).toEqual([{ type: "DeviceTainted", data: { hostname: HOST, deviceUuid: uuid, taint, status: "MAINTAINING", at } }]);
       expect(decide(host, setStatus(uuid, "ENABLED"))).toEqual([]);
       expect(decide(apply(host, setStatus(uuid, "MAINTAINING")), setStatus(uuid, "MAINTAINING"))).toEqual([]);
     });

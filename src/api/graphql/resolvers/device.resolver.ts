@@ -8,11 +8,26 @@ import { ControlPathId, Device, DeviceConnection } from "../types/device.type.js
 import { DeviceHealth } from "../types/health.type.js";
 import { HEALTHY } from "../../../domain/inventory/health.js";
 import { DeviceStatus } from "../types/scalars.js";
+import { DeviceLifecycleState, TaintEffect, TaintInput } from "../types/taint.type.js";
+import { deviceLifecycle, lifecycleOf, type DeviceLifecycleState as LifecycleState } from "../../../domain/inventory/device-lifecycle.js";
 import { listDevices, type DeviceView } from "../../../../projections/device-tree/queries.js";
 import { deployablesOf, isPast } from "../../../audit/past-views.js";
 import { readAfterWrite } from "../../read-your-writes.js";
 import { afterCursor, pageSize } from "./paging.js";
 import { AS_OF, pastOf } from "./past.js";
+
+async function deviceOrNotFound(ctx: ApiContext, uuid: string): Promise<DeviceView> {
+  const device = await ctx.loaders.device.load(uuid);
+  if (!device) throw apiError("NOT_FOUND", `no device with uuid ${uuid}`);
+  return device;
+}
+
+function reloaded(ctx: ApiContext, uuid: string) {
+  return readAfterWrite(() => {
+    ctx.loaders.device.clear(uuid);
+    return ctx.loaders.device.load(uuid);
+  });
+}
 
 @Resolver(() => Device)
 export class DeviceResolver {
@@ -44,13 +59,42 @@ export class DeviceResolver {
     @Arg("uuid", () => ID) uuid: string,
     @Arg("status", () => DeviceStatus) status: "ENABLED" | "MAINTAINING",
   ) {
-    const device = await ctx.loaders.device.load(uuid);
-    if (!device) throw apiError("NOT_FOUND", `no device with uuid ${uuid}`);
+    const device = await deviceOrNotFound(ctx, uuid);
     await ctx.services.app.setDeviceStatus(commandContext(ctx), device.hostname, uuid, status);
-    return readAfterWrite(() => {
-      ctx.loaders.device.clear(uuid);
-      return ctx.loaders.device.load(uuid);
-    });
+    return reloaded(ctx, uuid);
+  }
+
+  @Authorized("device:status")
+  @Mutation(() => Device, { description: "Sets a taint on the device (by the caller): no new bind lands there unless tolerated; NoExecute also asks its holders to move. Placement reserves the device while it carries any taint" })
+  async taintDevice(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string, @Arg("taint", () => TaintInput) taint: TaintInput) {
+    const device = await deviceOrNotFound(ctx, uuid);
+    await ctx.services.app.taintDevice(commandContext(ctx), device.hostname, uuid, taint);
+    return reloaded(ctx, uuid);
+  }
+
+  @Authorized("device:status")
+  @Mutation(() => Device, { description: "Removes the device's taint of this key and effect (without effect: every taint of the key); NOT_FOUND when it carries none" })
+  async untaintDevice(
+    @Ctx() ctx: ApiContext,
+    @Arg("uuid", () => ID) uuid: string,
+    @Arg("key", () => String) key: string,
+    @Arg("effect", () => TaintEffect, { nullable: true }) effect?: "NoSchedule" | "NoExecute" | null,
+    @Arg("reason", () => String, { nullable: true }) reason?: string | null,
+  ) {
+    const device = await deviceOrNotFound(ctx, uuid);
+    await ctx.services.app.untaintDevice(commandContext(ctx), device.hostname, uuid, { key, effect, reason });
+    return reloaded(ctx, uuid);
+  }
+
+  @FieldResolver(() => DeviceLifecycleState, { description: "Where the device is in the health loop (derived from its taints and holders)" })
+  async lifecycleState(@Root() device: DeviceView, @Ctx() ctx: ApiContext): Promise<LifecycleState> {
+    if (isPast(device)) {
+      const node = device.past.host.devices.get(device.uuid);
+      if (node) return deviceLifecycle(node);
+    }
+    const deployables = await ctx.loaders.deployablesOfDevice.load(device.uuid);
+    const handles = await Promise.all(deployables.map((d) => ctx.loaders.handlesOfDeployable.load(d.uuid)));
+    return lifecycleOf({ taints: device.taints, holders: handles.flat().filter((h) => h.inUse).length });
   }
 
   @FieldResolver(() => [ControlPathId], { description: "Every control path of the device (the database-model spec: a device may have several), controlPath first" })

@@ -3,6 +3,7 @@ import { DateTimeScalar, DeviceStatus, DeviceType, JSONScalar } from "./scalars.
 import { PointInTime } from "./audit.type.js";
 import { Connection } from "./connection.js";
 import { DeviceHealth } from "./health.type.js";
+import { Taint } from "./taint.type.js";
 
 @ObjectType()
 export class ControlPathId {
@@ -18,7 +19,8 @@ export class Device {
   @Field(() => String) vendor!: string;
   @Field(() => String) model!: string;
   @Field(() => String) hostname!: string;
-  @Field(() => DeviceStatus) status!: string;
+  @Field(() => DeviceStatus, { description: "Cyborg's status: MAINTAINING while the device carries any taint (see taints), ENABLED otherwise" }) status!: string;
+  @Field(() => [Taint], { description: "Its taints, in the order they were set" }) taints!: Taint[];
   @Field(() => JSONScalar, { nullable: true }) stdBoardInfo!: unknown;
   @Field(() => JSONScalar, { nullable: true }) vendorBoardInfo!: unknown;
   @Field(() => ControlPathId, { description: "The control path that identifies the device (the first of controlPaths)" }) controlPath!: ControlPathId;
