@@ -77,7 +77,7 @@ export function diffValidatedReport(
       continue;
     }
     if (!known) {
-      out.upserts.push(...addDevice(hostname, uuid, r, at), ...healthEvents(hostname, { uuid, health: HEALTHY }, r.health, rules, at));
+      out.upserts.push(...addDevice(hostname, uuid, r, at), ...healthEvents(hostname, { uuid, health: HEALTHY, taints: [] }, r.health, rules, at));
       summary.added++;
       continue;
     }

@@ -7,8 +7,11 @@
  */
 import { DomainError } from "../shared/types.js";
 import { HEALTH_STATUSES, REASON_CODE_RE, reasonCount, type DeviceHealth, type HealthStatus } from "./health.js";
+import { taintKeyProblem, type TaintEffect } from "../shared/tolerations.js";
+import { HEALTH_TAINT_KEY } from "./taints.js";
 
-export type HealthRuleEffect = "NoSchedule" | "NoExecute";
+export type HealthRuleEffect = TaintEffect;
+export { HEALTH_TAINT_KEY };
 
 export type HealthRuleMatch = { status: HealthStatus } | { code: string; minCount: number };
 
@@ -21,7 +24,6 @@ export interface HealthRule {
   key: string;
 }
 
-export const HEALTH_TAINT_KEY = "cyborg.openstack.org/health";
 export const HEALTH_BY_PREFIX = "health:";
 
 /**
@@ -35,7 +37,6 @@ export const DEFAULT_HEALTH_RULES: readonly HealthRule[] = Object.freeze([
 
 export const MAX_HEALTH_RULES = 64;
 const RULE_NAME_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
-const TAINT_KEY_RE = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,252}$/;
 const EFFECTS: readonly HealthRuleEffect[] = ["NoSchedule", "NoExecute"];
 
 const bad = (field: string, message: string) => new DomainError("BAD_USER_INPUT", message, field);
@@ -88,8 +89,8 @@ function parseRule(raw: unknown, field: string): HealthRule {
   if (typeof effect !== "string" || !(EFFECTS as readonly string[]).includes(effect)) {
     throw bad(`${field}.effect`, `effect must be NoSchedule or NoExecute, got ${JSON.stringify(effect)}`);
   }
-  if (key !== undefined && (typeof key !== "string" || !TAINT_KEY_RE.test(key))) {
-    throw bad(`${field}.key`, `a taint key is 1 to 253 letters, digits and "._/-", got ${JSON.stringify(key)}`);
+  if (key !== undefined && (typeof key !== "string" || taintKeyProblem(key) !== null)) {
+    throw bad(`${field}.key`, `taint key ${JSON.stringify(key)} is not valid: ${typeof key === "string" ? taintKeyProblem(key) : "it is not a string"}`);
   }
   return { name, when: parseMatch(when, `${field}.when`), effect: effect as HealthRuleEffect, key: (key as string | undefined) ?? HEALTH_TAINT_KEY };
 }

@@ -84,7 +84,7 @@ describe("health in the report's diff", () => {
   it("records a new device's health only when it is not OK", () => {
     expect(types(report(reported(), [{ ...fpga("af"), health: HEALTHY }]).events)).not.toContain("DeviceHealthChanged");
     const events = report(reported(), [{ ...fpga("af"), health: ecc(1) }]).events;
-    expect(events.at(-1)).toMatchObject({ type: "DeviceHealthChanged", data: { hostname: HOST, health: ecc(1), at } });
+    expect(events.find((e) => e.type === "DeviceHealthChanged")).toMatchObject({ data: { hostname: HOST, health: ecc(1), at } });
     expect(deviceOf(fold(events)).health).toEqual(ecc(1));
   });
 
@@ -98,7 +98,7 @@ describe("health in the report's diff", () => {
   it("writes a change, counted as the device's update", () => {
     const s = reported([{ ...fpga("af"), health: ecc(1) }]);
     const diff = report(s, [{ ...fpga("af"), health: HEALTHY }]);
-    expect(types(diff.events)).toEqual(["DeviceHealthChanged"]);
+    expect(types(diff.events)).toEqual(["DeviceHealthChanged", "DeviceUntainted"]);
     expect(diff.summary).toMatchObject({ updated: 1, unchanged: 0 });
     expect(deviceOf(fold(diff.events, s)).health).toEqual(HEALTHY);
   });
@@ -108,7 +108,8 @@ describe("health in the report's diff", () => {
     const s = fold(diffHostReport(reported(), HOST, [{ ...fpga("af"), health: aer(3) }], at, rules).events);
     expect(diffHostReport(s, HOST, [{ ...fpga("af"), health: aer(99) }], at, rules).events).toEqual([]);
     const crossed = diffHostReport(s, HOST, [{ ...fpga("af"), health: aer(100) }], at, rules).events;
-    expect(crossed).toEqual([{ type: "DeviceHealthChanged", data: { hostname: HOST, deviceUuid: deviceOf(s).uuid, health: aer(100), at } }]);
+    expect(crossed[0]).toEqual({ type: "DeviceHealthChanged", data: { hostname: HOST, deviceUuid: deviceOf(s).uuid, health: aer(100), at } });
+    expect(types(crossed)).toEqual(["DeviceHealthChanged", "DeviceTainted"]);
   });
 
   it("leaves a stub's health alone (its copy is the last good one)", () => {
@@ -156,5 +157,71 @@ describe("parseHealthRules", () => {
     const err = refusal(() => parseHealthRules(raw));
     expect(err.code).toBe("BAD_USER_INPUT");
     expect(err.field).toBe(field);
+  });
+});
+
+describe("health rules in the report's decision", () => {
+  const deviceOf = (s: ReturnType<typeof reported>) => [...s.devices.values()][0]!;
+  const reportWith = (s: ReturnType<typeof reported>, health: DeviceHealth, rules: readonly HealthRule[] = DEFAULT_HEALTH_RULES) =>
+    diffHostReport(s, HOST, [{ ...fpga("af"), health }], at, rules).events;
+
+  it("taints a CRITICAL device NoExecute by default, in the same decision as the health", () => {
+    const events = reportWith(reported([fpga("af")]), ecc(2));
+    expect(types(events)).toEqual(["DeviceHealthChanged", "DeviceTainted"]);
+    expect(events[1]!.data).toMatchObject({
+      taint: {
+        key: "cyborg.openstack.org/health",
+        value: "CRITICAL",
+        effect: "NoExecute",
+        by: "health:critical",
+        reason: "CRITICAL: volatile uncorrectable ECC errors (2)",
+        at,
+      },
+      status: "MAINTAINING",
+    });
+  });
+
+  it("moves from one rule's taint to another's, and removes it when the device recovers", () => {
+    const sick = fold(reportWith(reported([fpga("af")]), ecc(2)), reported([fpga("af")]));
+    const warned = reportWith(sick, { status: "WARNING", reasons: [{ code: "AER_NONFATAL", message: "non-fatal" }] });
+    expect(warned.map((e) => [e.type, "taint" in e.data ? e.data.taint.effect : "effect" in e.data ? e.data.effect : null])).toEqual([
+      ["DeviceHealthChanged", null],
+      ["DeviceUntainted", "NoExecute"],
+      ["DeviceTainted", "NoSchedule"],
+    ]);
+    const healed = reportWith(fold(warned, sick), HEALTHY);
+    expect(types(healed)).toEqual(["DeviceHealthChanged", "DeviceUntainted"]);
+    expect(healed[1]!.data).toMatchObject({ by: "health:warning", status: "ENABLED" });
+    expect(deviceOf(fold(healed, fold(warned, sick))).taints).toEqual([]);
+  });
+
+  it("leaves an operator's taint of the same key and effect alone", () => {
+    const base = reported([fpga("af")]);
+    const operator = { key: "cyborg.openstack.org/health", value: "", effect: "NoExecute" as const, by: "alice", reason: "burn-in", at };
+    const tainted = fold([{ type: "DeviceTainted", data: { hostname: HOST, deviceUuid: deviceOf(base).uuid, taint: operator, status: "MAINTAINING", at } }], base);
+    expect(types(reportWith(tainted, ecc(1)))).toEqual(["DeviceHealthChanged"]);
+    const sick = fold(reportWith(tainted, ecc(1)), tainted);
+    expect(types(reportWith(sick, HEALTHY))).toEqual(["DeviceHealthChanged"]);
+    expect(deviceOf(fold(reportWith(sick, HEALTHY), sick)).taints).toEqual([operator]);
+  });
+
+  it("taints when a count crosses a rule's threshold, and taints nothing for UNKNOWN by default", () => {
+    const rules: HealthRule[] = [{ name: "aer-storm", when: { code: "AER_CORRECTABLE", minCount: 100 }, effect: "NoSchedule", key: "example.com/pcie" }];
+    const s = fold(reportWith(reported([fpga("af")]), aer(3), rules), reported([fpga("af")]));
+    expect(types(reportWith(s, aer(3), rules))).toEqual([]);
+    expect(reportWith(s, aer(150), rules)[1]).toMatchObject({ type: "DeviceTainted", data: { taint: { key: "example.com/pcie", by: "health:aer-storm" } } });
+    expect(types(reportWith(reported([fpga("af")]), { status: "UNKNOWN", reasons: [{ code: "HEALTH_UNREADABLE", message: "nvidia-smi not found" }] }))).toEqual([
+      "DeviceHealthChanged",
+    ]);
+  });
+
+  it("does not taint again while the health holds, even after an operator removed the taint", () => {
+    const sick = fold(reportWith(reported([fpga("af")]), ecc(2)), reported([fpga("af")]));
+    const d = deviceOf(sick);
+    const untainted = fold(
+      [{ type: "DeviceUntainted", data: { hostname: HOST, deviceUuid: d.uuid, key: "cyborg.openstack.org/health", effect: "NoExecute", by: "alice", reason: "known", status: "ENABLED", at } }],
+      sick,
+    );
+    expect(reportWith(untainted, ecc(3))).toEqual([]);
   });
 });
