@@ -4,6 +4,7 @@ import { reportOnce, runAgent, type AgentOptions } from "../clients/agent/agent.
 import { HostLock } from "../clients/agent/host-lock.js";
 import { runProgramming } from "../clients/agent/programming.js";
 import { discoverAll } from "../clients/agent/drivers/index.js";
+import { withHealth } from "../clients/agent/drivers/health/index.js";
 import { driverEnv, type DriverCliOptions } from "../clients/agent/driver-env.js";
 import { createLogger } from "../infra/logger.js";
 
@@ -77,7 +78,10 @@ export function agentCommand(): Command {
       .option("--json", "print JSON instead of a table", false)
       .action(async (o: DriverCliOptions & { json: boolean }) => {
         const log = createLogger("warn", "cyborg-es-agent");
-        const { devices, errors } = await discoverAll(splitList(o.drivers), driverEnv(o), log);
+        const env = driverEnv(o);
+        const found = await discoverAll(splitList(o.drivers), env, log);
+        const { errors } = found;
+        const devices = await withHealth(found.devices, env);
         if (o.json) return console.log(JSON.stringify({ devices, errors }, null, 2));
         const rows = devices.flatMap((d) =>
           d.deployables.map((dep) => ({
@@ -86,6 +90,7 @@ export function agentCommand(): Command {
             model: d.model,
             address: pciText(d.controlPath.info),
             deployable: dep.name,
+            health: d.health ? [d.health.status, ...d.health.reasons.map((r) => r.code)].join(" ") : "",
             accelerators: dep.numAccelerators,
             handles: dep.attachHandles.length,
             rc: dep.attributes.find((a) => a.key === "rc")?.value ?? "",
