@@ -21,6 +21,7 @@ export const OBJECTS: Objects = {
   DeviceDiscovered: (d) => [d.deviceUuid],
   DeviceChanged: (d) => [d.deviceUuid],
   DeviceStatusChanged: (d) => [d.deviceUuid],
+  DeviceHealthChanged: (d) => [d.deviceUuid],
   DeviceTainted: (d) => [d.deviceUuid],
   DeviceUntainted: (d) => [d.deviceUuid],
   DeviceLost: (d) => [d.deviceUuid, ...d.arqUuids],

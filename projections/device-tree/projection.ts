@@ -26,6 +26,7 @@ import type { Write } from "../../src/infra/readstore/port.js";
 import type { Projection } from "../../src/reactors/projector/projection.js";
 import { initialCleaning } from "../../src/domain/inventory/cleaning.js";
 import { CLEANING_EVENT_TYPES, type CleaningEvent } from "../../src/domain/inventory/cleaning-events.js";
+import { HEALTHY } from "../../src/domain/inventory/health.js";
 import { DEPLOYABLE_EVENTS, deployableWrites } from "../shared/deployables.js";
 import { deviceDocFields, deviceView, handleView, taintField } from "../shared/device-views.js";
 import { indexFamilies, keys, score } from "../shared/keys.js";
@@ -51,6 +52,7 @@ export const eventTypes = [
   "DeviceDiscovered",
   "DeviceChanged",
   "DeviceStatusChanged",
+  "DeviceHealthChanged",
   "DeviceTainted",
   "DeviceUntainted",
   "DeviceLost",
@@ -71,6 +73,7 @@ export function project(event: RecordedEvent): Write[] {
     case "DeviceDiscovered":
     case "DeviceChanged":
     case "DeviceStatusChanged":
+    case "DeviceHealthChanged":
     case "DeviceTainted":
     case "DeviceUntainted":
     case "DeviceLost":
@@ -96,7 +99,7 @@ export function project(event: RecordedEvent): Write[] {
 
 type DeviceEvent = Extract<
   InventoryEvent,
-  { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceTainted" | "DeviceUntainted" | "DeviceLost" | "DeviceRemoved" }
+  { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceHealthChanged" | "DeviceTainted" | "DeviceUntainted" | "DeviceLost" | "DeviceRemoved" }
 >;
 type DeployableEvent = Extract<InventoryEvent, { type: (typeof DEPLOYABLE_EVENTS)[number] }>;
 
@@ -106,7 +109,7 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
     case "DeviceDiscovered": {
       const d = e.data;
       const { deviceUuid, at, hostname, additionalControlPaths, ...fields } = d;
-      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, cleaning: initialCleaning(), taints: [] };
+      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, cleaning: initialCleaning(), health: HEALTHY, taints: [] };
       return [
         { op: "put", key: k("device", deviceUuid), fields: deviceDocFields(deviceView(hostname, node)) },
         { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },
@@ -138,6 +141,8 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
         fileDevice(deviceUuid, "status", status),
       ];
     }
+    case "DeviceHealthChanged":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { health: e.data.health, updatedAt: e.data.at } }];
     case "DeviceLost":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { lost: true, updatedAt: e.data.at } }];
     case "DeviceRemoved": {

@@ -8,6 +8,7 @@ import type { Taint } from "../../src/domain/inventory/events.js";
 import type { DeviceNode, HandleNode } from "../../src/domain/inventory/host-tree.js";
 import type { TaintEffect } from "../../src/domain/shared/tolerations.js";
 import type { DeviceStatus, DeviceType, JsonObject } from "../../src/domain/shared/types.js";
+import type { DeviceHealth } from "../../src/domain/inventory/health.js";
 
 export type DeviceView = {
   uuid: string;
@@ -25,6 +26,8 @@ export type DeviceView = {
   updatedAt: string | null;
   /** Gone from the host's report while one of its handles is allocated. */
   lost: boolean;
+  /** As last recorded (absent in views written before health was reported: read it as OK). */
+  health?: DeviceHealth;
   /** Ordered by when each was set, then key and effect. */
   taints: Taint[];
 } & Partial<DeviceCleaningView>;
@@ -95,6 +98,7 @@ export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables" |
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     lost: d.lostArqs !== null,
+    health: d.health,
     taints: [...d.taints],
     ...(d.cleaning ? cleaningView(d.cleaning) : {}),
   };

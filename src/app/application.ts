@@ -33,6 +33,7 @@ import { ReportDigests } from "./report-digests.js";
 import { ReportTimes } from "./report-times.js";
 import { cannotProgram, unavailableReason, validLivenessPolicy, type LivenessPolicy } from "../domain/inventory/liveness.js";
 import { Streams } from "./streams.js";
+import { DEFAULT_HEALTH_RULES, type HealthRule } from "../domain/inventory/health-rules.js";
 import { checkBindingCount } from "./request-limits.js";
 import type { ArqBinding } from "../domain/arqs/bind.js";
 import type { ArqView } from "../domain/arqs/view.js";
@@ -56,6 +57,8 @@ export interface ApplicationOptions {
   bitstreams?: { catalogue?: BitstreamCatalogue; contentDir?: string; maxBytes?: number };
   /** The agents' reporting period and when a silent host is stale or gone (default: 60 s, 3 and 10 periods). */
   liveness?: LivenessPolicy;
+  /** What reported health taints a device (HEALTH_RULES_FILE; DEFAULT_HEALTH_RULES when not given). */
+  healthRules?: readonly HealthRule[];
 }
 
 export const DEFAULT_LIVENESS: LivenessPolicy = { intervalS: 60, staleAfter: 3, goneAfter: 10 };
@@ -71,6 +74,7 @@ export interface ApplicationParts {
   quota: arqs.ArqQuota | undefined;
   maxBindings: number;
   catalogue: BitstreamCatalogue;
+  healthRules: readonly HealthRule[];
 }
 
 export class Application {
@@ -82,6 +86,7 @@ export class Application {
   private readonly quota: arqs.ArqQuota | undefined;
   private readonly maxBindings: number;
   readonly catalogue: BitstreamCatalogue;
+  private readonly healthRules: readonly HealthRule[];
 
   constructor(opts: ApplicationOptions | ApplicationParts) {
     const parts = "streams" in opts ? opts : partsOf(opts);
@@ -92,6 +97,7 @@ export class Application {
     this.quota = parts.quota;
     this.maxBindings = parts.maxBindings;
     this.catalogue = parts.catalogue;
+    this.healthRules = parts.healthRules;
   }
 
   /**
@@ -105,7 +111,7 @@ export class Application {
   /** The same application (cache, locks, report digests, quota, catalogue), with the key's ids and streams (its claim before the first write). */
   private keyed(streams: Streams, newId: () => string): Application {
     const catalogue = this.catalogue instanceof EmbeddedCatalogue ? this.catalogue.keyed(streams, newId) : this.catalogue;
-    return new Application({ streams, newId, reportDigests: this.reportDigests, reportTimes: this.reportTimes, quota: this.quota, maxBindings: this.maxBindings, catalogue });
+    return new Application({ streams, newId, reportDigests: this.reportDigests, reportTimes: this.reportTimes, quota: this.quota, maxBindings: this.maxBindings, catalogue, healthRules: this.healthRules });
   }
 
   /** Why a host's agent cannot program a region now (its reports stopped), or null: binds needing programming fail at once. */
@@ -148,7 +154,7 @@ export class Application {
   }
 
   reportHostInventory(ctx: CommandContext, hostname: string, devices: DriverDevice[]): Promise<InventoryReportView> {
-    return inventory.reportHostInventory(this.streams, this.reportDigests, ctx, hostname, devices, this.reportTimes);
+    return inventory.reportHostInventory(this.streams, this.reportDigests, ctx, hostname, devices, this.reportTimes, this.healthRules);
   }
 
   /** What reportHostInventory would answer for a report with this digest, if it would write nothing; else null. Writes nothing. */
@@ -296,5 +302,5 @@ function partsOf(opts: ApplicationOptions): ApplicationParts {
   const catalogue =
     b.catalogue ?? new EmbeddedCatalogue(streams, new ContentStore(b.contentDir ?? join(tmpdir(), `cyborg-es-bitstreams-${process.pid}`), b.maxBytes ?? 1 << 30), newId);
   const reportTimes = new ReportTimes(validLivenessPolicy(opts.liveness ?? DEFAULT_LIVENESS));
-  return { streams, newId, reportDigests: new ReportDigests(), reportTimes, quota: opts.quota, maxBindings: opts.maxBindings ?? Infinity, catalogue };
+  return { streams, newId, reportDigests: new ReportDigests(), reportTimes, quota: opts.quota, maxBindings: opts.maxBindings ?? Infinity, catalogue, healthRules: opts.healthRules ?? DEFAULT_HEALTH_RULES };
 }

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { HealthRule } from "../domain/inventory/health-rules.js";
+import { loadHealthRules } from "./health-rules-file.js";
 
 /** The environment variables (docs/configuration.md; the contract in docs/graphql-api.md), validated once at start. */
 const schema = z.object({
@@ -42,6 +44,8 @@ const schema = z.object({
   AGENT_STALE_AFTER_PERIODS: z.coerce.number().positive().max(1000).default(3),
   /** Periods without a report after which a host is gone. */
   AGENT_GONE_AFTER_PERIODS: z.coerce.number().positive().max(10_000).default(10),
+  /** A JSON file of health rules (docs/configuration.md, "Health rules"); the documented default without it. */
+  HEALTH_RULES_FILE: z.string().min(1).optional(),
   MAX_BINDINGS_PER_MUTATION: z.coerce.number().int().positive().max(10_000).default(100),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   GLANCE_URL: z.string().regex(/^https?:\/\//, "must be a URL such as http://127.0.0.1:9292").optional(),
@@ -110,6 +114,8 @@ export type Config = z.infer<typeof schema> & {
   eventLog: "lmdb" | "esdb";
   readModels: "memory" | "redis";
   roles: Set<Role>;
+  /** HEALTH_RULES_FILE's rules, read and checked at start (the default rules without it). */
+  healthRules: readonly HealthRule[];
 };
 
 export class ConfigError extends Error {
@@ -158,11 +164,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (roles.has("nova") && !c.NOVA_URL) {
     throw new ConfigError(`invalid configuration:\n  ROLES=${JSON.stringify(c.ROLES)}: the nova role needs NOVA_URL (Nova's compute endpoint, e.g. http://controller:8774/v2.1) and NOVA_TOKEN`);
   }
+  let healthRules: readonly HealthRule[];
+  try {
+    healthRules = loadHealthRules(c.HEALTH_RULES_FILE);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  ${(err as Error).message}`);
+  }
   return {
     ...c,
     mode,
     eventLog: c.EVENTSTORE_URL ? "esdb" : "lmdb",
     readModels: c.REDIS_URL ? "redis" : "memory",
     roles,
+    healthRules,
   };
 }

@@ -31,6 +31,7 @@ describe("device-tree projection", () => {
         createdAt: T(1),
         updatedAt: null,
         lost: false,
+        health: { status: "OK", reasons: [] },
         taints: [],
         cleaningRequired: false,
         cleaningInFlight: null,
@@ -109,6 +110,7 @@ describe("device-tree projection", () => {
       ...gpuHost("h1"),
       ...fpgaHost,
       { type: "DeviceChanged", data: { hostname: "h1", deviceUuid: "d1", changes: { vendor: "1002", model: "mi300" }, at: T(20) } },
+      { type: "DeviceHealthChanged", data: { hostname: "h1", deviceUuid: "d1", health: { status: "CRITICAL", reasons: [{ code: "GPU_LOST", message: "GPU is lost" }] }, at: T(20) } },
       { type: "DeviceStatusChanged", data: { hostname: "h1", deviceUuid: "d1", status: "MAINTAINING", at: T(21) } },
       attribute("h1", "p1", "a1-rc", "rc", "VGPU"),
       { type: "AttributeRemoved", data: { hostname: "h1", deployableUuid: "p1", attributeUuid: "a1-t0", key: "trait0", at: T(22) } },
@@ -117,6 +119,7 @@ describe("device-tree projection", () => {
     ]);
     const [d1] = await read.getDevices(["d1"]);
     expect(d1).toMatchObject({ vendor: "1002", model: "mi300", status: "MAINTAINING", updatedAt: T(21) });
+    expect(d1!.health).toEqual({ status: "CRITICAL", reasons: [{ code: "GPU_LOST", message: "GPU is lost" }] });
     expect((await read.listDevices({ vendor: "10de" }, 10)).totalCount).toBe(0);
     expect((await read.listDevices({ vendor: "1002", status: "MAINTAINING" }, 10)).items.map((d) => d.uuid)).toEqual(["d1"]);
     expect((await read.listDevices({ status: "ENABLED" }, 10)).items.map((d) => d.uuid)).toEqual(["f1"]);

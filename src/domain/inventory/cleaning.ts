@@ -113,10 +113,9 @@ export function qualifyAfterReport(after: HostState, reported: ReadonlySet<strin
   return events;
 }
 
-/** The device's health as its driver last reported it; a device whose driver reports none counts as OK. */
-function healthOf(device: DeviceNode): { status: string; reasons: ReadonlyArray<{ code: string }> } {
-  const h = (device as { health?: { status: string; reasons: ReadonlyArray<{ code: string }> } }).health;
-  return h ?? { status: "OK", reasons: [] };
+/** The device's health as its driver last reported it (after this report); a device whose driver reports none is OK. */
+function healthOf(device: DeviceNode): DeviceNode["health"] {
+  return device.health;
 }
 
 export function decideCleaning(command: CleaningCommand, state: HostState): CleaningEvent[] {

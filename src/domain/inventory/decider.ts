@@ -8,6 +8,7 @@ import { decideAllocate, decideRelease, type AllocateRequest } from "./allocatio
 import { cleaningAfterRelease, decideCleaning, qualifyAfterReport, type CleaningCommand } from "./cleaning.js";
 import { diffValidatedReport, type ReportDiff } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
+import type { HealthRule } from "./health-rules.js";
 import { decideProgramming, type ProgrammingCommand } from "./programming.js";
 import { deviceUuidFor } from "./ids.js";
 import { validateHostname, validateReport, type ReportedDevice } from "./report-validation.js";
@@ -15,8 +16,11 @@ import { evolveHost, initialHostState, type HostState } from "./state.js";
 import { decideStatus, decideTaint, decideUntaint, type TaintCommand } from "./taints.js";
 
 export type HostCommand =
-  /** devices: the host's whole report (DriverDevice[]), validated by decide. */
-  | { type: "ReportHostInventory"; data: { hostname: string; devices: unknown; at: string } }
+  /**
+   * devices: the host's whole report (DriverDevice[]), validated by decide. healthRules: what the
+   * reported health is judged by (DEFAULT_HEALTH_RULES when absent).
+   */
+  | { type: "ReportHostInventory"; data: { hostname: string; devices: unknown; at: string; healthRules?: readonly HealthRule[] } }
   /** Cyborg's switch, over the maintenance taint (taints.ts): `by` and `reason` are the taint's (defaults: "unknown", "set to <status>"). */
   | { type: "SetDeviceStatus"; data: { hostname: string; deviceUuid: string; status: DeviceStatus; by?: string; reason?: string; at: string } }
   | TaintCommand
@@ -77,7 +81,7 @@ export function decideReport(
 ): ReportDiff & { report: ReportedDevice[] } {
   const hostname = checkHostname(state, command.data.hostname);
   const report = validateReport(command.data.devices);
-  const diff = diffValidatedReport(state, hostname, report, command.data.at);
+  const diff = diffValidatedReport(state, hostname, report, command.data.at, command.data.healthRules);
   if (!awaitsQualification(state)) return { ...diff, report };
   const reported = new Set(report.map((d) => deviceUuidFor(hostname, d.cpidKey)));
   const qualified = qualifyAfterReport(fold(hostDecider, state, diff.events), reported, command.data.at);

@@ -7,6 +7,7 @@ import type { AttachHandleType, DeviceStatus, DeviceType, JsonObject } from "../
 import type { CleaningEvent } from "./cleaning-events.js";
 
 export type * from "./cleaning-events.js";
+import type { DeviceHealth } from "./health.js";
 
 export interface ControlPath {
   uuid: string;
@@ -70,6 +71,14 @@ export interface DeviceLost {
 export interface DeviceStatusChanged {
   type: "DeviceStatusChanged";
   data: { hostname: string; deviceUuid: string; status: DeviceStatus; at: string };
+}
+/**
+ * The device's health as its driver reported it, written only when it tells another story than
+ * the recorded one (health.ts, sameHealth) or crosses a health rule's threshold.
+ */
+export interface DeviceHealthChanged {
+  type: "DeviceHealthChanged";
+  data: { hostname: string; deviceUuid: string; health: DeviceHealth; at: string };
 }
 
 /** A taint on a device (taints.ts): one per (key, effect). */
@@ -281,6 +290,7 @@ export type InventoryEvent =
   | DeviceRemoved
   | DeviceLost
   | DeviceStatusChanged
+  | DeviceHealthChanged
   | DeviceTainted
   | DeviceUntainted
   | DeployableAdded

@@ -17,6 +17,7 @@ import type {
   DeployableRemoved,
   DeviceChanged,
   DeviceDiscovered,
+  DeviceHealthChanged,
   DeviceLost,
   DeviceRemoved,
   DeviceStatusChanged,
@@ -31,10 +32,11 @@ import type {
 } from "./events.js";
 import { evolveCleaning, initialCleaning } from "./cleaning.js";
 import type { CleaningEvent } from "./cleaning-events.js";
+import { HEALTHY } from "./health.js";
 import { MAINTENANCE_TAINT_KEY, statusOf, withTaint, withoutTaint } from "./taints.js";
 import type { Allocation, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingReport } from "./host-tree.js";
 
-type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceTainted | DeviceUntainted | DeviceLost | DeviceRemoved;
+type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceHealthChanged | DeviceTainted | DeviceUntainted | DeviceLost | DeviceRemoved;
 type DeployableEvent = DeployableAdded | DeployableChanged | DeployableRemoved | AttributeSet | AttributeRemoved;
 type HandleEvent = AttachHandleAdded | AttachHandleChanged | AttachHandleLost | AttachHandleRemoved | AttachHandleAllocated | AttachHandleReleased;
 type ProgrammingEvent = RegionProgrammingRequested | RegionProgrammed | RegionProgrammingFailed | RegionProgrammingAbandoned;
@@ -44,6 +46,7 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "DeviceDiscovered":
     case "DeviceChanged":
     case "DeviceStatusChanged":
+    case "DeviceHealthChanged":
     case "DeviceTainted":
     case "DeviceUntainted":
     case "DeviceLost":
@@ -90,6 +93,7 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
         createdAt: at,
         updatedAt: null,
         lostArqs: null,
+        health: HEALTHY,
         taints: [],
         deployables: new Map(),
         cleaning: initialCleaning(),
@@ -100,6 +104,8 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, ...event.data.changes, updatedAt: event.data.at }));
     case "DeviceStatusChanged":
       return updateDevice(state, event.data.deviceUuid, (d) => withTaints(d, legacyStatusTaints(d, event.data), event.data.at));
+    case "DeviceHealthChanged":
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, health: event.data.health, updatedAt: event.data.at }));
     case "DeviceTainted":
       return updateDevice(state, event.data.deviceUuid, (d) => withTaints(d, withTaint(d.taints, event.data.taint), event.data.at));
     case "DeviceUntainted":

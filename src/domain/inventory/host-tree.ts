@@ -4,6 +4,7 @@
  */
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
 import type { DeviceCleaningState } from "./cleaning.js";
+import type { DeviceHealth } from "./health.js";
 import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester, Taint } from "./events.js";
 
 export interface HandleNode {
@@ -70,6 +71,8 @@ export type DeviceNode = Pick<
   updatedAt: string | null;
   /** Left the report while some handle was allocated (the ARQs it named); removed once all are released. */
   lostArqs: readonly string[] | null;
+  /** As last recorded (DeviceHealthChanged); HEALTHY until the driver reports otherwise. */
+  health: DeviceHealth;
   /** In the order first set; `status` is MAINTAINING while there is any (taints.ts). */
   taints: readonly Taint[];
   /** By deployable uuid. */

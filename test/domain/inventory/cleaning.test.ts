@@ -87,6 +87,17 @@ describe("cleaning before reuse", () => {
       expect(report(back, [fpga("af", { handles: 2 })]).events).toEqual([]);
     });
 
+    it("a report showing the device CRITICAL fails it, naming the reasons; UNKNOWN leaves it waiting", () => {
+      const qualifying = apply(cleaning, cleaned());
+      const critical = { status: "CRITICAL", reasons: [{ code: "XID", message: "Xid 79: GPU has fallen off the bus" }] };
+      const events = report(qualifying, [{ ...fpga("af", { handles: 2 }), health: critical }]).events;
+      expect(events.at(-1)).toEqual({ type: "DeviceFailed", data: { hostname: HOST, deviceUuid, reason: "the health check after cleaning failed: XID", at } });
+      const unknown = { status: "UNKNOWN", reasons: [{ code: "SOURCE_UNREADABLE", message: "nvidia-smi not found" }] };
+      const waiting = report(qualifying, [{ ...fpga("af", { handles: 2 }), health: unknown }]).events;
+      expect(types(waiting)).not.toContain("DeviceQualified");
+      expect(types(waiting)).not.toContain("DeviceFailed");
+    });
+
     it("a report without the device leaves it waiting", () => {
       const qualifying = apply(cleaning, cleaned());
       expect(types(report(qualifying, []).events)).not.toContain("DeviceQualified");

@@ -5,6 +5,8 @@ import { DeviceFilter } from "../inputs/filters.input.js";
 import { toConnection } from "../types/connection.js";
 import { Deployable } from "../types/deployable.type.js";
 import { ControlPathId, Device, DeviceConnection } from "../types/device.type.js";
+import { DeviceHealth } from "../types/health.type.js";
+import { HEALTHY } from "../../../domain/inventory/health.js";
 import { DeviceStatus } from "../types/scalars.js";
 import { DeviceCleaning, DeviceHolder } from "../types/device-loop.type.js";
 import { cleaningView, type DeviceCleaningView } from "../../../../projections/shared/device-views.js";
@@ -135,6 +137,11 @@ export class DeviceResolver {
   @FieldResolver(() => [ControlPathId], { description: "Every control path of the device (the database-model spec: a device may have several), controlPath first" })
   controlPaths(@Root() device: DeviceView): ControlPathId[] {
     return [device.controlPath, ...(device.additionalControlPaths ?? [])];
+  }
+
+  @FieldResolver(() => DeviceHealth)
+  health(@Root() device: DeviceView): DeviceHealth {
+    return device.health ?? HEALTHY;
   }
 
   @FieldResolver(() => [Deployable])
