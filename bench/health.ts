@@ -7,12 +7,14 @@
  * - taint_to_reserved_p99_ms: from the same start to Placement's answer to the write that reserves
  *   the tainted device's provider (PUT .../inventories with reserved = total): the device is off
  *   the scheduler's menu from then on.
+ * - eviction_notice_p99_ms: from a NoExecute taint on a device held by HOLDERS ARQs (`holders`) to
+ *   each holder's eviction notice committed (bench/lib/eviction-phase.ts), over EVICTION_ROUNDS taints.
  *
  * HOSTS hosts x DEVICES FPGA cards are reported and synced first; then TAINTS taints, one every
  * 1/RATE s on a card that carries none, each removed again once Placement showed it (not measured).
  *
  *   npm run bench:health
- *   npm run bench:health -- --hosts 20 --devices 8 --taints 200 --rate 20 [--no-fsync]
+ *   npm run bench:health -- --hosts 20 --devices 8 --taints 200 --rate 20 --holders 100 --eviction-rounds 10 [--no-fsync]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,6 +28,7 @@ import { createLogger } from "../src/infra/logger.js";
 import { PlacementClient } from "../src/reactors/placement/client.js";
 import { startPlacementSync } from "../src/reactors/placement/sync.js";
 import { parseArgs } from "./lib/client.js";
+import { evictionLatencies } from "./lib/eviction-phase.js";
 import { fpgaCard, HostWriter } from "./lib/host-writer.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
 import { startPlacementServer } from "./lib/placement-server.js";
@@ -37,6 +40,8 @@ const TAINTS = Number(args.taints ?? 200);
 const RATE = Number(args.rate ?? 20);
 const CONCURRENCY = Number(args.concurrency ?? 4);
 const FSYNC = args["no-fsync"] === undefined;
+const HOLDERS = Number(args.holders ?? 100);
+const EVICTION_ROUNDS = Number(args["eviction-rounds"] ?? 10);
 const BUSES = ["3b", "3c", "5e", "5f", "86", "87", "af", "b0", "d8", "d9", "da", "db", "dc", "dd", "de", "df"].slice(0, DEVICES);
 
 const host = (h: number) => `bench-host-${h}`;
@@ -131,6 +136,8 @@ async function main(): Promise<void> {
     const r = [...reserved].sort((a, b) => a - b);
     console.log(`taint      ${c.length} taints at ${RATE}/s: committed p50 ${percentile(c, 50).toFixed(1)} ms, p99 ${percentile(c, 99).toFixed(1)} ms, max ${(c.at(-1) ?? 0).toFixed(1)} ms`);
     console.log(`reserved   Placement reserved the device: p50 ${percentile(r, 50).toFixed(0)} ms, p99 ${percentile(r, 99).toFixed(0)} ms, max ${Math.round(r.at(-1) ?? 0)} ms`);
+    const ev = (await evictionLatencies(store, app, HOLDERS, EVICTION_ROUNDS)).sort((a, b) => a - b);
+    console.log(`eviction   ${EVICTION_ROUNDS} NoExecute taints of a device with ${HOLDERS} holders: every notice p50 ${percentile(ev, 50).toFixed(1)} ms, p99 ${percentile(ev, 99).toFixed(1)} ms`);
     const speedAfter = machineSpeedMs();
     console.log(`machine    fixed CPU task ${speedBefore} ms before, ${speedAfter} ms after`);
     const result = {
@@ -138,6 +145,9 @@ async function main(): Promise<void> {
       taint_to_reserved_p99_ms: Math.round(percentile(r, 99)),
       taint_commit_p50_ms: Number(percentile(c, 50).toFixed(1)),
       taint_to_reserved_p50_ms: Math.round(percentile(r, 50)),
+      eviction_notice_p99_ms: Number(percentile(ev, 99).toFixed(1)),
+      eviction_notice_p50_ms: Number(percentile(ev, 50).toFixed(1)),
+      holders: HOLDERS,
       taints: c.length,
       hosts: HOSTS,
       devices_per_host: DEVICES,

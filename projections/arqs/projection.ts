@@ -7,7 +7,10 @@
  *                              | null, status {state handle bindFailureReason revision position
  *                              updatedAt} (handle: {attachHandleType attachHandleUuid
  *                              attachHandleInfo deployableUuid} | null)
- *                              (fields grouped by what changes together: an event writes 1 to 4)
+ *                              (fields grouped by what changes together: an event writes 1 to 4),
+ *                              eviction {deviceUuid taintKey reason deadline requestedAt revision position} | null
+ *                              (the notice leaves status alone: the view takes revision and position from
+ *                              whichever of the two is later)
  *   :all                 zset  ARQ uuids by the position of ArqCreated
  *   :by-state|by-instance|by-host|by-project|by-profile|resolved     family (hash uuid -> value) and
  *   :by-<f>:<value>      zset  the ARQs with that value, in creation order
@@ -35,7 +38,7 @@ export const FAMILIES = {
 const { orderKey: ORDER_KEY, file } = indexFamilies(k, FAMILIES, "all");
 const FAMILY_FIELDS = Object.keys(FAMILIES) as Array<keyof typeof FAMILIES>;
 
-export const eventTypes = ["ArqCreated", "ArqBindStarted", "ArqBound", "ArqBindFailed", "ArqUnbound", "ArqDeleted"] as const;
+export const eventTypes = ["ArqCreated", "ArqBindStarted", "ArqBound", "ArqBindFailed", "ArqUnbound", "ArqDeleted", "ArqEvictionRequested"] as const;
 
 export function project(event: RecordedEvent): Write[] {
   const e = event as Recorded<ArqEvent>;
@@ -72,7 +75,7 @@ export function project(event: RecordedEvent): Write[] {
     case "ArqBindStarted": {
       const d = e.data;
       return [
-        doc("BIND_STARTED", { projectId: d.projectId, binding: { hostname: d.hostname, deviceRpUuid: d.deviceRpUuid, instanceUuid: d.instanceUuid } }),
+        doc("BIND_STARTED", { projectId: d.projectId, eviction: null, binding: { hostname: d.hostname, deviceRpUuid: d.deviceRpUuid, instanceUuid: d.instanceUuid } }),
         file(u, "state", "BIND_STARTED"),
         file(u, "hostname", d.hostname),
         file(u, "instanceUuid", d.instanceUuid),
@@ -100,7 +103,7 @@ export function project(event: RecordedEvent): Write[] {
     case "ArqUnbound":
       // project_id is kept (cyborg-reference 2.3, Unbind).
       return [
-        doc("UNBOUND", { binding: null }),
+        doc("UNBOUND", { binding: null, eviction: null }),
         file(u, "state", "UNBOUND"),
         file(u, "hostname", null),
         file(u, "instanceUuid", null),
@@ -112,6 +115,11 @@ export function project(event: RecordedEvent): Write[] {
         ...FAMILY_FIELDS.map((f) => file(u, f, null)),
         { op: "zrem", key: ORDER_KEY, member: u },
       ];
+    case "ArqEvictionRequested": {
+      const { deviceUuid, taintKey, reason, deadline, at } = e.data;
+      const eviction: StoredArq["eviction"] = { deviceUuid, taintKey, reason, deadline, requestedAt: at, revision: e.revision, position: e.position.toString() };
+      return [{ op: "put", key: k("arq", u), fields: { eviction } }];
+    }
     default:
       return [];
   }
@@ -135,4 +143,6 @@ export interface StoredArq {
     position: string;
     updatedAt: string | null;
   };
+  /** Absent in docs written before eviction notices. */
+  eviction?: (NonNullable<ArqView["eviction"]> & { revision: number; position: string }) | null;
 }

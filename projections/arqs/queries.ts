@@ -19,6 +19,8 @@ function view(doc: Record<string, unknown> | null): ArqView | null {
   const a = doc as unknown as StoredArq;
   const s = a.status;
   const handle = s.state === "BOUND" ? s.handle : null;
+  const { revision: noticeRevision, position: noticePosition, ...eviction } = a.eviction ?? { revision: -1, position: "" };
+  const noticeLast = a.eviction && noticeRevision > s.revision;
   return {
     ...a.created,
     // Docs written before profiles had versions.
@@ -33,10 +35,11 @@ function view(doc: Record<string, unknown> | null): ArqView | null {
     attachHandleInfo: handle?.attachHandleInfo ?? null,
     deployableUuid: handle?.deployableUuid ?? null,
     bindFailureReason: s.bindFailureReason,
-    revision: s.revision,
-    position: s.position,
+    eviction: a.eviction ? (eviction as NonNullable<ArqView["eviction"]>) : null,
+    revision: noticeLast ? noticeRevision : s.revision,
+    position: noticeLast ? noticePosition : s.position,
     createdAt: a.created.createdAt,
-    updatedAt: s.updatedAt,
+    updatedAt: noticeLast ? a.eviction!.requestedAt : s.updatedAt,
   };
 }
 

@@ -24,6 +24,9 @@ import type { InventoryEvent } from "../../src/domain/events.js";
 import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js";
 import type { Write } from "../../src/infra/readstore/port.js";
 import type { Projection } from "../../src/reactors/projector/projection.js";
+import { initialCleaning } from "../../src/domain/inventory/cleaning.js";
+import { CLEANING_EVENT_TYPES, type CleaningEvent } from "../../src/domain/inventory/cleaning-events.js";
+import { HEALTHY } from "../../src/domain/inventory/health.js";
 import { DEPLOYABLE_EVENTS, deployableWrites } from "../shared/deployables.js";
 import { deviceDocFields, deviceView, handleView, taintField } from "../shared/device-views.js";
 import { indexFamilies, keys, score } from "../shared/keys.js";
@@ -49,10 +52,12 @@ export const eventTypes = [
   "DeviceDiscovered",
   "DeviceChanged",
   "DeviceStatusChanged",
+  "DeviceHealthChanged",
   "DeviceTainted",
   "DeviceUntainted",
   "DeviceLost",
   "DeviceRemoved",
+  ...CLEANING_EVENT_TYPES,
   ...DEPLOYABLE_EVENTS,
   "AttachHandleAdded",
   "AttachHandleChanged",
@@ -68,11 +73,19 @@ export function project(event: RecordedEvent): Write[] {
     case "DeviceDiscovered":
     case "DeviceChanged":
     case "DeviceStatusChanged":
+    case "DeviceHealthChanged":
     case "DeviceTainted":
     case "DeviceUntainted":
     case "DeviceLost":
     case "DeviceRemoved":
       return projectDevice(e);
+    case "DeviceCleaningRequirementSet":
+    case "DeviceCleaningRequested":
+    case "DeviceCleaned":
+    case "DeviceCleaningFailed":
+    case "DeviceQualified":
+    case "DeviceFailed":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { ...cleaningFields(e), updatedAt: e.data.at } }];
     case "DeployableAdded":
     case "DeployableChanged":
     case "DeployableRemoved":
@@ -86,7 +99,7 @@ export function project(event: RecordedEvent): Write[] {
 
 type DeviceEvent = Extract<
   InventoryEvent,
-  { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceTainted" | "DeviceUntainted" | "DeviceLost" | "DeviceRemoved" }
+  { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceHealthChanged" | "DeviceTainted" | "DeviceUntainted" | "DeviceLost" | "DeviceRemoved" }
 >;
 type DeployableEvent = Extract<InventoryEvent, { type: (typeof DEPLOYABLE_EVENTS)[number] }>;
 
@@ -96,7 +109,7 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
     case "DeviceDiscovered": {
       const d = e.data;
       const { deviceUuid, at, hostname, additionalControlPaths, ...fields } = d;
-      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, taints: [] };
+      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, cleaning: initialCleaning(), health: HEALTHY, taints: [] };
       return [
         { op: "put", key: k("device", deviceUuid), fields: deviceDocFields(deviceView(hostname, node)) },
         { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },
@@ -128,6 +141,8 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
         fileDevice(deviceUuid, "status", status),
       ];
     }
+    case "DeviceHealthChanged":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { health: e.data.health, updatedAt: e.data.at } }];
     case "DeviceLost":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { lost: true, updatedAt: e.data.at } }];
     case "DeviceRemoved": {
@@ -142,6 +157,28 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
         { op: "del", key: k("deployables-of", u) },
       ];
     }
+  }
+}
+
+/** The device doc's cleaning fields an event changes (the event alone tells them). */
+function cleaningFields(e: CleaningEvent): Record<string, unknown> {
+  switch (e.type) {
+    case "DeviceCleaningRequirementSet":
+      return { cleaningRequired: e.data.required };
+    case "DeviceCleaningRequested":
+      return { cleaningInFlight: { requestId: e.data.requestId, reason: e.data.reason, requestedAt: e.data.at }, qualifyingSince: null };
+    case "DeviceCleaned": {
+      const { requestId, digest, command, durationMs, at } = e.data;
+      return { cleaningInFlight: null, qualifyingSince: at, failure: null, lastCleaning: { requestId, outcome: "cleaned", digest, command, durationMs, reason: null, at } };
+    }
+    case "DeviceCleaningFailed": {
+      const { requestId, reason, at } = e.data;
+      return { cleaningInFlight: null, lastCleaning: { requestId, outcome: "failed", digest: null, command: null, durationMs: null, reason, at } };
+    }
+    case "DeviceQualified":
+      return { qualifyingSince: null, failure: null };
+    case "DeviceFailed":
+      return { qualifyingSince: null, failure: { reason: e.data.reason, at: e.data.at } };
   }
 }
 
@@ -213,9 +250,9 @@ function projectHandle(e: Recorded<InventoryEvent>): Write[] {
         { op: "zrem", key: k("handles-of", e.data.deployableUuid), member: e.data.handleUuid },
       ];
     case "AttachHandleAllocated":
-      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { inUse: true, arqUuid: e.data.arqUuid } }];
+      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { inUse: true, arqUuid: e.data.arqUuid, heldSince: e.data.at } }];
     case "AttachHandleReleased":
-      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { inUse: false, arqUuid: null } }];
+      return [{ op: "put", key: k("handle", e.data.handleUuid), fields: { inUse: false, arqUuid: null, heldSince: null } }];
     default:
       return [];
   }

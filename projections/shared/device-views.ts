@@ -3,10 +3,12 @@
  * writes them (each added device and handle starts as the view of its new node) and time travel
  * builds them from the host's state folded then (src/audit/past-views.ts), both with these functions.
  */
+import type { CleaningOutcome } from "../../src/domain/inventory/cleaning.js";
 import type { Taint } from "../../src/domain/inventory/events.js";
 import type { DeviceNode, HandleNode } from "../../src/domain/inventory/host-tree.js";
 import type { TaintEffect } from "../../src/domain/shared/tolerations.js";
 import type { DeviceStatus, DeviceType, JsonObject } from "../../src/domain/shared/types.js";
+import type { DeviceHealth } from "../../src/domain/inventory/health.js";
 
 export type DeviceView = {
   uuid: string;
@@ -24,8 +26,19 @@ export type DeviceView = {
   updatedAt: string | null;
   /** Gone from the host's report while one of its handles is allocated. */
   lost: boolean;
+  /** As last recorded (absent in views written before health was reported: read it as OK). */
+  health?: DeviceHealth;
   /** Ordered by when each was set, then key and effect. */
   taints: Taint[];
+} & Partial<DeviceCleaningView>;
+
+/** The device's cleaning loop (absent in views written before it: nothing to say). */
+export type DeviceCleaningView = {
+  cleaningRequired: boolean;
+  cleaningInFlight: { requestId: string; reason: string; requestedAt: string } | null;
+  qualifyingSince: string | null;
+  failure: { reason: string; at: string } | null;
+  lastCleaning: CleaningOutcome | null;
 };
 
 /**
@@ -66,9 +79,11 @@ export type AttachHandleView = {
   deviceUuid: string;
   hostname: string;
   lost: boolean;
+  /** When the ARQ holding it took it (absent in handles written before this was kept). */
+  heldSince?: string | null;
 };
 
-export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables">): DeviceView {
+export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables" | "cleaning"> & Partial<Pick<DeviceNode, "cleaning">>): DeviceView {
   return {
     uuid: d.uuid,
     type: d.type,
@@ -83,8 +98,14 @@ export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables">)
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     lost: d.lostArqs !== null,
+    health: d.health,
     taints: [...d.taints],
+    ...(d.cleaning ? cleaningView(d.cleaning) : {}),
   };
+}
+
+export function cleaningView(c: DeviceNode["cleaning"]): DeviceCleaningView {
+  return { cleaningRequired: c.required, cleaningInFlight: c.inFlight, qualifyingSince: c.qualifyingSince, failure: c.failed, lastCleaning: c.last };
 }
 
 /** The handle `h` of deployable `deployableUuid` on device `deviceUuid` of `hostname`. */

@@ -13,6 +13,8 @@ import type { BitstreamCatalogue } from "../infra/bitstreams/port.js";
 import * as bitstreams from "./bitstreams/use-cases.js";
 import { EmbeddedCatalogue } from "./bitstreams/embedded-catalogue.js";
 import * as programming from "./programming.js";
+import * as cleaning from "./cleaning.js";
+import * as eviction from "./eviction.js";
 import type { DeviceProfileInput } from "../domain/device-profiles/validation.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
 import type { CommandContext, DeviceStatus } from "../domain/shared/types.js";
@@ -31,6 +33,7 @@ import { ReportDigests } from "./report-digests.js";
 import { ReportTimes } from "./report-times.js";
 import { cannotProgram, unavailableReason, validLivenessPolicy, type LivenessPolicy } from "../domain/inventory/liveness.js";
 import { Streams } from "./streams.js";
+import { DEFAULT_HEALTH_RULES, type HealthRule } from "../domain/inventory/health-rules.js";
 import { checkBindingCount } from "./request-limits.js";
 import type { ArqBinding } from "../domain/arqs/bind.js";
 import type { ArqView } from "../domain/arqs/view.js";
@@ -54,6 +57,8 @@ export interface ApplicationOptions {
   bitstreams?: { catalogue?: BitstreamCatalogue; contentDir?: string; maxBytes?: number };
   /** The agents' reporting period and when a silent host is stale or gone (default: 60 s, 3 and 10 periods). */
   liveness?: LivenessPolicy;
+  /** What reported health taints a device (HEALTH_RULES_FILE; DEFAULT_HEALTH_RULES when not given). */
+  healthRules?: readonly HealthRule[];
 }
 
 export const DEFAULT_LIVENESS: LivenessPolicy = { intervalS: 60, staleAfter: 3, goneAfter: 10 };
@@ -69,6 +74,7 @@ export interface ApplicationParts {
   quota: arqs.ArqQuota | undefined;
   maxBindings: number;
   catalogue: BitstreamCatalogue;
+  healthRules: readonly HealthRule[];
 }
 
 export class Application {
@@ -80,6 +86,7 @@ export class Application {
   private readonly quota: arqs.ArqQuota | undefined;
   private readonly maxBindings: number;
   readonly catalogue: BitstreamCatalogue;
+  private readonly healthRules: readonly HealthRule[];
 
   constructor(opts: ApplicationOptions | ApplicationParts) {
     const parts = "streams" in opts ? opts : partsOf(opts);
@@ -90,6 +97,7 @@ export class Application {
     this.quota = parts.quota;
     this.maxBindings = parts.maxBindings;
     this.catalogue = parts.catalogue;
+    this.healthRules = parts.healthRules;
   }
 
   /**
@@ -103,7 +111,7 @@ export class Application {
   /** The same application (cache, locks, report digests, quota, catalogue), with the key's ids and streams (its claim before the first write). */
   private keyed(streams: Streams, newId: () => string): Application {
     const catalogue = this.catalogue instanceof EmbeddedCatalogue ? this.catalogue.keyed(streams, newId) : this.catalogue;
-    return new Application({ streams, newId, reportDigests: this.reportDigests, reportTimes: this.reportTimes, quota: this.quota, maxBindings: this.maxBindings, catalogue });
+    return new Application({ streams, newId, reportDigests: this.reportDigests, reportTimes: this.reportTimes, quota: this.quota, maxBindings: this.maxBindings, catalogue, healthRules: this.healthRules });
   }
 
   /** Why a host's agent cannot program a region now (its reports stopped), or null: binds needing programming fail at once. */
@@ -146,7 +154,7 @@ export class Application {
   }
 
   reportHostInventory(ctx: CommandContext, hostname: string, devices: DriverDevice[]): Promise<InventoryReportView> {
-    return inventory.reportHostInventory(this.streams, this.reportDigests, ctx, hostname, devices, this.reportTimes);
+    return inventory.reportHostInventory(this.streams, this.reportDigests, ctx, hostname, devices, this.reportTimes, this.healthRules);
   }
 
   /** What reportHostInventory would answer for a report with this digest, if it would write nothing; else null. Writes nothing. */
@@ -225,6 +233,33 @@ export class Application {
     return programming.abandonProgramming(this.streams, ctx, target);
   }
 
+  /** Asks every holder of the device to move (a NoExecute taint): the notices given now. */
+  requestEvictions(ctx: CommandContext, input: eviction.EvictionInput): Promise<eviction.EvictionNotice[]> {
+    return eviction.requestEvictions(this.streams, ctx, input);
+  }
+
+  setDeviceCleaningRequired(ctx: CommandContext, hostname: string, deviceUuid: string, required: boolean): Promise<void> {
+    return cleaning.setDeviceCleaningRequired(this.streams, ctx, hostname, deviceUuid, required);
+  }
+
+  /** An operator's clean of a device no ARQ holds (the repair of a FAILED one): the request in flight. */
+  requestDeviceCleaning(ctx: CommandContext, hostname: string, deviceUuid: string, reason: string | null) {
+    return cleaning.requestDeviceCleaning(this.streams, ctx, hostname, deviceUuid, reason);
+  }
+
+  /** The cleans the host's agent is to run. */
+  cleaningInFlight(hostname: string): Promise<cleaning.CleaningRequestView[]> {
+    return cleaning.cleaningInFlight(this.streams, hostname);
+  }
+
+  reportCleaningResult(ctx: CommandContext, input: cleaning.CleaningResultInput) {
+    return cleaning.reportCleaningResult(this.streams, ctx, input);
+  }
+
+  abandonCleaning(ctx: CommandContext, target: { hostname: string; deviceUuid: string; requestId: string; reason: string }): Promise<boolean> {
+    return cleaning.abandonCleaning(this.streams, ctx, target);
+  }
+
   unbindArqs(ctx: CommandContext, arqUuids: string[]): Promise<ArqView[]> {
     return arqs.unbindArqs(this.streams, ctx, arqUuids);
   }
@@ -267,5 +302,5 @@ function partsOf(opts: ApplicationOptions): ApplicationParts {
   const catalogue =
     b.catalogue ?? new EmbeddedCatalogue(streams, new ContentStore(b.contentDir ?? join(tmpdir(), `cyborg-es-bitstreams-${process.pid}`), b.maxBytes ?? 1 << 30), newId);
   const reportTimes = new ReportTimes(validLivenessPolicy(opts.liveness ?? DEFAULT_LIVENESS));
-  return { streams, newId, reportDigests: new ReportDigests(), reportTimes, quota: opts.quota, maxBindings: opts.maxBindings ?? Infinity, catalogue };
+  return { streams, newId, reportDigests: new ReportDigests(), reportTimes, quota: opts.quota, maxBindings: opts.maxBindings ?? Infinity, catalogue, healthRules: opts.healthRules ?? DEFAULT_HEALTH_RULES };
 }

@@ -4,6 +4,7 @@ import { decideReport, hostDecider, type HostCommand, type HostState } from "../
 import { digestOfValidated, validateDigest } from "../domain/inventory/digest.js";
 import type { InventoryEvent } from "../domain/inventory/events.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
+import type { HealthRule } from "../domain/inventory/health-rules.js";
 import { validateHostname } from "../domain/inventory/report-validation.js";
 import type { Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext, type DeviceStatus } from "../domain/shared/types.js";
@@ -32,6 +33,7 @@ export async function reportHostInventory(
   hostname: string,
   devices: DriverDevice[],
   times?: ReportTimes,
+  healthRules?: readonly HealthRule[],
 ): Promise<InventoryReportView> {
   validateHostname(hostname);
   // The agent is alive whatever its report says (even one the domain refuses).
@@ -46,7 +48,10 @@ export async function reportHostInventory(
       return last.events;
     },
   };
-  const command: Extract<HostCommand, { type: "ReportHostInventory" }> = { type: "ReportHostInventory", data: { hostname, devices, at: ctx.at } };
+  const command: Extract<HostCommand, { type: "ReportHostInventory" }> = {
+    type: "ReportHostInventory",
+    data: { hostname, devices, at: ctx.at, ...(healthRules ? { healthRules } : {}) },
+  };
   const result = await handleCommand(s.store, stream.host(hostname), decider, command, ctx, { cache: s.cache, locks: s.locks });
   const { summary, report } = last!;
   const digest = digestOfValidated(report);

@@ -4,6 +4,7 @@ import { reportOnce, runAgent, type AgentOptions } from "../clients/agent/agent.
 import { HostLock } from "../clients/agent/host-lock.js";
 import { runProgramming } from "../clients/agent/programming.js";
 import { discoverAll } from "../clients/agent/drivers/index.js";
+import { withHealth } from "../clients/agent/drivers/health/index.js";
 import { driverEnv, type DriverCliOptions } from "../clients/agent/driver-env.js";
 import { createLogger } from "../infra/logger.js";
 import { explainRefusal, serviceClient, withService } from "./service-options.js";
@@ -25,7 +26,10 @@ function driverOptions(cmd: Command): Command {
     .option("--fake-region-type <type>", "fake driver: report region type <type> (CUSTOM_FPGA_FAKE_REGION_<TYPE>), for bitstreams by function")
     .option("--fake-program-delay <ms>", "fake driver: programming takes this long")
     .option("--fake-program-fail <message>", "fake driver: programming fails with this message")
-    .option("--fake-state <file>", "fake driver: keep what the device was programmed with in this file (default: in memory)");
+    .option("--fake-state <file>", "fake driver: keep what the device was programmed with in this file (default: in memory)")
+    .option("--fake-health-file <file>", 'fake driver: report the health in this JSON file, read every pass, e.g. {"status":"CRITICAL","reasons":[{"code":"INJECTED","message":"test"}]}')
+    .option("--nvidia-smi <path>", "the nvidia-smi binary the NVIDIA GPUs' health is read with (-q -x)", "nvidia-smi")
+    .option("--kernel-log <command>", "the command that prints the kernel log, for NVIDIA XID events", "dmesg");
 }
 
 export function agentCommand(): Command {
@@ -79,7 +83,10 @@ export function agentCommand(): Command {
       .action(async (_o: unknown, cmd: Command) => {
         const o = withParentDefaults<DriverCliOptions & { json: boolean }>(cmd);
         const log = createLogger("warn", "cyborg-es-agent");
-        const { devices, errors } = await discoverAll(splitList(o.drivers), driverEnv(o), log);
+        const env = driverEnv(o);
+        const found = await discoverAll(splitList(o.drivers), env, log);
+        const { errors } = found;
+        const devices = await withHealth(found.devices, env);
         if (o.json) return console.log(JSON.stringify({ devices, errors }, null, 2));
         const rows = devices.flatMap((d) =>
           d.deployables.map((dep) => ({
@@ -88,6 +95,7 @@ export function agentCommand(): Command {
             model: d.model,
             address: pciText(d.controlPath.info),
             deployable: dep.name,
+            health: d.health ? [d.health.status, ...d.health.reasons.map((r) => r.code)].join(" ") : "",
             accelerators: dep.numAccelerators,
             handles: dep.attachHandles.length,
             rc: dep.attributes.find((a) => a.key === "rc")?.value ?? "",

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { HealthRule } from "../domain/inventory/health-rules.js";
+import { loadHealthRules } from "./health-rules-file.js";
 
 /** The environment variables (docs/configuration.md; the contract in docs/graphql-api.md), validated once at start. */
 const schema = z.object({
@@ -40,12 +42,16 @@ const schema = z.object({
   AUTH_TOKENS_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BIND_TIMEOUT_S: z.coerce.number().positive().max(3600).default(60),
+  /** How long the holders of a device with a NoExecute taint are given to move, from the taint (their eviction notice's deadline). */
+  EVICTION_DEADLINE_S: z.coerce.number().positive().max(30 * 86_400).default(300),
   /** The period the agents report at (their --interval): a host's liveness is measured in these. */
   AGENT_REPORT_INTERVAL_S: z.coerce.number().positive().max(86_400).default(60),
   /** Periods without a report after which a host is stale (os-acc's initialize refuses it; binds that need programming fail). */
   AGENT_STALE_AFTER_PERIODS: z.coerce.number().positive().max(1000).default(3),
   /** Periods without a report after which a host is gone. */
   AGENT_GONE_AFTER_PERIODS: z.coerce.number().positive().max(10_000).default(10),
+  /** A JSON file of health rules (docs/configuration.md, "Health rules"); the documented default without it. */
+  HEALTH_RULES_FILE: z.string().min(1).optional(),
   MAX_BINDINGS_PER_MUTATION: z.coerce.number().int().positive().max(10_000).default(100),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   GLANCE_URL: z.string().regex(/^https?:\/\//, "must be a URL such as http://127.0.0.1:9292").optional(),
@@ -123,6 +129,8 @@ export type Config = z.infer<typeof schema> & {
   eventLog: "lmdb" | "esdb";
   readModels: "memory" | "redis";
   roles: Set<Role>;
+  /** HEALTH_RULES_FILE's rules, read and checked at start (the default rules without it). */
+  healthRules: readonly HealthRule[];
 };
 
 export class ConfigError extends Error {
@@ -171,11 +179,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (roles.has("nova") && !c.NOVA_URL) {
     throw new ConfigError(`invalid configuration:\n  ROLES=${JSON.stringify(c.ROLES)}: the nova role needs NOVA_URL (Nova's compute endpoint, e.g. http://controller:8774/v2.1) and NOVA_TOKEN`);
   }
+  let healthRules: readonly HealthRule[];
+  try {
+    healthRules = loadHealthRules(c.HEALTH_RULES_FILE);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  ${(err as Error).message}`);
+  }
   return {
     ...c,
     mode,
     eventLog: c.EVENTSTORE_URL ? "esdb" : "lmdb",
     readModels: c.REDIS_URL ? "redis" : "memory",
     roles,
+    healthRules,
   };
 }

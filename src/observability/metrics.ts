@@ -147,6 +147,12 @@ export class Metrics implements OperationMetrics {
     registers: [this.registry],
   });
 
+  private readonly evictionNotices = new Counter({
+    name: "cyborg_eviction_notices_total",
+    help: "Eviction notices given to the holders of devices with a NoExecute taint",
+    registers: [this.registry],
+  });
+
   constructor(opts: { processMetrics?: boolean } = {}) {
     const sources = () => this.sources;
     new Gauge({
@@ -277,6 +283,10 @@ export class Metrics implements OperationMetrics {
 
   invariantRepair(violation: string, action: string): void {
     this.invariantRepairs.inc({ violation, action });
+  }
+
+  evictionNotice(): void {
+    this.evictionNotices.inc();
   }
 
   agentReport(result: "written" | "unchanged" | "confirmed" | "not_confirmed"): void {

@@ -22,9 +22,11 @@ import { Binder, type BinderOptions } from "../reactors/binder/binder.js";
 import type { Config } from "../infra/config.js";
 import type { EventStore } from "../infra/eventstore/port.js";
 import { InvariantChecker } from "../reactors/invariants/checker.js";
+import { EvictionFollower } from "../reactors/eviction/follower.js";
 import { startFollowers, type Followers } from "../reactors/start.js";
 import type { Logger } from "../infra/logger.js";
 import { startObservability } from "../observability/index.js";
+import type { Metrics } from "../observability/metrics.js";
 import type { NovaNotifierOptions } from "../reactors/nova/notifier.js";
 import { Projector } from "../reactors/projector/projector.js";
 import { Archive } from "../audit/retention/archive.js";
@@ -105,7 +107,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
     const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
     const liveness = { intervalS: config.AGENT_REPORT_INTERVAL_S, staleAfter: config.AGENT_STALE_AFTER_PERIODS, goneAfter: config.AGENT_GONE_AFTER_PERIODS };
-    const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config), liveness }));
+    const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config), liveness, healthRules: config.healthRules }));
     // Every replica hears every agent's reports: liveness is the same whichever replica is asked.
     await app.reportTimes.share(side.pubsub);
     opened.push(() => app.reportTimes.close());
@@ -123,6 +125,12 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     if (checker) {
       opened.push(() => checker.stop());
       await checker.start();
+    }
+    // Beside the binder: asks the holders of a device with a NoExecute taint to move.
+    const eviction = config.roles.has("binder") ? evictionFollower(store, app, log, config, obs.metrics) : undefined;
+    if (eviction) {
+      opened.push(() => eviction.stop());
+      await eviction.start();
     }
     const followers = await startFollowers({ store, readStore: side.readStore, config, log, nova: overrides.nova });
     opened.push(() => followers.stop());
@@ -146,7 +154,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
       const services = { app, readStore, store, auditStore, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement };
-      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });
+      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), ...(eviction ? [eviction.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });
       const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit }), weigherRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit })];
       const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });
       const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
@@ -163,4 +171,19 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     await close();
     throw err;
   }
+}
+
+/** The eviction follower; with NOVA_URL, each notice is also a log line naming the instance (Nova has no event for it). */
+function evictionFollower(store: EventStore, app: Application, log: Logger, config: Config, metrics: Metrics | undefined): EvictionFollower {
+  const elog = log.child({ component: "eviction" });
+  return new EvictionFollower({
+    store,
+    app,
+    log: elog,
+    deadlineMs: config.EVICTION_DEADLINE_S * 1000,
+    onNotice: (n) => {
+      metrics?.evictionNotice();
+      if (config.NOVA_URL) elog.warn({ instance: n.instanceUuid, arq: n.arqUuid, hostname: n.hostname, device: n.deviceUuid, taint: n.taintKey, deadline: n.deadline }, `instance ${n.instanceUuid} is asked to move off device ${n.deviceUuid} on ${n.hostname} by ${n.deadline}`);
+    },
+  });
 }

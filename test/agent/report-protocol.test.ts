@@ -55,4 +55,20 @@ describe("sendReport", () => {
     await expect(sendReport(s.post, "compute1", bad)).rejects.toThrow(/BAD_USER_INPUT/);
     expect(s.calls.map((c) => c.op)).toEqual(["report"]);
   });
+
+  it("sends the health with the report, and the report without it to a server from before health", async () => {
+    const sick = [{ ...fpga("compute1", "af"), health: { status: "WARNING" as const, reasons: [{ code: "AER_NONFATAL", message: "x", count: 2 }] } }];
+    let reports = 0;
+    const s = server(
+      () => null,
+      () => {
+        if (reports++ === 0) throw new Error('Variable "$devices" got invalid value; Field "health" is not defined by type "DriverDeviceInput".');
+        return { ...answer, updated: 1, unchanged: 0 };
+      },
+    );
+    expect(await sendReport(s.post, "compute1", sick)).toMatchObject({ updated: 1, confirmed: false });
+    const [first, second] = s.calls.filter((c) => c.op === "report").map((c) => (c.variables.devices as Array<Record<string, unknown>>)[0]!);
+    expect(first!.health).toEqual({ status: "WARNING", reasons: [{ code: "AER_NONFATAL", message: "x", count: 2 }] });
+    expect(second).not.toHaveProperty("health");
+  });
 });

@@ -17,6 +17,7 @@ const arq = (over: Partial<Arq> = {}): Arq => ({
   instanceUuid: "vm",
   attachment: { deployableUuid: "d", handleUuid: "hd", handleType: "PCI", handleInfo: {} },
   bindFailureReason: null,
+  eviction: null,
   createdAt: "t",
   updatedAt: null,
   ...over,

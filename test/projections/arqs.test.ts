@@ -25,6 +25,7 @@ describe("arqs projection", () => {
         attachHandleInfo: null,
         deployableUuid: null,
         bindFailureReason: null,
+        eviction: null,
         revision: 0,
         position: "1",
         createdAt: T(10),

@@ -31,7 +31,13 @@ describe("device-tree projection", () => {
         createdAt: T(1),
         updatedAt: null,
         lost: false,
+        health: { status: "OK", reasons: [] },
         taints: [],
+        cleaningRequired: false,
+        cleaningInFlight: null,
+        qualifyingSince: null,
+        failure: null,
+        lastCleaning: null,
       },
       null,
     ]);
@@ -104,6 +110,7 @@ describe("device-tree projection", () => {
       ...gpuHost("h1"),
       ...fpgaHost,
       { type: "DeviceChanged", data: { hostname: "h1", deviceUuid: "d1", changes: { vendor: "1002", model: "mi300" }, at: T(20) } },
+      { type: "DeviceHealthChanged", data: { hostname: "h1", deviceUuid: "d1", health: { status: "CRITICAL", reasons: [{ code: "GPU_LOST", message: "GPU is lost" }] }, at: T(20) } },
       { type: "DeviceStatusChanged", data: { hostname: "h1", deviceUuid: "d1", status: "MAINTAINING", at: T(21) } },
       attribute("h1", "p1", "a1-rc", "rc", "VGPU"),
       { type: "AttributeRemoved", data: { hostname: "h1", deployableUuid: "p1", attributeUuid: "a1-t0", key: "trait0", at: T(22) } },
@@ -112,6 +119,7 @@ describe("device-tree projection", () => {
     ]);
     const [d1] = await read.getDevices(["d1"]);
     expect(d1).toMatchObject({ vendor: "1002", model: "mi300", status: "MAINTAINING", updatedAt: T(21) });
+    expect(d1!.health).toEqual({ status: "CRITICAL", reasons: [{ code: "GPU_LOST", message: "GPU is lost" }] });
     expect((await read.listDevices({ vendor: "10de" }, 10)).totalCount).toBe(0);
     expect((await read.listDevices({ vendor: "1002", status: "MAINTAINING" }, 10)).items.map((d) => d.uuid)).toEqual(["d1"]);
     expect((await read.listDevices({ status: "ENABLED" }, 10)).items.map((d) => d.uuid)).toEqual(["f1"]);
@@ -124,6 +132,40 @@ describe("device-tree projection", () => {
     expect((await read.childrenOf(["region", "fn-a"])).map((l) => l.map((d) => d.uuid))).toEqual([["fn-a"], ["fn-b"]]);
     expect((await read.getDeployables(["fn-b"]))[0]).toMatchObject({ numAccelerators: 4, parentUuid: "fn-a", updatedAt: T(23) });
     expect((await read.getHandles(["ha"]))[0]!.type).toBe("MDEV");
+  });
+
+  it("follows a device's cleaning loop: requested, cleaned, qualified; failed with the reason", async () => {
+    const h = { hostname: "h1", deviceUuid: "d1" };
+    const loop: DomainEvent[] = [
+      ...gpuHost("h1"),
+      { type: "DeviceCleaningRequirementSet", data: { ...h, required: true, by: "admin", at: T(20) } },
+      { type: "DeviceCleaningRequested", data: { ...h, requestId: "c1", reason: "the device requires a clean after each use", at: T(21) } },
+    ];
+    const requested = await given(loop);
+    expect((await requested.read.getDevices(["d1"]))[0]).toMatchObject({
+      cleaningRequired: true,
+      cleaningInFlight: { requestId: "c1", reason: "the device requires a clean after each use", requestedAt: T(21) },
+      updatedAt: T(21),
+    });
+    const cleaned: DomainEvent = { type: "DeviceCleaned", data: { ...h, requestId: "c1", digest: "sha256:00", command: ["nvidia-smi", "-r"], durationMs: 9, at: T(22) } };
+    const qualifying = await given([...loop, cleaned]);
+    expect((await qualifying.read.getDevices(["d1"]))[0]).toMatchObject({
+      cleaningInFlight: null,
+      qualifyingSince: T(22),
+      lastCleaning: { requestId: "c1", outcome: "cleaned", digest: "sha256:00", command: ["nvidia-smi", "-r"], durationMs: 9, reason: null, at: T(22) },
+    });
+    const qualified = await given([...loop, cleaned, { type: "DeviceQualified", data: { ...h, at: T(23) } }]);
+    expect((await qualified.read.getDevices(["d1"]))[0]).toMatchObject({ qualifyingSince: null, failure: null });
+    const failed = await given([
+      ...loop,
+      { type: "DeviceCleaningFailed", data: { ...h, requestId: "c1", reason: "reset refused", at: T(22) } },
+      { type: "DeviceFailed", data: { ...h, reason: "cleaning failed: reset refused", at: T(22) } },
+    ]);
+    expect((await failed.read.getDevices(["d1"]))[0]).toMatchObject({
+      cleaningInFlight: null,
+      failure: { reason: "cleaning failed: reset refused", at: T(22) },
+      lastCleaning: { outcome: "failed", reason: "reset refused" },
+    });
   });
 
   it("keeps each taint of a device, replaced by key and effect, removed one by one; the status follows", async () => {

@@ -27,7 +27,8 @@ export type ArqFields = Pick<
   | "bindFailureReason"
   | "createdAt"
   | "updatedAt"
->;
+> &
+  Partial<Pick<ArqView, "eviction">>;
 export type ProfileFields = Omit<DeviceProfileView, "position">;
 
 export interface CyborgArq {
@@ -47,6 +48,8 @@ export interface CyborgArq {
   created_at: string | null;
   updated_at: string | null;
   links: Link[];
+  /** Beside Cyborg's fields, only while the ARQ holds a device with a NoExecute taint: the notice to move. */
+  eviction?: { device_uuid: string; taint_key: string; reason: string; deadline: string; requested_at: string };
 }
 
 /** Attach-handle data only in Bound ("" / null / {} otherwise), its info as strings. */
@@ -68,7 +71,12 @@ export function arqShape(a: ArqFields, publicUrl: string): CyborgArq {
     created_at: wsmeTime(a.createdAt),
     updated_at: wsmeTime(a.updatedAt),
     links: [selfLink(publicUrl, "accelerator_requests", a.uuid)],
+    ...(a.eviction ? { eviction: evictionShape(a.eviction) } : {}),
   };
+}
+
+function evictionShape(e: NonNullable<ArqView["eviction"]>): NonNullable<CyborgArq["eviction"]> {
+  return { device_uuid: e.deviceUuid, taint_key: e.taintKey, reason: e.reason, deadline: e.deadline, requested_at: e.requestedAt };
 }
 
 /** A device profile as lists and creation give it (WSME timestamps). */

@@ -3,6 +3,7 @@ import pRetry from "p-retry";
 import type { DriverDevice } from "../../domain/inventory/report.js";
 import type { Logger } from "../../infra/logger.js";
 import { discoverAll } from "./drivers/index.js";
+import { withHealth } from "./drivers/health/index.js";
 import type { DriverEnv } from "./drivers/driver.js";
 import { postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";
 import type { HostLock } from "./host-lock.js";
@@ -35,7 +36,10 @@ export async function reportOnce(opts: AgentOptions): Promise<ReportSummary> {
 }
 
 async function discoverAndReport(opts: AgentOptions): Promise<ReportSummary> {
-  const { devices, errors, byDriver } = await discoverAll(opts.drivers, opts.env, opts.log);
+  const found = await discoverAll(opts.drivers, opts.env, opts.log);
+  const { errors, byDriver } = found;
+  // Health is read with the inventory; a source that cannot be read says UNKNOWN, never fails the report.
+  const devices = await withHealth(found.devices, opts.env);
   const lastGood = opts.lastGood ?? new Map<string, DriverDevice[]>();
   for (const [driver, found] of Object.entries(byDriver)) lastGood.set(driver, found);
   for (const e of errors) {

@@ -1,5 +1,8 @@
 import type { DriverConfig, DriverEnv } from "./drivers/driver.js";
-import { lspciRunner, lspciKRunner } from "./drivers/host-commands.js";
+import { readFileSync } from "node:fs";
+import { kernelLogRunner, lspciRunner, lspciKRunner, nvidiaSmiRunner } from "./drivers/host-commands.js";
+import type { DeviceHealth } from "../../domain/inventory/health.js";
+import { validateHealth } from "../../domain/inventory/health.js";
 
 export interface DriverCliOptions {
   hostname: string;
@@ -13,6 +16,12 @@ export interface DriverCliOptions {
   fakeProgramDelay?: string;
   fakeProgramFail?: string;
   fakeState?: string;
+  /** A JSON file of {status, reasons}: the fake device's health, read again every pass. */
+  fakeHealthFile?: string;
+  /** The nvidia-smi binary (default "nvidia-smi"). */
+  nvidiaSmi?: string;
+  /** The command printing the kernel log (default "dmesg"). */
+  kernelLog?: string;
 }
 
 /** Driver environment from the CLI options: where sysfs is, how to run lspci, driver settings. */
@@ -29,6 +38,7 @@ export function driverEnv(o: DriverCliOptions): DriverEnv {
     sysfsRoot: o.sysfsRoot,
     lspci: lspciRunner(o.lspci),
     lspciK: lspciKRunner(),
+    health: { nvidiaSmi: nvidiaSmiRunner(o.nvidiaSmi), kernelLog: kernelLogRunner(o.kernelLog) },
     config: {
       nvidia: { skipVirtualFunctions: o.nvidiaSkipVfs, enabledVgpuTypes: o.vgpuTypes.split(",").filter(Boolean) },
       pci: { whitelist },
@@ -39,8 +49,22 @@ export function driverEnv(o: DriverCliOptions): DriverEnv {
 
 /** The fake FPGA's --fake-* options; none given: Cyborg's fake device as it is. */
 function fakeConfig(o: DriverCliOptions): Pick<DriverConfig, "fake"> {
-  if (o.fakeRegionType === undefined && o.fakeProgramDelay === undefined && o.fakeProgramFail === undefined && o.fakeState === undefined) return {};
+  if (o.fakeRegionType === undefined && o.fakeProgramDelay === undefined && o.fakeProgramFail === undefined && o.fakeState === undefined && o.fakeHealthFile === undefined) {
+    return {};
+  }
   const delay = o.fakeProgramDelay === undefined ? 0 : Number(o.fakeProgramDelay);
   if (!Number.isFinite(delay) || delay < 0) throw new Error(`--fake-program-delay must be a number of milliseconds >= 0, got ${o.fakeProgramDelay}`);
-  return { fake: { regionType: o.fakeRegionType, programDelayMs: delay, programFailure: o.fakeProgramFail, stateFile: o.fakeState } };
+  const fake = { regionType: o.fakeRegionType, programDelayMs: delay, programFailure: o.fakeProgramFail, stateFile: o.fakeState };
+  if (o.fakeHealthFile === undefined) return { fake };
+  const file = o.fakeHealthFile;
+  return { fake: Object.defineProperty(fake, "health", { get: () => readFakeHealth(file), enumerable: true }) };
+}
+
+/** The fake device's injected health; a file that cannot be read or is not a health says UNKNOWN with the reason. */
+export function readFakeHealth(file: string): DeviceHealth {
+  try {
+    return validateHealth(JSON.parse(readFileSync(file, "utf8")), "health") ?? { status: "OK", reasons: [] };
+  } catch (err) {
+    return { status: "UNKNOWN", reasons: [{ code: "HEALTH_UNREADABLE", message: `--fake-health-file ${file}: ${(err as Error).message}`.slice(0, 255) }] };
+  }
 }

@@ -34,8 +34,22 @@ export async function sendReport(post: PostGraphQL, hostname: string, devices: D
     const confirmed = await confirm(post, hostname, digest);
     if (confirmed) return { ...confirmed, confirmed: true };
   }
-  const { reportHostInventory } = await post<{ reportHostInventory: ReportAnswer }>(REPORT, { hostname, devices: inputs }, reportKey);
-  return { ...reportHostInventory, confirmed: false };
+  try {
+    const { reportHostInventory } = await post<{ reportHostInventory: ReportAnswer }>(REPORT, { hostname, devices: inputs }, reportKey);
+    return { ...reportHostInventory, confirmed: false };
+  } catch (err) {
+    if (!refusedHealthField(err)) throw err;
+    // A service from before device health: the inventory still goes through, without it.
+    const plain = inputs.map(({ health: _, ...rest }) => rest);
+    const { reportHostInventory } = await post<{ reportHostInventory: ReportAnswer }>(REPORT, { hostname, devices: plain }, reportKey && `${reportKey}-without-health`);
+    return { ...reportHostInventory, confirmed: false };
+  }
+}
+
+/** GraphQL's refusal of an input field the server's schema lacks: `Field "health" is not defined by type "DriverDeviceInput"`. */
+function refusedHealthField(err: unknown): boolean {
+  const message = err instanceof Error ? `${err.message} ${(err.cause as Error | undefined)?.message ?? ""}` : "";
+  return /Field "health" is not defined by type "DriverDeviceInput"/.test(message);
 }
 
 /** null for a report the server will refuse: the full report then brings back its error. */
@@ -70,6 +84,7 @@ function toInput(d: DriverDevice) {
     controlPath: { type: d.controlPath.type, info: d.controlPath.info },
     additionalControlPaths: (d.additionalControlPaths ?? []).map((c) => ({ type: c.type, info: c.info })),
     stub: d.stub ?? false,
+    ...(d.health ? { health: { status: d.health.status, reasons: d.health.reasons.map((r) => ({ code: r.code, message: r.message, count: r.count ?? null })) } } : {}),
     deployables: d.deployables.map((dep) => ({
       name: dep.name,
       numAccelerators: dep.numAccelerators,

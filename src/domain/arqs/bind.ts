@@ -92,8 +92,9 @@ export function decideBind(
     const group = liveArq(arqStarted)!.group;
     const requirements = requirementsOf(group);
     const tolerations = tolerationsOf(group);
+    const cleanAfterUse = group["accel:clean_after_use"] === "true";
     // A bind that starts now owns no allocation yet: one the host holds for the ARQ is a leftover.
-    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements, tolerations, afresh: started.length > 0 && !allocatedByThisBind });
+    allocated = decideAllocate(host, { hostname, rpUuid: deviceRpUuid, arqUuid, instanceUuid, at, requirements, tolerations, cleanAfterUse, afresh: started.length > 0 && !allocatedByThisBind });
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     // A provider that does not fit the group never will: the caller who names it is refused at once.

@@ -12,6 +12,7 @@ import type { ProfileGroup } from "../device-profiles/events.js";
 import { assertNever, type Decider } from "../shared/decider.js";
 import { DomainError, type ArqState, type AttachHandleType, type JsonObject } from "../shared/types.js";
 import type { ArqCreated, ArqEvent } from "./events.js";
+import { decideEviction, type ArqEviction, type EvictionCommand } from "./eviction.js";
 import { ARQ_TRANSITIONS, canTransition, type ArqTarget } from "./transitions.js";
 
 export interface ArqAttachment {
@@ -37,6 +38,8 @@ export interface Arq {
   /** The handle recorded by ArqBound; kept after a failure from BOUND until unbind or delete. */
   attachment: ArqAttachment | null;
   bindFailureReason: string | null;
+  /** The notice to move, while the ARQ holds a device with a NoExecute taint (eviction.ts). */
+  eviction: ArqEviction | null;
   createdAt: string;
   updatedAt: string | null;
 }
@@ -65,7 +68,8 @@ export type ArqCommand =
       data: { arqUuid: string; reason: string; onlyFrom?: readonly ArqState[]; at: string };
     }
   | { type: "UnbindArq"; data: { arqUuid: string; at: string } }
-  | { type: "DeleteArq"; data: { arqUuid: string; at: string } };
+  | { type: "DeleteArq"; data: { arqUuid: string; at: string } }
+  | EvictionCommand;
 
 export const initialArqState = (): ArqStreamState => ({ status: "absent" });
 
@@ -88,6 +92,7 @@ export function evolveArq(state: ArqStreamState, event: ArqEvent): ArqStreamStat
         instanceUuid: null,
         attachment: null,
         bindFailureReason: null,
+        eviction: null,
         createdAt: d.at,
         updatedAt: null,
       },
@@ -98,7 +103,7 @@ export function evolveArq(state: ArqStreamState, event: ArqEvent): ArqStreamStat
   switch (event.type) {
     case "ArqBindStarted": {
       const { hostname, deviceRpUuid, instanceUuid, projectId, at } = event.data;
-      return live({ ...arq, state: "BIND_STARTED", hostname, deviceRpUuid, instanceUuid, projectId, attachment: null, bindFailureReason: null, updatedAt: at });
+      return live({ ...arq, state: "BIND_STARTED", hostname, deviceRpUuid, instanceUuid, projectId, attachment: null, bindFailureReason: null, eviction: null, updatedAt: at });
     }
     case "ArqBound": {
       const d = event.data;
@@ -108,9 +113,13 @@ export function evolveArq(state: ArqStreamState, event: ArqEvent): ArqStreamStat
     case "ArqBindFailed":
       return live({ ...arq, state: "BIND_FAILED", bindFailureReason: event.data.reason, updatedAt: event.data.at });
     case "ArqUnbound":
-      return live({ ...arq, state: "UNBOUND", hostname: null, deviceRpUuid: null, instanceUuid: null, attachment: null, updatedAt: event.data.at });
+      return live({ ...arq, state: "UNBOUND", hostname: null, deviceRpUuid: null, instanceUuid: null, attachment: null, eviction: null, updatedAt: event.data.at });
     case "ArqDeleted":
-      return { status: "deleted", arq: { ...arq, updatedAt: event.data.at }, deletedAt: event.data.at };
+      return { status: "deleted", arq: { ...arq, eviction: null, updatedAt: event.data.at }, deletedAt: event.data.at };
+    case "ArqEvictionRequested": {
+      const { deviceUuid, taintKey, reason, deadline, at } = event.data;
+      return live({ ...arq, eviction: { deviceUuid, taintKey, reason, deadline, requestedAt: at }, updatedAt: at });
+    }
     default:
       return assertNever(event);
   }
@@ -124,6 +133,8 @@ export function decideArq(command: ArqCommand, state: ArqStreamState): ArqEvent[
     return [{ type: "ArqCreated", data: { ...command.data, group: { ...command.data.group } } }];
   }
   if (state.status === "deleted" && command.type === "DeleteArq") return [];
+  // The holder may have left before the notice was decided: nothing to tell.
+  if (command.type === "RequestArqEviction") return state.status === "live" ? decideEviction(state.arq, command.data) : [];
   if (state.status !== "live") throw new DomainError("NOT_FOUND", `Accelerator request ${command.data.arqUuid} not found`, "arqUuid");
   const arq = state.arq;
   const at = command.data.at;

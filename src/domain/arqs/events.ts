@@ -63,4 +63,14 @@ export interface ArqDeleted {
   };
 }
 
-export type ArqEvent = ArqCreated | ArqBindStarted | ArqBound | ArqBindFailed | ArqUnbound | ArqDeleted;
+/**
+ * The device the ARQ holds carries a NoExecute taint: its holder is asked to move by `deadline`
+ * (the ARQ keeps its handle; the device is DRAINED once every holder let go).
+ */
+export interface ArqEvictionRequested {
+  type: "ArqEvictionRequested";
+  /** instanceUuid: the instance the ARQ serves (null while none), for Nova's side of the story. */
+  data: { arqUuid: string; instanceUuid: string | null; hostname: string; deviceUuid: string; taintKey: string; reason: string; deadline: string; at: string };
+}
+
+export type ArqEvent = ArqCreated | ArqBindStarted | ArqBound | ArqBindFailed | ArqUnbound | ArqDeleted | ArqEvictionRequested;

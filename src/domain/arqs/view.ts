@@ -20,6 +20,7 @@ export type ArqView = Pick<
   | "instanceUuid"
   | "projectId"
   | "bindFailureReason"
+  | "eviction"
   | "createdAt"
   | "updatedAt"
 > & {
@@ -53,6 +54,7 @@ export function arqView(arq: Arq, revision: number, position: bigint): ArqView {
     attachHandleInfo: bound ? { ...bound.handleInfo } : null,
     deployableUuid: bound?.deployableUuid ?? null,
     bindFailureReason: arq.state === "BIND_FAILED" ? arq.bindFailureReason : null,
+    eviction: arq.eviction ? { ...arq.eviction } : null,
     revision,
     position: position.toString(),
     createdAt: arq.createdAt,

@@ -44,6 +44,8 @@ export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
   // What drivers report (AFU ids, hex strings such as the spec's '3AFB', uuids), not only uuids.
   function_id: { kind: "functionId" },
   function_name: FIELD_NAME,
+  // The device is cleaned (its driver's clean step) when the ARQ leaves it, before the next tenant.
+  clean_after_use: { kind: "enum", values: ["true", "false"] },
   // Which device taints the group's binds tolerate (shared/tolerations.ts).
   tolerations: { kind: "tolerations" },
 };

@@ -4,6 +4,7 @@
  */
 import { DomainError } from "../shared/types.js";
 import { fold } from "../shared/decider.js";
+import { cleaningHold } from "./cleaning.js";
 import { removeDevice } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
 import { evolveHost, findDeployable, type DeployableNode, type DeviceNode, type HostState } from "./state.js";
@@ -27,6 +28,8 @@ export interface AllocateRequest {
    * the older state is refused instead of freeing the handle of the new binding.
    */
   afresh?: boolean;
+  /** The ARQ's profile group asks for the device to be cleaned once it leaves (accel:clean_after_use). */
+  cleanAfterUse?: boolean;
 }
 
 /**
@@ -60,6 +63,8 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
   // Checked here, against the host stream's revision: a taint committed before this allocation
   // is always seen, so no bind lands on a tainted device after its taint.
   checkSchedulable(device, hostname, req.tolerations ?? []);
+  const cleaning = cleaningHold(device);
+  if (cleaning) throw new DomainError("CONFLICT", `${cleaning} (on host ${hostname})`, "deviceRpUuid");
   const handle = [...deployable.handles.values()].find((h) => !h.lost && !h.allocatedTo);
   if (!handle) {
     throw new DomainError("CONFLICT", `No free attach handle on deployable ${deployable.name} (RP ${rpUuid}) on host ${hostname}: every accelerator there is held; pick another provider (hostWeights ranks the hosts that still have one), or unbind ARQs that no longer need theirs`, "deviceRpUuid");
@@ -77,6 +82,7 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
         info: handle.info,
         arqUuid,
         instanceUuid,
+        ...(req.cleanAfterUse ? { cleanAfterUse: true as const } : {}),
         at,
       },
     },

@@ -2,31 +2,38 @@
  * Stream `host-<hostname>`: the host's inventory tree (reports diffed as in cyborg-reference 5.3),
  * device status, and attach-handle allocation.
  */
-import { assertNever, type Decider } from "../shared/decider.js";
+import { assertNever, fold, type Decider } from "../shared/decider.js";
 import { DEVICE_STATUSES, DomainError, type DeviceStatus } from "../shared/types.js";
 import { decideAllocate, decideRelease, type AllocateRequest } from "./allocation.js";
-import { diffHostReport, diffValidatedReport, type ReportDiff } from "./diff.js";
+import { cleaningAfterRelease, decideCleaning, qualifyAfterReport, type CleaningCommand } from "./cleaning.js";
+import { diffValidatedReport, type ReportDiff } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
+import type { HealthRule } from "./health-rules.js";
 import { decideProgramming, type ProgrammingCommand } from "./programming.js";
+import { deviceUuidFor } from "./ids.js";
 import { validateHostname, validateReport, type ReportedDevice } from "./report-validation.js";
 import { evolveHost, initialHostState, type HostState } from "./state.js";
 import { decideStatus, decideTaint, decideUntaint, type TaintCommand } from "./taints.js";
 
 export type HostCommand =
-  /** devices: the host's whole report (DriverDevice[]), validated by decide. */
-  | { type: "ReportHostInventory"; data: { hostname: string; devices: unknown; at: string } }
+  /**
+   * devices: the host's whole report (DriverDevice[]), validated by decide. healthRules: what the
+   * reported health is judged by (DEFAULT_HEALTH_RULES when absent).
+   */
+  | { type: "ReportHostInventory"; data: { hostname: string; devices: unknown; at: string; healthRules?: readonly HealthRule[] } }
   /** Cyborg's switch, over the maintenance taint (taints.ts): `by` and `reason` are the taint's (defaults: "unknown", "set to <status>"). */
   | { type: "SetDeviceStatus"; data: { hostname: string; deviceUuid: string; status: DeviceStatus; by?: string; reason?: string; at: string } }
   | TaintCommand
   | { type: "AllocateAttachHandle"; data: AllocateRequest }
   | { type: "ReleaseAttachHandle"; data: { hostname: string; arqUuid: string; at: string } }
-  | ProgrammingCommand;
+  | ProgrammingCommand
+  | CleaningCommand;
 
 export function decideHost(command: HostCommand, state: HostState): InventoryEvent[] {
   const hostname = checkHostname(state, command.data.hostname);
   switch (command.type) {
     case "ReportHostInventory":
-      return diffHostReport(state, hostname, command.data.devices, command.data.at).events;
+      return decideReport({ ...command, type: "ReportHostInventory" }, state).events;
     case "SetDeviceStatus":
       if (!(DEVICE_STATUSES as readonly string[]).includes(command.data.status)) {
         throw new DomainError("BAD_USER_INPUT", `status must be one of ${DEVICE_STATUSES.join(", ")}`, "status");
@@ -43,13 +50,21 @@ export function decideHost(command: HostCommand, state: HostState): InventoryEve
       return decideUntaint(state, { ...command.data, hostname });
     case "AllocateAttachHandle":
       return decideAllocate(state, command.data);
-    case "ReleaseAttachHandle":
-      return decideRelease(state, command.data);
+    case "ReleaseAttachHandle": {
+      const released = decideRelease(state, command.data);
+      return released.length === 0 ? released : [...released, ...cleaningAfterRelease(state, fold(hostDecider, state, released), command.data.at)];
+    }
     case "RequestRegionProgramming":
     case "ReportRegionProgrammed":
     case "ReportRegionProgrammingFailed":
     case "AbandonRegionProgramming":
       return decideProgramming(command, state);
+    case "SetDeviceCleaningRequired":
+    case "RequestDeviceCleaning":
+    case "ReportDeviceCleaned":
+    case "ReportDeviceCleaningFailed":
+    case "AbandonDeviceCleaning":
+      return decideCleaning(command, state);
     default:
       return assertNever(command);
   }
@@ -57,7 +72,8 @@ export function decideHost(command: HostCommand, state: HostState): InventoryEve
 
 /**
  * ReportHostInventory with its device-level counts (decideHost keeps only the events) and the
- * report as validated (what reportDigest hashes, so the caller need not validate it again).
+ * report as validated (what reportDigest hashes, so the caller need not validate it again). The
+ * devices it shows healthy that wait for qualification after a clean are qualified in the same append.
  */
 export function decideReport(
   command: Extract<HostCommand, { type: "ReportHostInventory" }>,
@@ -65,7 +81,16 @@ export function decideReport(
 ): ReportDiff & { report: ReportedDevice[] } {
   const hostname = checkHostname(state, command.data.hostname);
   const report = validateReport(command.data.devices);
-  return { ...diffValidatedReport(state, hostname, report, command.data.at), report };
+  const diff = diffValidatedReport(state, hostname, report, command.data.at, command.data.healthRules);
+  if (!awaitsQualification(state)) return { ...diff, report };
+  const reported = new Set(report.map((d) => deviceUuidFor(hostname, d.cpidKey)));
+  const qualified = qualifyAfterReport(fold(hostDecider, state, diff.events), reported, command.data.at);
+  return { ...diff, events: [...diff.events, ...qualified], report };
+}
+
+function awaitsQualification(state: HostState): boolean {
+  for (const d of state.devices.values()) if (d.cleaning.qualifyingSince) return true;
+  return false;
 }
 
 function checkHostname(state: HostState, raw: string): string {

@@ -44,5 +44,6 @@ export function holdersOf(device: DeviceNode): string[] {
 }
 
 export function deviceLifecycle(device: DeviceNode): DeviceLifecycleState {
-  return lifecycleOf({ taints: device.taints, holders: holdersOf(device).length });
+  const c = device.cleaning;
+  return lifecycleOf({ taints: device.taints, holders: holdersOf(device).length, failed: c.failed !== null, cleaning: c.inFlight !== null, qualifying: c.qualifyingSince !== null });
 }

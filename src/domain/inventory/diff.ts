@@ -17,6 +17,9 @@
 import { canonicalJson } from "../shared/json.js";
 import type { JsonObject } from "../shared/types.js";
 import { checkOwnDeployables } from "./deployable-names.js";
+import { HEALTHY } from "./health.js";
+import { healthEvents } from "./health-diff.js";
+import { DEFAULT_HEALTH_RULES, type HealthRule } from "./health-rules.js";
 import type { ControlPath, DeployableChanged, DeviceChanged, InventoryEvent } from "./events.js";
 import { attachHandleUuidFor, attributeUuidFor, controlPathUuidFor, deployableUuidFor, deviceUuidFor, rpUuidFor } from "./ids.js";
 import { validateReport, type ReportedAttribute, type ReportedDeployable, type ReportedDevice } from "./report-validation.js";
@@ -41,12 +44,21 @@ interface Phases {
   upserts: InventoryEvent[];
 }
 
-export function diffHostReport(state: HostState, hostname: string, devices: unknown, at: string): ReportDiff {
-  return diffValidatedReport(state, hostname, validateReport(devices), at);
+export function diffHostReport(state: HostState, hostname: string, devices: unknown, at: string, rules: readonly HealthRule[] = DEFAULT_HEALTH_RULES): ReportDiff {
+  return diffValidatedReport(state, hostname, validateReport(devices), at, rules);
 }
 
-/** diffHostReport of a report validateReport already returned; refuses deployables that are not the host's. */
-export function diffValidatedReport(state: HostState, hostname: string, report: ReportedDevice[], at: string): ReportDiff {
+/**
+ * diffHostReport of a report validateReport already returned; refuses deployables that are not the
+ * host's. `rules`: the health rules the reported health is judged by (health-rules.ts).
+ */
+export function diffValidatedReport(
+  state: HostState,
+  hostname: string,
+  report: ReportedDevice[],
+  at: string,
+  rules: readonly HealthRule[] = DEFAULT_HEALTH_RULES,
+): ReportDiff {
   checkOwnDeployables(hostname, report);
   const reported = new Map<string, ReportedDevice>();
   for (const d of report) reported.set(deviceUuidFor(hostname, d.cpidKey), d);
@@ -65,12 +77,13 @@ export function diffValidatedReport(state: HostState, hostname: string, report: 
       continue;
     }
     if (!known) {
-      out.upserts.push(...addDevice(hostname, uuid, r, at));
+      out.upserts.push(...addDevice(hostname, uuid, r, at), ...healthEvents(hostname, { uuid, health: HEALTHY, taints: [] }, r.health, rules, at));
       summary.added++;
       continue;
     }
     const before = out.removals.length + out.upserts.length;
     diffDevice(hostname, known, r, at, out);
+    out.upserts.push(...healthEvents(hostname, known, r.health, rules, at));
     if (out.removals.length + out.upserts.length > before) summary.updated++;
     else summary.unchanged++;
   }

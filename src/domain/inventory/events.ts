@@ -4,6 +4,10 @@
  */
 import type { TaintEffect } from "../shared/tolerations.js";
 import type { AttachHandleType, DeviceStatus, DeviceType, JsonObject } from "../shared/types.js";
+import type { CleaningEvent } from "./cleaning-events.js";
+
+export type * from "./cleaning-events.js";
+import type { DeviceHealth } from "./health.js";
 
 export interface ControlPath {
   uuid: string;
@@ -67,6 +71,14 @@ export interface DeviceLost {
 export interface DeviceStatusChanged {
   type: "DeviceStatusChanged";
   data: { hostname: string; deviceUuid: string; status: DeviceStatus; at: string };
+}
+/**
+ * The device's health as its driver reported it, written only when it tells another story than
+ * the recorded one (health.ts, sameHealth) or crosses a health rule's threshold.
+ */
+export interface DeviceHealthChanged {
+  type: "DeviceHealthChanged";
+  data: { hostname: string; deviceUuid: string; health: DeviceHealth; at: string };
 }
 
 /** A taint on a device (taints.ts): one per (key, effect). */
@@ -188,6 +200,8 @@ export interface AttachHandleAllocated {
     info: JsonObject;
     arqUuid: string;
     instanceUuid: string;
+    /** The ARQ's profile group asks for a clean after use (accel:clean_after_use); absent when it does not. */
+    cleanAfterUse?: true;
     at: string;
   };
 }
@@ -276,6 +290,7 @@ export type InventoryEvent =
   | DeviceRemoved
   | DeviceLost
   | DeviceStatusChanged
+  | DeviceHealthChanged
   | DeviceTainted
   | DeviceUntainted
   | DeployableAdded
@@ -292,4 +307,5 @@ export type InventoryEvent =
   | RegionProgrammingRequested
   | RegionProgrammed
   | RegionProgrammingFailed
-  | RegionProgrammingAbandoned;
+  | RegionProgrammingAbandoned
+  | CleaningEvent;

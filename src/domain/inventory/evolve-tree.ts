@@ -17,6 +17,7 @@ import type {
   DeployableRemoved,
   DeviceChanged,
   DeviceDiscovered,
+  DeviceHealthChanged,
   DeviceLost,
   DeviceRemoved,
   DeviceStatusChanged,
@@ -29,10 +30,13 @@ import type {
   RegionProgrammingFailed,
   RegionProgrammingRequested,
 } from "./events.js";
+import { evolveCleaning, initialCleaning } from "./cleaning.js";
+import type { CleaningEvent } from "./cleaning-events.js";
+import { HEALTHY } from "./health.js";
 import { MAINTENANCE_TAINT_KEY, statusOf, withTaint, withoutTaint } from "./taints.js";
 import type { Allocation, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingReport } from "./host-tree.js";
 
-type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceTainted | DeviceUntainted | DeviceLost | DeviceRemoved;
+type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceHealthChanged | DeviceTainted | DeviceUntainted | DeviceLost | DeviceRemoved;
 type DeployableEvent = DeployableAdded | DeployableChanged | DeployableRemoved | AttributeSet | AttributeRemoved;
 type HandleEvent = AttachHandleAdded | AttachHandleChanged | AttachHandleLost | AttachHandleRemoved | AttachHandleAllocated | AttachHandleReleased;
 type ProgrammingEvent = RegionProgrammingRequested | RegionProgrammed | RegionProgrammingFailed | RegionProgrammingAbandoned;
@@ -42,6 +46,7 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "DeviceDiscovered":
     case "DeviceChanged":
     case "DeviceStatusChanged":
+    case "DeviceHealthChanged":
     case "DeviceTainted":
     case "DeviceUntainted":
     case "DeviceLost":
@@ -65,6 +70,13 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "RegionProgrammingFailed":
     case "RegionProgrammingAbandoned":
       return evolveProgramming(state, event);
+    case "DeviceCleaningRequirementSet":
+    case "DeviceCleaningRequested":
+    case "DeviceCleaned":
+    case "DeviceCleaningFailed":
+    case "DeviceQualified":
+    case "DeviceFailed":
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, cleaning: evolveCleaning(d.cleaning, event as CleaningEvent), updatedAt: event.data.at }));
     default:
       return assertNever(event);
   }
@@ -81,8 +93,10 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
         createdAt: at,
         updatedAt: null,
         lostArqs: null,
+        health: HEALTHY,
         taints: [],
         deployables: new Map(),
+        cleaning: initialCleaning(),
       };
       return { ...state, hostname, devices: withEntry(state.devices, deviceUuid, node) };
     }
@@ -90,6 +104,8 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, ...event.data.changes, updatedAt: event.data.at }));
     case "DeviceStatusChanged":
       return updateDevice(state, event.data.deviceUuid, (d) => withTaints(d, legacyStatusTaints(d, event.data), event.data.at));
+    case "DeviceHealthChanged":
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, health: event.data.health, updatedAt: event.data.at }));
     case "DeviceTainted":
       return updateDevice(state, event.data.deviceUuid, (d) => withTaints(d, withTaint(d.taints, event.data.taint), event.data.at));
     case "DeviceUntainted":
@@ -176,7 +192,8 @@ function evolveHandle(state: HostState, event: HandleEvent): HostState {
     case "AttachHandleAllocated": {
       const { hostname: _, at: __, ...allocation } = event.data;
       const { deployableUuid, handleUuid, arqUuid, instanceUuid } = allocation;
-      const next = updateHandle(state, deployableUuid, handleUuid, (h) => ({ ...h, allocatedTo: { arqUuid, instanceUuid } }));
+      const handled = updateHandle(state, deployableUuid, handleUuid, (h) => ({ ...h, allocatedTo: { arqUuid, instanceUuid } }));
+      const next = event.data.cleanAfterUse ? updateDevice(handled, event.data.deviceUuid, (d) => ({ ...d, cleaning: { ...d.cleaning, dirty: true } })) : handled;
       return { ...next, allocations: withEntry(next.allocations, arqUuid, allocation), programmingFailures: withoutEntry(next.programmingFailures, arqUuid) };
     }
     case "AttachHandleReleased": {

@@ -3,6 +3,8 @@
  * region's programming) and which handle is allocated to which ARQ. state.ts folds it.
  */
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
+import type { DeviceCleaningState } from "./cleaning.js";
+import type { DeviceHealth } from "./health.js";
 import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester, Taint } from "./events.js";
 
 export interface HandleNode {
@@ -69,10 +71,14 @@ export type DeviceNode = Pick<
   updatedAt: string | null;
   /** Left the report while some handle was allocated (the ARQs it named); removed once all are released. */
   lostArqs: readonly string[] | null;
+  /** As last recorded (DeviceHealthChanged); HEALTHY until the driver reports otherwise. */
+  health: DeviceHealth;
   /** In the order first set; `status` is MAINTAINING while there is any (taints.ts). */
   taints: readonly Taint[];
   /** By deployable uuid. */
   deployables: ReadonlyMap<string, DeployableNode>;
+  /** Cleaning before reuse and qualification (cleaning.ts). */
+  cleaning: DeviceCleaningState;
 };
 
 /** Which handle an ARQ holds: what AttachHandleAllocated recorded. */

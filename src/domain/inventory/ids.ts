@@ -30,4 +30,6 @@ export const deployableUuidFor = (deviceUuid: string, name: string) => v5id(`dep
 export const attributeUuidFor = (deployableUuid: string, key: string) => v5id(`attribute:${deployableUuid}/${key}`);
 /** `infoKey` is the canonical JSON of the handle's attach_info. */
 export const attachHandleUuidFor = (deployableUuid: string, infoKey: string) => v5id(`attachHandle:${deployableUuid}/${infoKey}`);
+/** The `n`th cleaning request of a device (cleaning.ts): the same on every replay. */
+export const cleaningRequestIdFor = (deviceUuid: string, n: number) => v5(`cleaning:${deviceUuid}/${n}`, INVENTORY_NAMESPACE);
 export const rpUuidFor = (deployableName: string) => remembered(`rp:${deployableName}`, () => v3(deployableName, NAMESPACE_DNS));

@@ -5,6 +5,7 @@
  */
 import { canonicalJson, isJsonObject, isJsonValue, sortKeys } from "../shared/json.js";
 import { ATTACH_HANDLE_TYPES, DEVICE_TYPES, DomainError, type AttachHandleType, type DeviceType, type JsonObject } from "../shared/types.js";
+import { validateHealth, type DeviceHealth } from "./health.js";
 import { normalizePciInfo } from "./pci.js";
 import { isValidResourceClass, isValidTrait, normalizeTraitName } from "../shared/traits.js";
 
@@ -54,6 +55,8 @@ export interface ReportedDevice {
   /** The device's other control paths, in report order. */
   additionalControlPaths: ReportedControlPath[];
   stub: boolean;
+  /** Absent when the report carries none (left out, so such a report's digest is what it was before health). */
+  health?: DeviceHealth;
   /** Parents before children; otherwise in report order. */
   deployables: ReportedDeployable[];
 }
@@ -117,6 +120,7 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
   if (raw.stub !== undefined && raw.stub !== null && typeof raw.stub !== "boolean") throw bad(`${field}.stub`, "stub must be a boolean");
   if (!Array.isArray(raw.deployables)) throw bad(`${field}.deployables`, "deployables must be a list");
   const deployables = raw.deployables.map((d, k) => validateDeployable(d, k, `${field}.deployables[${k}]`));
+  const health = validateHealth(raw.health, `${field}.health`);
   return {
     type: type as DeviceType,
     vendor: boundedString(raw.vendor, `${field}.vendor`, MAX_NAME_LENGTH, true),
@@ -127,6 +131,7 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
     cpidKey,
     additionalControlPaths,
     stub: raw.stub === true,
+    ...(health === null ? {} : { health }),
     deployables: parentsFirst(deployables, field),
   };
 }

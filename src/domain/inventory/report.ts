@@ -4,6 +4,7 @@
  * inventory decider diffs them against the host stream's tree.
  */
 import type { AttachHandleType, DeviceType, JsonObject } from "../shared/types.js";
+import type { HealthStatus } from "./health.js";
 
 export interface DriverAttribute {
   /** "rc", "trait0", "trait1", ... as Cyborg. */
@@ -39,6 +40,12 @@ export interface DriverControlPath {
   info: JsonObject;
 }
 
+/** A device's health as a driver reads it (health.ts's DeviceHealth, as the GraphQL input carries it). */
+export interface DriverHealth {
+  status: HealthStatus;
+  reasons: Array<{ code: string; message: string; count?: number | null }>;
+}
+
 export interface DriverDevice {
   type: DeviceType;
   vendor: string;
@@ -54,5 +61,10 @@ export interface DriverDevice {
   additionalControlPaths?: DriverControlPath[] | null;
   /** A known device that is not ready: neither added nor removed by this report. */
   stub?: boolean;
+  /**
+   * The device's health as the driver read it (health.ts); absent from drivers and agents that do
+   * not report health, which leaves the recorded health as it is.
+   */
+  health?: DriverHealth | null;
   deployables: DriverDeployable[];
 }

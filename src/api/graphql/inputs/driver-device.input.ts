@@ -1,5 +1,6 @@
 import { Field, InputType, Int } from "type-graphql";
-import { AttachHandleType, DeviceType, JSONScalar } from "../types/scalars.js";
+import { AttachHandleType, DeviceType, HealthStatus, JSONScalar } from "../types/scalars.js";
+import type { HealthStatus as HealthStatusName } from "../../../domain/inventory/health.js";
 import type { DeviceType as DeviceTypeName } from "../../../domain/shared/types.js";
 
 @InputType({ description: "A PCI control path: type \"PCI\", info {domain,bus,device,function}" })
@@ -32,6 +33,19 @@ export class DriverDeployableInput {
   @Field(() => [AttachHandleInput]) attachHandles!: AttachHandleInput[];
 }
 
+@InputType()
+export class HealthReasonInput {
+  @Field(() => String, { description: "Upper-case letters, digits and _: ECC_VOLATILE_UNCORRECTABLE, XID, AER_FATAL, ..." }) code!: string;
+  @Field(() => String, { description: "A sentence a person reads (at most 255 characters); counts go in count" }) message!: string;
+  @Field(() => Int, { nullable: true }) count?: number | null;
+}
+
+@InputType({ description: "A device's health as the driver read it" })
+export class DeviceHealthInput {
+  @Field(() => HealthStatus) status!: HealthStatusName;
+  @Field(() => [HealthReasonInput]) reasons!: HealthReasonInput[];
+}
+
 @InputType({ description: "A device as a driver reports it (cyborg-reference 5.1)" })
 export class DriverDeviceInput {
   @Field(() => DeviceType) type!: DeviceTypeName;
@@ -43,5 +57,7 @@ export class DriverDeviceInput {
   @Field(() => [ControlPathInput], { nullable: true, description: "The device's other control paths (e.g. the other PCI functions of one card), each this device's alone" })
   additionalControlPaths?: ControlPathInput[] | null;
   @Field(() => Boolean, { defaultValue: false }) stub!: boolean;
+  @Field(() => DeviceHealthInput, { nullable: true, description: "The device's health; left out, the recorded health stays as it is" })
+  health?: DeviceHealthInput | null;
   @Field(() => [DriverDeployableInput]) deployables!: DriverDeployableInput[];
 }

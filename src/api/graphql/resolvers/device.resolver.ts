@@ -5,7 +5,11 @@ import { DeviceFilter } from "../inputs/filters.input.js";
 import { toConnection } from "../types/connection.js";
 import { Deployable } from "../types/deployable.type.js";
 import { ControlPathId, Device, DeviceConnection } from "../types/device.type.js";
+import { DeviceHealth } from "../types/health.type.js";
+import { HEALTHY } from "../../../domain/inventory/health.js";
 import { DeviceStatus } from "../types/scalars.js";
+import { DeviceCleaning, DeviceHolder } from "../types/device-loop.type.js";
+import { cleaningView, type DeviceCleaningView } from "../../../../projections/shared/device-views.js";
 import { DeviceLifecycleState, TaintEffect, TaintInput } from "../types/taint.type.js";
 import { deviceLifecycle, lifecycleOf, type DeviceLifecycleState as LifecycleState } from "../../../domain/inventory/device-lifecycle.js";
 import { listDevices, type DeviceView } from "../../../../projections/device-tree/queries.js";
@@ -92,7 +96,42 @@ export class DeviceResolver {
     }
     const deployables = await ctx.loaders.deployablesOfDevice.load(device.uuid);
     const handles = await Promise.all(deployables.map((d) => ctx.loaders.handlesOfDeployable.load(d.uuid)));
-    return lifecycleOf({ taints: device.taints, holders: handles.flat().filter((h) => h.inUse).length });
+    const loop = { failed: Boolean(device.failure), cleaning: Boolean(device.cleaningInFlight), qualifying: Boolean(device.qualifyingSince) };
+    return lifecycleOf({ taints: device.taints, holders: handles.flat().filter((h) => h.inUse).length, ...loop });
+  }
+
+  @FieldResolver(() => [DeviceHolder], { description: "The ARQs holding one of the device's attach handles, since when, and the notice to move each was given" })
+  async holders(@Root() device: DeviceView, @Ctx() ctx: ApiContext): Promise<DeviceHolder[]> {
+    if (isPast(device)) return [];
+    const deployables = await ctx.loaders.deployablesOfDevice.load(device.uuid);
+    const handles = (await Promise.all(deployables.map((d) => ctx.loaders.handlesOfDeployable.load(d.uuid)))).flat().filter((h) => h.inUse && h.arqUuid);
+    const arqs = await Promise.all(handles.map((h) => ctx.loaders.arq.load(h.arqUuid!)));
+    return handles.map((h, i) => ({ arqUuid: h.arqUuid!, instanceUuid: arqs[i]?.instanceUuid ?? null, since: h.heldSince ?? null, eviction: arqs[i]?.eviction ?? null }));
+  }
+
+  @FieldResolver(() => DeviceCleaning, { description: "Cleaning before reuse and re-qualification: the requirement, the clean in flight, the last outcome, a failure" })
+  cleaning(@Root() device: DeviceView): DeviceCleaning {
+    if (isPast(device)) {
+      const node = device.past.host.devices.get(device.uuid);
+      if (node) return cleaningOf(cleaningView(node.cleaning));
+    }
+    return cleaningOf(device);
+  }
+
+  @Authorized("device:status")
+  @Mutation(() => Device, { description: "Whether the device must be cleaned by its driver's clean step each time its last holder leaves, before it is offered again" })
+  async setDeviceCleaningRequired(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string, @Arg("required", () => Boolean) required: boolean) {
+    const device = await deviceOrNotFound(ctx, uuid);
+    await ctx.services.app.setDeviceCleaningRequired(commandContext(ctx), device.hostname, uuid, required);
+    return reloaded(ctx, uuid);
+  }
+
+  @Authorized("device:status")
+  @Mutation(() => Device, { description: "Asks the host's agent to clean the device now (refused while an ARQ holds it): how a FAILED device is repaired" })
+  async cleanDevice(@Ctx() ctx: ApiContext, @Arg("uuid", () => ID) uuid: string, @Arg("reason", () => String, { nullable: true }) reason?: string) {
+    const device = await deviceOrNotFound(ctx, uuid);
+    await ctx.services.app.requestDeviceCleaning(commandContext(ctx), device.hostname, uuid, reason ?? null);
+    return reloaded(ctx, uuid);
   }
 
   @FieldResolver(() => [ControlPathId], { description: "Every control path of the device (the database-model spec: a device may have several), controlPath first" })
@@ -100,9 +139,18 @@ export class DeviceResolver {
     return [device.controlPath, ...(device.additionalControlPaths ?? [])];
   }
 
+  @FieldResolver(() => DeviceHealth)
+  health(@Root() device: DeviceView): DeviceHealth {
+    return device.health ?? HEALTHY;
+  }
+
   @FieldResolver(() => [Deployable])
   deployables(@Root() device: DeviceView, @Ctx() ctx: ApiContext) {
     if (isPast(device)) return deployablesOf(device);
     return ctx.loaders.deployablesOfDevice.load(device.uuid);
   }
+}
+
+function cleaningOf(d: Partial<DeviceCleaningView>): DeviceCleaning {
+  return { required: d.cleaningRequired ?? false, inFlight: d.cleaningInFlight ?? null, qualifyingSince: d.qualifyingSince ?? null, failure: d.failure ?? null, last: d.lastCleaning ?? null };
 }

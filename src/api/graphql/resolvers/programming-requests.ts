@@ -25,14 +25,19 @@ export function checkHostAgent(ctx: ApiContext, hostname: string): void {
   if (!p.roles.has("admin") && p.hostname !== hostname) throw forbidden(`programming requests of host ${hostname}: this agent token is for ${p.hostname}`);
 }
 
-/**
- * The programmingRequests stream of one host: it listens first, then sends the requests in flight
- * (so a reconnecting agent gets what it missed), then each new one; each request once per
- * subscription. Ending it closes the listener first (see bound-events.ts for why).
- */
+/** The programmingRequests stream of one host (the agents that take only programming requests). */
 export function programmingRequests(ctx: ApiContext, hostname: string): AsyncIterableIterator<ReturnType<typeof requestPayload>> {
+  return requestStream(ctx, hostname, async () => (await ctx.services.app.programmingInFlight(hostname)).map(requestPayload));
+}
+
+/**
+ * A host's requests to its agent: it listens first, then sends the requests in flight (so a
+ * reconnecting agent gets what it missed), then each new one; each request once per subscription.
+ * Ending it closes the listener first (see bound-events.ts for why).
+ */
+export function requestStream<T extends { requestId: string }>(ctx: ApiContext, hostname: string, inFlight: () => Promise<T[]>): AsyncIterableIterator<T> {
   let close: (() => void) | undefined;
-  const gen = stream(ctx, hostname, (c) => (close = c));
+  const gen = stream(ctx, hostname, inFlight, (c) => (close = c));
   return {
     next: () => gen.next(),
     return: (value?: unknown) => {
@@ -49,17 +54,17 @@ export function programmingRequests(ctx: ApiContext, hostname: string): AsyncIte
   };
 }
 
-async function* stream(ctx: ApiContext, hostname: string, opened: (close: () => void) => void) {
+async function* stream<T extends { requestId: string }>(ctx: ApiContext, hostname: string, current: () => Promise<T[]>, opened: (close: () => void) => void) {
   checkHostAgent(ctx, hostname);
   const listener = ctx.services.programming.listen(hostname);
   opened(listener.close);
   let sent = new Set<string>();
   async function* inFlight() {
-    const requests = await ctx.services.app.programmingInFlight(hostname);
+    const requests = await current();
     const fresh = requests.filter((r) => !sent.has(r.requestId));
     // Only ids still in flight need remembering: a closed request never comes back.
     sent = new Set(requests.map((r) => r.requestId));
-    for (const r of fresh) yield requestPayload(r);
+    for (const r of fresh) yield r;
   }
   try {
     await listener.ready;

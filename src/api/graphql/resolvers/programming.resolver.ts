@@ -4,7 +4,9 @@ import { readAfterWrite } from "../../read-your-writes.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { ProgrammingRequest, ProgrammingResultAnswer, ProgrammingResultInput } from "../types/bitstream.type.js";
 import { Deployable } from "../types/deployable.type.js";
-import { checkHostAgent, programmingRequests, requestPayload } from "./programming-requests.js";
+import { checkHostAgent, programmingRequests, requestPayload, requestStream } from "./programming-requests.js";
+import { AgentRequest, AgentRequestKind, CleaningResultAnswer, CleaningResultInput } from "../types/device-loop.type.js";
+import type { ApiServices } from "../../services.js";
 
 @Resolver()
 export class ProgrammingResolver {
@@ -42,4 +44,35 @@ export class ProgrammingResolver {
   programmingRequests(@Root() payload: ReturnType<typeof requestPayload>, @Arg("hostname", () => String) _hostname: string) {
     return payload;
   }
+
+  @Authorized("programming:agent")
+  @Mutation(() => CleaningResultAnswer, { description: "A host agent's report of a cleaning request's outcome" })
+  async reportCleaningResult(@Ctx() ctx: ApiContext, @Arg("input", () => CleaningResultInput) input: CleaningResultInput) {
+    checkHostAgent(ctx, input.hostname);
+    const { hostname, deviceUuid, requestId, ok } = input;
+    return ctx.services.app.reportCleaningResult(commandContext(ctx), { hostname, deviceUuid, requestId, ok, digest: input.digest, command: input.command, durationMs: input.durationMs, reason: input.reason });
+  }
+
+  @Subscription(() => AgentRequest, {
+    description:
+      "A host agent's requests of every kind (kind PROGRAM: program a region; CLEAN: clean a device): those in flight when it subscribes, " +
+      "then each new one (agent token for its own host, or admin)",
+    subscribe: ({ args, context }) => {
+      const ctx = context as ApiContext;
+      const hostname = (args as { hostname: string }).hostname;
+      return requestStream(ctx, hostname, () => agentRequestsInFlight(ctx.services, hostname));
+    },
+  })
+  agentRequests(@Root() payload: AgentRequest, @Arg("hostname", () => String) _hostname: string) {
+    return payload;
+  }
+}
+
+/** The host's requests in flight, programming first, each as an AgentRequest of its kind. */
+async function agentRequestsInFlight(services: ApiServices, hostname: string): Promise<AgentRequest[]> {
+  const [programs, cleans] = await Promise.all([services.app.programmingInFlight(hostname), services.app.cleaningInFlight(hostname)]);
+  return [
+    ...programs.map((r) => ({ kind: AgentRequestKind.PROGRAM, requestId: r.requestId, hostname, program: requestPayload(r), clean: null })),
+    ...cleans.map((r) => ({ kind: AgentRequestKind.CLEAN, requestId: r.requestId, hostname, program: null, clean: r })),
+  ];
 }

@@ -1,3 +1,4 @@
+import { EvictionNotice } from "./device-loop.type.js";
 import { Field, ID, Int, ObjectType } from "type-graphql";
 import { ArqState, AttachHandleType, AttachTarget, BindStatus, DateTimeScalar, JSONScalar } from "./scalars.js";
 import { PointInTime } from "./audit.type.js";
@@ -24,6 +25,8 @@ export class AcceleratorRequest {
   bindFailureReason!: string | null;
   @Field(() => AttachTarget, { description: "Where the accelerator goes once bound: its group's accel:attach_target (VM when the group gives none)" })
   attachTarget!: string;
+  @Field(() => EvictionNotice, { nullable: true, description: "The notice to move: the device it holds carries a NoExecute taint (null while none)" })
+  eviction!: EvictionNotice | null;
   @Field(() => Int, { description: "Revision of the arq-<uuid> stream this view reflects" }) revision!: number;
   @Field(() => DateTimeScalar) createdAt!: Date;
   @Field(() => DateTimeScalar, { nullable: true }) updatedAt!: Date | null;

@@ -2,6 +2,7 @@ import { Field, ID, ObjectType } from "type-graphql";
 import { DateTimeScalar, DeviceStatus, DeviceType, JSONScalar } from "./scalars.js";
 import { PointInTime } from "./audit.type.js";
 import { Connection } from "./connection.js";
+import { DeviceHealth } from "./health.type.js";
 import { Taint } from "./taint.type.js";
 
 @ObjectType()
@@ -27,6 +28,8 @@ export class Device {
   additionalControlPaths?: ControlPathId[];
   @Field(() => Boolean, { description: "Gone from the host's report while an attach handle on it is allocated" })
   lost!: boolean;
+  @Field(() => DeviceHealth, { description: "As its driver last reported a change of it (OK with no reasons until then)" })
+  health!: DeviceHealth;
   @Field(() => DateTimeScalar) createdAt!: Date;
   @Field(() => DateTimeScalar, { nullable: true }) updatedAt!: Date | null;
   @Field(() => PointInTime, { nullable: true, description: "Set when asked with asOf: the point in the log this answer reflects" })

@@ -3,6 +3,7 @@ import { GraphQLDateTime, GraphQLJSON } from "graphql-scalars";
 import { registerEnumType } from "type-graphql";
 import { ARQ_STATES, ATTACH_HANDLE_TYPES, DEVICE_STATUSES, DEVICE_TYPES } from "../../../domain/shared/types.js";
 import { ATTACH_TARGETS } from "../../../domain/device-profiles/attach-target.js";
+import { HEALTH_STATUSES } from "../../../domain/inventory/health.js";
 
 /** Deepest JSON a client may send: what a profile group, an attach info or board info needs, with room to spare. */
 export const MAX_JSON_DEPTH = 32;
@@ -44,10 +45,15 @@ export const AttachHandleType = asEnum(ATTACH_HANDLE_TYPES);
 export const ArqState = asEnum(ARQ_STATES);
 export const BindStatus = asEnum(["COMPLETED", "FAILED"] as const);
 export const AttachTarget = asEnum(ATTACH_TARGETS);
+export const HealthStatus = asEnum(HEALTH_STATUSES);
 
 registerEnumType(DeviceType, { name: "DeviceType" });
 registerEnumType(DeviceStatus, { name: "DeviceStatus" });
 registerEnumType(AttachHandleType, { name: "AttachHandleType" });
 registerEnumType(ArqState, { name: "ArqState", description: "The ARQ state machine of Cyborg (cyborg-reference 2.2)" });
 registerEnumType(BindStatus, { name: "BindStatus" });
+registerEnumType(HealthStatus, {
+  name: "HealthStatus",
+  description: "A device's health as its driver reads it: OK, WARNING, CRITICAL, or UNKNOWN (the driver could not read it; the reasons say why)",
+});
 registerEnumType(AttachTarget, { name: "AttachTarget", description: "Where a bound accelerator goes (accel:attach_target): VM (pass-through to the instance), host (used by the compute node), none (not attached)" });

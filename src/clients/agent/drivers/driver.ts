@@ -4,6 +4,8 @@
  */
 import type { DeviceType, PciAddress } from "../../../domain/shared/types.js";
 import type { DriverDevice } from "../../../domain/inventory/report.js";
+import type { DeviceHealth } from "../../../domain/inventory/health.js";
+import type { HealthSources } from "./health/index.js";
 
 export const DEFAULT_SYSFS_ROOT = "/sys";
 
@@ -54,6 +56,8 @@ export interface FakeFpgaConfig {
   programFailure?: string;
   /** Where the device keeps what it was programmed with across agent restarts (JSON); default: this process's memory. */
   stateFile?: string;
+  /** The health the fake device reports (default OK): how a test or a demo injects a failing device. */
+  health?: DeviceHealth;
 }
 
 export interface DriverConfig {
@@ -76,6 +80,8 @@ export interface DriverEnv {
   log?: DriverLog;
   /** Runs a program command (argv, no shell); default host-commands.ts runCommand. Tests record it instead. */
   run?: (argv: readonly string[], opts: { timeoutMs: number }) => Promise<string>;
+  /** Where device health is read besides sysfs (health/index.ts); tests hand it fixtures. */
+  health?: HealthSources;
 }
 
 /** What a driver programs: a region (deployable) of the device at the control path, with a verified file. */

@@ -61,6 +61,32 @@ export function runProgram(env: DriverEnv, argv: readonly string[]): Promise<str
   return (env.run ?? ((a, o) => runCommand(a, o)))(argv, { timeoutMs: PROGRAM_TIMEOUT_MS });
 }
 
+/**
+ * `nvidia-smi -q -x`, with what it wrote to stderr: a GPU it cannot reach is named there
+ * ("Unable to determine the device handle for GPU..."), and it may then exit non-zero while the
+ * others are still described. Only a missing binary or a hang is an error.
+ */
+export function nvidiaSmiRunner(bin = "nvidia-smi", opts: HostCommandOptions = {}): () => Promise<string> {
+  return async () => {
+    try {
+      const { stdout, stderr } = await exec(bin, ["-q", "-x"], { timeout: opts.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LC_ALL: "C" } });
+      return `${stdout}\n${stderr}`;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException & { stdout?: string; stderr?: string; killed?: boolean };
+      if (e.code === "ENOENT") throw new Error(`${bin} not found: install the NVIDIA driver's utilities`);
+      if (e.killed) throw new Error(`${bin} -q -x timed out`);
+      if (!e.stdout && !e.stderr) throw new Error(`${bin} -q -x failed: ${e.message}`);
+      return `${e.stdout ?? ""}\n${e.stderr ?? ""}`;
+    }
+  };
+}
+
+/** The kernel log (`dmesg`), for NVIDIA's XID lines; reading it needs CAP_SYSLOG where kernel.dmesg_restrict is 1. */
+export function kernelLogRunner(command = "dmesg", opts: HostCommandOptions = {}): () => Promise<string> {
+  const argv = command.trim().split(/\s+/).filter(Boolean);
+  return () => runCommand(argv, opts);
+}
+
 /** A DriverEnv on the real host. */
 export function hostDriverEnv(args: { hostname: string; config: DriverConfig; sysfsRoot?: string; log?: DriverLog }): DriverEnv {
   return {
@@ -69,6 +95,7 @@ export function hostDriverEnv(args: { hostname: string; config: DriverConfig; sy
     lspci: lspciRunner(),
     lspciK: lspciKRunner(),
     config: args.config,
+    health: { nvidiaSmi: nvidiaSmiRunner(), kernelLog: kernelLogRunner() },
     ...(args.log ? { log: args.log } : {}),
   };
 }
