@@ -2,15 +2,11 @@
  * `cyborg-es device list|show|taint|untaint`: devices, their taints and lifecycle state, from the
  * command line (admin token for taints). It speaks GraphQL to the service, as any client does.
  */
-import { Command, Option } from "commander";
-import { postGraphQL } from "../clients/agent/graphql-client.js";
+import { Command } from "commander";
+import { callService, serviceClient, withService as serviceOptions } from "./service-options.js";
+import { printTable } from "./table.js";
 
 const FIELDS = "uuid hostname type vendor model status lifecycleState lost taints { key value effect by reason at }";
-
-interface ServiceOptions {
-  url: string;
-  token?: string;
-}
 
 interface DeviceOut {
   uuid: string;
@@ -21,16 +17,9 @@ interface DeviceOut {
   taints: Array<{ key: string; value: string; effect: string; by: string; reason: string; at: string }>;
 }
 
-function withService(cmd: Command): Command {
-  return cmd
-    .addOption(new Option("--url <url>", "the service's GraphQL endpoint").env("CYBORG_URL").default("http://127.0.0.1:4000/graphql"))
-    .addOption(new Option("--token <token>", "a token (admin, for taints)").env("CYBORG_TOKEN"));
-}
-
-const client = (o: ServiceOptions) => {
-  if (!o.token) throw new Error("no token: pass --token or set CYBORG_TOKEN");
-  return { url: o.url, token: o.token };
-};
+/** Reading devices takes any token; taints need an admin one, as the service says when refused. */
+const withService = (cmd: Command) => serviceOptions(cmd, "any");
+const client = (cmd: Command) => serviceClient(cmd, "any");
 
 const label = (t: { key: string; value: string; effect: string }) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`;
 
@@ -44,11 +33,13 @@ function listCommand(): Command {
   return withService(new Command("list"))
     .description("every device, with its state and taints")
     .option("--host <hostname>", "only this host's devices")
-    .action(async (o: ServiceOptions & { host?: string }) => {
+    .option("--json", "print JSON instead of a table", false)
+    .action(async (o: { host?: string; json: boolean }, cmd: Command) => {
       const q = `query($f: DeviceFilter) { devices(filter: $f, first: 1000) { nodes { ${FIELDS} } } }`;
-      const { devices } = await postGraphQL<{ devices: { nodes: DeviceOut[] } }>(client(o), q, { f: o.host ? { hostname: o.host } : null });
-      if (devices.nodes.length === 0) return console.log("no devices");
-      console.table(devices.nodes.map((d) => ({ uuid: d.uuid, host: d.hostname, type: d.type, status: d.status, state: d.lifecycleState, taints: d.taints.map(label).join(", ") })));
+      const { devices } = await callService<{ devices: { nodes: DeviceOut[] } }>(client(cmd), q, { f: o.host ? { hostname: o.host } : null });
+      if (o.json) return console.log(JSON.stringify(devices.nodes, null, 2));
+      const rows = devices.nodes.map((d) => ({ uuid: d.uuid, host: d.hostname, type: d.type, status: d.status, state: d.lifecycleState, taints: d.taints.map(label).join(", ") }));
+      printTable(rows, "no devices");
     });
 }
 
@@ -56,8 +47,8 @@ function showCommand(): Command {
   return withService(new Command("show"))
     .description("one device as JSON, with its taints")
     .argument("<uuid>")
-    .action(async (uuid: string, o: ServiceOptions) => {
-      const { device } = await postGraphQL<{ device: DeviceOut | null }>(client(o), `query($u: ID!) { device(uuid: $u) { ${FIELDS} } }`, { u: uuid });
+    .action(async (uuid: string, _o: unknown, cmd: Command) => {
+      const { device } = await callService<{ device: DeviceOut | null }>(client(cmd), `query($u: ID!) { device(uuid: $u) { ${FIELDS} } }`, { u: uuid });
       if (!device) throw new Error(`no device ${uuid}`);
       console.log(JSON.stringify(device, null, 2));
     });
@@ -69,13 +60,13 @@ function taintCommand(): Command {
     .argument("<uuid>")
     .argument("<taint>", "<key>[=<value>]:<effect>, e.g. cyborg.openstack.org/maintenance:NoSchedule")
     .requiredOption("--reason <text>", "why, for whoever reads the device's history")
-    .action(async (uuid: string, spec: string, o: ServiceOptions & { reason: string }) => {
+    .action(async (uuid: string, spec: string, o: { reason: string }, cmd: Command) => {
       const colon = spec.lastIndexOf(":");
       if (colon < 0) throw new Error(`${spec}: give the effect, as <key>[=<value>]:NoSchedule or :NoExecute`);
       const [key, value] = splitValue(spec.slice(0, colon));
       const taint = { key, value, effect: spec.slice(colon + 1), reason: o.reason };
       const q = `mutation($u: ID!, $t: TaintInput!) { taintDevice(uuid: $u, taint: $t) { ${FIELDS} } }`;
-      const { taintDevice } = await postGraphQL<{ taintDevice: DeviceOut }>(client(o), q, { u: uuid, t: taint });
+      const { taintDevice } = await callService<{ taintDevice: DeviceOut }>(client(cmd), q, { u: uuid, t: taint });
       console.log(`${uuid}: ${taintDevice.lifecycleState}, taints ${taintDevice.taints.map(label).join(", ")}`);
     });
 }
@@ -86,12 +77,12 @@ function untaintCommand(): Command {
     .argument("<uuid>")
     .argument("<taint>", "<key>[:<effect>]")
     .option("--reason <text>", "why, for the device's history")
-    .action(async (uuid: string, spec: string, o: ServiceOptions & { reason?: string }) => {
+    .action(async (uuid: string, spec: string, o: { reason?: string }, cmd: Command) => {
       const colon = spec.lastIndexOf(":");
       const effect = colon < 0 ? null : spec.slice(colon + 1);
       const key = colon < 0 ? spec : spec.slice(0, colon);
       const q = `mutation($u: ID!, $k: String!, $e: TaintEffect, $r: String) { untaintDevice(uuid: $u, key: $k, effect: $e, reason: $r) { ${FIELDS} } }`;
-      const { untaintDevice } = await postGraphQL<{ untaintDevice: DeviceOut }>(client(o), q, { u: uuid, k: key, e: effect, r: o.reason ?? null });
+      const { untaintDevice } = await callService<{ untaintDevice: DeviceOut }>(client(cmd), q, { u: uuid, k: key, e: effect, r: o.reason ?? null });
       const left = untaintDevice.taints.map(label).join(", ");
       console.log(`${uuid}: ${untaintDevice.lifecycleState}${left ? `, taints ${left}` : ", no taints"}`);
     });

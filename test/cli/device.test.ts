@@ -17,13 +17,11 @@ describe("cyborg-es device", () => {
   async function run(args: string[], who: keyof typeof TOKENS = "admin"): Promise<string> {
     const lines: string[] = [];
     const log = vi.spyOn(console, "log").mockImplementation((...a: unknown[]) => void lines.push(a.join(" ")));
-    const table = vi.spyOn(console, "table").mockImplementation((rows: unknown) => void lines.push(JSON.stringify(rows)));
     try {
       await deviceCommand().exitOverride().parseAsync([...args, "--url", t.url, "--token", TOKENS[who].token], { from: "user" });
       return lines.join("\n");
     } finally {
       log.mockRestore();
-      table.mockRestore();
     }
   }
 
@@ -31,7 +29,10 @@ describe("cyborg-es device", () => {
     expect(await run(["taint", uuid, "example.com/burn-in=gpu:NoSchedule", "--reason", "burn-in"])).toBe(`${uuid}: TAINTED, taints example.com/burn-in=gpu:NoSchedule`);
     const shown = JSON.parse(await run(["show", uuid]));
     expect(shown).toMatchObject({ status: "MAINTAINING", taints: [{ key: "example.com/burn-in", value: "gpu", effect: "NoSchedule", by: "admin", reason: "burn-in" }] });
-    expect(await run(["list"])).toContain('"taints":"example.com/burn-in=gpu:NoSchedule"');
+    const table = (await run(["list"])).split("\n");
+    expect(table[0]).toMatch(/^UUID +HOST +TYPE +STATUS +STATE +TAINTS$/);
+    expect(table.find((l) => l.startsWith(uuid))).toMatch(/compute1 .*MAINTAINING +TAINTED +example\.com\/burn-in=gpu:NoSchedule$/);
+    expect(JSON.parse(await run(["list", "--json"]))).toContainEqual(expect.objectContaining({ uuid, lifecycleState: "TAINTED" }));
     expect(await run(["untaint", uuid, "example.com/burn-in"])).toBe(`${uuid}: AVAILABLE, no taints`);
   });
 
