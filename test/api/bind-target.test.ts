@@ -71,7 +71,7 @@ describe("a bind checked against its request group", () => {
     const arq = await createArq("no-fake");
     const r = await rest().call("service", "PATCH", "/v2/accelerator_requests", { body: bindPatch([arq], { hostname: "compute1", rp, instance: randomUUID() }) });
     expect(r.status, r.text).toBe(400);
-    expect(r.fault).toMatchObject({ code: "BAD_USER_INPUT", field: "bindings[0].deviceRpUuid", faultstring: expect.stringMatching(/carries forbidden trait CUSTOM_FAKE_DEVICE/) });
+    expect(r.fault).toMatchObject({ code: "BAD_USER_INPUT", field: `${arq}/device_rp_uuid`, faultstring: expect.stringMatching(/carries forbidden trait CUSTOM_FAKE_DEVICE/) });
     expect(await arqState(arq)).toBe("INITIAL");
   });
 

@@ -15,11 +15,12 @@ import { ROLES, type Principal, type Role } from "../../src/api/auth/tokens.js";
 
 /**
  * Guards written in code rather than as @Authorized (resolvers/bound-events.ts checks arq:read,
- * resolvers/programming-requests.ts programming:agent).
+ * resolvers/programming-requests.ts programming:agent for programmingRequests and agentRequests).
  */
 const RULES_IN_CODE: Record<string, Rule> = {
   "subscription.acceleratorRequestBound": "arq:read",
   "subscription.programmingRequests": "programming:agent",
+  "subscription.agentRequests": "programming:agent",
 };
 
 /** Open to any valid token, outside the policy table: who a token is (resolvers/viewer.resolver.ts). */
@@ -67,6 +68,12 @@ export const ARGUMENT_RULES: Array<{ operation: string; label: string; args: Rec
     operation: "reportProgrammingResult",
     label: "another host than the agent's",
     args: { input: { hostname: "compute2", deployableUuid: "2d4f5c3e-0000-4000-8000-000000000003", requestId: "2d4f5c3e-0000-4000-8000-000000000004", ok: true } },
+    allowed: WHO.filter((w) => allowedBy("programming:agent").includes(w) && !principalOf(w).roles.has("agent")),
+  },
+  {
+    operation: "reportCleaningResult",
+    label: "another host than the agent's",
+    args: { input: { hostname: "compute2", deviceUuid: "2d4f5c3e-0000-4000-8000-000000000005", requestId: "2d4f5c3e-0000-4000-8000-000000000006", ok: true } },
     allowed: WHO.filter((w) => allowedBy("programming:agent").includes(w) && !principalOf(w).roles.has("agent")),
   },
 ];
