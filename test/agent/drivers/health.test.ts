@@ -178,3 +178,19 @@ describe("withHealth: each discovered device's health", () => {
     expect(validateHealth(h, "health")).toEqual(h);
   });
 });
+
+describe("--fake-health-file", () => {
+  it("is read every pass, and a file that is not a health makes the fake device UNKNOWN with why", async () => {
+    const { driverEnv } = await import("../../../src/clients/agent/driver-env.js");
+    const path = join(mkdtempSync(join(tmpdir(), "fake-health-")), "health.json");
+    writeFileSync(path, JSON.stringify({ status: "WARNING", reasons: [{ code: "INJECTED", message: "burn-in" }] }));
+    const opts = { hostname: "compute1", drivers: "fake", sysfsRoot: "/nonexistent", lspci: "true", pciWhitelist: "[]", nvidiaSkipVfs: false, vgpuTypes: "", fakeHealthFile: path };
+    const env = driverEnv(opts);
+    const pass = async () => (await withHealth(await fakeDriver.discover(env), env))[0]!.health;
+    expect(await pass()).toEqual({ status: "WARNING", reasons: [{ code: "INJECTED", message: "burn-in" }] });
+    writeFileSync(path, JSON.stringify({ status: "OK", reasons: [] }));
+    expect(await pass()).toEqual({ status: "OK", reasons: [] });
+    writeFileSync(path, "{ broken");
+    expect(await pass()).toMatchObject({ status: "UNKNOWN", reasons: [{ code: "HEALTH_UNREADABLE" }] });
+  });
+});
