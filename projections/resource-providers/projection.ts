@@ -9,8 +9,9 @@
  *   :in-use:<deployable>     zset  allocated attach handles (used = its size)
  *   :handles:<deployable>    zset  its attach handles; :lost:<deployable> those that left the report
  *                                  while allocated (reserved = total once every handle left)
- *   :device:<uuid>           hash  status, lost (reserved = total while the device is MAINTAINING, that
- *                                  is tainted, or left the report while allocated: src/domain/inventory/resource-providers.ts)
+ *   :device:<uuid>           hash  status, lost, cleaning, qualifying, failed (reserved = total while the
+ *                                  device is not offered: MAINTAINING, that is tainted, cleaning, qualifying
+ *                                  or failed; or left the report while allocated: src/domain/inventory/resource-providers.ts)
  *   :all                     zset  deployable uuids by the position that added them
  *   :by-host:<hostname>      zset  the same, per host
  */
@@ -41,6 +42,17 @@ export function project(event: RecordedEvent): Write[] {
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { lost: true } }];
     case "DeviceRemoved":
       return [{ op: "del", key: k("device", e.data.deviceUuid) }];
+    // The cleaning loop, as src/domain/inventory/cleaning.ts folds it (the decider fails only the request in flight).
+    case "DeviceCleaningRequested":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { cleaning: true, qualifying: false } }];
+    case "DeviceCleaned":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { cleaning: false, qualifying: true, failed: false } }];
+    case "DeviceCleaningFailed":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { cleaning: false } }];
+    case "DeviceQualified":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { qualifying: false, failed: false } }];
+    case "DeviceFailed":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { qualifying: false, failed: true } }];
     case "DeployableAdded": {
       const d = e.data;
       const at = score(e.position);

@@ -1,4 +1,5 @@
 /** The resource-providers read model's query: deployables as Placement sees them. */
+import { isOffered, lifecycleOf, type LifecycleInputs } from "../../src/domain/inventory/device-lifecycle.js";
 import { reservedOf } from "../../src/domain/inventory/resource-providers.js";
 import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { attributesView } from "../shared/deployables.js";
@@ -49,7 +50,7 @@ export async function listResourceProviders(store: ReadStore, hostname?: string 
       parentProviderName: rp.parentProviderName as string,
       resourceClass,
       total,
-      reserved: reservedOf(total, { tainted: device?.status === "MAINTAINING", deviceLost: device?.lost === true, handles, lostHandles }),
+      reserved: reservedOf(total, { notOffered: !isOffered(lifecycleOf(lifecycleInputs(device))), deviceLost: device?.lost === true, handles, lostHandles }),
       used,
       traits,
       deployableUuid: rp.deployableUuid as string,
@@ -57,6 +58,20 @@ export async function listResourceProviders(store: ReadStore, hostname?: string 
     });
   });
   return out;
+}
+
+/**
+ * The lifecycle inputs the read model knows of a device: Cyborg's status MAINTAINING stands for its
+ * taints (only whether it is offered is read from it, so their effect and the holders do not matter).
+ */
+function lifecycleInputs(device: Record<string, unknown> | null | undefined): LifecycleInputs {
+  return {
+    taints: device?.status === "MAINTAINING" ? [{ effect: "NoSchedule" }] : [],
+    holders: 0,
+    cleaning: device?.cleaning === true,
+    qualifying: device?.qualifying === true,
+    failed: device?.failed === true,
+  };
 }
 
 /** One host's capacity of one resource class: its providers' totals, used and reserved, summed. */

@@ -169,6 +169,36 @@ describe("Placement sync (real Placement)", () => {
     expect(await candidates("resources=FPGA:1&required=CUSTOM_T9")).toEqual([rp("c9", "5e")]);
   });
 
+  it("reserves a device while it is cleaned and until it qualifies again, and while it is failed", async () => {
+    const compute = await novaComputeNode(server, "c10");
+    const { sync, hosts } = await started();
+    const card = fpgaCard("c10", "5e", { accelerators: 2, traits: ["CUSTOM_T10"] });
+    await hosts.report("c10", [card]);
+    await sync.caughtUp(20_000);
+    const deviceUuid = await hosts.deviceAt("c10", "5e");
+    const reserved = async () => (await treeOf(server, compute))[0]!.inventories.FPGA!.reserved;
+    const d = { hostname: "c10", deviceUuid, at: new Date().toISOString() };
+    const requestId = async () => (await hosts.load("c10")).state.devices.get(deviceUuid)!.cleaning.inFlight!.requestId;
+    expect(await reserved()).toBe(0);
+
+    await hosts.run("c10", { type: "RequestDeviceCleaning", data: { ...d, reason: "test" } });
+    await sync.caughtUp(20_000);
+    expect(await reserved()).toBe(2);
+    expect(await candidates("resources=FPGA:1&required=CUSTOM_T10")).toEqual([]);
+    await hosts.run("c10", { type: "ReportDeviceCleaned", data: { ...d, requestId: await requestId(), digest: "sha256:ab", command: ["reset"], durationMs: 5 } });
+    await sync.caughtUp(20_000);
+    expect(await reserved()).toBe(2);
+    await hosts.report("c10", [card]);
+    await sync.caughtUp(20_000);
+    expect(await reserved()).toBe(0);
+    expect(await candidates("resources=FPGA:1&required=CUSTOM_T10")).toEqual([rp("c10", "5e")]);
+
+    await hosts.run("c10", { type: "RequestDeviceCleaning", data: { ...d, reason: "again" } });
+    await hosts.run("c10", { type: "ReportDeviceCleaningFailed", data: { ...d, requestId: await requestId(), reason: "reset refused" } });
+    await sync.caughtUp(20_000);
+    expect(await reserved()).toBe(2);
+  });
+
   it("waits for a missing compute node (the others go on), then fills it in", async () => {
     const { sync, hosts } = await started({ config: { PLACEMENT_MISSING_COMPUTE_NODE: "wait" } });
     const other = await novaComputeNode(server, "c4b");

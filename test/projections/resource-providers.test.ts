@@ -68,6 +68,25 @@ describe("resource-providers projection", () => {
     expect((await back.read.listResourceProviders("h1"))[1]).toMatchObject({ reserved: 0, used: 0 });
   });
 
+  it("reserves the whole inventory while the device is cleaned, qualifying or failed, and frees it once qualified", async () => {
+    const d = { hostname: "h1", deviceUuid: "d2" };
+    const loop = [
+      { type: "DeviceCleaningRequested" as const, data: { ...d, requestId: "c0", reason: "clean after use", at: T(40) } },
+      { type: "DeviceCleaned" as const, data: { ...d, requestId: "c0", digest: "sha256:ab", command: ["reset"], durationMs: 5, at: T(41) } },
+      { type: "DeviceQualified" as const, data: { ...d, at: T(42) } },
+    ];
+    const reserved = async (events: unknown[]) => (await (await given([...host, ...(events as never[])])).read.listResourceProviders("h1"))[1]!.reserved;
+    expect(await reserved(loop.slice(0, 1))).toBe(2);
+    expect(await reserved(loop.slice(0, 2))).toBe(2);
+    expect(await reserved(loop)).toBe(0);
+    const failed = [
+      loop[0],
+      { type: "DeviceCleaningFailed" as const, data: { ...d, requestId: "c0", reason: "reset refused", at: T(41) } },
+      { type: "DeviceFailed" as const, data: { ...d, reason: "cleaning failed: reset refused", at: T(41) } },
+    ];
+    expect(await reserved(failed)).toBe(2);
+  });
+
   it("removes the RP with its deployable", async () => {
     const { read, store } = await given([
       ...gpuHost("h1"),

@@ -43,6 +43,15 @@ export function holdersOf(device: DeviceNode): string[] {
   return out;
 }
 
+/**
+ * Whether the scheduler may place anything new on a device in this state: only AVAILABLE. Every
+ * other state refuses new binds (a taint, a clean in flight, a re-qualification pending, or a
+ * failure), so Placement must hold the device's capacity reserved, or Nova would pick it in vain.
+ */
+export function isOffered(state: DeviceLifecycleState): boolean {
+  return state === "AVAILABLE";
+}
+
 export function deviceLifecycle(device: DeviceNode): DeviceLifecycleState {
   const c = device.cleaning;
   return lifecycleOf({ taints: device.taints, holders: holdersOf(device).length, failed: c.failed !== null, cleaning: c.inFlight !== null, qualifying: c.qualifyingSince !== null });

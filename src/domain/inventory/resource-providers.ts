@@ -6,13 +6,14 @@
  *
  * - uuid: the deployable's rpUuid, uuid3(NAMESPACE_DNS, name), as Cyborg; name: the deployable name.
  * - inventory: the `rc` attribute's class, total = numAccelerators, max_unit = total.
- * - reserved = total while nothing new may land on it: the device carries a taint (taints.ts;
- *   Cyborg's status MAINTAINING), or the device or the deployable left the report while allocated
+ * - reserved = total while nothing new may land on it: the device is not offered in its lifecycle
+ *   (device-lifecycle.ts: a taint, Cyborg's status MAINTAINING; cleaning; qualifying; failed), or the device or the deployable left the report while allocated
  *   (lost, kept until released: never deleted under a VM).
  * - traits: the values of the `trait*` attributes (function and region traits change with them
  *   after FPGA reprogramming), plus OWNER_CYBORG, the os-traits mark of a provider Cyborg owns.
  */
 import { OWNER_CYBORG } from "../shared/traits.js";
+import { deviceLifecycle, isOffered } from "./device-lifecycle.js";
 import type { InventoryEvent } from "./events.js";
 import type { DeployableNode, DeviceNode, HostState } from "./state.js";
 
@@ -46,6 +47,11 @@ export const PROVIDER_EVENT_TYPES = [
   "AttributeRemoved",
   "AttachHandleLost",
   "AttachHandleRemoved",
+  "DeviceCleaningRequested",
+  "DeviceCleaned",
+  "DeviceCleaningFailed",
+  "DeviceQualified",
+  "DeviceFailed",
 ] as const satisfies ReadonlyArray<InventoryEvent["type"]>;
 
 /** The host's providers, devices and deployables in the order first reported. */
@@ -72,7 +78,7 @@ function providerOf(hostname: string, device: DeviceNode, d: DeployableNode): De
     resourceClass: rc,
     total: d.numAccelerators,
     reserved: reservedOf(d.numAccelerators, {
-      tainted: device.taints.length > 0,
+      notOffered: !isOffered(deviceLifecycle(device)),
       deviceLost: device.lostArqs !== null,
       handles: d.handles.size,
       lostHandles: [...d.handles.values()].filter((h) => h.lost).length,
@@ -92,8 +98,8 @@ export function providerTraits(d: DeployableNode): Set<string> {
 
 /** What decides whether anything new may land on a provider, as the host stream and the read model both know it. */
 export interface ProviderAvailability {
-  /** Its device carries a taint (Cyborg's status MAINTAINING): an operator's, or a health rule's. */
-  tainted: boolean;
+  /** Its device's lifecycle state refuses new binds: tainted (Cyborg's status MAINTAINING), draining, drained, cleaning, qualifying or failed. */
+  notOffered: boolean;
   /** Its device left the report while allocated. */
   deviceLost: boolean;
   handles: number;
@@ -104,5 +110,5 @@ export interface ProviderAvailability {
 export function reservedOf(total: number, a: ProviderAvailability): number {
   // A deployable that left the report keeps only its lost (allocated) handles.
   const left = a.handles > 0 && a.lostHandles === a.handles;
-  return a.tainted || a.deviceLost || left ? total : 0;
+  return a.notOffered || a.deviceLost || left ? total : 0;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { HostCommand } from "../../../src/domain/inventory/decider.js";
 import { deviceLifecycle } from "../../../src/domain/inventory/device-lifecycle.js";
 import { cleaningRequestIdFor, rpUuidFor } from "../../../src/domain/inventory/ids.js";
+import { desiredProviders, PROVIDER_EVENT_TYPES } from "../../../src/domain/inventory/resource-providers.js";
 import type { HostState } from "../../../src/domain/inventory/state.js";
 import { expectDomainError } from "../decider-spec.js";
 import { allocate, apply, at, bdf, decide, fold, fpga, HOST, release, reported, types } from "./fixtures.js";
@@ -140,6 +141,21 @@ describe("cleaning before reuse", () => {
     expect(deviceLifecycle(device(qualifying))).toBe("QUALIFYING");
     expect(deviceLifecycle(device(fold(report(qualifying, [fpga("af", { handles: 2 })]).events, qualifying)))).toBe("AVAILABLE");
     expect(deviceLifecycle(device(apply(cleaning, cleaningFailed())))).toBe("FAILED");
+  });
+
+  it("Placement holds the device reserved while it is not offered: cleaning, qualifying, failed; free again once qualified", () => {
+    const reserved = (s: HostState) => desiredProviders(s).map((p) => [p.total, p.reserved]);
+    const cleaning = apply(apply(apply(held, release("arq-1")), release("arq-2")), requireCleaning());
+    expect(reserved(fresh)).toEqual([[2, 0]]);
+    expect(reserved(cleaning)).toEqual([[2, 2]]);
+    const qualifying = apply(cleaning, cleaned());
+    expect(reserved(qualifying)).toEqual([[2, 2]]);
+    expect(reserved(fold(report(qualifying, [fpga("af", { handles: 2 })]).events, qualifying))).toEqual([[2, 0]]);
+    expect(reserved(apply(cleaning, cleaningFailed()))).toEqual([[2, 2]]);
+  });
+
+  it("every event of the cleaning loop that changes whether the device is offered makes the Placement sync look again", () => {
+    for (const t of ["DeviceCleaningRequested", "DeviceCleaned", "DeviceCleaningFailed", "DeviceQualified", "DeviceFailed"] as const) expect(PROVIDER_EVENT_TYPES).toContain(t);
   });
 
   it("an operator cannot clean a device that is held", () => {
