@@ -5,6 +5,8 @@
  */
 import type { AttachHandleType, DeviceType, JsonObject } from "../shared/types.js";
 import type { HealthStatus } from "./health.js";
+import type { DriverCapacity, DriverPartitioning } from "./partitioning-report.js";
+import type { DeviceTopology } from "./topology-report.js";
 
 export interface DriverAttribute {
   /** "rc", "trait0", "trait1", ... as Cyborg. */
@@ -66,5 +68,11 @@ export interface DriverDevice {
    * not report health, which leaves the recorded health as it is.
    */
   health?: DriverHealth | null;
+  /** Where the device sits on the host (topology-report.ts); absent when the driver does not know. */
+  topology?: DeviceTopology | null;
+  /** The partitions the device can make and has made (partitioning-report.ts); absent for a device that is not cut. */
+  partitioning?: DriverPartitioning | null;
+  /** Amounts several ARQs draw from (partitioning-report.ts). */
+  capacities?: DriverCapacity[] | null;
   deployables: DriverDeployable[];
 }
