@@ -5,6 +5,7 @@
 import type { DeviceType, PciAddress } from "../../../domain/shared/types.js";
 import type { DriverDevice } from "../../../domain/inventory/report.js";
 import type { DeviceHealth } from "../../../domain/inventory/health.js";
+import type { DriverPartition, SlotPlacement } from "../../../domain/inventory/partitioning-report.js";
 import type { HealthSources } from "./health/index.js";
 
 export const DEFAULT_SYSFS_ROOT = "/sys";
@@ -103,9 +104,59 @@ export interface Programmer {
   program(env: DriverEnv, target: ProgramTarget): Promise<{ command: string[] }>;
 }
 
+/** What a driver cleans: a whole device, addressed by its control path. */
+export interface CleanTarget {
+  /** The device's control path info: {domain, bus, device, function} for PCI. */
+  controlPath: PciAddress & Record<string, unknown>;
+  deviceType: string;
+  /** The driver names of the device's deployables. */
+  driverNames: readonly string[];
+}
+
+export interface Cleaner {
+  /** The deployable driver names whose devices it cleans (as its discovery reports them). */
+  driverNames: readonly string[];
+  /** The command line for a target (checked against fixtures). */
+  command(target: CleanTarget): string[];
+  /**
+   * Cleans the device; throws with the tool's message when it fails. The digest identifies what
+   * was done (a sha256 over the command and what the tool answered, or the golden image's checksum).
+   */
+  clean(env: DriverEnv, target: CleanTarget): Promise<{ command: string[]; digest: string }>;
+}
+
+/** A partition the service asks the agent to make: a profile of the device, at a placement. */
+export interface CreatePartitionTarget {
+  controlPath: PciAddress & Record<string, unknown>;
+  /** The profile's name and what the tool calls it (DriverPartitionProfile.name, .toolId). */
+  profile: { name: string; toolId: string };
+  /** Where it starts and how many slots it spans; null on a device without slots. */
+  placement: SlotPlacement | null;
+}
+
+/** A partition the service asks the agent to remove (as discovery listed it). */
+export interface DestroyPartitionTarget {
+  controlPath: PciAddress & Record<string, unknown>;
+  uuid: string;
+  toolRef: Record<string, string | number>;
+}
+
+export interface Partitioner {
+  /** The deployable driver names whose devices it partitions. */
+  driverNames: readonly string[];
+  /** Makes the partition; answers it as discovery would list it (with its attach handle). */
+  create(env: DriverEnv, target: CreatePartitionTarget): Promise<{ command: string[]; partition: DriverPartition }>;
+  /** Removes it; a partition that is already gone is not an error. */
+  destroy(env: DriverEnv, target: DestroyPartitionTarget): Promise<{ command: string[] }>;
+}
+
 export interface Driver {
   name: string;
   discover(env: DriverEnv): Promise<DriverDevice[]>;
   /** FPGA drivers: how to program a region. */
   programmer?: Programmer;
+  /** Drivers whose devices can be cleaned before their next tenant. */
+  cleaner?: Cleaner;
+  /** Drivers whose devices are cut into partitions on demand. */
+  partitioner?: Partitioner;
 }
