@@ -18,6 +18,8 @@ type DataOf<T extends DomainEvent["type"]> = Extract<DomainEvent, { type: T }>["
 type Objects = { [T in DomainEvent["type"]]: (d: DataOf<T>) => ReadonlyArray<string | null> };
 
 export const OBJECTS: Objects = {
+  // Bookkeeping of the agent's report protocol: no object's history.
+  HostReportSettled: () => [],
   DeviceDiscovered: (d) => [d.deviceUuid],
   DeviceChanged: (d) => [d.deviceUuid],
   DeviceStatusChanged: (d) => [d.deviceUuid],

@@ -13,6 +13,7 @@ import type { Logger } from "../infra/logger.js";
 import { seesAllProjects } from "./auth/policy.js";
 import type { Principal } from "./auth/tokens.js";
 import type { ProgrammingFeed } from "./programming-feed.js";
+import type { ReportAdmission } from "./report-admission.js";
 
 /** Everything resolvers reach; built once by the composition root. */
 export interface ApiServices {
@@ -36,6 +37,8 @@ export interface ApiServices {
   requestTimeoutMs?: number;
   /** Where front doors record operations and agent reports (absent with METRICS=off). */
   metrics?: OperationMetrics;
+  /** How many whole host reports are taken at once (report-admission.ts); none: no limit. */
+  reportAdmission?: ReportAdmission;
   /** Where front doors log what an operator should hear of (a host report refused). */
   log?: Logger;
   /** This process's Placement sync (role `placement`), for "has Placement got this host's traits"; absent without the role. */

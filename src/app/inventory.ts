@@ -55,10 +55,10 @@ export async function reportHostInventory(
   const result = await handleCommand(s.store, stream.host(hostname), decider, command, ctx, { cache: s.cache, locks: s.locks });
   const { summary, report } = last!;
   const digest = digestOfValidated(report);
-  // Remember the digest only if this report now diffs to nothing against the state it left
-  // (result.state is the state at result.revision), so that a confirmation never hides a change.
-  const again = result.events.length === 0 ? last! : decideReport(command, result.state);
-  if (again.events.length === 0) digests.set(hostname, { digest, inventoryChanges: result.state.inventoryChanges, unchanged: again.summary.unchanged });
+  // Remember the digest only if this report diffs to nothing against the state it left (the
+  // decision says so with HostReportSettled when it wrote), so that a confirmation never hides a change.
+  const settled = result.events.length === 0 ? { digest, unchanged: summary.unchanged, inventoryChanges: result.state.inventoryChanges } : result.state.settledReport;
+  if (settled?.digest === digest && settled.inventoryChanges === result.state.inventoryChanges) digests.set(hostname, settled);
   else digests.delete(hostname);
   return { hostname, ...summary, revision: result.revision, digest };
 }
@@ -80,10 +80,12 @@ export async function confirmHostInventory(
   const wanted = validateDigest(digest);
   // A confirmation is the agent's report of an unchanged host: it counts for liveness.
   heard?.times.note(hostname, heard.at);
-  const known = digests.get(hostname);
-  if (known?.digest !== wanted) return null;
   const { state, revision } = await s.load(aggregates.host, hostname);
-  if (state.inventoryChanges !== known.inventoryChanges) return null;
+  // What this process saw settle, else what the host stream says settled (a report another
+  // process took, or one taken before this process started).
+  const known = [digests.get(hostname), state.settledReport ?? undefined].find((k) => k?.digest === wanted && k.inventoryChanges === state.inventoryChanges);
+  if (known === undefined) return null;
+  digests.set(hostname, known);
   return { hostname, added: 0, updated: 0, removed: 0, unchanged: known.unchanged, revision, digest: wanted };
 }
 

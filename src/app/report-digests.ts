@@ -4,7 +4,9 @@ import { LRUCache } from "lru-cache";
  * Per host, the digest of a report known to diff to nothing, with the host's inventoryChanges
  * count when that was checked. While the count is the same (only allocations and releases since),
  * a report with that digest would still write nothing, so confirmHostInventory can answer
- * "unchanged" without the report. In-process and bounded: a miss only costs the agent a full report.
+ * "unchanged" without the report. In-process and bounded: on a miss the host stream's last
+ * HostReportSettled answers (domain/inventory/events.ts), so a restart or another replica does not
+ * make every agent send its whole report again.
  */
 export interface SettledReport {
   digest: string;

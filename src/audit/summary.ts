@@ -23,6 +23,7 @@ function address(info: unknown): string {
 }
 
 const TELL: Tellers = {
+  HostReportSettled: (d) => `the report of ${d.hostname} (digest ${d.digest.slice(0, 15)}…) is its inventory now: its agent may confirm it by digest`,
   DeviceDiscovered: (d) => `device ${d.deviceUuid} (${d.type} ${d.vendor} ${d.model}, ${d.controlPath.type} ${address(d.controlPath.info)}) discovered on ${d.hostname}`,
   DeviceChanged: (d) => `device ${d.deviceUuid} on ${d.hostname} changed (${changed(d.changes)})`,
   DeviceStatusChanged: (d) => `device ${d.deviceUuid} on ${d.hostname} set to ${d.status}`,

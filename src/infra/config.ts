@@ -50,6 +50,12 @@ const schema = z.object({
   AGENT_STALE_AFTER_PERIODS: z.coerce.number().positive().max(1000).default(3),
   /** Periods without a report after which a host is gone. */
   AGENT_GONE_AFTER_PERIODS: z.coerce.number().positive().max(10_000).default(10),
+  /** Whole host reports decided at once; more wait (REPORT_MAX_QUEUED) or are refused with Retry-After (docs/configuration.md). */
+  REPORT_MAX_IN_FLIGHT: z.coerce.number().int().positive().max(10_000).default(16),
+  /** Whole host reports waiting for their turn; past it a report is refused (HTTP 503, Retry-After). */
+  REPORT_MAX_QUEUED: z.coerce.number().int().min(0).max(1_000_000).default(512),
+  /** The least a refused agent is asked to wait, in seconds; each is asked for up to twice that, at random, so they come back spread out. */
+  REPORT_RETRY_AFTER_S: z.coerce.number().int().positive().max(3600).default(5),
   /** A JSON file of health rules (docs/configuration.md, "Health rules"); the documented default without it. */
   HEALTH_RULES_FILE: z.string().min(1).optional(),
   MAX_BINDINGS_PER_MUTATION: z.coerce.number().int().positive().max(10_000).default(100),

@@ -17,7 +17,7 @@ export interface OperationMetrics {
    */
   restOperation(route: string, method: string, status: number, seconds: number): void;
   /** An agent's report or digest confirmation, by what it led to. */
-  agentReport(result: "written" | "unchanged" | "confirmed" | "not_confirmed"): void;
+  agentReport(result: "written" | "unchanged" | "confirmed" | "not_confirmed" | "busy"): void;
 }
 
 /** One host's capacity of one resource class. */
@@ -40,6 +40,8 @@ export interface MetricSources {
   projections?: () => readonly ProjectionStatus[];
   openSubscriptions?: () => number;
   bindsInFlight?: () => number;
+  /** Whole host reports being taken and waiting for their turn (api/report-admission.ts). */
+  reportAdmission?: () => { inFlight: number; queued: number };
   /** Capacity per host and resource class (read once per scrape; a read model being rebuilt gives none). */
   capacity?: () => Promise<readonly CapacitySample[]>;
   /** The liveness of a host's agent (asked for each host with capacity). */
@@ -122,7 +124,7 @@ export class Metrics implements OperationMetrics {
   });
   private readonly agentReports = new Counter({
     name: "cyborg_agent_reports_total",
-    help: "Host agents' reports: written (the inventory changed), unchanged (a full report that wrote nothing), confirmed (a digest confirmed: nothing sent), not_confirmed (the agent sends the full report next)",
+    help: "Host agents' reports: written (the inventory changed), unchanged (a full report that wrote nothing), confirmed (a digest confirmed: nothing sent), not_confirmed (the agent sends the full report next), busy (a full report refused while too many were taken: REPORT_MAX_IN_FLIGHT, REPORT_MAX_QUEUED)",
     labelNames: ["result"] as const,
     registers: [this.registry],
   });
@@ -191,6 +193,17 @@ export class Metrics implements OperationMetrics {
       registers: [this.registry],
       collect() {
         this.set(sources().bindsInFlight?.() ?? 0);
+      },
+    });
+    new Gauge({
+      name: "cyborg_agent_reports_in_progress",
+      help: "Whole host reports being taken (state=taken, at most REPORT_MAX_IN_FLIGHT) and waiting for their turn (state=queued, at most REPORT_MAX_QUEUED)",
+      labelNames: ["state"] as const,
+      registers: [this.registry],
+      collect() {
+        const load = sources().reportAdmission?.() ?? { inFlight: 0, queued: 0 };
+        this.set({ state: "taken" }, load.inFlight);
+        this.set({ state: "queued" }, load.queued);
       },
     });
     new Gauge({
@@ -289,7 +302,7 @@ export class Metrics implements OperationMetrics {
     this.evictionNotices.inc();
   }
 
-  agentReport(result: "written" | "unchanged" | "confirmed" | "not_confirmed"): void {
+  agentReport(result: "written" | "unchanged" | "confirmed" | "not_confirmed" | "busy"): void {
     this.agentReports.inc({ result });
   }
 

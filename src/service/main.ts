@@ -7,6 +7,7 @@ import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { projections } from "../../projections/index.js";
 import { capacityByHost } from "../../projections/resource-providers/queries.js";
 import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
+import { ReportAdmission } from "../api/report-admission.js";
 import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
 import { adminTokenCommand, loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
 import { startHttpServer } from "../api/http-server.js";
@@ -137,8 +138,10 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const notifications = new BindNotificationRouter(side.pubsub, obs.tracing);
     const programming = new ProgrammingFeed(store, log.child({ component: "programming-feed" }));
     opened.push(() => notifications.close(), () => programming.close());
+    const reportAdmission = new ReportAdmission({ maxInFlight: config.REPORT_MAX_IN_FLIGHT, maxQueued: config.REPORT_MAX_QUEUED, retryAfterS: config.REPORT_RETRY_AFTER_S });
     obs.metrics?.watch({
       projections: () => projector?.status() ?? [],
+      reportAdmission: () => reportAdmission.load(),
       openSubscriptions: () => notifications.listening,
       bindsInFlight: () => binder?.bindsInFlight ?? 0,
       capacity: () => capacityByHost(readStore),
@@ -153,7 +156,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const catchUp = readYourWrites({ ...models, log });
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
-      const services = { app, readStore, store, auditStore, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement };
+      const services = { app, readStore, store, auditStore, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement, reportAdmission };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), ...(eviction ? [eviction.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });
       const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit }), weigherRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit })];
       const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });

@@ -32,7 +32,7 @@ describe("device health (application)", () => {
     const crossed = await app.reportHostInventory(agent, "compute1", xid(3));
     expect(crossed).toMatchObject({ updated: 1 });
     const all = await store.readStream(stream.host("compute1"));
-    expect(all.slice(before).map((e) => e.type)).toEqual(["DeviceHealthChanged", "DeviceTainted"]);
+    expect(all.slice(before).map((e) => e.type)).toEqual(["DeviceHealthChanged", "DeviceTainted", "HostReportSettled"]);
     const [device] = (await hostState(store, "compute1")).devices.values();
     expect(device!.taints).toMatchObject([{ key: "example.com/xid", effect: "NoSchedule", by: "health:xid-storm" }]);
     expect(await app.confirmHostInventory("compute1", reportDigest(xid(2)))).toBeNull();

@@ -14,10 +14,13 @@ describe("host inventory (application)", () => {
     const devices = [fpga("compute1", "af", 2), fpga("compute1", "b0")];
     const digest = reportDigest(devices);
     const first = await app.reportHostInventory(agent, "compute1", devices);
-    expect(first).toEqual({ hostname: "compute1", added: 2, updated: 0, removed: 0, unchanged: 0, revision: 8, digest });
-    expect((await store.readStream(stream.host("compute1"))).length).toBe(9);
+    expect(first).toEqual({ hostname: "compute1", added: 2, updated: 0, removed: 0, unchanged: 0, revision: 9, digest });
+    const written = await store.readStream(stream.host("compute1"));
+    expect(written.length).toBe(10);
+    // The append ends with the report's digest, for confirmations by any process.
+    expect(written.at(-1)).toMatchObject({ type: "HostReportSettled", data: { hostname: "compute1", digest, unchanged: 2 } });
     const same = await app.reportHostInventory(agent, "compute1", devices);
-    expect(same).toEqual({ hostname: "compute1", added: 0, updated: 0, removed: 0, unchanged: 2, revision: 8, digest });
+    expect(same).toEqual({ hostname: "compute1", added: 0, updated: 0, removed: 0, unchanged: 2, revision: 9, digest });
     const next = await app.reportHostInventory(agent, "compute1", [fpga("compute1", "af", 3), fpga("compute1", "c0")]);
     expect(next).toMatchObject({ added: 1, updated: 1, removed: 1, unchanged: 0 });
   });
@@ -78,7 +81,7 @@ describe("host inventory (application)", () => {
     const devices = [fpga("compute1", "af", 4)];
     const results = await Promise.all([1, 2, 3, 4].map(() => app.reportHostInventory(agent, "compute1", devices)));
     expect(results.map((r) => r.added).sort()).toEqual([0, 0, 0, 1]);
-    expect(await types(store, stream.host("compute1"))).toHaveLength(1 + 1 + 1 + 4); // device, deployable, rc, 4 handles
+    expect(await types(store, stream.host("compute1"))).toHaveLength(1 + 1 + 1 + 4 + 1); // device, deployable, rc, 4 handles, the settled digest
   });
 });
 
@@ -93,7 +96,7 @@ describe("confirming a host's inventory (application)", () => {
     expect(await app.confirmHostInventory(HOST, digest)).toBeNull();
     await app.reportHostInventory(agent, HOST, devices());
     const head = await store.headPosition();
-    expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(8));
+    expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(9));
     expect(await app.confirmHostInventory(HOST, digest)).toEqual(await app.reportHostInventory(agent, HOST, devices()));
     expect(await app.confirmHostInventory(HOST, reportDigest([fpga(HOST, "af", 2)]))).toBeNull();
     expect(await app.confirmHostInventory("compute2", digest)).toBeNull();
@@ -106,8 +109,10 @@ describe("confirming a host's inventory (application)", () => {
     const deviceUuid = [...(await hostState(store, HOST)).devices.keys()][0]!;
     await app.setDeviceStatus(ADMIN, HOST, deviceUuid, "MAINTAINING");
     expect(await app.confirmHostInventory(HOST, digest)).toBeNull();
-    expect(await app.reportHostInventory(agent, HOST, devices())).toEqual(unchanged(9));
-    expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(9));
+    expect(await app.reportHostInventory(agent, HOST, devices())).toEqual(unchanged(10));
+    expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(10));
+    // Another process (or this one after a restart) has only the stream: it still sees the change.
+    expect(await new Application({ store }).confirmHostInventory(HOST, digest)).toBeNull();
   });
 
   it("answers null after a different report, and for the new report's digest once taken", async () => {
@@ -127,18 +132,19 @@ describe("confirming a host's inventory (application)", () => {
     const rp = rpUuidFor(`${HOST}_0000:af:00.0`);
     await app.startBinds(ctx(), [{ arqUuid: arq!.uuid, hostname: HOST, deviceRpUuid: rp, instanceUuid: "vm-1" }]);
     expect((await app.allocateForArq(ADMIN, arq!.uuid)).ok).toBe(true);
-    expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(9));
-    await app.releaseHandleForArq(ADMIN, HOST, arq!.uuid);
     expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(10));
+    await app.releaseHandleForArq(ADMIN, HOST, arq!.uuid);
+    expect(await app.confirmHostInventory(HOST, digest)).toEqual(unchanged(11));
   });
 
-  it("forgets everything on restart (a new Application over the same log)", async () => {
+  it("answers after a restart from what the host stream recorded (a new Application over the same log), and writes nothing", async () => {
     const { app, store } = setup();
     await app.reportHostInventory(agent, HOST, devices());
+    const head = await store.headPosition();
     const restarted = new Application({ store });
-    expect(await restarted.confirmHostInventory(HOST, digest)).toBeNull();
-    await restarted.reportHostInventory(agent, HOST, devices());
-    expect(await restarted.confirmHostInventory(HOST, digest)).toEqual(unchanged(8));
+    expect(await restarted.confirmHostInventory(HOST, digest)).toEqual(unchanged(9));
+    expect(await restarted.confirmHostInventory(HOST, reportDigest([fpga(HOST, "af", 2)]))).toBeNull();
+    expect(await store.headPosition()).toBe(head);
   });
 
   it("refuses a bad hostname or a digest that is not v1: and 64 hex digits", async () => {

@@ -155,11 +155,12 @@ describe.each(["memory", "memory, index in memory", "redis"] as const)("history 
     const entries = await traceOf("report-2");
     expect(entries.map((e) => [e.type, e.principal])).toEqual([
       ["DeviceLost", "agent"],
+      ["HostReportSettled", "agent"],
       ["ArqBindFailed", "system:binder"],
     ]);
-    expect(entries[1]!.causationId).toBe(entries[0]!.eventId);
-    expect(entries[1]!.summary).toMatch(/bind to instance .* failed: device .* on compute1 left the host's inventory while in use by system:binder/);
-    expect(entries[1]!.notification).toBeNull();
+    expect(entries[2]!.causationId).toBe(entries[0]!.eventId);
+    expect(entries[2]!.summary).toMatch(/bind to instance .* failed: device .* on compute1 left the host's inventory while in use by system:binder/);
+    expect(entries[2]!.notification).toBeNull();
   });
 
   it("pages by position, with a total", async () => {

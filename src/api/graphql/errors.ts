@@ -88,9 +88,12 @@ export const unavailableStatusPlugin: ApolloServerPlugin = {
   async requestDidStart() {
     return {
       async didEncounterErrors({ errors, response }) {
-        if (!errors.some((e) => originalOf(e) instanceof ReadStoreUnavailableError || e.extensions?.code === "TIMEOUT")) return;
+        const unavailable = errors.filter((e) => originalOf(e) instanceof ReadStoreUnavailableError || e.extensions?.code === "TIMEOUT" || e.extensions?.code === "UNAVAILABLE");
+        if (unavailable.length === 0) return;
         response.http.status = 503;
-        response.http.headers.set("retry-after", String(UNAVAILABLE_RETRY_AFTER_S));
+        // The longest wait any of them asks for (a busy service spreads its callers out: report-admission.ts).
+        const waits = unavailable.map((e) => (typeof e.extensions?.retryAfterSeconds === "number" ? e.extensions.retryAfterSeconds : UNAVAILABLE_RETRY_AFTER_S));
+        response.http.headers.set("retry-after", String(Math.max(...waits)));
       },
     };
   },

@@ -5,7 +5,7 @@ import type { Logger } from "../../infra/logger.js";
 import { discoverAll } from "./drivers/index.js";
 import { withHealth } from "./drivers/health/index.js";
 import type { DriverEnv } from "./drivers/driver.js";
-import { postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";
+import { GraphQLRequestError, postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";
 import type { HostLock } from "./host-lock.js";
 import { sendReport, type ReportAnswer } from "./report-protocol.js";
 
@@ -59,14 +59,20 @@ async function discoverAndReport(opts: AgentOptions): Promise<ReportSummary> {
       minTimeout: opts.minRetryMs ?? 1000,
       maxTimeout: 30_000,
       randomize: true,
-      onFailedAttempt: ({ error, attemptNumber, retriesLeft }) =>
+      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+        // A busy service says when to come back (Retry-After): the agent waits at least that long.
+        const retryAfterS = error instanceof GraphQLRequestError ? error.retryAfterS : undefined;
         opts.log.warn(
-          { url: opts.client.url, attempt: attemptNumber, retriesLeft, error: error.message },
-          retriesLeft > 0
-            ? `waiting for the service at ${opts.client.url} (${error.message}); retrying with backoff. ` +
-                "Is it running there? --url, CYBORG_URL, or PORT and HOST as the service has them, say where it is"
-            : `gave up on the service at ${opts.client.url} for this report`,
-        ),
+          { url: opts.client.url, attempt: attemptNumber, retriesLeft, error: error.message, retryAfterS },
+          retriesLeft === 0
+            ? `gave up on the service at ${opts.client.url} for this report`
+            : retryAfterS !== undefined
+              ? `the service at ${opts.client.url} is busy (${error.message}); sending the report again in ${retryAfterS} s`
+              : `waiting for the service at ${opts.client.url} (${error.message}); retrying with backoff. ` +
+                "Is it running there? --url, CYBORG_URL, or PORT and HOST as the service has them, say where it is",
+        );
+        if (retriesLeft > 0 && retryAfterS !== undefined) await new Promise((r) => setTimeout(r, retryAfterS * 1000));
+      },
     },
   );
   const { confirmed: _confirmed, ...answer } = r;

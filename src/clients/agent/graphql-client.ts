@@ -9,7 +9,13 @@ export interface GraphQLClientOptions {
 
 /** A GraphQL error the server answered with; `code` is its extensions.code. */
 export class GraphQLRequestError extends Error {
-  constructor(message: string, readonly code: string | undefined, readonly status: number) {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly status: number,
+    /** How long the server asked to be left alone (Retry-After, or extensions.retryAfterSeconds), in seconds. */
+    readonly retryAfterS?: number,
+  ) {
     super(message);
     this.name = "GraphQLRequestError";
   }
@@ -38,7 +44,7 @@ export async function postGraphQL<T>(opts: GraphQLClientOptions, query: string, 
     throw new Error(`cannot reach ${opts.url}: ${(err as Error).cause ?? (err as Error).message}`);
   }
   const text = await res.text();
-  let body: { data?: T; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+  let body: { data?: T; errors?: Array<{ message: string; extensions?: { code?: string; retryAfterSeconds?: unknown } }> };
   try {
     body = JSON.parse(text);
   } catch {
@@ -46,9 +52,16 @@ export async function postGraphQL<T>(opts: GraphQLClientOptions, query: string, 
   }
   const first = body.errors?.[0];
   if (first) {
-    const err = new GraphQLRequestError(first.message, first.extensions?.code, res.status);
+    const err = new GraphQLRequestError(first.message, first.extensions?.code, res.status, retryAfterOf(res, first.extensions?.retryAfterSeconds));
     throw FINAL_CODES.has(err.code ?? "") ? new AbortError(err) : err;
   }
-  if (!res.ok || body.data === undefined) throw new GraphQLRequestError(`HTTP ${res.status}`, undefined, res.status);
+  if (!res.ok || body.data === undefined) throw new GraphQLRequestError(`HTTP ${res.status}`, undefined, res.status, retryAfterOf(res, undefined));
   return body.data;
+}
+
+/** Retry-After in seconds (the header's delta-seconds form, else the error's extension), when the server gave one. */
+function retryAfterOf(res: Response, extension: unknown): number | undefined {
+  const header = Number(res.headers.get("retry-after") ?? NaN);
+  if (Number.isFinite(header) && header >= 0) return header;
+  return typeof extension === "number" && Number.isFinite(extension) && extension >= 0 ? extension : undefined;
 }

@@ -10,6 +10,7 @@ import { diffValidatedReport, type ReportDiff } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
 import type { HealthRule } from "./health-rules.js";
 import { decideProgramming, type ProgrammingCommand } from "./programming.js";
+import { digestOfValidated } from "./digest.js";
 import { deviceUuidFor } from "./ids.js";
 import { validateHostname, validateReport, type ReportedDevice } from "./report-validation.js";
 import { evolveHost, initialHostState, type HostState } from "./state.js";
@@ -81,11 +82,22 @@ export function decideReport(
 ): ReportDiff & { report: ReportedDevice[] } {
   const hostname = checkHostname(state, command.data.hostname);
   const report = validateReport(command.data.devices);
-  const diff = diffValidatedReport(state, hostname, report, command.data.at, command.data.healthRules);
-  if (!awaitsQualification(state)) return { ...diff, report };
-  const reported = new Set(report.map((d) => deviceUuidFor(hostname, d.cpidKey)));
-  const qualified = qualifyAfterReport(fold(hostDecider, state, diff.events), reported, command.data.at);
-  return { ...diff, events: [...diff.events, ...qualified], report };
+  const { at, healthRules } = command.data;
+  const diff = diffValidatedReport(state, hostname, report, at, healthRules);
+  const events = diff.events;
+  if (awaitsQualification(state)) {
+    const reported = new Set(report.map((d) => deviceUuidFor(hostname, d.cpidKey)));
+    events.push(...qualifyAfterReport(fold(hostDecider, state, events), reported, at));
+  }
+  if (events.length > 0) events.push(...settled(fold(hostDecider, state, events), hostname, report, at, healthRules));
+  return { ...diff, events, report };
+}
+
+/** HostReportSettled when the report diffs to nothing against the state it leaves: checked by diffing again, never assumed. */
+function settled(after: HostState, hostname: string, report: ReportedDevice[], at: string, rules: readonly HealthRule[] | undefined): InventoryEvent[] {
+  const again = diffValidatedReport(after, hostname, report, at, rules);
+  if (again.events.length > 0) return [];
+  return [{ type: "HostReportSettled", data: { hostname, digest: digestOfValidated(report), unchanged: again.summary.unchanged, at } }];
 }
 
 function awaitsQualification(state: HostState): boolean {

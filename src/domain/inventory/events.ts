@@ -284,7 +284,20 @@ export interface RegionProgrammingAbandoned {
   data: { hostname: string; deployableUuid: string; requestId: string; bitstreamId: string; reason: string; arqUuids: string[]; at: string };
 }
 
+/**
+ * The report that made the host's last inventory change diffs to nothing against the state it
+ * left: an agent that sends this digest again (confirmHostInventory) need not send the report,
+ * even to a process that did not take it (another replica, or this one after a restart), while
+ * the host records nothing but allocations and releases. Written in the same append as the change.
+ */
+export interface HostReportSettled {
+  type: "HostReportSettled";
+  /** digest: the report's (digest.ts); unchanged: the devices it reported that the host knows. */
+  data: { hostname: string; digest: string; unchanged: number; at: string };
+}
+
 export type InventoryEvent =
+  | HostReportSettled
   | DeviceDiscovered
   | DeviceChanged
   | DeviceRemoved

@@ -77,6 +77,8 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "DeviceQualified":
     case "DeviceFailed":
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, cleaning: evolveCleaning(d.cleaning, event as CleaningEvent), updatedAt: event.data.at }));
+    case "HostReportSettled":
+      return state;
     default:
       return assertNever(event);
   }

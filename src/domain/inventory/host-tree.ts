@@ -101,4 +101,10 @@ export interface HostState {
    * same, a report that diffed to nothing still does (see app/report-digests.ts).
    */
   inventoryChanges: number;
+  /**
+   * The last HostReportSettled: its report's digest and `unchanged` count, with the
+   * inventoryChanges count it was recorded at (a report with that digest diffs to nothing while
+   * the count is the same).
+   */
+  settledReport: { digest: string; unchanged: number; inventoryChanges: number } | null;
 }

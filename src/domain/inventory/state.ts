@@ -17,9 +17,14 @@ export const initialHostState = (): HostState => ({
   allocations: new Map(),
   programmingFailures: new Map(),
   inventoryChanges: 0,
+  settledReport: null,
 });
 
 export function evolveHost(state: HostState, event: InventoryEvent): HostState {
+  if (event.type === "HostReportSettled") {
+    const { digest, unchanged } = event.data;
+    return { ...state, settledReport: { digest, unchanged, inventoryChanges: state.inventoryChanges } };
+  }
   const next = evolveTree(state, event);
   if (event.type === "AttachHandleAllocated" || event.type === "AttachHandleReleased") return next;
   return { ...next, inventoryChanges: state.inventoryChanges + 1 };

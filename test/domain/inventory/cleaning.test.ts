@@ -82,7 +82,7 @@ describe("cleaning before reuse", () => {
     it("the next report showing the device qualifies it, and it is offered again", () => {
       const qualifying = apply(cleaning, cleaned());
       const r = report(qualifying, [fpga("af", { handles: 2 })]);
-      expect(types(r.events)).toEqual(["DeviceQualified"]);
+      expect(types(r.events)).toEqual(["DeviceQualified", "HostReportSettled"]);
       const back = fold(r.events, qualifying);
       expect(types(decide(back, allocate(rp, "arq-3")))).toEqual(["AttachHandleAllocated"]);
       expect(report(back, [fpga("af", { handles: 2 })]).events).toEqual([]);
@@ -92,7 +92,8 @@ describe("cleaning before reuse", () => {
       const qualifying = apply(cleaning, cleaned());
       const critical = { status: "CRITICAL", reasons: [{ code: "XID", message: "Xid 79: GPU has fallen off the bus" }] };
       const events = report(qualifying, [{ ...fpga("af", { handles: 2 }), health: critical }]).events;
-      expect(events.at(-1)).toEqual({ type: "DeviceFailed", data: { hostname: HOST, deviceUuid, reason: "the health check after cleaning failed: XID", at } });
+      expect(types(events).slice(-2)).toEqual(["DeviceFailed", "HostReportSettled"]);
+      expect(events.at(-2)).toEqual({ type: "DeviceFailed", data: { hostname: HOST, deviceUuid, reason: "the health check after cleaning failed: XID", at } });
       const unknown = { status: "UNKNOWN", reasons: [{ code: "SOURCE_UNREADABLE", message: "nvidia-smi not found" }] };
       const waiting = report(qualifying, [{ ...fpga("af", { handles: 2 }), health: unknown }]).events;
       expect(types(waiting)).not.toContain("DeviceQualified");

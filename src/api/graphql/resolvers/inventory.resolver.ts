@@ -1,5 +1,7 @@
 import { Arg, Authorized, Ctx, Extensions, Mutation, Resolver } from "type-graphql";
+import { GraphQLError } from "graphql";
 import { DomainError } from "../../../domain/shared/types.js";
+import { UNAVAILABLE_CODE } from "../../report-admission.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { badInput, forbidden } from "../errors.js";
 import { DriverDeviceInput } from "../inputs/driver-device.input.js";
@@ -20,7 +22,9 @@ export class InventoryResolver {
     checkReporter(ctx, hostname);
     if (devices.length > MAX_DEVICES) throw badInput("devices", `at most ${MAX_DEVICES} devices per report`);
     // The input objects are class instances; the domain reads their fields and copies what it keeps.
-    const report = await ctx.services.app.reportHostInventory(commandContext(ctx), hostname, devices).catch((err: unknown) => refused(ctx, hostname, err));
+    const take = () => ctx.services.app.reportHostInventory(commandContext(ctx), hostname, devices);
+    const admission = ctx.services.reportAdmission;
+    const report = await (admission ? admission.admit(take) : take()).catch((err: unknown) => refused(ctx, hostname, err));
     ctx.services.metrics?.agentReport(report.added || report.updated || report.removed ? "written" : "unchanged");
     return report;
   }
@@ -55,6 +59,7 @@ function checkReporter(ctx: ApiContext, hostname: string): void {
  * host's deployables: the operator hears of it, with who sent it and what the domain said.
  */
 function refused(ctx: ApiContext, hostname: string, err: unknown): never {
+  if (err instanceof GraphQLError && err.extensions.code === UNAVAILABLE_CODE) ctx.services.metrics?.agentReport("busy");
   if (err instanceof DomainError) {
     const { code, field, details, message } = err;
     ctx.services.log?.warn({ principal: ctx.principal?.principal, hostname, code, field, ...details, correlationId: ctx.correlationId, error: message }, "host report refused");
