@@ -232,7 +232,7 @@ export class MemoryReadStore implements ReadStore {
     if (foreign) throw new RangeError(`key ${foreign[0]} is not of projection ${projection}`);
     this.forget(projection);
     for (const [k, fields] of model.hashes) this.hashes.set(k, Array.isArray(fields) ? toHash(fields) : fields);
-    for (const [k, entries] of model.zsets) for (const [member, score] of entries) this.zadd(k, member, score);
+    for (const [k, entries] of model.zsets) if (entries.length > 0) this.zsets.set(k, SortedSet.of(entries));
     this.checkpoints.set(projection, model.checkpoint);
     if (model.origin) this.origins.set(projection, { ...model.origin });
   }
