@@ -8,7 +8,7 @@
  * them), in memory otherwise. When Redis cannot answer, each process goes on counting in memory
  * (its insurance limiter): the limit still holds, per process.
  */
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../infra/config.js";
 import type { Principal, Role } from "./auth/tokens.js";
@@ -35,16 +35,19 @@ export class RateLimit {
   private readonly limiter: RateLimiterAbstract | undefined;
   private readonly redis: Redis | undefined;
 
-  constructor(private readonly settings: RateLimitSettings) {
+  /** `redis`: the connection for the shared counters (rateLimitFor opens it when settings.redisUrl is set). */
+  constructor(
+    private readonly settings: RateLimitSettings,
+    redis?: Redis,
+  ) {
     if (settings.requests === 0) return;
     const options = { points: settings.requests, duration: settings.windowS, keyPrefix: `${settings.redisKeyPrefix ?? ""}cyborg-es:rate` };
     const memory = new RateLimiterMemory(options);
-    if (!settings.redisUrl) {
+    if (!redis) {
       this.limiter = memory;
       return;
     }
-    // Its own connection, failing fast while Redis is away (the insurance limiter counts meanwhile).
-    this.redis = new Redis(settings.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    this.redis = redis;
     this.redis.on("error", () => undefined);
     this.limiter = new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: memory });
   }
@@ -98,13 +101,10 @@ export const rateLimitedMessage = (r: RateLimited) =>
 export const exemptRolesOf = (config: Config): ReadonlySet<Role> => new Set(config.RATE_LIMIT_EXEMPT_ROLES.split(",").filter(Boolean) as Role[]);
 
 export async function rateLimitFor(config: Config): Promise<RateLimit> {
-  const limit = new RateLimit({
-    requests: config.RATE_LIMIT_REQUESTS,
-    windowS: config.RATE_LIMIT_WINDOW_S,
-    exemptRoles: exemptRolesOf(config),
-    redisUrl: config.REDIS_URL,
-    redisKeyPrefix: config.REDIS_KEY_PREFIX,
-  });
+  const settings = { requests: config.RATE_LIMIT_REQUESTS, windowS: config.RATE_LIMIT_WINDOW_S, exemptRoles: exemptRolesOf(config), redisUrl: config.REDIS_URL, redisKeyPrefix: config.REDIS_KEY_PREFIX };
+  // Its own connection, failing fast while Redis is away (the insurance limiter counts meanwhile); ioredis is loaded only then.
+  const redis = settings.requests > 0 && settings.redisUrl ? new (await import("ioredis")).Redis(settings.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
+  const limit = new RateLimit(settings, redis);
   await limit.connected();
   return limit;
 }

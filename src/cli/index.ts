@@ -1,43 +1,25 @@
 #!/usr/bin/env node
 import { Command } from "commander";
-import { agentCommand } from "./agent.command.js";
-import { auditCommand } from "./audit.command.js";
-import { osaccCommand } from "./osacc.command.js";
-import { placementCommand } from "./placement.command.js";
-import { deviceCommand } from "./device.command.js";
-import { profileCommand } from "./profile.command.js";
-import { bitstreamCommand } from "./bitstream.command.js";
-import { projectionsCommand } from "./projections.command.js";
-import { replayCommand } from "./replay.command.js";
-import { schemaCommand } from "./schema.command.js";
-import { serveCommand } from "./serve.command.js";
+import { COMMANDS } from "./commands.js";
 import { relaunchWithYoungGeneration, wantsYoungGeneration } from "./young-generation.js";
 
-const program = new Command("cyborg-es")
-  .description("Accelerator lifecycle service: OpenStack Cyborg as a GraphQL API over an event-sourced backend")
-  .showHelpAfterError()
-  .enablePositionalOptions();
-
-program.addCommand(serveCommand());
-program.addCommand(agentCommand());
-program.addCommand(osaccCommand());
-program.addCommand(bitstreamCommand());
-program.addCommand(profileCommand());
-program.addCommand(deviceCommand());
-program.addCommand(projectionsCommand());
-program.addCommand(placementCommand());
-program.addCommand(schemaCommand());
-program.addCommand(auditCommand());
-program.addCommand(replayCommand());
-
-if (process.argv.length <= 2) {
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  // Before anything is loaded: the process that relaunches itself does nothing else.
+  if (args.length > 0 && wantsYoungGeneration(args, process.execArgv, process.env)) return relaunchWithYoungGeneration();
+  const program = new Command("cyborg-es")
+    .description("Accelerator lifecycle service: OpenStack Cyborg as a GraphQL API over an event-sourced backend")
+    .showHelpAfterError()
+    .enablePositionalOptions();
+  // The command named first, when it is one of ours; otherwise (help, a typo) every command, so help and suggestions list them all.
+  const named = COMMANDS.find(([name]) => name === args[0]);
+  for (const [, load] of named ? [named] : COMMANDS) program.addCommand(await load());
   // No command: say what there is, and start nothing (`serve` runs the service).
-  program.outputHelp();
-} else if (wantsYoungGeneration(process.argv.slice(2), process.execArgv, process.env)) {
-  relaunchWithYoungGeneration();
-} else {
-  program.parseAsync(process.argv).catch((err: Error) => {
-    console.error(`cyborg-es: ${err.message}`);
-    process.exit(1);
-  });
+  if (args.length === 0) program.outputHelp();
+  else await program.parseAsync(process.argv);
 }
+
+main().catch((err: Error) => {
+  console.error(`cyborg-es: ${err.message}`);
+  process.exit(1);
+});

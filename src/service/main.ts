@@ -128,7 +128,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       await checker.start();
     }
     // Beside the binder: asks the holders of a device with a NoExecute taint to move.
-    const eviction = config.roles.has("binder") ? evictionFollower(store, app, log, config, obs.metrics) : undefined;
+    const eviction = config.roles.has("binder") ? evictionFollower(store, app, log, config, obs.metrics, snapshots) : undefined;
     if (eviction) {
       opened.push(() => eviction.stop());
       await eviction.start();
@@ -177,10 +177,11 @@ export async function startService(config: Config, log: Logger, overrides: Servi
 }
 
 /** The eviction follower; with NOVA_URL, each notice is also a log line naming the instance (Nova has no event for it). */
-function evictionFollower(store: EventStore, app: Application, log: Logger, config: Config, metrics: Metrics | undefined): EvictionFollower {
+function evictionFollower(store: EventStore, app: Application, log: Logger, config: Config, metrics: Metrics | undefined, snapshots: StateSnapshots | undefined): EvictionFollower {
   const elog = log.child({ component: "eviction" });
   return new EvictionFollower({
     store,
+    snapshots,
     app,
     log: elog,
     deadlineMs: config.EVICTION_DEADLINE_S * 1000,

@@ -2,11 +2,15 @@
  * The device loop through the application: a NoExecute taint gives each holder an eviction notice
  * (through the eviction follower), the device drains, is cleaned before reuse, and qualified again.
  */
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { deviceLifecycle } from "../../src/domain/inventory/device-lifecycle.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { EvictionFollower } from "../../src/reactors/eviction/follower.js";
+import { StateSnapshots } from "../../src/reactors/follower/state-snapshots.js";
 import { ADMIN, ctx, fpga, hostState, setup } from "./support.js";
 
 const HOST = "compute1";
@@ -102,5 +106,40 @@ describe("cleaning before reuse", () => {
     const again = await app.requestDeviceCleaning(ADMIN, HOST, deviceUuid, "card reseated");
     expect(again).toMatchObject({ reason: "card reseated" });
     expect(again!.requestId).not.toBe(request!.requestId);
+  });
+});
+
+describe("eviction across restarts", () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("acts on taints made while it was stopped, reading the log only after the position it kept", async () => {
+    const { app, store, arqs, deviceUuid } = await boundHolders({ "resources:FPGA": "1" });
+    const dir = mkdtempSync(join(tmpdir(), "cyborg-es-eviction-"));
+    dirs.push(dir);
+    const log = pino({ level: "silent" });
+    const snapshots = () => new StateSnapshots({ dir, events: store, log, intervalMs: 0 });
+    // The first start keeps no position yet: it reads the whole log, and keeps the head's position at stop.
+    const first = new EvictionFollower({ store, app, log, deadlineMs: 300_000, snapshots: snapshots() });
+    await first.start();
+    await expect.poll(() => first.status().state).toBe("live");
+    await first.stop();
+    const kept = await store.headPosition();
+    // Taken while no follower runs; the next start reads on from the kept position and gives the notices.
+    await app.taintDevice(ADMIN, HOST, deviceUuid, NOEXECUTE);
+    const reads: Array<bigint | undefined> = [];
+    const readAll = store.readAll.bind(store);
+    store.readAll = (o) => (o?.filter && reads.push(o.after), readAll(o));
+    const noticed: string[] = [];
+    const second = new EvictionFollower({ store, app, log, deadlineMs: 300_000, snapshots: snapshots(), onNotice: (n) => void noticed.push(n.instanceUuid) });
+    await second.start();
+    try {
+      await expect.poll(() => noticed.length).toBe(arqs.length);
+      expect(reads[0]).toBe(kept);
+    } finally {
+      await second.stop();
+    }
   });
 });

@@ -9,9 +9,10 @@ import { SortedSet } from "../../src/infra/readstore/sorted-set.js";
 
 type Op = { kind: "add"; m: string; s: number; nx: boolean } | { kind: "remove"; m: string };
 
-function check(ops: Op[], members: number) {
-  const set = new SortedSet();
+function check(ops: Op[], members: number, initial: Array<[string, number]> = []) {
+  const set = SortedSet.of(initial);
   const model = new Map<string, number>();
+  for (const [m, s] of initial) model.set(m, s);
   for (const op of ops) {
     if (op.kind === "add") {
       const had = model.get(op.m);
@@ -49,5 +50,20 @@ describe("SortedSet", () => {
 
   it("matches a plain model past a chunk (512 members)", () => {
     fc.assert(fc.property(ops(700, 2000), (o) => check(o, 700)), { numRuns: 20 });
+  });
+
+  // What a snapshot holds (in order, each member once) is built at once; anything else one by one, later entries winning.
+  const entries = (members: number, n: number) => fc.array(fc.tuple(fc.integer({ min: 0, max: members - 1 }).map((i) => `m${i}`), fc.integer({ min: 0, max: 20 })), { maxLength: n });
+  const sorted = (members: number, n: number) =>
+    entries(members, n).map((list) => [...new Map(list)].sort((a, b) => compareEntries(a[1], a[0], b[1], b[0])));
+
+  it("built from entries in order (a snapshot's), matches the model through later changes, past the small size and a chunk", () => {
+    fc.assert(fc.property(sorted(24, 30), ops(24, 60), (initial, o) => check(o, 24, initial)), { numRuns: 300 });
+    fc.assert(fc.property(sorted(900, 900), ops(900, 300), (initial, o) => check(o, 900, initial)), { numRuns: 20 });
+  });
+
+  it("built from entries out of order or with a member twice, is what adding them one by one gives", () => {
+    fc.assert(fc.property(entries(24, 40), ops(24, 40), (initial, o) => check(o, 24, initial)), { numRuns: 300 });
+    expect([...SortedSet.of([["a", 1], ["a", 2], ["b", 3]]).entriesAfter()]).toEqual([["a", 2], ["b", 3]]);
   });
 });

@@ -21,7 +21,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../logger.js";
 import { releaseOwnership, takeOwnership } from "./dir-owner.js";
-import type { CapturedModel, MemoryReadStore } from "./memory.js";
+import type { CapturedModel, MemoryReadStore, RawFields } from "./memory.js";
 import { readSnapshot, writeSnapshot, type SnapshotRead } from "./snapshot-file.js";
 
 export const SNAPSHOT_FORMAT = "cyborg-es read model";
@@ -127,7 +127,7 @@ export class ReadModelSnapshots {
 }
 
 function* encode(model: CapturedModel): Generator<string> {
-  for (const [k, fields] of model.hashes) yield JSON.stringify(["h", k, fields]);
+  for (const [k, fields] of model.hashes) yield Array.isArray(fields) ? JSON.stringify(["h", k, fields]) : `["h",${JSON.stringify(k)},${fields.raw}]`;
   for (const [k, entries] of model.zsets) yield JSON.stringify(["z", k, entries]);
 }
 
@@ -136,6 +136,12 @@ function decode(read: Extract<SnapshotRead, { ok: true }>): CapturedModel | stri
   const model: CapturedModel = { checkpoint: BigInt(read.header.checkpoint), origin: read.header.origin, hashes: [], zsets: [] };
   try {
     for (const line of read.lines) {
+      // A hash's fields are kept as text until the service first reads them: a restart parses only its keys.
+      const hash = hashLine(line);
+      if (hash) {
+        model.hashes.push(hash);
+        continue;
+      }
       const [kind, key, content] = JSON.parse(line) as [string, string, never];
       if (kind === "h") model.hashes.push([key, content]);
       else if (kind === "z") model.zsets.push([key, content]);
@@ -145,4 +151,24 @@ function decode(read: Extract<SnapshotRead, { ok: true }>): CapturedModel | stri
     return "an entry is not JSON";
   }
   return model;
+}
+
+const HASH_LINE = '["h","';
+
+/**
+ * A hash line `["h",<key>,<fields>]` as its key and the text of its fields, or undefined for any
+ * other line (which is then parsed whole). The file's checksum vouches for the text; the key is
+ * read as a JSON string (with its escapes), and the fields must be an array.
+ */
+function hashLine(line: string): [string, RawFields] | undefined {
+  if (!line.startsWith(HASH_LINE) || !line.endsWith("]]")) return undefined;
+  let end = HASH_LINE.length;
+  for (; end < line.length; end++) {
+    const c = line.charCodeAt(end);
+    if (c === 0x5c) end++; // a backslash escapes the next character
+    else if (c === 0x22) break; // the key's closing quote
+  }
+  if (line.charCodeAt(end + 1) !== 0x2c || line.charCodeAt(end + 2) !== 0x5b) return undefined;
+  const key = JSON.parse(line.slice(HASH_LINE.length - 1, end + 1)) as string;
+  return [key, { raw: line.slice(end + 2, -1) }];
 }

@@ -10,8 +10,14 @@ import { SortedSet } from "./sorted-set.js";
 export interface CapturedModel {
   checkpoint: bigint;
   origin?: Origin;
-  hashes: Array<[key: string, fields: Array<[field: string, json: string]>]>;
+  /** A hash's fields, or (from and back to a snapshot) the JSON text of that array, not parsed yet. */
+  hashes: Array<[key: string, fields: Array<[field: string, json: string]> | RawFields]>;
   zsets: Array<[key: string, entries: Array<[member: string, score: number]>]>;
+}
+
+/** A hash's fields as a snapshot holds them: the JSON text of `[[field, json], ...]`, parsed on first use. */
+export interface RawFields {
+  raw: string;
 }
 
 /** A field as Redis would hold it (JSON), and its decoded value once somebody read it. */
@@ -30,7 +36,8 @@ type Hash = Map<string, Field>;
  */
 export class MemoryReadStore implements ReadStore {
   readonly kind = "memory" as const;
-  private readonly hashes = new Map<string, Hash>();
+  /** A hash loaded from a snapshot stays its text until first used (a restart parses only what it reads). */
+  private readonly hashes = new Map<string, Hash | RawFields>();
   private readonly zsets = new Map<string, SortedSet>();
   private readonly checkpoints = new Map<string, bigint>();
   private readonly origins = new Map<string, Origin>();
@@ -127,7 +134,7 @@ export class MemoryReadStore implements ReadStore {
   async getDocs(keys: readonly string[]): Promise<Array<Doc | null>> {
     this.guard(keys);
     return keys.map((k) => {
-      const h = this.hashes.get(k);
+      const h = this.hash(k);
       if (!h) return null;
       const doc: Doc = {};
       for (const [f, field] of h) doc[f] = decoded(field);
@@ -190,7 +197,7 @@ export class MemoryReadStore implements ReadStore {
     const keys: StoreDump["keys"] = {};
     const names = [...this.hashes.keys(), ...this.zsets.keys()].filter((k) => k.startsWith(prefix)).sort();
     for (const k of names) {
-      const h = this.hashes.get(k);
+      const h = this.hash(k);
       if (h) {
         const hash: Record<string, unknown> = {};
         for (const f of [...h.keys()].sort()) hash[f] = JSON.parse(h.get(f)!.json);
@@ -212,7 +219,7 @@ export class MemoryReadStore implements ReadStore {
     if (checkpoint === undefined) return undefined;
     const origin = this.origins.get(projection);
     const hashes: CapturedModel["hashes"] = [];
-    for (const [k, h] of this.hashes) if (k.startsWith(prefix)) hashes.push([k, Array.from(h, ([f, field]) => [f, field.json])]);
+    for (const [k, h] of this.hashes) if (k.startsWith(prefix)) hashes.push([k, h instanceof Map ? Array.from(h, ([f, field]) => [f, field.json]) : h]);
     const zsets: CapturedModel["zsets"] = [];
     for (const [k, z] of this.zsets) if (k.startsWith(prefix)) zsets.push([k, Array.from(z.entriesAfter())]);
     return { checkpoint, ...(origin ? { origin: { ...origin } } : {}), hashes, zsets };
@@ -224,8 +231,8 @@ export class MemoryReadStore implements ReadStore {
     const foreign = [...model.hashes, ...model.zsets].find(([k]) => !k.startsWith(prefix));
     if (foreign) throw new RangeError(`key ${foreign[0]} is not of projection ${projection}`);
     this.forget(projection);
-    for (const [k, fields] of model.hashes) this.hashes.set(k, new Map(fields.map(([f, json]) => [f, { json }])));
-    for (const [k, entries] of model.zsets) for (const [member, score] of entries) this.zadd(k, member, score);
+    for (const [k, fields] of model.hashes) this.hashes.set(k, Array.isArray(fields) ? toHash(fields) : fields);
+    for (const [k, entries] of model.zsets) if (entries.length > 0) this.zsets.set(k, SortedSet.of(entries));
     this.checkpoints.set(projection, model.checkpoint);
     if (model.origin) this.origins.set(projection, { ...model.origin });
   }
@@ -234,13 +241,13 @@ export class MemoryReadStore implements ReadStore {
     switch (w.op) {
       case "put": {
         if (fields!.length === 0) return;
-        let h = this.hashes.get(w.key);
+        let h = this.hash(w.key);
         if (!h) this.hashes.set(w.key, (h = new Map()));
         for (const [f, json] of fields!) h.set(f, { json });
         return;
       }
       case "unset": {
-        const h = this.hashes.get(w.key);
+        const h = this.hash(w.key);
         if (!h) return;
         for (const f of w.fields) h.delete(f);
         if (h.size === 0) this.hashes.delete(w.key);
@@ -257,7 +264,7 @@ export class MemoryReadStore implements ReadStore {
         this.zrem(w.key, w.member);
         return;
       case "index": {
-        const rev = this.hashes.get(w.index);
+        const rev = this.hash(w.index);
         const oldField = rev?.get(w.member);
         const old = oldField === undefined ? null : (decoded(oldField) as string);
         if (old === w.value) return;
@@ -274,6 +281,15 @@ export class MemoryReadStore implements ReadStore {
         return;
       }
     }
+  }
+
+  /** The hash at `key`, parsed now if it is still a snapshot's text. */
+  private hash(key: string): Hash | undefined {
+    const h = this.hashes.get(key);
+    if (h === undefined || h instanceof Map) return h;
+    const parsed = toHash(JSON.parse(h.raw) as Array<[string, string]>);
+    this.hashes.set(key, parsed);
+    return parsed;
   }
 
   private zadd(key: string, member: string, score: number, nx = false): void {
@@ -302,4 +318,8 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+function toHash(fields: ReadonlyArray<[field: string, json: string]>): Hash {
+  return new Map(fields.map(([f, json]) => [f, { json }]));
 }

@@ -20,6 +20,28 @@ export class SortedSet {
   private scores: Map<string, number> | null = null;
   private chunks: Entry[][] = [];
 
+  /**
+   * A set of these entries, built at once when they come in Redis order with each member once (as
+   * a snapshot holds them), else one by one.
+   */
+  static of(entries: ReadonlyArray<readonly [member: string, score: number]>): SortedSet {
+    if (!inOrder(entries)) return SortedSet.ofEach(entries);
+    const all = entries.map(([m, score]) => ({ s: score === 0 ? 0 : score, m }));
+    const scores = new Map(all.map((e) => [e.m, e.s]));
+    // A member twice (at two scores) is in order too: such a list is built one by one instead.
+    if (scores.size !== all.length) return SortedSet.ofEach(entries);
+    const set = new SortedSet();
+    for (let i = 0; i < all.length; i += MAX_CHUNK / 2) set.chunks.push(all.slice(i, i + MAX_CHUNK / 2));
+    if (all.length > SMALL) set.scores = scores;
+    return set;
+  }
+
+  private static ofEach(entries: ReadonlyArray<readonly [string, number]>): SortedSet {
+    const set = new SortedSet();
+    for (const [m, score] of entries) set.add(m, score === 0 ? 0 : score);
+    return set;
+  }
+
   get size(): number {
     return this.scores ? this.scores.size : (this.chunks[0]?.length ?? 0);
   }
@@ -132,4 +154,14 @@ function upperBound(chunk: Entry[], s: number, m: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** Strictly increasing in (score, member): sorted, no member twice at one score. */
+function inOrder(entries: ReadonlyArray<readonly [string, number]>): boolean {
+  for (let i = 1; i < entries.length; i++) {
+    const [pm, ps] = entries[i - 1]!;
+    const [m, s] = entries[i]!;
+    if (typeof s !== "number" || Number.isNaN(s) || compareEntries(ps, pm, s, m) >= 0) return false;
+  }
+  return entries.length === 0 || (typeof entries[0]![1] === "number" && !Number.isNaN(entries[0]![1]));
 }
