@@ -5,6 +5,7 @@
  *   npm run bench:api                                  # embedded server in this process
  *   npm run bench:api -- --redis                       # embedded log, read models on a throwaway redis-server
  *   npm run bench:api -- --url http://host:4000/graphql --token SERVICE --admin-token ADMIN
+ *   npm run bench:api -- --profile [--profile-dir DIR]  # where the server's CPU goes, by stage, per flow
  * Options: --clients 20 --flows 3000 --warmup 1000 --rounds 3
  *
  * On an embedded server it also measures what observability costs: each round runs the flows on a
@@ -20,10 +21,13 @@
  * VM it varies by half from one minute to the next, and the figures with it.
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
+import { stageTimes, type CpuProfile } from "./lib/cpu-stages.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
@@ -38,6 +42,35 @@ const flows = Number(args.flows ?? 3000);
 const warmup = Number(args.warmup ?? 1000);
 
 const BOUND = `subscription($arqs: [ID!]) { acceleratorRequestBound(arqUuids: $arqs) { tag status reason } }`;
+/**
+ * --profile: one embedded server (the default configuration) under `node --cpu-prof`; the measured
+ * flows' share of its busy CPU per stage of a request (bench/lib/cpu-stages.ts), times its CPU per
+ * flow, is each stage's cost in microseconds per flow. Shares inside one process hardly move when
+ * other work loads the machine; run it before and after a change to see what the change costs.
+ */
+async function profileStages(speedBefore: number) {
+  // --profile-dir DIR keeps the profile there (for a closer look: node dist/bench/cpuprofile-share.js DIR).
+  const dir = args["profile-dir"] ?? mkdtempSync(join(tmpdir(), "cyborg-es-cpu-prof-"));
+  process.env.BENCH_SERVER_NODE_ARGS = `${process.env.BENCH_SERVER_NODE_ARGS ?? ""} --cpu-prof --cpu-prof-dir=${dir}`;
+  const t0 = performance.now();
+  const server = await startBenchServer({});
+  let r: RunResult;
+  try {
+    r = await runFlows(server.url, BENCH_TOKENS.service, BENCH_TOKENS.admin, "embedded, profiled", server.pid);
+  } finally {
+    await server.close();
+  }
+  const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`the server wrote no CPU profile into ${dir}`);
+  const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as CpuProfile;
+  if (!args["profile-dir"]) rmSync(dir, { recursive: true, force: true });
+  const { stages, busyMs } = stageTimes(profile, r.window.startMs - t0, r.window.endMs - t0);
+  const perFlowUs = (share: number) => Math.round(share * (r.server_cpu_ms_per_flow ?? Number.NaN) * 1000);
+  process.stderr.write(`server main thread busy ${busyMs.toFixed(0)} ms over the measured flows; CPU per flow ${r.server_cpu_ms_per_flow} ms (all threads)\n`);
+  for (const s of stages) process.stderr.write(`  ${s.stage.padEnd(34)} ${String(perFlowUs(s.share)).padStart(6)} us/flow  ${(s.share * 100).toFixed(1).padStart(5)}%\n`);
+  report("profile", r, { stages_us_per_flow: Object.fromEntries(stages.map((s) => [s.stage, perFlowUs(s.share)])), stages_pct: Object.fromEntries(stages.map((s) => [s.stage, +(s.share * 100).toFixed(1)])) }, speedBefore);
+}
+
 const CREATE = `mutation($name: String!) { createAcceleratorRequests(deviceProfileName: $name) { uuid } }`;
 const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid state } }`;
 const READ = `query($i: ID) { acceleratorRequests(filter: { instanceUuid: $i }) { nodes { uuid state attachHandleType attachHandleInfo } } }`;
@@ -48,6 +81,8 @@ interface RunResult {
   server_cpu_ms_per_flow: number | null;
   bind_p50_ms: number;
   bind_p95_ms: number;
+  /** When the measured flows began and ended (performance.now() of this process). */
+  window: { startMs: number; endMs: number };
   bind_p99_ms: number;
   errors: number;
   errorSamples: string[];
@@ -129,9 +164,11 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
 
   await run(warmup, false);
   const t0 = performance.now();
+  const window = { startMs: t0, endMs: t0 };
   const cpu0 = cpuMs(serverPid);
   await run(flows, true);
-  const seconds = (performance.now() - t0) / 1000;
+  window.endMs = performance.now();
+  const seconds = (window.endMs - t0) / 1000;
   const cpu1 = cpuMs(serverPid);
   await Promise.all(pool.map((c) => c.close()));
   latencies.sort((a, b) => a - b);
@@ -143,6 +180,7 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
     bind_p99_ms: +percentile(latencies, 99).toFixed(1),
     errors,
     errorSamples,
+    window,
   };
   process.stderr.write(`[${label}] ${r.flows_per_s} flows/s, server CPU ${r.server_cpu_ms_per_flow} ms per flow; bind p50 ${r.bind_p50_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors\n`);
   return r;
@@ -182,6 +220,7 @@ const median = (xs: number[]) => {
 async function main() {
   const speedBefore = machineSpeedMs();
   process.stderr.write(`machine: ${speedBefore} ms for the fixed CPU task\n`);
+  if (args.profile) return profileStages(speedBefore);
   if (args.url) {
     if (!args.token || !args["admin-token"]) throw new Error("with --url, give --token (a service token) and --admin-token (to set up hosts and a profile)");
     const r = await runFlows(args.url, args.token, args["admin-token"], args.mode ?? "remote");
