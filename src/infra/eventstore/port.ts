@@ -205,8 +205,9 @@ export interface EventStore {
   readStreamEnds(options: ReadStreamEndsOptions): Promise<StreamEnd[] | undefined>;
   /**
    * Retention's removal of ended streams into archive segments (docs/audit.md, "Retention"): the
-   * embedded store has it; a store without it (memory) keeps everything, and EventStoreDB
-   * truncates with its own stream metadata and scavenge instead (src/audit/retention/esdb.ts).
+   * embedded store has it; a store without it (memory) keeps everything. On EventStoreDB an
+   * operator truncates ended streams with their `$tb` metadata and a scavenge (docs/audit.md,
+   * "Retention"); the service says so at start when RETENTION_DAYS is set.
    */
   readonly archiving?: ArchivingStore;
   close(): Promise<void>;
