@@ -2,7 +2,8 @@ import { hostname as osHostname } from "node:os";
 import { Command } from "commander";
 import { reportOnce, runAgent, type AgentOptions } from "../clients/agent/agent.js";
 import { HostLock } from "../clients/agent/host-lock.js";
-import { runProgramming } from "../clients/agent/programming.js";
+import { programHandler } from "../clients/agent/program-handler.js";
+import { runAgentRequests } from "../clients/agent/requests.js";
 import { discoverAll } from "../clients/agent/drivers/index.js";
 import { withHealth } from "../clients/agent/drivers/health/index.js";
 import { driverEnv, type DriverCliOptions } from "../clients/agent/driver-env.js";
@@ -72,7 +73,11 @@ export function agentCommand(): Command {
       const lock = new HostLock();
       await Promise.all([
         runAgent({ ...opts, lock }, ac.signal),
-        o.programming && runProgramming({ client: opts.client, hostname: o.hostname, drivers: opts.drivers, env: opts.env, log, lock, workDir: o.workDir }, ac.signal),
+        o.programming &&
+          runAgentRequests(
+            { client: opts.client, hostname: o.hostname, log, handlers: [programHandler({ client: opts.client, hostname: o.hostname, drivers: opts.drivers, env: opts.env, log, lock, workDir: o.workDir })] },
+            ac.signal,
+          ),
       ]);
     });
 
