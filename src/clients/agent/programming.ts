@@ -16,7 +16,8 @@ import pRetry, { AbortError } from "p-retry";
 import type { Logger } from "../../infra/logger.js";
 import { drivers as registry } from "./drivers/index.js";
 import type { Driver, DriverEnv, Programmer, ProgramTarget } from "./drivers/driver.js";
-import { GraphQLRequestError, postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";
+import type { GraphQLClientOptions } from "./graphql-client.js";
+import { reportUntilTaken } from "./report-result.js";
 import type { HostLock } from "./host-lock.js";
 
 export interface ProgrammingRequestMessage {
@@ -173,26 +174,6 @@ function get(url: URL, token: string, bitstreamId: string): Promise<IncomingMess
 }
 
 /** Reports until the service takes it (it may be restarting); a report it refuses for good is dropped. */
-async function report(opts: ProgrammingOptions, r: ProgrammingRequestMessage, outcome: ProgrammingOutcome): Promise<void> {
-  const input = { hostname: r.hostname, deployableUuid: r.deployableUuid, requestId: r.requestId, ...outcome };
-  try {
-    await pRetry(
-      async () => {
-        try {
-          return await postGraphQL(opts.client, REPORT, { input });
-        } catch (err) {
-          if (err instanceof GraphQLRequestError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) throw new AbortError(err);
-          throw err;
-        }
-      },
-      {
-        retries: 30,
-        minTimeout: 250,
-        maxTimeout: 5000,
-        onFailedAttempt: ({ error, retriesLeft }) => opts.log.warn({ error: error.message, retriesLeft }, "programming report not taken; retrying"),
-      },
-    );
-  } catch (err) {
-    opts.log.error({ err: (err as Error).message, request: r.requestId }, "the service did not take the programming report");
-  }
+function report(opts: ProgrammingOptions, r: ProgrammingRequestMessage, outcome: ProgrammingOutcome): Promise<void> {
+  return reportUntilTaken(opts, "programming", REPORT, { hostname: r.hostname, deployableUuid: r.deployableUuid, requestId: r.requestId, ...outcome });
 }
