@@ -27,6 +27,10 @@ export function fpgaE2e(hosts: readonly string[]) {
     async build() {
       cli = await buildCli();
     },
+    /** The built command line (after build()). */
+    get cli(): BuiltCli {
+      return cli!;
+    },
     async stop() {
       for (const a of agents) await a.stop();
       await cli?.remove();
