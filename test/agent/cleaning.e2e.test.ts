@@ -88,6 +88,6 @@ describe("cleaning before reuse, with the agent", () => {
     const cli = kit.cli;
     const { stdout } = await run(cli.argv[0]!, [cli.argv[1]!, "device", "show", d.uuid, "--url", t.url, "--token", TOKENS.admin.token]);
     const shown = JSON.parse(stdout) as Record<string, any>;
-    expect(shown).toMatchObject({ uuid: d.uuid, lifecycleState: "FAILED", cleaning: { failure: { reason: `cleaning failed: ${FAILURE}` }, last: { outcome: "failed", reason: FAILURE } } });
+    expect(shown).toMatchObject({ uuid: d.uuid, lifecycleState: "FAILED", cleaning: { failure: { reason: `cleaning failed: ${FAILURE}` }, last: { outcome: "failed", reason: FAILURE, command: ["fake-clean", "--device", "0000:0c:00.0"] } } });
   });
 });
