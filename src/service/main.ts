@@ -137,7 +137,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       opened.push(() => eviction.stop());
       await eviction.start();
     }
-    const watchdog = config.roles.has("binder") ? new CleaningWatchdog({ store, app, log: log.child({ component: "cleaning" }), timeoutMs: config.CLEAN_TIMEOUT_S * 1000 }) : undefined;
+    const watchdog = config.roles.has("binder") ? new CleaningWatchdog({ store, app, log: log.child({ component: "cleaning" }), timeoutMs: config.CLEAN_TIMEOUT_S * 1000, snapshots }) : undefined;
     if (watchdog) {
       opened.push(() => watchdog.stop());
       await watchdog.start();

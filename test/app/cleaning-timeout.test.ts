@@ -3,10 +3,14 @@
  * FAILED with a reason instead of CLEANING forever. The clock is the test's; the watchdog is swept
  * by hand once it has read the request.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { deviceLifecycle } from "../../src/domain/inventory/device-lifecycle.js";
 import { CleaningWatchdog } from "../../src/reactors/cleaning/watchdog.js";
+import { StateSnapshots } from "../../src/reactors/follower/state-snapshots.js";
 import { ADMIN, fpga, hostState, setup } from "./support.js";
 
 const HOST = "compute1";
@@ -94,6 +98,38 @@ describe("a clean no agent answers", () => {
       expect(deviceLifecycle((await hostState(store, HOST)).devices.get(deviceUuid)!)).toBe("FAILED");
     } finally {
       await restarted.stop();
+    }
+  });
+
+  it("kept across a restart: the open clean comes back from the snapshot, and the log is read only after its position", async () => {
+    const { store, app, deviceUuid } = await cleaning();
+    const dir = mkdtempSync(join(tmpdir(), "cyborg-es-cleaning-"));
+    const log = pino({ level: "silent" });
+    const snapshots = () => new StateSnapshots({ dir, events: store, log, intervalMs: 0 });
+    try {
+      const first = new CleaningWatchdog({ store, app, log, timeoutMs: TIMEOUT_MS, now: () => T0, tickMs: 0, snapshots: snapshots() });
+      await first.start();
+      await expect.poll(() => first.status().state).toBe("live");
+      await first.stop();
+      const kept = await store.headPosition();
+      const reads: Array<bigint | undefined> = [];
+      const readAll = store.readAll.bind(store);
+      store.readAll = (o) => (o?.filter && reads.push(o.after), readAll(o));
+      let now = T0 + TIMEOUT_MS;
+      const second = new CleaningWatchdog({ store, app, log, timeoutMs: TIMEOUT_MS, now: () => now, tickMs: 0, snapshots: snapshots() });
+      await second.start();
+      try {
+        await expect.poll(() => second.status().state).toBe("live");
+        expect(reads.every((after) => after !== undefined && after >= kept!)).toBe(true);
+        expect(await second.sweep()).toBe(0);
+        now += TIMEOUT_MS;
+        expect(await second.sweep()).toBe(1);
+        expect(deviceLifecycle((await hostState(store, HOST)).devices.get(deviceUuid)!)).toBe("FAILED");
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
