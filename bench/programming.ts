@@ -21,7 +21,8 @@ import { setMaxListeners } from "node:events";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { HostLock } from "../src/clients/agent/host-lock.js";
-import { runProgramming } from "../src/clients/agent/programming.js";
+import { programHandler } from "../src/clients/agent/program-handler.js";
+import { runAgentRequests } from "../src/clients/agent/requests.js";
 import type { DriverEnv } from "../src/clients/agent/drivers/driver.js";
 import type { Logger } from "../src/infra/logger.js";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
@@ -74,7 +75,7 @@ const agentTimes = new Map<string, { requested?: number; programmed?: number; do
 function agentLog(onConnected: () => void): Logger {
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      if (chunk.includes('"listening for programming requests"')) onConnected();
+      if (chunk.includes('"listening for agent requests"')) onConnected();
       else if (chunk.includes('"programming requested"') || chunk.includes('"msg":"programmed"')) {
         const line = JSON.parse(chunk.toString()) as { msg: string; time: number; deployable: string; downloadMs?: number; durationMs?: number };
         const t = agentTimes.get(line.deployable) ?? {};
@@ -137,7 +138,9 @@ async function main() {
   const log = agentLog(() => connected++);
   const workers = [...hosts, warmHost].map((hostname) => {
     const env: DriverEnv = { hostname, sysfsRoot: "/sys", lspci: async () => "", config: { fake: { regionType: "r1", programDelayMs: delayMs } } };
-    return runProgramming({ client: { url, token: BENCH_TOKENS.admin }, hostname, drivers: ["fake"], env, log, lock: new HostLock() }, stop.signal);
+    const client = { url, token: BENCH_TOKENS.admin };
+    const handler = programHandler({ client, hostname, drivers: ["fake"], env, log, lock: new HostLock() });
+    return runAgentRequests({ client, hostname, log, handlers: [handler] }, stop.signal);
   });
   const deadline = Date.now() + 30_000;
   while (connected < hosts.length + 1) {

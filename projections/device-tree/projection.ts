@@ -173,7 +173,7 @@ function cleaningFields(e: CleaningEvent): Record<string, unknown> {
     }
     case "DeviceCleaningFailed": {
       const { requestId, reason, at } = e.data;
-      return { cleaningInFlight: null, lastCleaning: { requestId, outcome: "failed", digest: null, command: null, durationMs: null, reason, at } };
+      return { cleaningInFlight: null, lastCleaning: { requestId, outcome: "failed", digest: null, command: e.data.command ?? null, durationMs: e.data.durationMs ?? null, reason, at } };
     }
     case "DeviceQualified":
       return { qualifyingSince: null, failure: null };

@@ -88,7 +88,7 @@ export async function reportCleaningResult(s: Streams, ctx: CommandContext, inpu
   const at = ctx.at;
   const r = ok
     ? await s.handle(aggregates.host, hostname, { type: "ReportDeviceCleaned", data: { hostname, deviceUuid, requestId, digest: input.digest, command: input.command, durationMs: input.durationMs, at } }, ctx)
-    : await s.handle(aggregates.host, hostname, { type: "ReportDeviceCleaningFailed", data: { hostname, deviceUuid, requestId, reason: input.reason, at } }, ctx);
+    : await s.handle(aggregates.host, hostname, { type: "ReportDeviceCleaningFailed", data: { hostname, deviceUuid, requestId, reason: input.reason, command: input.command, durationMs: input.durationMs, at } }, ctx);
   return { recorded: r.events.length > 0 };
 }
 

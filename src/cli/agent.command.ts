@@ -1,8 +1,10 @@
 import { hostname as osHostname } from "node:os";
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { reportOnce, runAgent, type AgentOptions } from "../clients/agent/agent.js";
 import { HostLock } from "../clients/agent/host-lock.js";
-import { runProgramming } from "../clients/agent/programming.js";
+import { programHandler } from "../clients/agent/program-handler.js";
+import { runAgentRequests, type AgentRequestHandler } from "../clients/agent/requests.js";
+import { cleanHandler } from "../clients/agent/clean-handler.js";
 import { discoverAll } from "../clients/agent/drivers/index.js";
 import { withHealth } from "../clients/agent/drivers/health/index.js";
 import { driverEnv, type DriverCliOptions } from "../clients/agent/driver-env.js";
@@ -26,6 +28,13 @@ function driverOptions(cmd: Command): Command {
     .option("--fake-region-type <type>", "fake driver: report region type <type> (CUSTOM_FPGA_FAKE_REGION_<TYPE>), for bitstreams by function")
     .option("--fake-program-delay <ms>", "fake driver: programming takes this long")
     .option("--fake-program-fail <message>", "fake driver: programming fails with this message")
+    .option("--fake-clean-delay <ms>", "fake driver: a clean takes this long")
+    .option("--fake-clean-fail <message>", "fake driver: a clean fails with this message")
+    .addOption(
+      new Option("--intel-fpga-clean-bitstream <file>", "intel-fpga: the blank or golden bitstream a clean programs (without it, cleans are refused)").env(
+        "CYBORG_AGENT_INTEL_FPGA_CLEAN_BITSTREAM",
+      ),
+    )
     .option("--fake-state <file>", "fake driver: keep what the device was programmed with in this file (default: in memory)")
     .option("--fake-health-file <file>", 'fake driver: report the health in this JSON file, read every pass, e.g. {"status":"CRITICAL","reasons":[{"code":"INJECTED","message":"test"}]}')
     .option("--nvidia-smi <path>", "the nvidia-smi binary the NVIDIA GPUs' health is read with (-q -x)", "nvidia-smi")
@@ -38,9 +47,10 @@ export function agentCommand(): Command {
     .option("--interval <seconds>", "seconds between reports", "60")
     .option("--once", "discover, report, print a summary and exit", false)
     .option("--no-programming", "do not take FPGA programming requests")
+    .option("--no-cleaning", "do not take requests to clean a device before its next tenant")
     .option("--work-dir <dir>", "where downloaded bitstreams are kept while checked and programmed")
     .option("--log-level <level>", "log level", process.env.LOG_LEVEL ?? "info")
-    .action(async (o: DriverCliOptions & { interval: string; once: boolean; logLevel: string; programming: boolean; workDir?: string }, cmd: Command) => {
+    .action(async (o: DriverCliOptions & { interval: string; once: boolean; logLevel: string; programming: boolean; cleaning: boolean; workDir?: string }, cmd: Command) => {
       const client = serviceClient(cmd, "agent");
       const interval = Number(o.interval);
       if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval must be a number of seconds >= 1, got ${o.interval}`);
@@ -68,12 +78,13 @@ export function agentCommand(): Command {
       const ac = new AbortController();
       process.once("SIGTERM", () => ac.abort());
       process.once("SIGINT", () => ac.abort());
-      log.info({ url: client.url, hostname: o.hostname, drivers: opts.drivers, intervalS: interval, programming: o.programming }, "agent started");
+      log.info({ url: client.url, hostname: o.hostname, drivers: opts.drivers, intervalS: interval, programming: o.programming, cleaning: o.cleaning }, "agent started");
       const lock = new HostLock();
-      await Promise.all([
-        runAgent({ ...opts, lock }, ac.signal),
-        o.programming && runProgramming({ client: opts.client, hostname: o.hostname, drivers: opts.drivers, env: opts.env, log, lock, workDir: o.workDir }, ac.signal),
-      ]);
+      const worker = { client: opts.client, hostname: o.hostname, drivers: opts.drivers, env: opts.env, log, lock };
+      const handlers: AgentRequestHandler[] = [];
+      if (o.programming) handlers.push(programHandler({ ...worker, workDir: o.workDir }));
+      if (o.cleaning) handlers.push(cleanHandler(worker));
+      await Promise.all([runAgent({ ...opts, lock }, ac.signal), handlers.length > 0 && runAgentRequests({ client: opts.client, hostname: o.hostname, log, handlers }, ac.signal)]);
     });
 
   agent.addCommand(

@@ -7,6 +7,9 @@ import { callService, serviceClient, withService as serviceOptions } from "./ser
 import { printTable } from "./table.js";
 
 const FIELDS = "uuid hostname type vendor model status lifecycleState lost taints { key value effect by reason at }";
+/** `show` adds the clean: in flight, the failure, the last outcome with its digest and command. */
+const SHOW_FIELDS = `${FIELDS} cleaning { required inFlight { requestId reason requestedAt } qualifyingSince failure { reason at }
+  last { requestId outcome digest command durationMs reason at } }`;
 
 interface DeviceOut {
   uuid: string;
@@ -45,10 +48,10 @@ function listCommand(): Command {
 
 function showCommand(): Command {
   return withService(new Command("show"))
-    .description("one device as JSON, with its taints")
+    .description("one device as JSON, with its taints and its cleaning (in flight, failure, last outcome)")
     .argument("<uuid>")
     .action(async (uuid: string, _o: unknown, cmd: Command) => {
-      const { device } = await callService<{ device: DeviceOut | null }>(client(cmd), `query($u: ID!) { device(uuid: $u) { ${FIELDS} } }`, { u: uuid });
+      const { device } = await callService<{ device: DeviceOut | null }>(client(cmd), `query($u: ID!) { device(uuid: $u) { ${SHOW_FIELDS} } }`, { u: uuid });
       if (!device) throw new Error(`no device ${uuid}`);
       console.log(JSON.stringify(device, null, 2));
     });

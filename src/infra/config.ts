@@ -44,6 +44,8 @@ const schema = z.object({
   BIND_TIMEOUT_S: z.coerce.number().positive().max(3600).default(60),
   /** How long the holders of a device with a NoExecute taint are given to move, from the taint (their eviction notice's deadline). */
   EVICTION_DEADLINE_S: z.coerce.number().positive().max(30 * 86_400).default(300),
+  /** How long a host's agent has to report a clean before the device is FAILED with "no agent answered" (docs/device-health.md). */
+  CLEAN_TIMEOUT_S: z.coerce.number().positive().max(86_400).default(600),
   /** The period the agents report at (their --interval): a host's liveness is measured in these. */
   AGENT_REPORT_INTERVAL_S: z.coerce.number().positive().max(86_400).default(60),
   /** Periods without a report after which a host is stale (os-acc's initialize refuses it; binds that need programming fail). */

@@ -24,6 +24,7 @@ import type { Config } from "../infra/config.js";
 import type { EventStore } from "../infra/eventstore/port.js";
 import { InvariantChecker } from "../reactors/invariants/checker.js";
 import { EvictionFollower } from "../reactors/eviction/follower.js";
+import { CleaningWatchdog } from "../reactors/cleaning/watchdog.js";
 import { startFollowers, type Followers } from "../reactors/start.js";
 import type { Logger } from "../infra/logger.js";
 import { startObservability } from "../observability/index.js";
@@ -136,6 +137,11 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       opened.push(() => eviction.stop());
       await eviction.start();
     }
+    const watchdog = config.roles.has("binder") ? new CleaningWatchdog({ store, app, log: log.child({ component: "cleaning" }), timeoutMs: config.CLEAN_TIMEOUT_S * 1000, snapshots }) : undefined;
+    if (watchdog) {
+      opened.push(() => watchdog.stop());
+      await watchdog.start();
+    }
     const followers = await startFollowers({ store, readStore: side.readStore, config, log, nova: overrides.nova });
     opened.push(() => followers.stop());
     const notifications = new BindNotificationRouter(side.pubsub, obs.tracing);
@@ -160,7 +166,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
       const services = { app, readStore, store, auditStore, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement, reportAdmission };
-      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), ...(eviction ? [eviction.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });
+      const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), ...(eviction ? [eviction.status()] : []), ...(watchdog ? [watchdog.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });
       const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit }), weigherRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit })];
       const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });
       const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };

@@ -16,6 +16,10 @@ export interface DriverCliOptions {
   fakeProgramDelay?: string;
   fakeProgramFail?: string;
   fakeState?: string;
+  fakeCleanDelay?: string;
+  fakeCleanFail?: string;
+  /** The blank or golden image an Intel FPGA is cleaned with. */
+  intelFpgaCleanBitstream?: string;
   /** A JSON file of {status, reasons}: the fake device's health, read again every pass. */
   fakeHealthFile?: string;
   /** The nvidia-smi binary (default "nvidia-smi"). */
@@ -40,7 +44,8 @@ export function driverEnv(o: DriverCliOptions): DriverEnv {
     lspciK: lspciKRunner(),
     health: { nvidiaSmi: nvidiaSmiRunner(o.nvidiaSmi), kernelLog: kernelLogRunner(o.kernelLog) },
     config: {
-      nvidia: { skipVirtualFunctions: o.nvidiaSkipVfs, enabledVgpuTypes: o.vgpuTypes.split(",").filter(Boolean) },
+      nvidia: { skipVirtualFunctions: o.nvidiaSkipVfs, enabledVgpuTypes: o.vgpuTypes.split(",").filter(Boolean), ...(o.nvidiaSmi ? { nvidiaSmi: o.nvidiaSmi } : {}) },
+      ...(o.intelFpgaCleanBitstream ? { intelFpga: { cleanBitstream: o.intelFpgaCleanBitstream } } : {}),
       pci: { whitelist },
       ...fakeConfig(o),
     },
@@ -49,15 +54,25 @@ export function driverEnv(o: DriverCliOptions): DriverEnv {
 
 /** The fake FPGA's --fake-* options; none given: Cyborg's fake device as it is. */
 function fakeConfig(o: DriverCliOptions): Pick<DriverConfig, "fake"> {
-  if (o.fakeRegionType === undefined && o.fakeProgramDelay === undefined && o.fakeProgramFail === undefined && o.fakeState === undefined && o.fakeHealthFile === undefined) {
-    return {};
-  }
-  const delay = o.fakeProgramDelay === undefined ? 0 : Number(o.fakeProgramDelay);
-  if (!Number.isFinite(delay) || delay < 0) throw new Error(`--fake-program-delay must be a number of milliseconds >= 0, got ${o.fakeProgramDelay}`);
-  const fake = { regionType: o.fakeRegionType, programDelayMs: delay, programFailure: o.fakeProgramFail, stateFile: o.fakeState };
+  const given = [o.fakeRegionType, o.fakeProgramDelay, o.fakeProgramFail, o.fakeState, o.fakeHealthFile, o.fakeCleanDelay, o.fakeCleanFail];
+  if (given.every((v) => v === undefined)) return {};
+  const fake = {
+    regionType: o.fakeRegionType,
+    programDelayMs: milliseconds("--fake-program-delay", o.fakeProgramDelay),
+    programFailure: o.fakeProgramFail,
+    cleanDelayMs: milliseconds("--fake-clean-delay", o.fakeCleanDelay),
+    cleanFailure: o.fakeCleanFail,
+    stateFile: o.fakeState,
+  };
   if (o.fakeHealthFile === undefined) return { fake };
   const file = o.fakeHealthFile;
   return { fake: Object.defineProperty(fake, "health", { get: () => readFakeHealth(file), enumerable: true }) };
+}
+
+function milliseconds(option: string, value: string | undefined): number {
+  const ms = value === undefined ? 0 : Number(value);
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`${option} must be a number of milliseconds >= 0, got ${value}`);
+  return ms;
 }
 
 /** The fake device's injected health; a file that cannot be read or is not a health says UNKNOWN with the reason. */

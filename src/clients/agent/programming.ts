@@ -1,10 +1,7 @@
 /**
- * The agent's programming worker: it keeps a GraphQL subscription open for its host
- * (`programmingRequests(hostname)`; the service sends the requests in flight on every (re)connect,
- * then each new one), and for each request downloads the bitstream from the service, checks it
- * against its checksum, runs its driver's program command, and reports the outcome
- * (`reportProgrammingResult`). Requests for one region run one after another; a request already
- * taken is not run again when it is sent again after a reconnect.
+ * Programming a region (the PROGRAM requests, program-handler.ts): download the bitstream from the
+ * service, check it against its checksum, run the driver's program command, and report the outcome
+ * (`reportProgrammingResult`).
  */
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
@@ -15,13 +12,12 @@ import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createClient, type Client } from "graphql-ws";
 import pRetry, { AbortError } from "p-retry";
-import WebSocket from "ws";
 import type { Logger } from "../../infra/logger.js";
 import { drivers as registry } from "./drivers/index.js";
 import type { Driver, DriverEnv, Programmer, ProgramTarget } from "./drivers/driver.js";
-import { GraphQLRequestError, postGraphQL, type GraphQLClientOptions } from "./graphql-client.js";
+import type { GraphQLClientOptions } from "./graphql-client.js";
+import { reportUntilTaken } from "./report-result.js";
 import type { HostLock } from "./host-lock.js";
 
 export interface ProgrammingRequestMessage {
@@ -62,78 +58,14 @@ export interface ProgrammingOutcome {
 /** How long the download and its check took (logged, not reported). */
 type Timed = ProgrammingOutcome & { downloadMs?: number };
 
-const SUBSCRIPTION = `subscription Requests($hostname: String!) {
-  programmingRequests(hostname: $hostname) {
-    requestId hostname deployableUuid deployableName driverName controlPath
-    bitstreamId bitstreamName checksum size functionId downloadPath
-  }
-}`;
-
 const REPORT = `mutation Report($input: ProgrammingResultInput!) {
   reportProgrammingResult(input: $input) { recorded late }
 }`;
 
-/** Takes the host's requests until the signal aborts; reconnects (with backoff) whenever the service goes away. */
-export async function runProgramming(opts: ProgrammingOptions, signal: AbortSignal): Promise<void> {
-  const taken = new Set<string>();
-  const regions = new Map<string, Promise<void>>();
-  const client = connect(opts);
-  let unsubscribe = () => undefined as void;
-  let ended = () => undefined as void;
-  signal.addEventListener(
-    "abort",
-    () => {
-      unsubscribe();
-      ended();
-      void client.dispose();
-    },
-    { once: true },
-  );
-  while (!signal.aborted) {
-    await new Promise<void>((resolve) => {
-      ended = resolve;
-      unsubscribe = client.subscribe<{ programmingRequests: ProgrammingRequestMessage }>(
-        { query: SUBSCRIPTION, variables: { hostname: opts.hostname } },
-        {
-          next: ({ data, errors }) => {
-            if (errors?.length) opts.log.error({ errors }, "programming requests refused");
-            const r = data?.programmingRequests;
-            if (!r || taken.has(r.requestId)) return;
-            taken.add(r.requestId);
-            if (taken.size > 10_000) taken.delete(taken.values().next().value!);
-            // One request at a time per region, in the order they came.
-            const previous = regions.get(r.deployableUuid) ?? Promise.resolve();
-            const next = previous.then(() => handleRequest(opts, r)).then(() => undefined).catch((err) => opts.log.error({ err, request: r.requestId }, "programming request failed"));
-            regions.set(r.deployableUuid, next);
-            void next.finally(() => regions.get(r.deployableUuid) === next && regions.delete(r.deployableUuid));
-          },
-          error: (err) => {
-            if (!signal.aborted) opts.log.warn({ error: String((err as Error)?.message ?? err) }, "programming requests subscription ended; subscribing again");
-            resolve();
-          },
-          complete: () => resolve(),
-        },
-      );
-    });
-    if (!signal.aborted) await new Promise((r) => setTimeout(r, 1000));
-  }
-  await Promise.allSettled([...regions.values()]);
+/** Removes this worker's download directory (once its requests have run). */
+export async function closeProgramming(opts: ProgrammingOptions): Promise<void> {
   const dir = await workDirs.get(opts)?.catch(() => undefined);
   if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-}
-
-function connect(opts: ProgrammingOptions): Client {
-  return createClient({
-    url: opts.client.url.replace(/^http/, "ws"),
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${opts.client.token}` },
-    lazy: true,
-    keepAlive: 10_000,
-    retryAttempts: Number.MAX_SAFE_INTEGER,
-    shouldRetry: () => true,
-    retryWait: (n) => new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** Math.min(n, 5)) * (0.5 + Math.random() / 2))),
-    on: { connected: () => opts.log.info({ hostname: opts.hostname }, "listening for programming requests") },
-  });
 }
 
 /** Downloads, checks, programs and reports one request; the report is retried until the service takes it. */
@@ -242,26 +174,6 @@ function get(url: URL, token: string, bitstreamId: string): Promise<IncomingMess
 }
 
 /** Reports until the service takes it (it may be restarting); a report it refuses for good is dropped. */
-async function report(opts: ProgrammingOptions, r: ProgrammingRequestMessage, outcome: ProgrammingOutcome): Promise<void> {
-  const input = { hostname: r.hostname, deployableUuid: r.deployableUuid, requestId: r.requestId, ...outcome };
-  try {
-    await pRetry(
-      async () => {
-        try {
-          return await postGraphQL(opts.client, REPORT, { input });
-        } catch (err) {
-          if (err instanceof GraphQLRequestError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) throw new AbortError(err);
-          throw err;
-        }
-      },
-      {
-        retries: 30,
-        minTimeout: 250,
-        maxTimeout: 5000,
-        onFailedAttempt: ({ error, retriesLeft }) => opts.log.warn({ error: error.message, retriesLeft }, "programming report not taken; retrying"),
-      },
-    );
-  } catch (err) {
-    opts.log.error({ err: (err as Error).message, request: r.requestId }, "the service did not take the programming report");
-  }
+function report(opts: ProgrammingOptions, r: ProgrammingRequestMessage, outcome: ProgrammingOutcome): Promise<void> {
+  return reportUntilTaken(opts, "programming", REPORT, { hostname: r.hostname, deployableUuid: r.deployableUuid, requestId: r.requestId, ...outcome });
 }

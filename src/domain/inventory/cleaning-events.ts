@@ -19,10 +19,13 @@ export interface DeviceCleaned {
   type: "DeviceCleaned";
   data: { hostname: string; deviceUuid: string; requestId: string; digest: string; command: string[]; durationMs: number; at: string };
 }
-/** The clean step failed (or no answer came in time); DeviceFailed follows in the same append. */
+/**
+ * The clean step failed (or no answer came in time); DeviceFailed follows in the same append. The
+ * command line and duration are there when the agent ran a step (absent in events written before).
+ */
 export interface DeviceCleaningFailed {
   type: "DeviceCleaningFailed";
-  data: { hostname: string; deviceUuid: string; requestId: string; reason: string; at: string };
+  data: { hostname: string; deviceUuid: string; requestId: string; reason: string; command?: string[] | null; durationMs?: number | null; at: string };
 }
 /** Cleaned and reported healthy again: the device is offered again. */
 export interface DeviceQualified {

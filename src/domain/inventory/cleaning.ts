@@ -60,7 +60,7 @@ export type CleaningCommand =
   | { type: "SetDeviceCleaningRequired"; data: { hostname: string; deviceUuid: string; required: boolean; by: string; at: string } }
   | { type: "RequestDeviceCleaning"; data: { hostname: string; deviceUuid: string; reason: string; at: string } }
   | { type: "ReportDeviceCleaned"; data: { hostname: string; deviceUuid: string; requestId: string; digest: unknown; command: unknown; durationMs: unknown; at: string } }
-  | { type: "ReportDeviceCleaningFailed"; data: { hostname: string; deviceUuid: string; requestId: string; reason: unknown; at: string } }
+  | { type: "ReportDeviceCleaningFailed"; data: { hostname: string; deviceUuid: string; requestId: string; reason: unknown; command?: unknown; durationMs?: unknown; at: string } }
   | { type: "AbandonDeviceCleaning"; data: { hostname: string; deviceUuid: string; requestId: string; reason: string; at: string } };
 
 /** Why a device takes no new bind while its cleaning loop holds it; null when it does not. */
@@ -148,8 +148,13 @@ export function decideCleaning(command: CleaningCommand, state: HostState): Clea
     }
     case "ReportDeviceCleaningFailed": {
       const reason = text(command.data.reason, "reason");
+      // A step that ran says how: its command line and duration are recorded with the reason.
+      const ran = {
+        command: command.data.command == null ? null : commandLine(command.data.command),
+        durationMs: command.data.durationMs == null ? null : duration(command.data.durationMs),
+      };
       if (!current(device, command.data.requestId, "failed")) return [];
-      return failed(hostname, deviceUuid, command.data.requestId, reason, at);
+      return failed(hostname, deviceUuid, command.data.requestId, reason, at, ran);
     }
     case "AbandonDeviceCleaning":
       if (c.inFlight?.requestId !== command.data.requestId) return [];
@@ -162,9 +167,9 @@ function requested(hostname: string, device: DeviceNode, reason: string, at: str
   return { type: "DeviceCleaningRequested", data: { hostname, deviceUuid: device.uuid, requestId, reason, at } };
 }
 
-function failed(hostname: string, deviceUuid: string, requestId: string, reason: string, at: string): CleaningEvent[] {
+function failed(hostname: string, deviceUuid: string, requestId: string, reason: string, at: string, ran: { command: string[] | null; durationMs: number | null } = { command: null, durationMs: null }): CleaningEvent[] {
   return [
-    { type: "DeviceCleaningFailed", data: { hostname, deviceUuid, requestId, reason, at } },
+    { type: "DeviceCleaningFailed", data: { hostname, deviceUuid, requestId, reason, ...(ran.command ? { command: ran.command } : {}), ...(ran.durationMs !== null ? { durationMs: ran.durationMs } : {}), at } },
     { type: "DeviceFailed", data: { hostname, deviceUuid, reason: `cleaning failed: ${reason}`, at } },
   ];
 }
@@ -196,7 +201,7 @@ export function evolveCleaning(c: DeviceCleaningState, event: CleaningEvent): De
     }
     case "DeviceCleaningFailed": {
       const { requestId, reason, at } = event.data;
-      const last: CleaningOutcome = { requestId, outcome: "failed", digest: null, command: null, durationMs: null, reason, at };
+      const last: CleaningOutcome = { requestId, outcome: "failed", digest: null, command: event.data.command ?? null, durationMs: event.data.durationMs ?? null, reason, at };
       return { ...c, inFlight: c.inFlight?.requestId === requestId ? null : c.inFlight, last };
     }
     case "DeviceQualified":

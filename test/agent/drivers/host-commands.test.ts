@@ -17,6 +17,10 @@ describe("host commands", () => {
     await expect(runCommand(["sh", "-c", "echo boom >&2; exit 3"])).rejects.toThrow("sh -c echo boom >&2; exit 3 failed (exit 3): boom");
   });
 
+  it("says what a failing tool printed on stdout when its stderr is empty (nvidia-smi)", async () => {
+    await expect(runCommand(["sh", "-c", "echo 'GPU 00000000:3B:00.0: In use by another client'; exit 255"])).rejects.toThrow(/failed \(exit 255\): GPU 00000000:3B:00.0: In use by another client/);
+  });
+
   it("refuses to pass anything but a PCI address to lspci -s", async () => {
     await expect(lspciKRunner()("0000:af:00.0; rm -rf /")).rejects.toThrow(/not a PCI address/);
   });

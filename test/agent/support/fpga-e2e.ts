@@ -27,6 +27,10 @@ export function fpgaE2e(hosts: readonly string[]) {
     async build() {
       cli = await buildCli();
     },
+    /** The built command line (after build()). */
+    get cli(): BuiltCli {
+      return cli!;
+    },
     async stop() {
       for (const a of agents) await a.stop();
       await cli?.remove();
@@ -36,7 +40,7 @@ export function fpgaE2e(hosts: readonly string[]) {
       const args = ["--url", t.url, "--token", agentToken(host), "--hostname", host, "--drivers", "fake", "--interval", "1", "--fake-region-type", "r1", ...extra];
       const agent = await startAgent(cli!, args);
       agents.push(agent);
-      await agent.waitFor((l) => l.msg === "listening for programming requests", "that it listens for programming requests");
+      await agent.waitFor((l) => l.msg === "listening for agent requests", "that it listens for agent requests");
       await agent.waitFor((l) => l.msg === "inventory changed", "its first report");
       return agent;
     },

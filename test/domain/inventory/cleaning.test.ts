@@ -120,6 +120,16 @@ describe("cleaning before reuse", () => {
       expect(types(decide(qualified, allocate(rp, "arq-3")))).toEqual(["AttachHandleAllocated"]);
     });
 
+    it("a failed step's command line and duration are recorded with the reason, and checked", () => {
+      const ran: HostCommand = { type: "ReportDeviceCleaningFailed", data: { hostname: HOST, deviceUuid, requestId: firstRequest, reason: "In use by another client", command: ["nvidia-smi", "--gpu-reset", "-i", "0000:af:00.0"], durationMs: 40.4, at } };
+      const [failedEvent] = decide(cleaning, ran);
+      expect(failedEvent).toEqual({ type: "DeviceCleaningFailed", data: { hostname: HOST, deviceUuid, requestId: firstRequest, reason: "In use by another client", command: ["nvidia-smi", "--gpu-reset", "-i", "0000:af:00.0"], durationMs: 40, at } });
+      expect(device(apply(cleaning, ran)).cleaning.last).toMatchObject({ outcome: "failed", command: ["nvidia-smi", "--gpu-reset", "-i", "0000:af:00.0"], durationMs: 40 });
+      expect(device(apply(cleaning, cleaningFailed())).cleaning.last).toMatchObject({ outcome: "failed", command: null, durationMs: null });
+      expectDomainError(() => decide(cleaning, { ...ran, data: { ...ran.data, command: [] } } as HostCommand), "BAD_USER_INPUT", "command");
+      expectDomainError(() => decide(cleaning, { ...ran, data: { ...ran.data, durationMs: -1 } } as HostCommand), "BAD_USER_INPUT", "durationMs");
+    });
+
     it("a request no agent answers in time is closed as failed; a late or unknown report is refused", () => {
       const abandon: HostCommand = { type: "AbandonDeviceCleaning", data: { hostname: HOST, deviceUuid, requestId: firstRequest, reason: "no answer within 300 s", at } };
       expect(types(decide(cleaning, abandon))).toEqual(["DeviceCleaningFailed", "DeviceFailed"]);

@@ -91,7 +91,7 @@ export class CleaningResultInput {
   @Field(() => String) hostname!: string;
   @Field(() => ID) deviceUuid!: string;
   @Field(() => ID) requestId!: string;
-  @Field(() => Boolean, { description: "true: cleaned (digest, command, durationMs); false: failed (reason)" }) ok!: boolean;
+  @Field(() => Boolean, { description: "true: cleaned (digest, command, durationMs); false: failed (reason, with command and durationMs when the step ran)" }) ok!: boolean;
   @Field(() => String, { nullable: true, description: "The driver's digest of what the clean did" }) digest?: string | null;
   @Field(() => [String], { nullable: true, description: "The clean step's command line, as run" }) command?: string[] | null;
   @Field(() => Float, { nullable: true }) durationMs?: number | null;

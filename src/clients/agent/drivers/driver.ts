@@ -25,6 +25,8 @@ export interface NvidiaGpuConfig {
    * applies to every GPU whose sysfs offers it.
    */
   vgpuDeviceAddresses?: Record<string, string[]>;
+  /** The nvidia-smi binary a clean resets the GPU with (--nvidia-smi); default "nvidia-smi". */
+  nvidiaSmi?: string;
 }
 
 export interface PciWhitelistEntry {
@@ -45,6 +47,8 @@ export interface PciDriverConfig {
 export interface IntelFpgaConfig {
   /** "nested" (default): device deployable + region child (agent-driver spec); "flat": Cyborg's single deployable. */
   layout?: "nested" | "flat";
+  /** The blank or golden bitstream a clean programs (--intel-fpga-clean-bitstream); without it a clean is refused. */
+  cleanBitstream?: string;
 }
 
 /** The fake FPGA's behaviour (agent options --fake-*); without it, Cyborg's fake device exactly. */
@@ -55,6 +59,10 @@ export interface FakeFpgaConfig {
   programDelayMs?: number;
   /** Programming fails with this message. */
   programFailure?: string;
+  /** How long a clean takes. */
+  cleanDelayMs?: number;
+  /** A clean fails with this message. */
+  cleanFailure?: string;
   /** Where the device keeps what it was programmed with across agent restarts (JSON); default: this process's memory. */
   stateFile?: string;
   /** The health the fake device reports (default OK): how a test or a demo injects a failing device. */
@@ -116,6 +124,8 @@ export interface CleanTarget {
 export interface Cleaner {
   /** The deployable driver names whose devices it cleans (as its discovery reports them). */
   driverNames: readonly string[];
+  /** The device types it cleans, where a driver name is shared (Intel's FPGA and QAT both say "intel"); any when absent. */
+  deviceTypes?: readonly string[];
   /** The command line for a target (checked against fixtures). */
   command(target: CleanTarget): string[];
   /**

@@ -11,7 +11,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import type { DriverAttachHandle, DriverDevice } from "../../../domain/inventory/report.js";
-import type { Driver, DriverEnv, FakeFpgaConfig, Programmer } from "./driver.js";
+import type { Cleaner, Driver, DriverEnv, FakeFpgaConfig, Programmer } from "./driver.js";
+import { bdfOf, cleanDigest } from "./clean-step.js";
 import { attributeList, functionIdTrait, regionTrait, sanitizeRpName } from "./naming.js";
 
 export const FAKE_NUM_ACCELERATORS = 16;
@@ -68,9 +69,25 @@ export const fakeProgrammer: Programmer = {
   },
 };
 
+export const FAKE_CLEAN = "fake-clean";
+
+/** Cleans at once (or after --fake-clean-delay), or fails with --fake-clean-fail's message. */
+export const fakeCleaner: Cleaner = {
+  driverNames: ["fake"],
+  command: ({ controlPath }) => [FAKE_CLEAN, "--device", bdfOf(controlPath)],
+  async clean(env, target) {
+    const command = this.command(target);
+    const config = env.config.fake;
+    if (config?.cleanDelayMs) await new Promise((r) => setTimeout(r, config.cleanDelayMs));
+    if (config?.cleanFailure) throw new Error(config.cleanFailure);
+    return { command, digest: cleanDigest(command, "cleaned") };
+  },
+};
+
 export const fakeDriver: Driver = {
   name: "fake",
   programmer: fakeProgrammer,
+  cleaner: fakeCleaner,
   async discover(env): Promise<DriverDevice[]> {
     const name = sanitizeRpName(`${env.hostname}_FakeDevice`);
     const config = env.config.fake;

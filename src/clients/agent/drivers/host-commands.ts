@@ -35,7 +35,9 @@ export async function runCommand(argv: readonly string[], opts: HostCommandOptio
       throw new Error(`${bin} not found${hint}`);
     }
     if (e.killed) throw new Error(`${shown} timed out`);
-    throw new Error(`${shown} failed (exit ${String(e.code)}): ${(e.stderr || e.message).trim()}`);
+    // Some tools (nvidia-smi) say why on stdout: that is the message when stderr is empty.
+    const said = (e.stderr?.trim() || (e as { stdout?: string }).stdout?.trim() || e.message).trim();
+    throw new Error(`${shown} failed (exit ${String(e.code)}): ${said}`);
   }
 }
 

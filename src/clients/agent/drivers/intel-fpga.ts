@@ -22,6 +22,8 @@ import { join } from "node:path";
 import type { DriverAttachHandle, DriverDeployable, DriverDevice } from "../../../domain/inventory/report.js";
 import type { Driver, Programmer, DriverEnv } from "./driver.js";
 import { runProgram } from "./host-commands.js";
+import { intelFpgaCleaner } from "./intel-fpga-clean.js";
+import { FPGACONF } from "./opae.js";
 import { attributeList, deployableName, deviceTraits, functionIdTrait, pciAddress, regionTrait } from "./naming.js";
 import { discoverPhysicalFunctions, listDir, pciDeviceDir, readLine, virtualFunctions } from "./sysfs.js";
 
@@ -98,8 +100,8 @@ async function fpgaDevice(env: DriverEnv, pf: string, productId: string): Promis
   };
 }
 
-/** `fpgaconf` (OPAE) loads a green bitstream into the PAC's region, addressed by the PF's bus/device/function (cyborg-reference 5.6). */
-export const FPGACONF = "/usr/bin/fpgaconf";
+/** `fpgaconf` (OPAE) addresses the PAC by the PF's bus/device/function. */
+export { FPGACONF };
 
 export const intelFpgaProgrammer: Programmer = {
   driverNames: [DRIVER_NAME],
@@ -114,6 +116,7 @@ export const intelFpgaProgrammer: Programmer = {
 export const intelFpgaDriver: Driver = {
   name: "intel-fpga",
   programmer: intelFpgaProgrammer,
+  cleaner: intelFpgaCleaner,
   discover(env) {
     return discoverPhysicalFunctions(env, INTEL_VENDOR_ID, INTEL_FPGA_PRODUCTS, "FPGA", (bdf, productId) => fpgaDevice(env, bdf, productId));
   },

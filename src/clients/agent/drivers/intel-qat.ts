@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import type { DriverDeployable, DriverDevice } from "../../../domain/inventory/report.js";
 import type { Driver, DriverEnv } from "./driver.js";
+import { intelQatCleaner } from "./intel-qat-clean.js";
 import { attributeList, deployableName, deviceTraits, isBdf, pciAddress } from "./naming.js";
 import { discoverPhysicalFunctions, pciDeviceDir, readUevent, virtualFunctions } from "./sysfs.js";
 
@@ -54,6 +55,7 @@ async function qatDevice(env: DriverEnv, pf: string, productId: string): Promise
 
 export const intelQatDriver: Driver = {
   name: "intel-qat",
+  cleaner: intelQatCleaner,
   discover(env) {
     return discoverPhysicalFunctions(env, INTEL_VENDOR_ID, INTEL_QAT_PRODUCTS, "QAT", (bdf, productId) => qatDevice(env, bdf, productId));
   },

@@ -15,6 +15,7 @@ import type { DriverAttachHandle, DriverDevice } from "../../../domain/inventory
 import type { Driver, DriverEnv, NvidiaGpuConfig } from "./driver.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
+import { nvidiaGpuCleaner } from "./nvidia-gpu-clean.js";
 import { attributeList, customTrait, deviceTraits, pciAddress } from "./naming.js";
 import { exists, isVirtualFunction, listDir, pciDeviceDir, readLine } from "./sysfs.js";
 
@@ -91,6 +92,7 @@ async function gpuDevice(env: DriverEnv, gpu: LspciDevice): Promise<DriverDevice
 
 export const nvidiaGpuDriver: Driver = {
   name: "nvidia-gpu",
+  cleaner: nvidiaGpuCleaner,
   async discover(env) {
     const listing = parseLspci(await env.lspci());
     warnMalformed(listing, (line) => GPU_CLASSES.some((c) => line.includes(c)), env.log);

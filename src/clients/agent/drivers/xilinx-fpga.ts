@@ -8,6 +8,7 @@
 import type { DriverDevice } from "../../../domain/inventory/report.js";
 import type { Driver, Programmer } from "./driver.js";
 import { runProgram } from "./host-commands.js";
+import { xilinxFpgaCleaner } from "./xilinx-fpga-clean.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
 import { attributeList, deviceTraits, pciAddress } from "./naming.js";
@@ -41,6 +42,7 @@ export const xilinxFpgaProgrammer: Programmer = {
 export const xilinxFpgaDriver: Driver = {
   name: "xilinx-fpga",
   programmer: xilinxFpgaProgrammer,
+  cleaner: xilinxFpgaCleaner,
   async discover(env) {
     const listing = parseLspci(await env.lspci());
     warnMalformed(listing, (line) => line.includes("Xilinx") || line.includes(`[${XILINX_VENDOR_ID}:`), env.log);
