@@ -6,6 +6,8 @@
  */
 import { assertNever, type Decider } from "../shared/decider.js";
 import { DomainError } from "../shared/types.js";
+import { quotaRefusal } from "../arqs/quota.js";
+import { ARQS_CLASS } from "./amounts.js";
 import type { Amounts, QuotaEvent } from "./events.js";
 
 /** Most a limit may be. */
@@ -85,6 +87,7 @@ export function claimRefusal(projectId: string, state: QuotaState, asking: Amoun
     if (limit === undefined || want === 0) continue;
     const held = state.usage[cls] ?? 0;
     if (held + want <= limit) continue;
+    if (cls === ARQS_CLASS) return quotaRefusal({ projectId, held, asking: want, limit })!;
     return new DomainError(
       "QUOTA_EXCEEDED",
       `project ${projectId} uses ${held} of ${cls} (its limit is ${limit}); creating these accelerator requests asks for ${want} more: delete some first, or ask an administrator to raise the limit`,

@@ -45,7 +45,7 @@ describe("a project's quota stream", () => {
   });
 
   it("follows the defaults for classes without a limit of its own; the project's limit wins", () => {
-    expect(() => run(initialQuotaState(), claim(["a", "b"], {}, { ARQS: 1 }))).toThrow(/ARQS/);
+    expect(() => run(initialQuotaState(), claim(["a", "b"], {}, { ARQS: 1 }))).toThrow(/holds 0 accelerator requests; creating 2 more .*quota of 1/);
     const s = run(initialQuotaState(), { type: "SetLimits", data: { projectId: "p", limits: { ARQS: 2 }, at } });
     expect(run(s, claim(["a", "b"], {}, { ARQS: 1 })).usage.ARQS).toBe(2);
     const back = run(s, { type: "SetLimits", data: { projectId: "p", limits: { ARQS: null }, at } });
