@@ -132,6 +132,22 @@ describe("the per-project ARQ quota", () => {
     expect((await create()).code).toBe("QUOTA_EXCEEDED");
   });
 
+  it("admins set a project's limits per class; a project reads its own quota, not another's", async () => {
+    const QUOTA = "query Q($p: String!) { projectQuota(projectId: $p) { classes { resourceClass limit own usage } claims } }";
+    const SET = "mutation S($p: String!, $l: [QuotaLimitInput!]!) { setProjectQuota(projectId: $p, limits: $l) { classes { resourceClass limit own usage } } }";
+    expect((await post(t, TOKENS.member.token, SET, { p: "p1", l: [{ resourceClass: "FPGA", limit: 100 }] })).code).toBe("FORBIDDEN");
+    expect((await post(t, TOKENS.member.token, QUOTA, { p: "p2" })).code).toBe("FORBIDDEN");
+    const set = (await t.ok("admin", SET, { p: "p1", l: [{ resourceClass: "FPGA", limit: 3 }, { resourceClass: "ARQS", limit: 10 }] })).setProjectQuota;
+    expect(set.classes).toEqual([
+      { resourceClass: "ARQS", limit: 10, own: true, usage: 3 },
+      { resourceClass: "FPGA", limit: 3, own: true, usage: 3 },
+    ]);
+    const refused = await post(t, TOKENS.member.token, op.CREATE_ARQS, { name: "one" });
+    expect(refused.body.errors![0]!.extensions!.details).toEqual({ projectId: "p1", resourceClass: "FPGA", held: 3, asking: 1, limit: 3 });
+    expect((await t.ok("member", QUOTA, { p: "p1" })).projectQuota.claims).toBe(3);
+    expect((await post(t, TOKENS.admin.token, SET, { p: "p1", l: [{ resourceClass: "FPGA", limit: -1 }] })).code).toBe("BAD_USER_INPUT");
+  });
+
   it("holds over REST: 403 with the code", async () => {
     const res = await fetch(new URL("/v2/accelerator_requests", t.url), {
       method: "POST",
