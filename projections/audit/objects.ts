@@ -77,6 +77,9 @@ export const OBJECTS: Objects = {
   // A key names no object (its hash is no uuid): the request's trace shows it with what it covered.
   IdempotencyKeyClaimed: () => [],
   IdempotentAnswerRecorded: () => [],
+  QuotaLimitsSet: () => [],
+  QuotaClaimed: (d) => d.claims.map((c) => c.arqUuid),
+  QuotaReleased: (d) => [...d.arqUuids],
 };
 
 /** The distinct objects an event names, but the one whose own stream holds it (none for an event type of no aggregate). */

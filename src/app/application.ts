@@ -29,6 +29,7 @@ import * as instances from "./instances.js";
 import type { InstanceOperationResult } from "./instances.js";
 import * as inventory from "./inventory.js";
 import * as taints from "./taints.js";
+import * as quotas from "./quotas.js";
 import { ReportDigests } from "./report-digests.js";
 import { ReportTimes } from "./report-times.js";
 import { cannotProgram, unavailableReason, validLivenessPolicy, type LivenessPolicy } from "../domain/inventory/liveness.js";
@@ -262,6 +263,15 @@ export class Application {
 
   unbindArqs(ctx: CommandContext, arqUuids: string[]): Promise<ArqView[]> {
     return arqs.unbindArqs(this.streams, ctx, arqUuids);
+  }
+
+  /** A project's quota limits and usage. */
+  projectQuota(projectId: string): Promise<quotas.ProjectQuotaView> {
+    return quotas.projectQuota(this.streams, this.quota, projectId);
+  }
+
+  setProjectQuota(ctx: CommandContext, projectId: string, limits: ReadonlyArray<{ resourceClass: string; limit: number | null }>): Promise<quotas.ProjectQuotaView> {
+    return quotas.setProjectQuota(this.streams, this.quota, ctx, projectId, limits);
   }
 
   deleteArqs(ctx: CommandContext, sel: arqs.DeleteSelection): Promise<string[]> {

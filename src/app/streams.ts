@@ -6,6 +6,7 @@ import { deviceProfileDecider } from "../domain/device-profiles/decider.js";
 import { uuidClaimDecider } from "../domain/device-profiles/uuid-claim.js";
 import { instanceDecider } from "../domain/instances/decider.js";
 import { hostDecider } from "../domain/inventory/decider.js";
+import { quotaDecider } from "../domain/quotas/decider.js";
 import { fold, type Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext } from "../domain/shared/types.js";
 import { SequenceInterruptedError, type AppendResult, type AppendStep, type EventStore, type SequenceResult } from "../infra/eventstore/port.js";
@@ -33,6 +34,7 @@ export const aggregates = {
   instance: kind(stream.instance, instanceDecider),
   catalogue: kind(() => stream.bitstreams(), catalogueDecider),
   idempotency: kind(stream.idempotency, idempotencyDecider),
+  quota: kind(stream.quota, quotaDecider),
 };
 
 /** A decision ready to append: the events `kind`'s decider gave for the state it loaded. */

@@ -87,6 +87,9 @@ const TELL: Tellers = {
   BitstreamRemoved: (d) => `bitstream ${d.name} (${d.id}) removed from the catalogue`,
   IdempotencyKeyClaimed: (d) => `idempotency key ${d.keyHash.slice(0, 12)}… claimed for ${d.operation} (until ${d.expiresAt})`,
   IdempotentAnswerRecorded: (d) => `the answer under idempotency key ${d.keyHash.slice(0, 12)}… recorded (a retry gets it again)`,
+  QuotaLimitsSet: (d) => `quota limits of project ${d.projectId} set: ${Object.entries(d.limits).map(([c, n]) => `${c}=${n ?? "default"}`).join(", ")}`,
+  QuotaClaimed: (d) => `project ${d.projectId}'s quota claimed for ${d.claims.length} ARQ(s)`,
+  QuotaReleased: (d) => `project ${d.projectId}'s quota released for ${d.arqUuids.length} ARQ(s)`,
 };
 
 /**

@@ -12,6 +12,7 @@ export const COMMANDS: ReadonlyArray<[name: string, load: () => Promise<Command>
   ["bitstream", async () => (await import("./bitstream.command.js")).bitstreamCommand()],
   ["profile", async () => (await import("./profile.command.js")).profileCommand()],
   ["device", async () => (await import("./device.command.js")).deviceCommand()],
+  ["quota", async () => (await import("./quota.command.js")).quotaCommand()],
   ["projections", async () => (await import("./projections.command.js")).projectionsCommand()],
   ["placement", async () => (await import("./placement.command.js")).placementCommand()],
   ["schema", async () => (await import("./schema.command.js")).schemaCommand()],

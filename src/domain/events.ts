@@ -5,7 +5,8 @@ import type { DeviceProfileEvent, DeviceProfileUuidEvent } from "./device-profil
 import type { IdempotencyEvent } from "./idempotency/events.js";
 import type { InstanceEvent } from "./instances/events.js";
 import type { InventoryEvent } from "./inventory/events.js";
+import type { QuotaEvent } from "./quotas/events.js";
 
-export type DomainEvent = DeviceProfileEvent | DeviceProfileUuidEvent | InventoryEvent | ArqEvent | InstanceEvent | BitstreamEvent | IdempotencyEvent;
+export type DomainEvent = DeviceProfileEvent | DeviceProfileUuidEvent | InventoryEvent | ArqEvent | InstanceEvent | BitstreamEvent | IdempotencyEvent | QuotaEvent;
 
-export type { ArqEvent, BitstreamEvent, DeviceProfileEvent, DeviceProfileUuidEvent, IdempotencyEvent, InstanceEvent, InventoryEvent };
+export type { ArqEvent, BitstreamEvent, DeviceProfileEvent, DeviceProfileUuidEvent, IdempotencyEvent, InstanceEvent, InventoryEvent, QuotaEvent };

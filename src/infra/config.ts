@@ -115,6 +115,28 @@ const schema = z.object({
   IDEMPOTENCY_TTL_S: z.coerce.number().int().positive().max(30 * 86_400).default(86_400),
   /** Most ARQs a project may hold (0: no quota); checked when a token without the admin or service role creates ARQs. */
   ARQ_QUOTA_PER_PROJECT: z.coerce.number().int().min(0).max(10_000_000).default(1000),
+  /**
+   * Default quota limits per resource class, as JSON (e.g. {"GPU":8,"FPGA":2}), for projects that
+   * set none of their own for a class (docs/quotas.md); ARQ_QUOTA_PER_PROJECT is the ARQS limit.
+   */
+  QUOTA_DEFAULTS: z
+    .string()
+    .default("{}")
+    .transform((text, zctx) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = null;
+      }
+      const ok = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) &&
+        Object.entries(parsed).every(([cls, n]) => /^[A-Z0-9_]{1,255}$/.test(cls) && Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 10_000_000);
+      if (!ok) {
+        zctx.addIssue({ code: "custom", message: 'must be a JSON object of resource classes and whole-number limits, e.g. {"GPU":8,"FPGA":2}' });
+        return z.NEVER;
+      }
+      return parsed as Record<string, number>;
+    }),
   /** Nova's compute endpoint; the `nova` role sends it accelerator-request-bound for every bind that completes or fails. */
   NOVA_URL: z.string().regex(/^https?:\/\/[^/]/, "must be a URL such as http://controller:8774/v2.1").optional(),
   /** Sent as X-Auth-Token (a token whose user Nova's os-server-external-events policy admits: admin or service). */

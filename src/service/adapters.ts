@@ -4,9 +4,9 @@
  * demand, so the embedded mode never loads a client it does not use.
  */
 import { join } from "node:path";
-import { countProjectArqs } from "../../projections/arqs/queries.js";
 import { name as AUDIT } from "../../projections/audit/projection.js";
 import type { ArqQuota } from "../app/arqs/quota.js";
+import { ARQS_CLASS } from "../domain/quotas/amounts.js";
 import type { ApplicationOptions } from "../app/application.js";
 import type { Config } from "../infra/config.js";
 import type { EventStore } from "../infra/eventstore/port.js";
@@ -91,18 +91,11 @@ async function loadSnapshots(config: Config, memory: MemoryReadStore, options: R
 /** What the read models are kept in, for the logs: "memory", "redis", or each projection's store when some are kept apart. */
 export const readModelsOf = (store: ReadStore): string | Record<string, string> => (store.kind === "split" ? (store as SplitReadStore).describe() : store.kind);
 
-/** The quota over the arqs read model: counts wait until it reflects the position asked for. */
-export function arqQuota(limit: number, store: ReadStore, reached: (position: bigint) => Promise<void>): ArqQuota {
-  return {
-    limit,
-    async held(projectId, upTo) {
-      if (upTo !== undefined) await reached(upTo);
-      return countProjectArqs(store, projectId);
-    },
-    async settled(upTo) {
-      await reached(upTo).catch(() => undefined);
-    },
-  };
+/** The quota defaults: QUOTA_DEFAULTS, and ARQ_QUOTA_PER_PROJECT as the ARQS limit (0: ARQs are counted, not limited). */
+export function arqQuota(config: Pick<Config, "ARQ_QUOTA_PER_PROJECT" | "QUOTA_DEFAULTS">): ArqQuota {
+  const defaults: Record<string, number> = { ...config.QUOTA_DEFAULTS };
+  if (config.ARQ_QUOTA_PER_PROJECT > 0) defaults[ARQS_CLASS] = config.ARQ_QUOTA_PER_PROJECT;
+  return { defaults };
 }
 
 /** The bitstream catalogue: Glance when GLANCE_URL is set, else the embedded one (content in DATA_DIR/bitstreams). */

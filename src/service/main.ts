@@ -34,7 +34,7 @@ import { Projector } from "../reactors/projector/projector.js";
 import { Archive } from "../audit/retention/archive.js";
 import { ArchiveReadingStore } from "../audit/retention/archived-log.js";
 import { RetentionScheduler } from "../audit/retention/scheduler.js";
-import { readYourWrites, untilReached } from "../reactors/projector/read-your-writes.js";
+import { readYourWrites } from "../reactors/projector/read-your-writes.js";
 import type { ReadStore } from "../infra/readstore/port.js";
 
 export interface ServiceOverrides {
@@ -110,7 +110,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       log.warn({ retentionDays: config.RETENTION_DAYS }, "RETENTION_DAYS is not applied on EventStoreDB: archive ended streams by hand with $tb and a scavenge (docs/audit.md, \"Retention\"), or set RETENTION_DAYS=0 to silence this");
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
-    const quota = arqQuota(config.ARQ_QUOTA_PER_PROJECT, readStore, untilReached(models));
+    const quota = arqQuota(config);
     const liveness = { intervalS: config.AGENT_REPORT_INTERVAL_S, staleAfter: config.AGENT_STALE_AFTER_PERIODS, goneAfter: config.AGENT_GONE_AFTER_PERIODS };
     const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config), liveness, healthRules: config.healthRules }));
     // Every replica hears every agent's reports: liveness is the same whichever replica is asked.

@@ -20,6 +20,14 @@ describe("configuration", () => {
     expect(() => loadConfig({ REDIS_URL: "localhost:6379", EVENTSTORE_URL: "esdb://x" })).toThrow(/REDIS_URL/);
   });
 
+  it("reads QUOTA_DEFAULTS as limits per resource class, and names what is wrong with it", () => {
+    expect(loadConfig({}).QUOTA_DEFAULTS).toEqual({});
+    expect(loadConfig({ QUOTA_DEFAULTS: '{"GPU":8,"FPGA":2}' }).QUOTA_DEFAULTS).toEqual({ GPU: 8, FPGA: 2 });
+    for (const bad of ["{GPU:8}", '{"GPU":-1}', '{"gpu":1}', "[1]", '{"GPU":1.5}']) {
+      expect(() => loadConfig({ QUOTA_DEFAULTS: bad })).toThrow(/QUOTA_DEFAULTS=.*JSON object of resource classes/);
+    }
+  });
+
   it("picks each store by its own variable", () => {
     expect(loadConfig({ REDIS_URL: "redis://localhost:6379" })).toMatchObject({ eventLog: "lmdb", readModels: "redis" });
     expect(loadConfig({ EVENTSTORE_URL: "esdb://localhost:2113" })).toMatchObject({ eventLog: "esdb", readModels: "memory" });

@@ -28,6 +28,8 @@ export const POLICY = {
   // A bind that names the ARQ's project (REST /project_id, microversion 2.1): admins only, as in Cyborg.
   "arq:bind_project": ["admin"],
   "audit:read": ["admin"],
+  // Project quotas (docs/quotas.md): admins set them; a project reads its own (checked in the resolver).
+  "quota:write": ["admin"],
   // FPGA bitstreams (the catalogue) and programming (Cyborg's deployable:program is admin).
   "bitstream:read": ["admin", "manager"],
   "bitstream:write": ["admin"],

@@ -19,6 +19,7 @@ import { InventoryResolver } from "./resolvers/inventory.resolver.js";
 import { ProgrammingResolver } from "./resolvers/programming.resolver.js";
 import { ResourceProviderResolver } from "./resolvers/resource-provider.resolver.js";
 import { ViewerResolver } from "./resolvers/viewer.resolver.js";
+import { QuotaResolver } from "./resolvers/quota.resolver.js";
 import { WeigherResolver } from "./resolvers/weigher.resolver.js";
 
 let cached: Promise<GraphQLSchema> | undefined;
@@ -42,6 +43,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       ProgrammingResolver,
       ViewerResolver,
       WeigherResolver,
+      QuotaResolver,
     ],
     authChecker,
     validate: false,

@@ -3,14 +3,13 @@ import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
 import type { ArqEvent } from "../../domain/arqs/events.js";
 import { planArqs, type PlannedArq } from "../../domain/arqs/plan.js";
 import { arqCountFor } from "../../domain/device-profiles/arq-counts.js";
-import { quotaRefusal } from "../../domain/arqs/quota.js";
 import { arqView, type ArqView } from "../../domain/arqs/view.js";
 import type { DeviceProfileState } from "../../domain/device-profiles/decider.js";
 import type { ProfileGroup } from "../../domain/device-profiles/events.js";
 import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../../domain/shared/types.js";
-import { conflictBackoff, MAX_ATTEMPTS, type Loaded } from "../handle.js";
+import { conflictBackoff, MAX_ATTEMPTS, type DomainEventShape, type Loaded } from "../handle.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
-import { quotaProject, type ArqQuota } from "./quota.js";
+import { decideClaim, quotaProject, releaseClaims, type ArqQuota } from "./quota.js";
 
 /** The most ARQs one creation may make. */
 export const MAX_ARQS_PER_CREATE = 1000;
@@ -45,10 +44,6 @@ export async function createArqs(
     return loaded.flatMap((l) => viewOf(l));
   }
   const project = quotaProject(quota, ctx);
-  if (project) {
-    const refused = quotaRefusal({ projectId: project, held: await quota!.held(project), asking: count - made.size, limit: quota!.limit });
-    if (refused) throw refused;
-  }
   const plan = planArqs(profile.groups, input.groupIndex, ids);
   // The ARQs first, then the profile's record of them, in one sequence (one commit on lmdb).
   // Creators do not serialize on the profile stream: the record is appended without an exact
@@ -62,7 +57,8 @@ export async function createArqs(
   }, state);
   const recordStep = new Decided(aggregates.profile, profile.name, loadedProfile!, record, { expected: "stream_exists" });
   try {
-    const r = await s.appendSequence([...arqSteps, recordStep], ctx);
+    const claim = project ? { projectId: project, quota: quota!, arqs: plan } : null;
+    const r = await appendCreation(s, ctx, [...arqSteps, recordStep], claim);
     // A refused ARQ step: an ARQ id already taken.
     if (r.refusal && !arqSteps.every((st) => st.result)) throw new DomainError("CONFLICT", `creating the ARQs was refused (${r.refusal.message}); try again`);
     // A refused record step is tried again on the profile as it is now; only a profile that is gone refuses it.
@@ -70,14 +66,8 @@ export async function createArqs(
     const now = recorded.state;
     const took = now.status === "active" && now.profile.uuid === profile.uuid && ids.every((id) => now.liveArqs.has(id));
     if (!took) throw new DomainError("NOT_FOUND", `Device Profile not found with name=${name} (it was deleted while the ARQs were being created)`, "deviceProfileName");
-    if (project) {
-      // Again once the read models show the creation: of creations racing for the last places, none stays past the quota.
-      const held = await quota!.held(project, recorded.position ?? undefined);
-      const refused = quotaRefusal({ projectId: project, held, asking: 0, limit: quota!.limit });
-      if (refused) throw refused;
-    }
   } catch (err) {
-    await undoArqCreations(s, arqSteps, ctx, project ? quota : undefined);
+    await undoArqCreations(s, arqSteps, ctx, project);
     throw err;
   }
   const appended = new Map(arqSteps.map((st) => [st.id, st.result!]));
@@ -143,14 +133,38 @@ function decideArqCreations(
   return arqSteps;
 }
 
-/** Deletes the ARQs of a creation that did not take; with a quota, waits until its count no longer holds them. */
-async function undoArqCreations(s: Streams, arqSteps: ReadonlyArray<Decided<ArqStreamState, ArqEvent>>, ctx: CommandContext, quota: ArqQuota | undefined): Promise<void> {
+/**
+ * The ARQs and the profile's record of them, after their claim on the project's quota when one
+ * applies, as one sequence (one commit on lmdb). The claim is appended at the quota stream's exact
+ * revision: a claim refused by a concurrent one is decided again on the stream as it is now.
+ */
+async function appendCreation(
+  s: Streams,
+  ctx: CommandContext,
+  steps: ReadonlyArray<Decided<unknown, DomainEventShape>>,
+  claim: { projectId: string; quota: ArqQuota; arqs: readonly PlannedArq[] } | null,
+): Promise<{ refusal?: Error }> {
+  if (!claim) return s.appendSequence(steps, ctx);
+  const quotaStream = aggregates.quota.streamName(claim.projectId);
+  for (let attempt = 1; ; attempt++) {
+    const out = await s.locks.run([quotaStream], async () => {
+      const step = await decideClaim(s, claim.projectId, claim.arqs, claim.quota, ctx);
+      const r = await s.appendSequence(step ? [step, ...steps] : steps, ctx);
+      return { r, claimRefused: step !== null && r.refusal !== undefined && !step.result };
+    });
+    if (!out.claimRefused) return out.r;
+    if (attempt >= MAX_ATTEMPTS) throw new DomainError("CONFLICT", `claiming project ${claim.projectId}'s quota met ${attempt} concurrent creations; try again`);
+    await conflictBackoff(attempt);
+  }
+}
+
+/** Deletes the ARQs of a creation that did not take, and releases their claims on the project's quota. */
+async function undoArqCreations(s: Streams, arqSteps: ReadonlyArray<Decided<ArqStreamState, ArqEvent>>, ctx: CommandContext, project: string | null): Promise<void> {
   const appended = arqSteps.filter((st) => st.result);
-  const undone = await Promise.all(appended.map((st) => s.handle(aggregates.arq, st.id, { type: "DeleteArq", data: { arqUuid: st.id, at: ctx.at } }, ctx).catch(() => undefined)));
-  // A refusal over the quota answers once the read models no longer count these ARQs (the
-  // caller's next count, or another creation's check, must not see them).
-  const last = undone.reduce<bigint | null>((max, u) => (u?.position != null && (max === null || u.position > max) ? u.position : max), null);
-  if (quota && last !== null) await quota.settled(last);
+  await Promise.all(appended.map((st) => s.handle(aggregates.arq, st.id, { type: "DeleteArq", data: { arqUuid: st.id, at: ctx.at } }, ctx).catch(() => undefined)));
+  // Claims are released for every ARQ this creation meant to make, appended or not (a claim
+  // without its ARQ would count against the project for nothing).
+  if (project && arqSteps.length > 0) await releaseClaims(s, project, arqSteps.map((st) => st.id), ctx).catch(() => undefined);
 }
 
 function viewOf(l: { state: Parameters<typeof liveArq>[0]; revision: number; position: bigint | null }): ArqView[] {

@@ -1,24 +1,44 @@
-/** What creating ARQs needs to check a project's quota (src/domain/arqs/quota.ts). */
+/** What creating ARQs needs to claim them against their project's quota (src/domain/quotas/decider.ts). */
+import { arqAmounts } from "../../domain/quotas/amounts.js";
+import type { QuotaState } from "../../domain/quotas/decider.js";
+import type { QuotaEvent } from "../../domain/quotas/events.js";
 import type { CommandContext } from "../../domain/shared/types.js";
+import { aggregates, Decided, type Streams } from "../streams.js";
 
 export interface ArqQuota {
-  /** Most ARQs a project may hold; 0: no quota. */
-  readonly limit: number;
   /**
-   * The ARQs the project holds, as the read models show them once they reflect the log up to
-   * `upTo` (when given). Throws when that cannot be known in time: the creation is then refused.
+   * The limits per resource class of a project that set none of its own for that class: `ARQS`
+   * (the ARQ count) from ARQ_QUOTA_PER_PROJECT, the others from QUOTA_DEFAULTS. A class without
+   * a limit is counted, not limited.
    */
-  held(projectId: string, upTo?: bigint): Promise<number>;
-  /**
-   * Resolves once the read models reflect the log up to `upTo` (or after their timeout; never
-   * rejects): a creation refused after it wrote answers once its ARQs are gone from them, so the
-   * caller's next read does not count them.
-   */
-  settled(upTo: bigint): Promise<void>;
+  readonly defaults: Readonly<Record<string, number>>;
 }
 
 /** The project whose quota a creation counts against; null when none applies (admins and the compute service act for every project). */
 export function quotaProject(quota: ArqQuota | undefined, ctx: CommandContext): string | null {
-  if (!quota || quota.limit === 0 || ctx.isAdmin || !ctx.projectId) return null;
+  if (!quota || ctx.isAdmin || !ctx.projectId) return null;
   return ctx.projectId;
+}
+
+/**
+ * The claim of these ARQs on the project's quota stream, decided on the stream as it is now and to
+ * be appended at its exact revision; none when every ARQ already holds its claim. Throws
+ * QUOTA_EXCEEDED when a class would pass its limit.
+ */
+export async function decideClaim(
+  s: Streams,
+  projectId: string,
+  arqs: ReadonlyArray<{ arqUuid: string; group: Readonly<Record<string, string>> }>,
+  quota: ArqQuota,
+  ctx: CommandContext,
+): Promise<Decided<QuotaState, QuotaEvent> | null> {
+  const loaded = await s.load(aggregates.quota, projectId);
+  const claims = arqs.map((a) => ({ arqUuid: a.arqUuid, amounts: arqAmounts(a.group) }));
+  const events = aggregates.quota.decider.decide({ type: "Claim", data: { projectId, claims, defaults: quota.defaults, at: ctx.at } }, loaded.state);
+  return events.length === 0 ? null : new Decided(aggregates.quota, projectId, loaded, events);
+}
+
+/** Releases these ARQs' claims (those that hold one) on the project's quota stream. */
+export async function releaseClaims(s: Streams, projectId: string, arqUuids: readonly string[], ctx: CommandContext): Promise<void> {
+  await s.handle(aggregates.quota, projectId, { type: "Release", data: { projectId, arqUuids, at: ctx.at } }, ctx);
 }

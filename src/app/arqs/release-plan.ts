@@ -1,7 +1,7 @@
 /**
  * One release call's decisions (unbind or delete ARQs): each ARQ's own event, then what it held
  * freed: its handle on its host's stream, its place on its instance's stream and, for a delete,
- * on its profile's stream. Appended as one sequence (append-plan.ts).
+ * on its profile's stream and its claim on its project's quota stream. Appended as one sequence (append-plan.ts).
  *
  * What an ARQ held is taken from its event (previousHostname, previousInstanceUuid), and kept in
  * `held` across attempts: a retry after the ARQ's step was appended finds the ARQ already released
@@ -21,6 +21,8 @@ import type { InstanceState } from "../../domain/instances/decider.js";
 import type { InstanceEvent } from "../../domain/instances/events.js";
 import type { InventoryEvent } from "../../domain/inventory/events.js";
 import type { HostState } from "../../domain/inventory/state.js";
+import type { QuotaState } from "../../domain/quotas/decider.js";
+import type { QuotaEvent } from "../../domain/quotas/events.js";
 import { fold } from "../../domain/shared/decider.js";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { DomainEventShape, Loaded } from "../handle.js";
@@ -33,6 +35,8 @@ export interface Held {
   instanceUuid: string | null;
   /** The profile to record the deletion on (deletes only). */
   profile: { name: string; uuid: string } | null;
+  /** The project whose quota the ARQ's claim is released from (deletes only). */
+  projectId: string | null;
 }
 
 export class ReleasePlan {
@@ -40,10 +44,11 @@ export class ReleasePlan {
   readonly hostSteps: Array<Decided<HostState, InventoryEvent>> = [];
   readonly instanceSteps: Array<Decided<InstanceState, InstanceEvent>> = [];
   readonly profileSteps: Array<Decided<DeviceProfileState, DeviceProfileEvent>> = [];
+  readonly quotaSteps: Array<Decided<QuotaState, QuotaEvent>> = [];
   readonly arqs = new Map<string, Loaded<ArqStreamState>>();
 
   get steps(): Array<Decided<unknown, DomainEventShape>> {
-    return [...this.arqSteps, ...this.hostSteps, ...this.instanceSteps, ...this.profileSteps];
+    return [...this.arqSteps, ...this.hostSteps, ...this.instanceSteps, ...this.profileSteps, ...this.quotaSteps];
   }
 
   /** The ARQ after the plan was appended (or as loaded); null once deleted. */
@@ -82,10 +87,10 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
     }
     const events = aggregates.arq.decider.decide({ type: req.how === "delete" ? "DeleteArq" : "UnbindArq", data: { arqUuid, at } }, l.state);
     for (const e of events) {
-      if (e.type === "ArqUnbound") held.set(arqUuid, { hostname: e.data.previousHostname, instanceUuid: e.data.previousInstanceUuid, profile: null });
+      if (e.type === "ArqUnbound") held.set(arqUuid, { hostname: e.data.previousHostname, instanceUuid: e.data.previousInstanceUuid, profile: null, projectId: null });
       if (e.type === "ArqDeleted") {
         const d = e.data;
-        held.set(arqUuid, { hostname: d.previousHostname, instanceUuid: d.previousInstanceUuid, profile: { name: d.deviceProfileName, uuid: d.deviceProfileUuid } });
+        held.set(arqUuid, { hostname: d.previousHostname, instanceUuid: d.previousInstanceUuid, profile: { name: d.deviceProfileName, uuid: d.deviceProfileUuid }, projectId: liveArq(l.state)?.projectId ?? null });
       }
     }
     after.set(arqUuid, fold(aggregates.arq.decider, l.state, events));
@@ -106,7 +111,13 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
   const byInstance = group(held, (h) => h.instanceUuid);
   if (req.instance) byInstance.set(req.instance.instanceUuid, [...new Set([...(byInstance.get(req.instance.instanceUuid) ?? []), ...req.instance.arqUuids])]);
   const byProfile = group(held, (h) => (h.profile ? `${h.profile.name}\n${h.profile.uuid}` : null));
+  const byProject = group(held, (h) => h.projectId);
   await Promise.all([
+    ...[...byProject].map(async ([projectId, arqUuids]) => {
+      const l = await s.load(aggregates.quota, projectId);
+      const events = aggregates.quota.decider.decide({ type: "Release", data: { projectId, arqUuids, at } }, l.state);
+      if (events.length > 0) plan.quotaSteps.push(new Decided(aggregates.quota, projectId, l, events));
+    }),
     ...[...byHost].map(async ([hostname, arqUuids]) => {
       const l = await s.load(aggregates.host, hostname);
       let state = l.state;

@@ -1,8 +1,7 @@
 /**
- * The per-project ARQ quota (ARQ_QUOTA_PER_PROJECT): the most ARQs a project may hold. Checked
- * as Nova checks its quotas: before creating (what the project holds plus what it asks for), and
- * again once the creation shows in the read models, so that two creations racing for the last
- * places cannot both stay (both may be undone: the check fails closed).
+ * The per-project ARQ quota (ARQ_QUOTA_PER_PROJECT): the most ARQs a project may hold, the limit
+ * on the ARQS class of its quota stream (domain/quotas/decider.ts), whose claims the log
+ * serialises: creations racing for the last places cannot both take them.
  */
 import { DomainError } from "../shared/types.js";
 
@@ -23,6 +22,6 @@ export function quotaRefusal(c: QuotaCheck): DomainError | null {
     "QUOTA_EXCEEDED",
     `project ${c.projectId} holds ${c.held} accelerator requests; ${what} its quota of ${c.limit} (ARQ_QUOTA_PER_PROJECT): delete some first`,
     undefined,
-    { projectId: c.projectId, held: c.held, asking: c.asking, limit: c.limit },
+    { projectId: c.projectId, resourceClass: "ARQS", held: c.held, asking: c.asking, limit: c.limit },
   );
 }

@@ -82,6 +82,8 @@ export const stream = {
   bitstreams: () => "bitstreams-catalogue",
   /** One per idempotency key (its hash: 64 hex digits). */
   idempotency: (keyHash: string) => `idempotency-${id(keyHash, "idempotencyKey")}`,
+  /** One per project: its quota limits and the claims of its ARQs. */
+  quota: (projectId: string) => `quota-${id(projectId, "projectId")}`,
 } as const;
 
 /** What each aggregate's stream names start with (for filters over the whole log). */
@@ -93,6 +95,7 @@ export const streamPrefix = {
   instance: "instance-",
   bitstreams: "bitstreams-catalogue",
   idempotency: "idempotency-",
+  quota: "quota-",
 } as const satisfies Record<keyof typeof stream, string>;
 
 function id(value: unknown, field: string): string {

@@ -6,7 +6,7 @@ describe("the ARQ quota rule", () => {
     expect(quotaRefusal({ projectId: "p", held: 1, asking: 2, limit: 3 })).toBeNull();
     const refused = quotaRefusal({ projectId: "p", held: 2, asking: 2, limit: 3 });
     expect(refused?.code).toBe("QUOTA_EXCEEDED");
-    expect(refused?.details).toEqual({ projectId: "p", held: 2, asking: 2, limit: 3 });
+    expect(refused?.details).toEqual({ projectId: "p", resourceClass: "ARQS", held: 2, asking: 2, limit: 3 });
   });
   it("after a creation (asking 0), refuses only a project already past it", () => {
     expect(quotaRefusal({ projectId: "p", held: 3, asking: 0, limit: 3 })).toBeNull();
