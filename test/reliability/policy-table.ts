@@ -61,6 +61,7 @@ export const allowedBy = (rule: Rule | typeof ANY_TOKEN): Who[] => WHO.filter((w
  */
 export const ARGUMENT_RULES: Array<{ operation: string; label: string; args: Record<string, unknown>; allowed: Who[] }> = [
   { operation: "createAcceleratorRequests", label: "projectId", args: { projectId: "p-other" }, allowed: WHO.filter((w) => allowedBy("arq:create").includes(w) && seesAllProjects(principalOf(w))) },
+  { operation: "projectQuota", label: "another project's", args: { projectId: "p-other" }, allowed: WHO.filter((w) => allowedBy("arq:read").includes(w) && seesAllProjects(principalOf(w))) },
   { operation: "deleteAcceleratorRequests", label: "instanceUuid", args: { instanceUuid: "2d4f5c3e-0000-4000-8000-000000000001" }, allowed: WHO.filter((w) => principalOf(w).roles.has("service")) },
   { operation: "deleteAcceleratorRequests", label: "arqUuids", args: { arqUuids: ["2d4f5c3e-0000-4000-8000-000000000002"] }, allowed: allowedBy("arq:delete") },
   { operation: "reportHostInventory", label: "another host than the agent's", args: { hostname: "compute2" }, allowed: WHO.filter((w) => allowedBy("inventory:report").includes(w) && !principalOf(w).roles.has("agent")) },

@@ -119,6 +119,8 @@ function plausible(type: GraphQLInputType, name: string, op: Operation, who: Cal
     case "DateTime":
       return new Date().toISOString();
   }
+  // A project's own (projectQuota): reading another project's is an argument rule (policy-table.ts).
+  if (name === "projectId") return ROLE_TOKENS[who as Who]?.projectId ?? "p-none";
   if (/hostname/i.test(name)) return "compute1";
   if (name === "digest") return `v1:${"0".repeat(64)}`;
   if (name === "operation") return "reboot";
