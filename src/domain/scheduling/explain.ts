@@ -4,7 +4,7 @@
  * that came closest, with what would have to change.
  */
 import { allowedBy, type CandidateIndex } from "./candidates.js";
-import { providerFit } from "./fit.js";
+import { providerFit, providerRoom } from "./fit.js";
 import { chooseOnHost } from "./host-choice.js";
 import { RULES, type CandidateHost, type CandidateProvider, type GroupRequest, type PlacementLimits, type PlacementRequest, type Rule, type RuledOut } from "./types.js";
 
@@ -37,48 +37,71 @@ export interface Explanation {
 
 export function explain(request: PlacementRequest, index: CandidateIndex, limits: PlacementLimits = {}, detail = 20): Explanation {
   const counts = new Map<Rule, number>();
-  const verdicts: HostVerdict[] = [];
+  const ruled: { host: CandidateHost; rule: Rule | null }[] = [];
   let fitting = 0;
   for (const host of index.hosts) {
-    const v = judgeHost(host, request, limits);
-    if (v.ruledOut === null) fitting++;
-    else counts.set(v.ruledOut.rule, (counts.get(v.ruledOut.rule) ?? 0) + 1);
-    verdicts.push(v);
+    const rule = hostRuleOf(host, request, limits);
+    if (rule === null) fitting++;
+    else counts.set(rule, (counts.get(rule) ?? 0) + 1);
+    ruled.push({ host, rule });
   }
-  verdicts.sort((a, b) => closeness(b) - closeness(a) || (a.hostname < b.hostname ? -1 : 1));
+  ruled.sort((a, b) => closeness(b.rule) - closeness(a.rule) || (a.host.hostname < b.host.hostname ? -1 : 1));
   return {
     hosts: index.hosts.length,
     fitting,
     byRule: RULES.filter((r) => counts.has(r)).map((rule) => ({ rule, hosts: counts.get(rule)! })),
-    detail: verdicts.slice(0, detail),
+    detail: ruled.slice(0, detail).map((r) => judgeHost(r.host, request, limits)),
   };
 }
 
-const closeness = (v: HostVerdict) => (v.ruledOut === null ? RULES.length : RULES.indexOf(v.ruledOut.rule));
+const closeness = (rule: Rule | null) => (rule === null ? RULES.length : RULES.indexOf(rule));
+
+/** The first rule that rules the host out (null: the request fits there), without the words: cheap enough for every host. */
+export function hostRuleOf(host: CandidateHost, request: PlacementRequest, limits: PlacementLimits): Rule | null {
+  if (!request.enabled) return "PROFILE_DISABLED";
+  if (!allowedBy(limits, host.hostname)) return "HOST_LIMIT";
+  if (host.stale) return "STALE_AGENT";
+  for (const g of request.groups) {
+    let closest = -1;
+    let fits = false;
+    for (const p of host.providers) {
+      for (const need of g.alternatives) {
+        const room = providerRoom(p, need, g.tolerations);
+        if (typeof room === "number") fits = true;
+        else closest = Math.max(closest, RULES.indexOf(room));
+      }
+      if (fits) break;
+    }
+    if (!fits) return closest < 0 ? "RESOURCE_CLASS" : RULES[closest]!;
+  }
+  if (chooseOnHost(host, request) !== null) return null;
+  return request.groups.some((g) => g.match.length > 0) ? "TOPOLOGY" : "NO_FREE_HANDLE";
+}
 
 export function judgeHost(host: CandidateHost, request: PlacementRequest, limits: PlacementLimits): HostVerdict {
   const groups = request.groups.map((g, group) => ({ group, providers: host.providers.map((p) => judgeProvider(p, g)) }));
-  return { hostname: host.hostname, ruledOut: hostRule(host, request, limits, groups), groups };
+  const rule = hostRuleOf(host, request, limits);
+  return { hostname: host.hostname, ruledOut: rule === null ? null : hostWords(rule, host, limits, groups), groups };
 }
 
-function hostRule(host: CandidateHost, request: PlacementRequest, limits: PlacementLimits, groups: HostVerdict["groups"]): RuledOut | null {
-  if (!request.enabled) return { rule: "PROFILE_DISABLED", message: "the device profile is disabled", change: "the profile enabled again" };
-  if (!allowedBy(limits, host.hostname)) {
-    const where = limits.instanceHost != null ? `the instance is on ${limits.instanceHost}` : "the request names other hosts";
-    return { rule: "HOST_LIMIT", message: `${where}`, change: `${host.hostname} among the hosts the request allows` };
+function hostWords(rule: Rule, host: CandidateHost, limits: PlacementLimits, groups: HostVerdict["groups"]): RuledOut {
+  switch (rule) {
+    case "PROFILE_DISABLED":
+      return { rule, message: "the device profile is disabled", change: "the profile enabled again" };
+    case "HOST_LIMIT":
+      return { rule, message: limits.instanceHost != null ? `the instance is on ${limits.instanceHost}` : "the request names other hosts", change: `${host.hostname} among the hosts the request allows` };
+    case "STALE_AGENT":
+      return { rule, message: `the agent on ${host.hostname} has not reported in time`, change: "the host's agent reporting again" };
+    case "TOPOLOGY":
+      return { rule, message: "each group has a provider, but none share the topology the groups must match (accel:match)", change: "devices sharing that NUMA node, PCIe root or switch, or link domain, free together" };
   }
-  if (host.stale) return { rule: "STALE_AGENT", message: `the agent on ${host.hostname} has not reported in time`, change: "the host's agent reporting again" };
   for (const g of groups) {
     if (g.providers.some((p) => p.ruledOut === null)) continue;
     const closest = g.providers.map((p) => p.ruledOut!).sort((a, b) => RULES.indexOf(b.rule) - RULES.indexOf(a.rule))[0];
-    if (!closest) return { rule: "RESOURCE_CLASS", message: `${host.hostname} has no accelerator providers (group ${g.group})`, change: "a device of the class the group asks for on the host" };
+    if (!closest) return { rule, message: `${host.hostname} has no accelerator providers (group ${g.group})`, change: "a device of the class the group asks for on the host" };
     return { ...closest, message: `group ${g.group}: no provider fits; the closest: ${closest.message}` };
   }
-  if (chooseOnHost(host, request) !== null) return null;
-  const matching = request.groups.some((g) => g.match.length > 0);
-  return matching
-    ? { rule: "TOPOLOGY", message: "each group has a provider, but none share the topology the groups must match (accel:match)", change: "devices sharing that NUMA node, PCIe root or switch, or link domain, free together" }
-    : { rule: "NO_FREE_HANDLE", message: "each group has a provider, but not enough free handles for all groups together", change: "more free handles on the host" };
+  return { rule, message: "each group has a provider, but not enough free handles for all groups together", change: "more free handles on the host" };
 }
 
 function judgeProvider(p: CandidateProvider, g: GroupRequest): ProviderVerdict {

@@ -5,7 +5,7 @@
  */
 import type { DeviceTopology } from "../inventory/topology-report.js";
 import { isFunctionTraitFor } from "../shared/traits.js";
-import { providerFit } from "./fit.js";
+import { providerRoom } from "./fit.js";
 import type { Assignment, CandidateHost, CandidateProvider, GroupRequest, HostChoice, MatchAttribute, Need, PlacementRequest } from "./types.js";
 
 interface Option {
@@ -32,16 +32,41 @@ export function chooseOnHost(host: CandidateHost, request: PlacementRequest, tak
 /** The providers that could take the group on their own, best first: preferred alternative, ready, most free, uuid. */
 export function optionsFor(host: CandidateHost, group: GroupRequest, taken: Taken): Option[] {
   const out: Option[] = [];
+  const byClass = providersByClass(host);
   group.alternatives.forEach((need, alternative) => {
-    for (const provider of host.providers) {
-      if (provider.resourceClass !== need.resourceClass) continue;
-      const fit = providerFit(provider, need, group.tolerations, taken.get(provider.rpUuid) ?? 0);
-      if (fit.ok) out.push({ alternative, need, provider, ready: runsNeed(provider, group) });
+    const from = out.length;
+    for (const provider of byClass.get(need.resourceClass) ?? NONE) {
+      const room = providerRoom(provider, need, group.tolerations, taken.get(provider.rpUuid) ?? 0);
+      if (typeof room === "number") out.push({ alternative, need, provider, ready: runsNeed(provider, group) });
     }
+    if (out.length - from > 1) sortFrom(out, from);
   });
-  return out.sort(
-    (a, b) => a.alternative - b.alternative || Number(b.ready) - Number(a.ready) || b.provider.free - a.provider.free || (a.provider.rpUuid < b.provider.rpUuid ? -1 : a.provider.rpUuid > b.provider.rpUuid ? 1 : 0),
+  return out;
+}
+
+const NONE: readonly CandidateProvider[] = [];
+
+function sortFrom(out: Option[], from: number): void {
+  const part = out.splice(from).sort(
+    (a, b) => Number(b.ready) - Number(a.ready) || b.provider.free - a.provider.free || (a.provider.rpUuid < b.provider.rpUuid ? -1 : a.provider.rpUuid > b.provider.rpUuid ? 1 : 0),
   );
+  for (const o of part) out.push(o);
+}
+
+const classMaps = new WeakMap<CandidateHost, Map<string, CandidateProvider[]>>();
+
+/** The host's providers by resource class, computed once per host object. */
+function providersByClass(host: CandidateHost): Map<string, CandidateProvider[]> {
+  let m = classMaps.get(host);
+  if (m) return m;
+  m = new Map();
+  for (const p of host.providers) {
+    const list = m.get(p.resourceClass);
+    if (list) list.push(p);
+    else m.set(p.resourceClass, [p]);
+  }
+  classMaps.set(host, m);
+  return m;
 }
 
 function search(groups: readonly GroupRequest[], options: Option[][], taken: Taken): Option[] | null {
