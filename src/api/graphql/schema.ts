@@ -20,6 +20,7 @@ import { ProgrammingResolver } from "./resolvers/programming.resolver.js";
 import { ResourceProviderResolver } from "./resolvers/resource-provider.resolver.js";
 import { ViewerResolver } from "./resolvers/viewer.resolver.js";
 import { WeigherResolver } from "./resolvers/weigher.resolver.js";
+import { PlacementResolver } from "./resolvers/placement.resolver.js";
 
 let cached: Promise<GraphQLSchema> | undefined;
 
@@ -42,6 +43,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       ProgrammingResolver,
       ViewerResolver,
       WeigherResolver,
+      PlacementResolver,
     ],
     authChecker,
     validate: false,

@@ -10,7 +10,7 @@ import type { CandidateProvider, Need, Rule, RuledOut } from "./types.js";
 export type Fit = { ok: true; room: number } | ({ ok: false } & RuledOut);
 
 /** States that take nothing new whatever the tolerations (a taint's states are the TAINT rule's). */
-const CLOSED_STATES = new Set(["FAILED", "CLEANING", "QUALIFYING"]);
+const CLOSED_STATES = new Set(["FAILED", "CLEANING", "QUALIFYING", "LOST"]);
 
 /**
  * How many more times the provider can take `need` (at least 1), or the first rule that rules it

@@ -36,7 +36,7 @@ export interface CandidateProvider {
   free: number;
   /** The device's taints. */
   taints: readonly { key: string; value: string; effect: TaintEffect }[];
-  /** The device's lifecycle state (device-lifecycle.ts); FAILED, CLEANING and QUALIFYING take nothing new. */
+  /** The device's lifecycle state (device-lifecycle.ts); FAILED, CLEANING, QUALIFYING and LOST (gone from its report) take nothing new. */
   lifecycle: string;
   topology: DeviceTopology | null;
   bitstreamId?: string | null;
