@@ -28,12 +28,28 @@ export function indexCandidates(hosts: readonly CandidateHost[]): CandidateIndex
   return { hosts: sorted, byName, byClass };
 }
 
-/** The same index without some hosts and devices (what-if: "if we drain rack 12"). */
+/**
+ * The same index without some hosts and devices (what-if: "if we drain rack 12"). The hosts kept
+ * whole are the index's own (what was computed of them is reused); a host losing devices is new.
+ */
 export function withoutCandidates(index: CandidateIndex, without: { hosts?: readonly string[]; devices?: readonly string[] }): CandidateIndex {
-  const hosts = new Set(without.hosts ?? []);
+  const gone = new Set(without.hosts ?? []);
   const devices = new Set(without.devices ?? []);
-  const kept = index.hosts.filter((h) => !hosts.has(h.hostname));
-  return indexCandidates(devices.size === 0 ? kept : kept.map((h) => ({ ...h, providers: h.providers.filter((p) => !devices.has(p.deviceUuid)) })));
+  if (gone.size === 0 && devices.size === 0) return index;
+  const replaced = new Map<CandidateHost, CandidateHost>();
+  if (devices.size > 0) {
+    for (const h of index.hosts) {
+      if (!gone.has(h.hostname) && h.providers.some((p) => devices.has(p.deviceUuid))) replaced.set(h, { ...h, providers: h.providers.filter((p) => !devices.has(p.deviceUuid)) });
+    }
+  }
+  const keep = (hosts: readonly CandidateHost[]) => hosts.flatMap((h) => (gone.has(h.hostname) ? [] : [replaced.get(h) ?? h]));
+  const hosts = keep(index.hosts);
+  const byClass = new Map<string, readonly CandidateHost[]>();
+  for (const [rc, list] of index.byClass) {
+    const kept = keep(list).filter((h) => !replaced.has(index.byName.get(h.hostname)!) || h.providers.some((p) => p.resourceClass === rc));
+    if (kept.length > 0) byClass.set(rc, kept);
+  }
+  return { hosts, byName: new Map(hosts.map((h) => [h.hostname, h])), byClass };
 }
 
 /** Whether the limits let the request onto the host. */
@@ -43,19 +59,18 @@ export function allowedBy(limits: PlacementLimits, hostname: string): boolean {
 }
 
 /**
- * The hosts worth trying, in name order: those offering, for every group, the class of one of its
- * alternatives (the group with the fewest such hosts drives), within the limits.
+ * The hosts worth trying: those offering, for every group, the class of one of its alternatives
+ * (the group with the fewest such hosts drives), within the limits. In no particular order: every
+ * answer built from them is ordered by a total order of its own.
  */
-export function hostsToTry(index: CandidateIndex, request: PlacementRequest, limits: PlacementLimits): CandidateHost[] {
+export function hostsToTry(index: CandidateIndex, request: PlacementRequest, limits: PlacementLimits): readonly CandidateHost[] {
   const named = limits.instanceHost != null ? [limits.instanceHost] : limits.hosts ?? null;
-  if (named !== null) {
-    return [...new Set(named)].filter((h) => allowedBy(limits, h)).flatMap((h) => index.byName.get(h) ?? []).sort((a, b) => (a.hostname < b.hostname ? -1 : 1));
-  }
-  let best: CandidateHost[] | null = null;
+  if (named !== null) return [...new Set(named)].filter((h) => allowedBy(limits, h)).flatMap((h) => index.byName.get(h) ?? []);
+  let best: readonly CandidateHost[] | null = null;
   for (const g of request.groups) {
-    const union = new Set<CandidateHost>();
-    for (const need of g.alternatives) for (const h of index.byClass.get(need.resourceClass) ?? []) union.add(h);
-    if (best === null || union.size < best.length) best = [...union];
+    const lists = g.alternatives.map((need) => index.byClass.get(need.resourceClass) ?? []);
+    const hosts = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())];
+    if (best === null || hosts.length < best.length) best = hosts;
   }
-  return (best ?? []).sort((a, b) => (a.hostname < b.hostname ? -1 : 1));
+  return best ?? [];
 }

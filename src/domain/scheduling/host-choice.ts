@@ -53,6 +53,13 @@ function sortFrom(out: Option[], from: number): void {
   for (const o of part) out.push(o);
 }
 
+/** Free handles on the host's providers of a class, whatever their traits or taints (a bound). */
+export function freeOfClass(host: CandidateHost, resourceClass: string): number {
+  let free = 0;
+  for (const p of providersByClass(host).get(resourceClass) ?? NONE) free += p.free;
+  return free;
+}
+
 const classMaps = new WeakMap<CandidateHost, Map<string, CandidateProvider[]>>();
 
 /** The host's providers by resource class, computed once per host object. */

@@ -6,8 +6,8 @@
  */
 import { allowedBy, hostsToTry, type CandidateIndex } from "./candidates.js";
 import { explain, type Explanation } from "./explain.js";
-import { chooseOnHost } from "./host-choice.js";
-import type { HostChoice, PlacementLimits, PlacementRequest } from "./types.js";
+import { chooseOnHost, freeOfClass } from "./host-choice.js";
+import type { CandidateHost, HostChoice, PlacementLimits, PlacementRequest } from "./types.js";
 
 export type Decision = { ok: true; choices: HostChoice[] } | { ok: false; explanation: Explanation };
 
@@ -22,6 +22,8 @@ function bestChoices(request: PlacementRequest, index: CandidateIndex, limits: P
   const top: HostChoice[] = [];
   for (const host of hostsToTry(index, request, limits)) {
     if (host.stale || !allowedBy(limits, host.hostname)) continue;
+    // A host whose providers could not give more than the last kept choice has cannot displace it.
+    if (top.length === maxChoices && cannotBeat(host, request, top[top.length - 1]!)) continue;
     const choice = chooseOnHost(host, request);
     if (choice === null) continue;
     if (top.length === maxChoices && compareChoices(choice, top[top.length - 1]!) >= 0) continue;
@@ -31,6 +33,22 @@ function bestChoices(request: PlacementRequest, index: CandidateIndex, limits: P
     if (top.length > maxChoices) top.pop();
   }
   return top;
+}
+
+/**
+ * Whether the host is sure to rank after `kept`: `kept` took every group's first alternative, and
+ * the free handles of every class the groups could use on the host (a bound of both its ready and
+ * its free handles) are fewer than `kept`'s ready ones.
+ */
+function cannotBeat(host: CandidateHost, request: PlacementRequest, kept: HostChoice): boolean {
+  if (kept.assignments.some((a) => a.alternative !== 0)) return false;
+  let bound = 0;
+  for (const g of request.groups) {
+    let most = 0;
+    for (const need of g.alternatives) most = Math.max(most, freeOfClass(host, need.resourceClass));
+    bound += most;
+  }
+  return bound < kept.ready;
 }
 
 /** Earlier alternatives, then more ready handles, then more free ones, then the host's name. */
