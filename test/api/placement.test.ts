@@ -1,6 +1,6 @@
 /** The placement engine through GraphQL: explainPlacement, placementCapacity and placeAcceleratorRequests. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestService, type TestService } from "./harness.js";
+import { startTestService, TOKENS, type TestService } from "./harness.js";
 import * as op from "./operations.js";
 
 let t: TestService;
@@ -49,6 +49,15 @@ describe("placement", () => {
     const e = (await t.ok("admin", q, { n: "nope" })).explainPlacement;
     expect(e).toMatchObject({ hosts: 2, fitting: 0, byRule: [{ rule: "TRAIT_MISSING", hosts: 2 }] });
     expect(e.detail[0].ruledOut.change).toContain("CUSTOM_NOPE");
+  });
+
+  it("GET /explain/v1/device-profiles/<name> answers the same over plain HTTP, to a token only", async () => {
+    const url = new URL("/explain/v1/device-profiles/nope?detail=1", t.url);
+    const ok = await fetch(url, { headers: { "x-auth-token": TOKENS.admin.token } });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ hosts: 2, fitting: 0, byRule: [{ rule: "TRAIT_MISSING", hosts: 2 }], detail: [{ ruledOut: { rule: "TRAIT_MISSING" } }] });
+    expect((await fetch(url)).status).toBe(401);
+    expect((await fetch(new URL("/explain/v1/device-profiles/unknown", t.url), { headers: { "x-auth-token": TOKENS.admin.token } })).status).toBe(404);
   });
 
   it("places the ARQs where the engine chose, records the alternative, and refuses with the explanation when nothing fits", async () => {
