@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, TOKENS, type TestService } from "./harness.js";
 import * as op from "./operations.js";
+import { OsAcc } from "../../src/clients/osacc/index.js";
 
 let t: TestService;
 
@@ -31,6 +32,7 @@ beforeAll(async () => {
   await t.ok("admin", op.REPORT, { hostname: "three", devices: region("three", 3) });
   await t.ok("admin", PROFILE, { p: { name: "fpga-2", groups: [{ "resources:FPGA": "2" }] } });
   await t.ok("admin", PROFILE, { p: { name: "pgpu-else-fpga", groups: [{ "resources:PGPU": "1", "accel:alternatives": "resources:FPGA=1" }] } });
+  await t.ok("admin", PROFILE, { p: { name: "fpga-1", groups: [{ "resources:FPGA": "1" }] } });
   await t.ok("admin", PROFILE, { p: { name: "nope", groups: [{ "resources:FPGA": "1", "trait:CUSTOM_NOPE": "required" }] } });
 });
 afterAll(async () => {
@@ -70,5 +72,13 @@ describe("placement", () => {
     expect(again.errors?.[0]?.extensions).toMatchObject({ code: "CONFLICT", details: { reason: "NO_PLACEMENT", explanation: { fitting: 0 } } });
     const alt = (await t.ok("service", m, { n: "pgpu-else-fpga", i: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d03" })).placeAcceleratorRequests;
     expect(alt.alternatives).toEqual([1]);
+  });
+
+  it("os-acc's plug without a selected provider lets the engine choose, on its own compute node", async () => {
+    const acc = new OsAcc({ url: t.url, token: TOKENS.service.token, hostname: "three" });
+    const attached = await acc.plug({ uuid: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d04" }, null, { "accel:device_profile": "fpga-1" });
+    expect(attached).toHaveLength(1);
+    const { acceleratorRequests } = await t.ok("admin", `query { acceleratorRequests(filter: { instanceUuid: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d04" }) { nodes { hostname state } } }`);
+    expect(acceleratorRequests.nodes).toEqual([{ hostname: "three", state: "BOUND" }]);
   });
 });

@@ -1,5 +1,5 @@
 import { Arg, Authorized, Ctx, ID, InputType, Field, Int, Mutation, Query, Resolver } from "type-graphql";
-import { allows } from "../../auth/policy.js";
+import { allows, seesAllProjects } from "../../auth/policy.js";
 import { explainPlacement, placeArqs, placementCapacity, type RequestSpec } from "../../scheduling.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { badInput, forbidden } from "../errors.js";
@@ -56,12 +56,18 @@ export class PlacementResolver {
     @Arg("groups", () => [JSONScalar], { nullable: true, description: "Inline groups instead of a profile (needs arq:create_inline)" }) groups?: unknown[],
     @Arg("hosts", () => [String], { nullable: true, description: "Only these hosts (at most 1000)" }) hosts?: string[],
     @Arg("instanceHost", () => String, { nullable: true, description: "The instance's host: only there" }) instanceHost?: string,
+    @Arg("projectId", () => String, { nullable: true, description: "Admin and service only: the project to create for" }) projectId?: string,
   ) {
     const p = ctx.principal!;
     if (!allows(p, "arq:create")) throw forbidden("Mutation.placeAcceleratorRequests (needs arq:create)");
     if (groups && !allows(p, "arq:create_inline")) throw forbidden("Mutation.placeAcceleratorRequests with inline groups (needs arq:create_inline)");
     const spec = specOf(deviceProfileName, groups);
-    const placed = await placeArqs(ctx.services.app, ctx.services.readStore, commandContext(ctx), spec, {
+    const cmd = commandContext(ctx);
+    if (projectId) {
+      if (!seesAllProjects(p)) throw forbidden("setting projectId (admin or service only)");
+      cmd.projectId = projectId;
+    }
+    const placed = await placeArqs(ctx.services.app, ctx.services.readStore, cmd, spec, {
       instanceUuid,
       limits: { hosts: hosts ?? null, instanceHost: instanceHost ?? null },
       allocate: ctx.services.bindInline,
