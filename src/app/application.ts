@@ -121,6 +121,11 @@ export class Application {
     return cannotProgram(l) ? unavailableReason(hostname, l, this.reportTimes.policy) : null;
   };
 
+  /** Why a host's agent is not to be given new work (its reports stopped), or null: the placement engine leaves such hosts out. */
+  agentUnavailable(hostname: string): string | null {
+    return this.agentDown(hostname);
+  }
+
   createDeviceProfile(ctx: CommandContext, input: DeviceProfileInput): Promise<DeviceProfileView> {
     return profiles.createDeviceProfile(this.streams, this.newId, ctx, input);
   }

@@ -12,6 +12,7 @@ import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
 import { adminTokenCommand, loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
 import { startHttpServer } from "../api/http-server.js";
 import { weigherRoute } from "../api/weigher-route.js";
+import { explainRoute } from "../api/explain-route.js";
 import { bitstreamRoutes } from "../api/bitstream-routes.js";
 import { BindNotificationRouter } from "../api/notification-router.js";
 import { ProgrammingFeed } from "../api/programming-feed.js";
@@ -167,7 +168,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       opened.push(() => rateLimit.close());
       const services = { app, readStore, store, auditStore, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement, reportAdmission };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), ...(eviction ? [eviction.status()] : []), ...(watchdog ? [watchdog.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });
-      const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit }), weigherRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit })];
+      const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit }), weigherRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit }), explainRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit, stale: (h) => app.agentUnavailable(h) !== null })];
       const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });
       const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
       // Only an embedded service tells anyone where its token file is: a production one's is the operator's business.

@@ -21,6 +21,7 @@ import { ResourceProviderResolver } from "./resolvers/resource-provider.resolver
 import { ViewerResolver } from "./resolvers/viewer.resolver.js";
 import { QuotaResolver } from "./resolvers/quota.resolver.js";
 import { WeigherResolver } from "./resolvers/weigher.resolver.js";
+import { PlacementResolver } from "./resolvers/placement.resolver.js";
 
 let cached: Promise<GraphQLSchema> | undefined;
 
@@ -44,6 +45,7 @@ export function getSchema(): Promise<GraphQLSchema> {
       ViewerResolver,
       WeigherResolver,
       QuotaResolver,
+      PlacementResolver,
     ],
     authChecker,
     validate: false,

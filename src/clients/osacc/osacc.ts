@@ -50,6 +50,9 @@ const OF_INSTANCE = `query($i: ID) { acceleratorRequests(filter: { instanceUuid:
 const PLUG = `mutation($i: ID!, $r: [PlugProviderInput!]!, $n: String, $g: [JSON!], $p: String) {
   createAndBindAcceleratorRequests(instanceUuid: $i, providers: $r, deviceProfileName: $n, groups: $g, projectId: $p) { ${ARQ_FIELDS} }
 }`;
+const PLACE = `mutation($i: ID!, $h: String, $n: String, $g: [JSON!], $p: String) {
+  placeAcceleratorRequests(instanceUuid: $i, instanceHost: $h, deviceProfileName: $n, groups: $g, projectId: $p) { acceleratorRequests { ${ARQ_FIELDS} } }
+}`;
 const DELETE_INSTANCE = `mutation($i: ID) { deleteAcceleratorRequests(instanceUuid: $i) }`;
 const DELETE_ARQS = `mutation($a: [ID!]) { deleteAcceleratorRequests(arqUuids: $a) }`;
 const STATUS = `query($h: String!) { hostStatus(hostname: $h) { reported programmingInProgress liveness lastReportAt placementSynced notReadyReason } }`;
@@ -101,22 +104,26 @@ export class OsAcc {
    * a concurrent one), the service refuses the bind and deletes the ARQs it just created; the
    * instance's own are returned.
    */
-  async plug(instance: InstanceInfo, selectedRp: SelectedRp | SelectedRp[], extraSpecs: unknown): Promise<AttachedAccelerator[]> {
+  async plug(instance: InstanceInfo, selectedRp: SelectedRp | SelectedRp[] | null | undefined, extraSpecs: unknown): Promise<AttachedAccelerator[]> {
     const uuid = instanceUuid(instance);
-    const rps = this.providers(selectedRp);
     const spec = parseExtraSpecs(extraSpecs);
     const p = instance.project ?? null;
-    const providers = rps.map((rp) => ({ hostname: rp.hostname, deviceRpUuid: rp.uuid }));
+    const asked = { i: uuid, p, ...("profile" in spec ? { n: spec.profile } : { g: spec.groups }) };
     // One keyed call creates and binds: an answer that is lost is retried and answered, never made twice (no orphans).
     let answered: Array<BoundArq & { state: string }>;
     try {
-      answered = (
-        await this.t.request<{ createAndBindAcceleratorRequests: Array<BoundArq & { state: string }> }>(
-          PLUG,
-          { i: uuid, r: providers, p, ...("profile" in spec ? { n: spec.profile } : { g: spec.groups }) },
-          randomUUID(),
-        )
-      ).createAndBindAcceleratorRequests;
+      answered =
+        selectedRp == null
+          ? // No scheduler chose: the service's placement engine does, on this compute node when it has a name.
+            (await this.t.request<{ placeAcceleratorRequests: { acceleratorRequests: Array<BoundArq & { state: string }> } }>(PLACE, { ...asked, h: this.o.hostname ?? null }, randomUUID()))
+              .placeAcceleratorRequests.acceleratorRequests
+          : (
+              await this.t.request<{ createAndBindAcceleratorRequests: Array<BoundArq & { state: string }> }>(
+                PLUG,
+                { ...asked, r: this.providers(selectedRp).map((rp) => ({ hostname: rp.hostname, deviceRpUuid: rp.uuid })) },
+                randomUUID(),
+              )
+            ).createAndBindAcceleratorRequests;
     } catch (err) {
       // The instance has its accelerators already (a second plug): the service deleted what it created.
       if (err instanceof ServiceError && err.code === "CONFLICT" && err.field === "instanceUuid") return await this.attachedTo(uuid);

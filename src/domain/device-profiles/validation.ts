@@ -9,6 +9,7 @@ import { isJsonObject } from "../shared/json.js";
 import { DomainError } from "../shared/types.js";
 import { isCustomTrait, isValidResourceClass, normalizeTraitName } from "../shared/traits.js";
 import { parseTolerations, tolerationText } from "../shared/tolerations.js";
+import { ALTERNATIVES_KEY, MATCH_KEY, needText, parseAlternatives, parseMatch } from "../shared/placement-keys.js";
 import { normalizeFunctionId } from "../bitstreams/function-id.js";
 import type { ProfileGroup } from "./events.js";
 import { ATTACH_TARGETS } from "./attach-target.js";
@@ -33,7 +34,7 @@ export const FIELD_VALUE_RE = /^[A-Za-z0-9_:=-]+$/;
 /** A bitstream's name in the catalogue, with its type suffix (`nlb0.gbs`) or without. */
 export const BITSTREAM_NAME_RE = /^[A-Za-z0-9_:=-]+(\.[A-Za-z0-9_-]+)?$/;
 
-type AccelRule = { kind: "uuid" } | { kind: "functionId" } | { kind: "tolerations" } | { kind: "name"; re: RegExp; what: string } | { kind: "enum"; values: readonly string[] };
+type AccelRule = { kind: "alternatives" } | { kind: "match" } | { kind: "uuid" } | { kind: "functionId" } | { kind: "tolerations" } | { kind: "name"; re: RegExp; what: string } | { kind: "enum"; values: readonly string[] };
 const FIELD_NAME = { kind: "name", re: FIELD_VALUE_RE, what: 'letters, digits, "-", "_", ":" and "="' } as const;
 /** Valid `accel:` keys (spec, "Valid accel keys"). */
 export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
@@ -48,6 +49,10 @@ export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
   clean_after_use: { kind: "enum", values: ["true", "false"] },
   // Which device taints the group's binds tolerate (shared/tolerations.ts).
   tolerations: { kind: "tolerations" },
+  // Other ways to meet the group, in order of preference, for the placement engine (shared/placement-keys.ts).
+  alternatives: { kind: "alternatives" },
+  // Topology attributes the group's device shares with the other groups naming them.
+  match: { kind: "match" },
 };
 
 export interface DeviceProfileInput {
@@ -106,7 +111,21 @@ export function validateGroups(groups: unknown): ProfileGroup[] {
     throw bad("groups", "DeviceProfile needs a non-empty list of groups.");
   }
   if (groups.length > MAX_GROUPS) throw bad("groups", `A device profile has at most ${MAX_GROUPS} groups; this one has ${groups.length}.`);
-  return groups.map((group, i) => validateGroup(group, `groups[${i}]`));
+  const valid = groups.map((group, i) => validateGroup(group, `groups[${i}]`));
+  checkMatchesPaired(valid);
+  return valid;
+}
+
+/** An `accel:match` attribute binds groups together: one named by a single group would constrain nothing, so it is refused. */
+function checkMatchesPaired(groups: readonly ProfileGroup[]): void {
+  const named = groups.map((g) => (g[MATCH_KEY] === undefined ? [] : g[MATCH_KEY].split(",")));
+  named.forEach((attrs, i) => {
+    for (const a of attrs) {
+      if (named.filter((other) => other.includes(a)).length < 2) {
+        throw bad(`groups[${i}].${MATCH_KEY}`, `accel:match=${a} in group ${i} alone constrains nothing: name ${a} in accel:match of another group too (the groups whose devices must share it)`);
+      }
+    }
+  });
 }
 
 function validateGroup(group: unknown, field: string): ProfileGroup {
@@ -212,6 +231,18 @@ function validateAccel(key: string, value: string, field: string): string {
       if (id === null) throw bad(field, `accel:${key} may only hold letters, digits, "-" and "_" (at most 255), got ${JSON.stringify(value)}`);
       return id;
     }
+    case "alternatives":
+      try {
+        return parseAlternatives(value).map(needText).join(";");
+      } catch (err) {
+        throw bad(field, `accel:${key}: ${(err as Error).message}`);
+      }
+    case "match":
+      try {
+        return parseMatch(value).join(",");
+      } catch (err) {
+        throw bad(field, `accel:${key}: ${(err as Error).message}`);
+      }
     case "tolerations":
       try {
         return parseTolerations(value).map(tolerationText).join(",");
@@ -231,6 +262,9 @@ function validateAccel(key: string, value: string, field: string): string {
 export const BITSTREAM_CHOICE_KEYS = ["accel:bitstream_id", "accel:bitstream_name", "accel:function_id", "accel:function_name"] as const;
 
 function checkAccelExclusions(group: ProfileGroup, field: string): void {
+  if (group[ALTERNATIVES_KEY] !== undefined && Object.keys(group).filter((k) => k.startsWith("resources:")).length !== 1) {
+    throw bad(`${field}.${ALTERNATIVES_KEY}`, "accel:alternatives replaces the group's resources: key, so the group needs exactly one resources:<RC>=<N> key (its first choice)");
+  }
   const given = BITSTREAM_CHOICE_KEYS.filter((k) => group[k] !== undefined);
   if (given.length > 1) {
     throw bad(`${field}.${given[1]}`, `${given.join(" and ")} exclude each other: give one of ${BITSTREAM_CHOICE_KEYS.join(", ")}`);

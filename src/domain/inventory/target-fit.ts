@@ -8,6 +8,7 @@
 import { DomainError } from "../shared/types.js";
 import type { DeployableNode } from "./host-tree.js";
 import { providerTraits } from "./resource-providers.js";
+import { ALTERNATIVES_KEY, parseAlternatives } from "../shared/placement-keys.js";
 
 /** The `reason` in a refusal's details, for clients that tell a mismatch from other bad input. */
 export const TARGET_MISMATCH = "TARGET_MISMATCH";
@@ -16,6 +17,8 @@ export interface TargetRequirements {
   resourceClasses: readonly string[];
   required: readonly string[];
   forbidden: readonly string[];
+  /** The group's `accel:alternatives`: a provider meeting one of them fits as well. */
+  alternatives?: readonly TargetRequirements[];
 }
 
 /** A group's `resources:` and `trait:` keys (names as profile validation normalised them). */
@@ -28,7 +31,24 @@ export function requirementsOf(group: Readonly<Record<string, string>>): TargetR
     // Validation admits only required and forbidden; anything else is held as required (fails closed).
     else if (key.startsWith("trait:")) (value === "forbidden" ? forbidden : required).push(key.slice("trait:".length));
   }
-  return { resourceClasses, required, forbidden };
+  const alternatives = alternativesOf(group);
+  return alternatives.length > 0 ? { resourceClasses, required, forbidden, alternatives } : { resourceClasses, required, forbidden };
+}
+
+/** The alternatives' requirements; a stored group was validated, so one that does not parse adds none (fails closed). */
+function alternativesOf(group: Readonly<Record<string, string>>): TargetRequirements[] {
+  const raw = group[ALTERNATIVES_KEY];
+  if (raw === undefined) return [];
+  try {
+    return parseAlternatives(raw).map((n) => ({ resourceClasses: [n.resourceClass], required: n.required, forbidden: n.forbidden }));
+  } catch {
+    return [];
+  }
+}
+
+function meets(rc: string | null, traits: ReadonlySet<string>, needs: TargetRequirements): boolean {
+  const classOk = needs.resourceClasses.length === 0 || (rc !== null && needs.resourceClasses.includes(rc));
+  return classOk && needs.required.every((t) => traits.has(t)) && !needs.forbidden.some((t) => traits.has(t));
 }
 
 /**
@@ -38,6 +58,7 @@ export function requirementsOf(group: Readonly<Record<string, string>>): TargetR
 export function checkTargetFits(deployable: DeployableNode, hostname: string, needs: TargetRequirements): void {
   const rc = deployable.attributes.get("rc")?.value ?? null;
   const traits = providerTraits(deployable);
+  if ((needs.alternatives ?? []).some((alt) => meets(rc, traits, alt))) return;
   const classMissing = needs.resourceClasses.length > 0 && (rc === null || !needs.resourceClasses.includes(rc));
   const missing = needs.required.filter((t) => !traits.has(t));
   const forbidden = needs.forbidden.filter((t) => traits.has(t));

@@ -27,6 +27,10 @@ describe("a bind's target is checked against the ARQ's request group", () => {
     ]);
     expect(types(allocateFor({ "resources:GPU": "1", "resources:FPGA": "1" }))).toEqual(["AttachHandleAllocated"]);
   });
+  it("allocates on a provider meeting one of the group's accel:alternatives, and refuses one meeting none", () => {
+    expect(types(allocateFor({ "resources:PGPU": "1", "accel:alternatives": "resources:GPU=1;resources:FPGA=1,trait:CUSTOM_FPGA_INTEL=required" }))).toEqual(["AttachHandleAllocated"]);
+    refusal({ "resources:PGPU": "1", "accel:alternatives": "resources:FPGA=1,trait:CUSTOM_FPGA_INTEL=forbidden" }, /the group asks for PGPU/);
+  });
   it("refuses a provider of another resource class, naming both", () => {
     const err = refusal({ "resources:PGPU": "1" }, /offers resource class FPGA, the group asks for PGPU/);
     expect(err.details).toEqual({ reason: TARGET_MISMATCH, deviceRpUuid: RP, resourceClass: { offered: "FPGA", wanted: ["PGPU"] }, missing: [], forbidden: [] });

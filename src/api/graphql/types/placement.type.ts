@@ -1,0 +1,63 @@
+import { Field, ID, Int, ObjectType } from "type-graphql";
+import { AcceleratorRequest } from "./accelerator-request.type.js";
+
+@ObjectType({ description: "Why something was ruled out, and what would have to change (docs/scheduling.md, the rules)" })
+export class PlacementRuledOut {
+  @Field(() => String, { description: "PROFILE_DISABLED, HOST_LIMIT, STALE_AGENT, RESOURCE_CLASS, TRAIT_MISSING, TRAIT_FORBIDDEN, LIFECYCLE, TAINT, NO_FREE_HANDLE or TOPOLOGY" }) rule!: string;
+  @Field(() => String) message!: string;
+  @Field(() => String) change!: string;
+}
+
+@ObjectType({ description: "One provider judged for one group" })
+export class PlacementProviderVerdict {
+  @Field(() => ID) rpUuid!: string;
+  @Field(() => ID) deviceUuid!: string;
+  @Field(() => Int, { description: "The alternative it was judged against (0: the group's own keys)" }) alternative!: number;
+  @Field(() => PlacementRuledOut, { nullable: true, description: "Null: it could take the group" }) ruledOut!: PlacementRuledOut | null;
+}
+
+@ObjectType()
+export class PlacementGroupVerdict {
+  @Field(() => Int) group!: number;
+  @Field(() => [PlacementProviderVerdict]) providers!: PlacementProviderVerdict[];
+}
+
+@ObjectType()
+export class PlacementHostVerdict {
+  @Field(() => String) hostname!: string;
+  @Field(() => PlacementRuledOut, { nullable: true, description: "Null: the request fits on this host" }) ruledOut!: PlacementRuledOut | null;
+  @Field(() => [PlacementGroupVerdict]) groups!: PlacementGroupVerdict[];
+}
+
+@ObjectType()
+export class PlacementRuleCount {
+  @Field(() => String) rule!: string;
+  @Field(() => Int) hosts!: number;
+}
+
+@ObjectType({ description: "Where a request could be placed, and per host and provider why not" })
+export class PlacementExplanation {
+  @Field(() => Int, { description: "Hosts considered" }) hosts!: number;
+  @Field(() => Int, { description: "Hosts where the request fits now" }) fitting!: number;
+  @Field(() => [PlacementRuleCount], { description: "Hosts ruled out, per first rule" }) byRule!: PlacementRuleCount[];
+  @Field(() => [PlacementHostVerdict], { description: "The hosts closest to fitting first" }) detail!: PlacementHostVerdict[];
+}
+
+@ObjectType()
+export class HostCapacity {
+  @Field(() => String) hostname!: string;
+  @Field(() => Int) count!: number;
+}
+
+@ObjectType({ description: "How many more of a request fit now" })
+export class PlacementCapacity {
+  @Field(() => Int) total!: number;
+  @Field(() => [HostCapacity], { description: "Hosts where at least one more fits, most first" }) hosts!: HostCapacity[];
+}
+
+@ObjectType({ description: "ARQs created and bound where the placement engine chose" })
+export class Placement {
+  @Field(() => String) hostname!: string;
+  @Field(() => [Int], { description: "Per group, the alternative it got (0: the group's own keys)" }) alternatives!: number[];
+  @Field(() => [AcceleratorRequest]) acceleratorRequests!: AcceleratorRequest[];
+}

@@ -1,0 +1,126 @@
+/**
+ * The placement engine's read side, shared by GraphQL (explainPlacement, placementCapacity,
+ * placeAcceleratorRequests): each host's resource providers and their devices from the read
+ * models, as the engine's candidates (src/domain/scheduling/), and the placing of ARQs where the
+ * engine chose, retried on the next choice when a bind loses a race.
+ */
+import { getDevices } from "../../projections/device-tree/queries.js";
+import { getProfileByName } from "../../projections/device-profiles/queries.js";
+import { listResourceProviders } from "../../projections/resource-providers/queries.js";
+import type { ArqView } from "../domain/arqs/view.js";
+import type { DeviceTopology } from "../domain/inventory/topology-report.js";
+import {
+  capacity,
+  explain,
+  indexCandidates,
+  place,
+  requestOf,
+  shortExplanation,
+  withoutCandidates,
+  type Capacity,
+  type CandidateHost,
+  type CandidateIndex,
+  type Explanation,
+  type PlacementLimits,
+  type PlacementRequest,
+} from "../domain/scheduling/index.js";
+import { validateGroups } from "../domain/device-profiles/validation.js";
+import { DomainError, type CommandContext } from "../domain/shared/types.js";
+import type { ReadStore } from "../infra/readstore/port.js";
+import type { Application } from "../app/application.js";
+
+/** Hosts a request may name. */
+export const MAX_PLACEMENT_HOSTS = 1000;
+/** Binds tried, each on the engine's next choice, before a placement gives up. */
+export const MAX_PLACEMENT_TRIES = 3;
+
+export type RequestSpec = { deviceProfileName: string } | { groups: unknown };
+
+/** The request of a profile (disabled: every host refused) or of inline groups, validated as a profile's. */
+export async function placementRequest(store: ReadStore, spec: RequestSpec): Promise<PlacementRequest> {
+  if ("groups" in spec) return requestOf(validateGroups(spec.groups));
+  const profile = await getProfileByName(store, spec.deviceProfileName);
+  if (!profile) throw new DomainError("NOT_FOUND", `no device profile named ${JSON.stringify(spec.deviceProfileName)}`, "deviceProfileName");
+  return requestOf(profile.groups, profile.enabled);
+}
+
+/** Every host's candidates (or the named hosts'), indexed. `stale`: whether a host's agent stopped reporting. */
+export async function placementCandidates(store: ReadStore, stale: (hostname: string) => boolean, hosts?: readonly string[] | null): Promise<CandidateIndex> {
+  if (hosts && hosts.length > MAX_PLACEMENT_HOSTS) throw new DomainError("BAD_USER_INPUT", `at most ${MAX_PLACEMENT_HOSTS} hosts per call, got ${hosts.length}`, "hosts");
+  const rps = hosts ? (await Promise.all([...new Set(hosts)].map((h) => listResourceProviders(store, h)))).flat() : await listResourceProviders(store);
+  const deviceUuids = [...new Set(rps.map((rp) => rp.deviceUuid))];
+  const devices = new Map((await getDevices(store, deviceUuids)).flatMap((d) => (d ? [[d.uuid, d] as const] : [])));
+  const byHost = new Map<string, CandidateHost>();
+  for (const rp of rps) {
+    const d = devices.get(rp.deviceUuid);
+    const lifecycle = !d || d.lost ? "LOST" : d.failure ? "FAILED" : d.cleaningInFlight ? "CLEANING" : d.qualifyingSince ? "QUALIFYING" : "AVAILABLE";
+    // A tainted device's capacity is reserved in Placement; here the taint rule (and the group's tolerations) decides.
+    const reserved = d && d.taints.length > 0 && lifecycle === "AVAILABLE" ? 0 : rp.reserved;
+    let host = byHost.get(rp.parentProviderName);
+    if (!host) byHost.set(rp.parentProviderName, (host = { hostname: rp.parentProviderName, stale: stale(rp.parentProviderName), providers: [] }));
+    (host.providers as CandidateHost["providers"][number][]).push({
+      rpUuid: rp.uuid,
+      deviceUuid: rp.deviceUuid,
+      resourceClass: rp.resourceClass,
+      traits: new Set(rp.traits),
+      free: Math.max(0, rp.total - reserved - rp.used),
+      taints: d?.taints ?? [],
+      lifecycle,
+      topology: ((d as { topology?: DeviceTopology | null } | undefined)?.topology ?? null),
+    });
+  }
+  return indexCandidates([...byHost.values()]);
+}
+
+export async function explainPlacement(store: ReadStore, stale: (h: string) => boolean, spec: RequestSpec, limits: PlacementLimits, detail = 20): Promise<Explanation> {
+  const [request, index] = await Promise.all([placementRequest(store, spec), placementCandidates(store, stale, limits.hosts)]);
+  return explain(request, index, limits, Math.max(0, Math.min(detail, 200)));
+}
+
+export async function placementCapacity(
+  store: ReadStore,
+  stale: (h: string) => boolean,
+  spec: RequestSpec,
+  without: { hosts?: readonly string[]; devices?: readonly string[] } = {},
+): Promise<Capacity> {
+  const [request, index] = await Promise.all([placementRequest(store, spec), placementCandidates(store, stale)]);
+  return capacity(request, withoutCandidates(index, without));
+}
+
+/**
+ * Creates the request's ARQs and binds them where the engine chose (createAndBindArqs: the deciders
+ * check each allocation). A bind that loses a race (CONFLICT: the handle went to another) is tried
+ * again on the next choice, at most MAX_PLACEMENT_TRIES times. No host: CONFLICT with the
+ * explanation's short form in `details.explanation`.
+ */
+export async function placeArqs(
+  app: Application,
+  store: ReadStore,
+  ctx: CommandContext,
+  spec: RequestSpec,
+  target: { instanceUuid: string; limits: PlacementLimits; allocate: boolean },
+): Promise<{ arqs: ArqView[]; hostname: string; alternatives: number[] }> {
+  const stale = (h: string) => app.agentUnavailable(h) !== null;
+  const [request, index] = await Promise.all([placementRequest(store, spec), placementCandidates(store, stale, target.limits.hosts)]);
+  const decision = place(request, index, target.limits, MAX_PLACEMENT_TRIES);
+  if (!decision.ok) throw refusal(decision.explanation);
+  let lastErr: unknown = null;
+  for (const choice of decision.choices) {
+    const providers = choice.assignments.map((a) => ({ hostname: choice.hostname, deviceRpUuid: a.rpUuid }));
+    try {
+      const arqs = await app.createAndBindArqs(ctx, spec, { instanceUuid: target.instanceUuid, providers }, { allocate: target.allocate });
+      return { arqs, hostname: choice.hostname, alternatives: choice.assignments.map((a) => a.alternative) };
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.code !== "CONFLICT" || !String(err.field ?? "").endsWith("deviceRpUuid")) throw err;
+      lastErr = err;
+    }
+  }
+  throw lastErr;
+}
+
+function refusal(e: Explanation): DomainError {
+  const s = shortExplanation(e);
+  const why = s.closest ? `; the closest, ${s.closest.hostname}: ${s.closest.message} (needs ${s.closest.change})` : "";
+  const counts = s.byRule.map((r) => `${r.hosts} ${r.rule}`).join(", ");
+  return new DomainError("CONFLICT", `No host can take the request: of ${s.hosts} host(s), ${counts || "none considered"}${why}`, "deviceProfileName", { reason: "NO_PLACEMENT", explanation: s });
+}

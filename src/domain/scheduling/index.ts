@@ -1,0 +1,9 @@
+/** The placement engine: pure decisions, explanations and capacity over candidates the read side gives. */
+export * from "./types.js";
+export { requestOf, groupRequestOf } from "./request.js";
+export { providerFit, type Fit } from "./fit.js";
+export { indexCandidates, withoutCandidates, allowedBy, type CandidateIndex } from "./candidates.js";
+export { chooseOnHost } from "./host-choice.js";
+export { place, compareChoices, type Decision } from "./place.js";
+export { explain, shortExplanation, type Explanation, type HostVerdict, type ProviderVerdict } from "./explain.js";
+export { capacity, type Capacity } from "./capacity.js";

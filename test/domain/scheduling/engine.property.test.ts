@@ -1,0 +1,142 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  allowedBy,
+  chooseOnHost,
+  explain,
+  indexCandidates,
+  place,
+  providerFit,
+  type CandidateHost,
+  type CandidateProvider,
+  type HostChoice,
+  type PlacementLimits,
+  type PlacementRequest,
+} from "../../../src/domain/scheduling/index.js";
+import { topologyValue } from "../../../src/domain/scheduling/host-choice.js";
+import { tolerates } from "../../../src/domain/shared/tolerations.js";
+import { arbHosts, arbRequest } from "./fleet.js";
+
+/** Every rule, checked from scratch: the choice is on an allowed, live host, each group on a provider that meets its alternative, handles and topology respected. */
+function violations(choice: HostChoice, hosts: CandidateHost[], request: PlacementRequest, limits: PlacementLimits): string[] {
+  const out: string[] = [];
+  const host = hosts.find((h) => h.hostname === choice.hostname)!;
+  if (host.stale) out.push("stale host");
+  if (!allowedBy(limits, host.hostname)) out.push("host outside the limits");
+  if (choice.assignments.length !== request.groups.length) out.push("not every group placed");
+  const used = new Map<string, number>();
+  const seen = new Map<string, string | number>();
+  for (const a of choice.assignments) {
+    const g = request.groups[a.group]!;
+    const need = g.alternatives[a.alternative]!;
+    const p = host.providers.find((x) => x.rpUuid === a.rpUuid);
+    if (!p) {
+      out.push("provider not on the host");
+      continue;
+    }
+    if (p.resourceClass !== need.resourceClass) out.push("class");
+    if (!need.required.every((t) => p.traits.has(t))) out.push("required trait");
+    if (need.forbidden.some((t) => p.traits.has(t))) out.push("forbidden trait");
+    if (["FAILED", "CLEANING", "QUALIFYING"].includes(p.lifecycle)) out.push("lifecycle");
+    if (p.taints.some((t) => !tolerates(g.tolerations, t))) out.push("taint");
+    used.set(p.rpUuid, (used.get(p.rpUuid) ?? 0) + need.amount);
+    if (used.get(p.rpUuid)! > p.free) out.push("handles");
+    for (const attr of g.match) {
+      const v = topologyValue(p.topology, attr);
+      if (v === null) out.push("unknown topology");
+      else if (seen.has(attr) && seen.get(attr) !== v) out.push("topology differs");
+      else seen.set(attr, v);
+    }
+  }
+  return out;
+}
+
+/** Whether any assignment at all meets every rule on the host (exhaustive). */
+function anyFits(host: CandidateHost, request: PlacementRequest, limits: PlacementLimits): boolean {
+  if (!request.enabled || host.stale || !allowedBy(limits, host.hostname)) return false;
+  const opts = request.groups.map((g) => g.alternatives.flatMap((_, alternative) => host.providers.map((p) => ({ alternative, p }))));
+  const walk = (i: number, picked: { alternative: number; p: CandidateProvider }[]): boolean => {
+    if (i === opts.length) {
+      const choice: HostChoice = { hostname: host.hostname, free: 0, ready: 0, assignments: picked.map((o, group) => ({ group, alternative: o.alternative, rpUuid: o.p.rpUuid, deviceUuid: o.p.deviceUuid, resourceClass: "", amount: 0 })) };
+      return violations(choice, [host], request, limits).length === 0;
+    }
+    return opts[i]!.some((o) => walk(i + 1, [...picked, o]));
+  };
+  return walk(0, []);
+}
+
+const arbLimits = fc.oneof(fc.constant<PlacementLimits>({}), fc.constantFrom<PlacementLimits>({ hosts: ["host-0", "host-2"] }, { instanceHost: "host-1" }));
+
+describe("the placement engine (properties)", () => {
+  it("a choice always satisfies every rule, and a refusal means no host admits any assignment", () => {
+    fc.assert(
+      fc.property(arbHosts, arbRequest, arbLimits, (hosts, request, limits) => {
+        const decision = place(request, indexCandidates(hosts), limits);
+        const possible = hosts.some((h) => anyFits(h, request, limits));
+        if (decision.ok) {
+          for (const c of decision.choices) expect(violations(c, hosts, request, limits)).toEqual([]);
+          expect(possible).toBe(true);
+        } else {
+          expect(possible).toBe(false);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("a refusal's reasons are right: each host's and provider's rule holds of it", () => {
+    fc.assert(
+      fc.property(arbHosts, arbRequest, arbLimits, (hosts, request, limits) => {
+        const e = explain(request, indexCandidates(hosts), limits, 100);
+        expect(e.fitting).toBe(hosts.filter((h) => anyFits(h, request, limits)).length);
+        for (const v of e.detail) {
+          const host = hosts.find((h) => h.hostname === v.hostname)!;
+          expect(v.ruledOut === null).toBe(anyFits(host, request, limits));
+          if (v.ruledOut?.rule === "PROFILE_DISABLED") expect(request.enabled).toBe(false);
+          if (v.ruledOut?.rule === "HOST_LIMIT") expect(allowedBy(limits, host.hostname)).toBe(false);
+          if (v.ruledOut?.rule === "STALE_AGENT") expect(host.stale).toBe(true);
+          for (const g of v.groups) {
+            for (const pv of g.providers) {
+              const p = host.providers.find((x) => x.rpUuid === pv.rpUuid)!;
+              const grp = request.groups[g.group]!;
+              const fit = providerFit(p, grp.alternatives[pv.alternative]!, grp.tolerations);
+              if (pv.ruledOut === null) expect(fit.ok).toBe(true);
+              else {
+                // Ruled out against every alternative, and for the stated rule on the one named.
+                expect(grp.alternatives.every((n) => !providerFit(p, n, grp.tolerations).ok)).toBe(true);
+                expect(fit.ok ? null : fit.rule).toBe(pv.ruledOut.rule);
+              }
+            }
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("is deterministic: the order hosts and providers arrive in does not change the choice", () => {
+    fc.assert(
+      fc.property(arbHosts, arbRequest, (hosts, request) => {
+        const reversed = [...hosts].reverse().map((h) => ({ ...h, providers: [...h.providers].reverse() }));
+        expect(place(request, indexCandidates(reversed))).toEqual(place(request, indexCandidates(hosts)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("takes the earliest alternative that fits on the chosen host", () => {
+    fc.assert(
+      fc.property(arbHosts, arbRequest, (hosts, request) => {
+        const d = place(request, indexCandidates(hosts));
+        if (!d.ok || request.groups.length !== 1) return;
+        const c = d.choices[0]!;
+        const host = hosts.find((h) => h.hostname === c.hostname)!;
+        const g = request.groups[0]!;
+        const earliest = g.alternatives.findIndex((n) => host.providers.some((p) => providerFit(p, n, g.tolerations).ok && g.match.every((a) => topologyValue(p.topology, a) !== null)));
+        expect(c.assignments[0]!.alternative).toBe(earliest);
+        expect(chooseOnHost(host, request)).toEqual(c);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { capacity, explain, indexCandidates, place, requestOf, withoutCandidates, type CandidateHost } from "../../../src/domain/scheduling/index.js";
+import { provider } from "./fleet.js";
+
+const topo = (numaNode: number, linkDomain: string | null = null) => ({ numaNode, pcieRoot: null, pcieSwitch: null, linkDomain });
+
+const hosts: CandidateHost[] = [
+  {
+    hostname: "a",
+    stale: false,
+    providers: [
+      provider({ rpUuid: "a-gpu0", resourceClass: "CUSTOM_GPU_T4", topology: topo(0) }),
+      provider({ rpUuid: "a-gpu1", resourceClass: "CUSTOM_GPU_T4", topology: topo(1) }),
+      provider({ rpUuid: "a-nic", resourceClass: "CUSTOM_NIC", topology: topo(1) }),
+    ],
+  },
+  {
+    hostname: "b",
+    stale: false,
+    providers: [
+      provider({ rpUuid: "b-l40s", resourceClass: "CUSTOM_GPU_L40S", topology: topo(0) }),
+      provider({ rpUuid: "b-nic", resourceClass: "CUSTOM_NIC", topology: topo(1) }),
+    ],
+  },
+];
+
+describe("the placement engine", () => {
+  it("takes a group's first alternative that fits, and records which", () => {
+    const request = requestOf([{ "resources:CUSTOM_MIG_3G_40GB": "1", "accel:alternatives": "resources:CUSTOM_GPU_L40S=1;resources:CUSTOM_GPU_T4=1" }]);
+    const d = place(request, indexCandidates(hosts));
+    expect(d.ok && d.choices.map((c) => [c.hostname, c.assignments[0]!.alternative, c.assignments[0]!.rpUuid])).toEqual([
+      ["b", 1, "b-l40s"],
+      ["a", 2, "a-gpu0"],
+    ]);
+  });
+
+  it("puts groups that match numa_node on devices of one NUMA node", () => {
+    const request = requestOf([
+      { "resources:CUSTOM_GPU_T4": "1", "accel:match": "numa_node" },
+      { "resources:CUSTOM_NIC": "1", "accel:match": "numa_node" },
+    ]);
+    const d = place(request, indexCandidates(hosts));
+    expect(d.ok && d.choices[0]!.assignments.map((a) => a.rpUuid)).toEqual(["a-gpu1", "a-nic"]);
+  });
+
+  it("explains a refusal: the topology, per host, and what would change", () => {
+    const request = requestOf([
+      { "resources:CUSTOM_GPU_L40S": "1", "accel:match": "numa_node" },
+      { "resources:CUSTOM_NIC": "1", "accel:match": "numa_node" },
+    ]);
+    const d = place(request, indexCandidates(hosts));
+    expect(d.ok).toBe(false);
+    if (d.ok) return;
+    expect(d.explanation.byRule).toEqual([
+      { rule: "RESOURCE_CLASS", hosts: 1 },
+      { rule: "TOPOLOGY", hosts: 1 },
+    ]);
+    expect(d.explanation.detail[0]).toMatchObject({ hostname: "b", ruledOut: { rule: "TOPOLOGY" } });
+    expect(d.explanation.detail[1]!.groups[0]!.providers[0]!.ruledOut).toMatchObject({ rule: "RESOURCE_CLASS", change: "a provider offering CUSTOM_GPU_L40S" });
+  });
+
+  it("names the taint and the toleration that would admit it", () => {
+    const tainted: CandidateHost[] = [{ hostname: "t", stale: false, providers: [provider({ rpUuid: "t0", resourceClass: "CUSTOM_GPU_T4", taints: [{ key: "example.com/burn-in", value: "", effect: "NoSchedule" }] })] }];
+    const e = explain(requestOf([{ "resources:CUSTOM_GPU_T4": "1" }]), indexCandidates(tainted));
+    expect(e.detail[0]!.ruledOut).toMatchObject({ rule: "TAINT", change: expect.stringContaining("accel:tolerations=example.com/burn-in:NoSchedule") });
+    expect(place(requestOf([{ "resources:CUSTOM_GPU_T4": "1", "accel:tolerations": "example.com/burn-in" }]), indexCandidates(tainted)).ok).toBe(true);
+  });
+
+  it("counts capacity per host and in total, and what is left without some hosts or devices", () => {
+    const many: CandidateHost[] = [
+      { hostname: "x", stale: false, providers: [provider({ rpUuid: "x0", free: 3 }), provider({ rpUuid: "x1", free: 2 })] },
+      { hostname: "y", stale: false, providers: [provider({ rpUuid: "y0", free: 1 })] },
+      { hostname: "z", stale: true, providers: [provider({ rpUuid: "z0", free: 4 })] },
+    ];
+    const request = requestOf([{ "resources:CUSTOM_GPU_A": "2" }]);
+    const index = indexCandidates(many);
+    expect(capacity(request, index)).toEqual({ total: 2, hosts: [{ hostname: "x", count: 2 }] });
+    expect(capacity(requestOf([{ "resources:CUSTOM_GPU_A": "1" }]), index).total).toBe(6);
+    expect(capacity(requestOf([{ "resources:CUSTOM_GPU_A": "1" }]), withoutCandidates(index, { hosts: ["y"], devices: ["dev-x1"] })).total).toBe(3);
+    expect(capacity(requestOf([{ "resources:CUSTOM_GPU_A": "1" }], false), index).total).toBe(0);
+  });
+
+  it("keeps to the instance's host", () => {
+    const request = requestOf([{ "resources:CUSTOM_NIC": "1" }]);
+    const d = place(request, indexCandidates(hosts), { instanceHost: "a" });
+    expect(d.ok && d.choices.map((c) => c.hostname)).toEqual(["a"]);
+    const e = explain(request, indexCandidates(hosts), { instanceHost: "a" });
+    expect(e.byRule).toEqual([{ rule: "HOST_LIMIT", hosts: 1 }]);
+  });
+});
