@@ -47,7 +47,7 @@ describe("Device.topology", () => {
     expect(await t.service.store.headPosition()).toBe(head);
 
     await t.ok("agent", REPORT, { hostname: "compute1", devices: withTopology(at(1)) });
-    const written = (await t.service.store.readStream(stream.host("compute1"))).filter((e) => e.position > head).map((e) => e.type);
+    const written = (await t.service.store.readStream(stream.host("compute1"))).filter((e) => e.position > head!).map((e) => e.type);
     expect(written).toEqual(["DeviceTopologyChanged", "HostReportSettled"]);
     const [d] = (await t.ok("admin", DEVICES)).devices.nodes;
     expect(d.topology.numaNode).toBe(1);

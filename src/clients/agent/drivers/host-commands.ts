@@ -96,6 +96,7 @@ export function hostDriverEnv(args: { hostname: string; config: DriverConfig; sy
     lspciK: lspciKRunner(),
     config: args.config,
     health: { nvidiaSmi: nvidiaSmiRunner(), kernelLog: kernelLogRunner() },
+    topology: { nvidiaSmiTopo: () => runCommand(["nvidia-smi", "topo", "-m"], { timeoutMs: 30_000 }) },
     ...(args.log ? { log: args.log } : {}),
   };
 }
