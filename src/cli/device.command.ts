@@ -6,7 +6,7 @@ import { Command } from "commander";
 import { callService, serviceClient, withService as serviceOptions } from "./service-options.js";
 import { printTable } from "./table.js";
 
-const FIELDS = "uuid hostname type vendor model status lifecycleState lost taints { key value effect by reason at }";
+const FIELDS = "uuid hostname type vendor model status lifecycleState lost taints { key value effect by reason at } topology { numaNode pcieRoot pcieSwitch linkDomain }";
 
 interface DeviceOut {
   uuid: string;
@@ -15,6 +15,7 @@ interface DeviceOut {
   status: string;
   lifecycleState: string;
   taints: Array<{ key: string; value: string; effect: string; by: string; reason: string; at: string }>;
+  topology: { numaNode: number | null; pcieRoot: string | null; pcieSwitch: string | null; linkDomain: string | null } | null;
 }
 
 /** Reading devices takes any token; taints need an admin one, as the service says when refused. */
@@ -31,21 +32,21 @@ export function deviceCommand(): Command {
 
 function listCommand(): Command {
   return withService(new Command("list"))
-    .description("every device, with its state and taints")
+    .description("every device, with its state, NUMA node, link domain and taints")
     .option("--host <hostname>", "only this host's devices")
     .option("--json", "print JSON instead of a table", false)
     .action(async (o: { host?: string; json: boolean }, cmd: Command) => {
       const q = `query($f: DeviceFilter) { devices(filter: $f, first: 1000) { nodes { ${FIELDS} } } }`;
       const { devices } = await callService<{ devices: { nodes: DeviceOut[] } }>(client(cmd), q, { f: o.host ? { hostname: o.host } : null });
       if (o.json) return console.log(JSON.stringify(devices.nodes, null, 2));
-      const rows = devices.nodes.map((d) => ({ uuid: d.uuid, host: d.hostname, type: d.type, status: d.status, state: d.lifecycleState, taints: d.taints.map(label).join(", ") }));
+      const rows = devices.nodes.map((d) => ({ uuid: d.uuid, host: d.hostname, type: d.type, status: d.status, state: d.lifecycleState, numa: d.topology?.numaNode ?? "", link: d.topology?.linkDomain ?? "", taints: d.taints.map(label).join(", ") }));
       printTable(rows, "no devices");
     });
 }
 
 function showCommand(): Command {
   return withService(new Command("show"))
-    .description("one device as JSON, with its taints")
+    .description("one device as JSON, with its taints and topology")
     .argument("<uuid>")
     .action(async (uuid: string, _o: unknown, cmd: Command) => {
       const { device } = await callService<{ device: DeviceOut | null }>(client(cmd), `query($u: ID!) { device(uuid: $u) { ${FIELDS} } }`, { u: uuid });
