@@ -24,6 +24,7 @@ export const OBJECTS: Objects = {
   DeviceChanged: (d) => [d.deviceUuid],
   DeviceStatusChanged: (d) => [d.deviceUuid],
   DeviceHealthChanged: (d) => [d.deviceUuid],
+  DeviceTopologyChanged: (d) => [d.deviceUuid],
   DeviceTainted: (d) => [d.deviceUuid],
   DeviceUntainted: (d) => [d.deviceUuid],
   DeviceLost: (d) => [d.deviceUuid, ...d.arqUuids],

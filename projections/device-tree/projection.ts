@@ -53,6 +53,7 @@ export const eventTypes = [
   "DeviceChanged",
   "DeviceStatusChanged",
   "DeviceHealthChanged",
+  "DeviceTopologyChanged",
   "DeviceTainted",
   "DeviceUntainted",
   "DeviceLost",
@@ -74,6 +75,7 @@ export function project(event: RecordedEvent): Write[] {
     case "DeviceChanged":
     case "DeviceStatusChanged":
     case "DeviceHealthChanged":
+    case "DeviceTopologyChanged":
     case "DeviceTainted":
     case "DeviceUntainted":
     case "DeviceLost":
@@ -99,7 +101,7 @@ export function project(event: RecordedEvent): Write[] {
 
 type DeviceEvent = Extract<
   InventoryEvent,
-  { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceHealthChanged" | "DeviceTainted" | "DeviceUntainted" | "DeviceLost" | "DeviceRemoved" }
+  { type: "DeviceDiscovered" | "DeviceChanged" | "DeviceStatusChanged" | "DeviceHealthChanged" | "DeviceTopologyChanged" | "DeviceTainted" | "DeviceUntainted" | "DeviceLost" | "DeviceRemoved" }
 >;
 type DeployableEvent = Extract<InventoryEvent, { type: (typeof DEPLOYABLE_EVENTS)[number] }>;
 
@@ -109,7 +111,7 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
     case "DeviceDiscovered": {
       const d = e.data;
       const { deviceUuid, at, hostname, additionalControlPaths, ...fields } = d;
-      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, cleaning: initialCleaning(), health: HEALTHY, taints: [] };
+      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, cleaning: initialCleaning(), health: HEALTHY, topology: null, taints: [] };
       return [
         { op: "put", key: k("device", deviceUuid), fields: deviceDocFields(deviceView(hostname, node)) },
         { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },
@@ -143,6 +145,8 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
     }
     case "DeviceHealthChanged":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { health: e.data.health, updatedAt: e.data.at } }];
+    case "DeviceTopologyChanged":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { topology: e.data.topology, updatedAt: e.data.at } }];
     case "DeviceLost":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { lost: true, updatedAt: e.data.at } }];
     case "DeviceRemoved": {

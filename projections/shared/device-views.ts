@@ -9,6 +9,7 @@ import type { DeviceNode, HandleNode } from "../../src/domain/inventory/host-tre
 import type { TaintEffect } from "../../src/domain/shared/tolerations.js";
 import type { DeviceStatus, DeviceType, JsonObject } from "../../src/domain/shared/types.js";
 import type { DeviceHealth } from "../../src/domain/inventory/health.js";
+import type { DeviceTopology } from "../../src/domain/inventory/topology-report.js";
 
 export type DeviceView = {
   uuid: string;
@@ -28,6 +29,8 @@ export type DeviceView = {
   lost: boolean;
   /** As last recorded (absent in views written before health was reported: read it as OK). */
   health?: DeviceHealth;
+  /** Where it sits on its host, as last reported (topology-report.ts); null or absent when never reported. */
+  topology?: DeviceTopology | null;
   /** Ordered by when each was set, then key and effect. */
   taints: Taint[];
 } & Partial<DeviceCleaningView>;
@@ -99,6 +102,7 @@ export function deviceView(hostname: string, d: Omit<DeviceNode, "deployables" |
     updatedAt: d.updatedAt,
     lost: d.lostArqs !== null,
     health: d.health,
+    topology: d.topology,
     taints: [...d.taints],
     ...(d.cleaning ? cleaningView(d.cleaning) : {}),
   };

@@ -5,6 +5,7 @@
  */
 import type { DomainEvent } from "../domain/events.js";
 import { taintLabel } from "../domain/inventory/taints.js";
+import type { DeviceTopology } from "../domain/inventory/topology-report.js";
 import { CHECKPOINT_TYPE as CHAIN_CHECKPOINTED } from "../infra/eventstore/esdb-chain.js";
 import type { RecordedEvent } from "../infra/eventstore/port.js";
 import { FOLLOWER_CHECKPOINTED, type FollowerCheckpointed } from "../reactors/follower/event-log-checkpoint.js";
@@ -22,6 +23,11 @@ function address(info: unknown): string {
   return a && a.bus !== undefined ? `${a.domain ?? "0000"}:${a.bus}:${a.device}.${a.function}` : JSON.stringify(info);
 }
 
+function topologyLabel(t: DeviceTopology): string {
+  const parts = [`NUMA node ${t.numaNode ?? "none"}`, `root port ${t.pcieRoot ?? "unknown"}`, `switch ${t.pcieSwitch ?? "none"}`, `link domain ${t.linkDomain ?? "none"}`];
+  return parts.join(", ");
+}
+
 const TELL: Tellers = {
   HostReportSettled: (d) => `the report of ${d.hostname} (digest ${d.digest.slice(0, 15)}…) is its inventory now: its agent may confirm it by digest`,
   DeviceDiscovered: (d) => `device ${d.deviceUuid} (${d.type} ${d.vendor} ${d.model}, ${d.controlPath.type} ${address(d.controlPath.info)}) discovered on ${d.hostname}`,
@@ -29,6 +35,7 @@ const TELL: Tellers = {
   DeviceStatusChanged: (d) => `device ${d.deviceUuid} on ${d.hostname} set to ${d.status}`,
   DeviceHealthChanged: (d) =>
     `device ${d.deviceUuid} on ${d.hostname} reported ${d.health.status}` + (d.health.reasons.length > 0 ? ` (${d.health.reasons.map((r) => r.code).join(", ")})` : ""),
+  DeviceTopologyChanged: (d) => `device ${d.deviceUuid} on ${d.hostname} sits at ${topologyLabel(d.topology)}`,
   DeviceTainted: (d) => `device ${d.deviceUuid} on ${d.hostname} tainted ${taintLabel(d.taint)} by ${d.taint.by}: ${d.taint.reason}`,
   DeviceUntainted: (d) => `taint ${taintLabel(d)} removed from device ${d.deviceUuid} on ${d.hostname} by ${d.by}${d.reason ? `: ${d.reason}` : ""}`,
   DeviceLost: (d) => `device ${d.deviceUuid} left ${d.hostname}'s report while held by ARQ ${list(d.arqUuids)}: kept, marked lost, until released`,

@@ -6,7 +6,7 @@ import { Command } from "commander";
 import { callService, serviceClient, withService as serviceOptions } from "./service-options.js";
 import { printTable } from "./table.js";
 
-const FIELDS = "uuid hostname type vendor model status lifecycleState lost taints { key value effect by reason at }";
+const FIELDS = "uuid hostname type vendor model status lifecycleState lost taints { key value effect by reason at } topology { numaNode pcieRoot pcieSwitch linkDomain }";
 /** `show` adds the clean: in flight, the failure, the last outcome with its digest and command. */
 const SHOW_FIELDS = `${FIELDS} cleaning { required inFlight { requestId reason requestedAt } qualifyingSince failure { reason at }
   last { requestId outcome digest command durationMs reason at } }`;
@@ -18,6 +18,7 @@ interface DeviceOut {
   status: string;
   lifecycleState: string;
   taints: Array<{ key: string; value: string; effect: string; by: string; reason: string; at: string }>;
+  topology: { numaNode: number | null; pcieRoot: string | null; pcieSwitch: string | null; linkDomain: string | null } | null;
 }
 
 /** Reading devices takes any token; taints need an admin one, as the service says when refused. */
@@ -34,21 +35,21 @@ export function deviceCommand(): Command {
 
 function listCommand(): Command {
   return withService(new Command("list"))
-    .description("every device, with its state and taints")
+    .description("every device, with its state, NUMA node, link domain and taints")
     .option("--host <hostname>", "only this host's devices")
     .option("--json", "print JSON instead of a table", false)
     .action(async (o: { host?: string; json: boolean }, cmd: Command) => {
       const q = `query($f: DeviceFilter) { devices(filter: $f, first: 1000) { nodes { ${FIELDS} } } }`;
       const { devices } = await callService<{ devices: { nodes: DeviceOut[] } }>(client(cmd), q, { f: o.host ? { hostname: o.host } : null });
       if (o.json) return console.log(JSON.stringify(devices.nodes, null, 2));
-      const rows = devices.nodes.map((d) => ({ uuid: d.uuid, host: d.hostname, type: d.type, status: d.status, state: d.lifecycleState, taints: d.taints.map(label).join(", ") }));
+      const rows = devices.nodes.map((d) => ({ uuid: d.uuid, host: d.hostname, type: d.type, status: d.status, state: d.lifecycleState, numa: d.topology?.numaNode ?? "", link: d.topology?.linkDomain ?? "", taints: d.taints.map(label).join(", ") }));
       printTable(rows, "no devices");
     });
 }
 
 function showCommand(): Command {
   return withService(new Command("show"))
-    .description("one device as JSON, with its taints and its cleaning (in flight, failure, last outcome)")
+    .description("one device as JSON, with its taints, topology and cleaning (in flight, failure, last outcome)")
     .argument("<uuid>")
     .action(async (uuid: string, _o: unknown, cmd: Command) => {
       const { device } = await callService<{ device: DeviceOut | null }>(client(cmd), `query($u: ID!) { device(uuid: $u) { ${SHOW_FIELDS} } }`, { u: uuid });

@@ -71,4 +71,23 @@ describe("sendReport", () => {
     expect(first!.health).toEqual({ status: "WARNING", reasons: [{ code: "AER_NONFATAL", message: "x", count: 2 }] });
     expect(second).not.toHaveProperty("health");
   });
+
+  it("sends the topology with the report, and drops each field a server from before it refuses", async () => {
+    const topology = { numaNode: 1, pcieRoot: "0000:00:01.0", pcieSwitch: "0000:01:00.0", linkDomain: null };
+    const placed = [{ ...fpga("compute1", "af"), topology, health: { status: "OK" as const, reasons: [] } }];
+    let reports = 0;
+    const s = server(
+      () => null,
+      () => {
+        reports++;
+        if (reports === 1) throw new Error('Variable "$devices" got invalid value; Field "topology" is not defined by type "DriverDeviceInput".');
+        if (reports === 2) throw new Error('Variable "$devices" got invalid value; Field "health" is not defined by type "DriverDeviceInput".');
+        return { ...answer, updated: 1, unchanged: 0 };
+      },
+    );
+    expect(await sendReport(s.post, "compute1", placed)).toMatchObject({ updated: 1, confirmed: false });
+    const sent = s.calls.filter((c) => c.op === "report").map((c) => (c.variables.devices as Array<Record<string, unknown>>)[0]!);
+    expect(sent.map((d) => [d.topology !== undefined, d.health !== undefined])).toEqual([[true, true], [false, true], [false, false]]);
+    expect(sent[0]!.topology).toEqual(topology);
+  });
 });

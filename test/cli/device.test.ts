@@ -30,10 +30,17 @@ describe("cyborg-es device", () => {
     const shown = JSON.parse(await run(["show", uuid]));
     expect(shown).toMatchObject({ status: "MAINTAINING", taints: [{ key: "example.com/burn-in", value: "gpu", effect: "NoSchedule", by: "admin", reason: "burn-in" }] });
     const table = (await run(["list"])).split("\n");
-    expect(table[0]).toMatch(/^UUID +HOST +TYPE +STATUS +STATE +TAINTS$/);
-    expect(table.find((l) => l.startsWith(uuid))).toMatch(/compute1 .*MAINTAINING +TAINTED +example\.com\/burn-in=gpu:NoSchedule$/);
+    expect(table[0]).toMatch(/^UUID +HOST +TYPE +STATUS +STATE +NUMA +LINK +TAINTS$/);
+    expect(table.find((l) => l.startsWith(uuid))).toMatch(/compute1 .*MAINTAINING +TAINTED +- +- +example\.com\/burn-in=gpu:NoSchedule$/);
     expect(JSON.parse(await run(["list", "--json"]))).toContainEqual(expect.objectContaining({ uuid, lifecycleState: "TAINTED" }));
     expect(await run(["untaint", uuid, "example.com/burn-in"])).toBe(`${uuid}: AVAILABLE, no taints`);
+  });
+
+  it("shows each device's NUMA node and link domain, and its whole topology in show", async () => {
+    const topology = { numaNode: 1, pcieRoot: "0000:00:01.0", pcieSwitch: null, linkDomain: "nvlink:0000:03:00.0" };
+    await t.ok("agent", op.REPORT, { hostname: "compute1", devices: FAKE_HOST_DEVICES(1).map((d) => ({ ...d, topology })) });
+    expect((await run(["list"])).split("\n").find((l) => l.startsWith(uuid))).toMatch(/ 1 +nvlink:0000:03:00\.0 +-$/);
+    expect(JSON.parse(await run(["show", uuid])).topology).toEqual(topology);
   });
 
   it("passes on the service's refusals", async () => {

@@ -32,6 +32,7 @@ describe("device-tree projection", () => {
         updatedAt: null,
         lost: false,
         health: { status: "OK", reasons: [] },
+        topology: null,
         taints: [],
         cleaningRequired: false,
         cleaningInFlight: null,
@@ -111,6 +112,7 @@ describe("device-tree projection", () => {
       ...fpgaHost,
       { type: "DeviceChanged", data: { hostname: "h1", deviceUuid: "d1", changes: { vendor: "1002", model: "mi300" }, at: T(20) } },
       { type: "DeviceHealthChanged", data: { hostname: "h1", deviceUuid: "d1", health: { status: "CRITICAL", reasons: [{ code: "GPU_LOST", message: "GPU is lost" }] }, at: T(20) } },
+      { type: "DeviceTopologyChanged", data: { hostname: "h1", deviceUuid: "d1", topology: { numaNode: 1, pcieRoot: "0000:00:01.0", pcieSwitch: null, linkDomain: null }, at: T(20) } },
       { type: "DeviceStatusChanged", data: { hostname: "h1", deviceUuid: "d1", status: "MAINTAINING", at: T(21) } },
       attribute("h1", "p1", "a1-rc", "rc", "VGPU"),
       { type: "AttributeRemoved", data: { hostname: "h1", deployableUuid: "p1", attributeUuid: "a1-t0", key: "trait0", at: T(22) } },
@@ -120,6 +122,7 @@ describe("device-tree projection", () => {
     const [d1] = await read.getDevices(["d1"]);
     expect(d1).toMatchObject({ vendor: "1002", model: "mi300", status: "MAINTAINING", updatedAt: T(21) });
     expect(d1!.health).toEqual({ status: "CRITICAL", reasons: [{ code: "GPU_LOST", message: "GPU is lost" }] });
+    expect(d1!.topology).toEqual({ numaNode: 1, pcieRoot: "0000:00:01.0", pcieSwitch: null, linkDomain: null });
     expect((await read.listDevices({ vendor: "10de" }, 10)).totalCount).toBe(0);
     expect((await read.listDevices({ vendor: "1002", status: "MAINTAINING" }, 10)).items.map((d) => d.uuid)).toEqual(["d1"]);
     expect((await read.listDevices({ status: "ENABLED" }, 10)).items.map((d) => d.uuid)).toEqual(["f1"]);

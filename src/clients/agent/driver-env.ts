@@ -1,6 +1,6 @@
 import type { DriverConfig, DriverEnv } from "./drivers/driver.js";
 import { readFileSync } from "node:fs";
-import { kernelLogRunner, lspciRunner, lspciKRunner, nvidiaSmiRunner } from "./drivers/host-commands.js";
+import { kernelLogRunner, lspciRunner, lspciKRunner, nvidiaSmiRunner, nvidiaSmiTopoRunner } from "./drivers/host-commands.js";
 import type { DeviceHealth } from "../../domain/inventory/health.js";
 import { validateHealth } from "../../domain/inventory/health.js";
 
@@ -43,6 +43,7 @@ export function driverEnv(o: DriverCliOptions): DriverEnv {
     lspci: lspciRunner(o.lspci),
     lspciK: lspciKRunner(),
     health: { nvidiaSmi: nvidiaSmiRunner(o.nvidiaSmi), kernelLog: kernelLogRunner(o.kernelLog) },
+    topology: { nvidiaSmiTopo: nvidiaSmiTopoRunner(o.nvidiaSmi) },
     config: {
       nvidia: { skipVirtualFunctions: o.nvidiaSkipVfs, enabledVgpuTypes: o.vgpuTypes.split(",").filter(Boolean), ...(o.nvidiaSmi ? { nvidiaSmi: o.nvidiaSmi } : {}) },
       ...(o.intelFpgaCleanBitstream ? { intelFpga: { cleanBitstream: o.intelFpgaCleanBitstream } } : {}),

@@ -34,22 +34,30 @@ export async function sendReport(post: PostGraphQL, hostname: string, devices: D
     const confirmed = await confirm(post, hostname, digest);
     if (confirmed) return { ...confirmed, confirmed: true };
   }
+  return reportDroppingNewFields(post, hostname, inputs, reportKey, []);
+}
+
+/** The optional fields a service from before them refuses; the inventory goes through without them. */
+const NEWER_FIELDS = ["health", "topology"] as const;
+
+async function reportDroppingNewFields(post: PostGraphQL, hostname: string, inputs: Array<Record<string, unknown>>, reportKey: string | undefined, dropped: string[]): Promise<SentReport> {
+  const key = reportKey && (dropped.length > 0 ? `${reportKey}-without-${dropped.join("-")}` : reportKey);
   try {
-    const { reportHostInventory } = await post<{ reportHostInventory: ReportAnswer }>(REPORT, { hostname, devices: inputs }, reportKey);
+    const { reportHostInventory } = await post<{ reportHostInventory: ReportAnswer }>(REPORT, { hostname, devices: inputs }, key);
     return { ...reportHostInventory, confirmed: false };
   } catch (err) {
-    if (!refusedHealthField(err)) throw err;
-    // A service from before device health: the inventory still goes through, without it.
-    const plain = inputs.map(({ health: _, ...rest }) => rest);
-    const { reportHostInventory } = await post<{ reportHostInventory: ReportAnswer }>(REPORT, { hostname, devices: plain }, reportKey && `${reportKey}-without-health`);
-    return { ...reportHostInventory, confirmed: false };
+    const field = refusedField(err);
+    if (field === null || dropped.includes(field)) throw err;
+    // A service from before device health or topology: the inventory still goes through, without it.
+    const plain = inputs.map((d) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== field)));
+    return reportDroppingNewFields(post, hostname, plain, reportKey, [...dropped, field]);
   }
 }
 
 /** GraphQL's refusal of an input field the server's schema lacks: `Field "health" is not defined by type "DriverDeviceInput"`. */
-function refusedHealthField(err: unknown): boolean {
+function refusedField(err: unknown): string | null {
   const message = err instanceof Error ? `${err.message} ${(err.cause as Error | undefined)?.message ?? ""}` : "";
-  return /Field "health" is not defined by type "DriverDeviceInput"/.test(message);
+  return NEWER_FIELDS.find((f) => new RegExp(`Field "${f}" is not defined by type "DriverDeviceInput"`).test(message)) ?? null;
 }
 
 /** null for a report the server will refuse: the full report then brings back its error. */
@@ -74,7 +82,7 @@ async function confirm(post: PostGraphQL, hostname: string, digest: string): Pro
 }
 
 /** GraphQL input objects accept exactly the input fields: drop anything else a driver carries. */
-function toInput(d: DriverDevice) {
+function toInput(d: DriverDevice): Record<string, unknown> {
   return {
     type: d.type,
     vendor: d.vendor,
@@ -84,6 +92,7 @@ function toInput(d: DriverDevice) {
     controlPath: { type: d.controlPath.type, info: d.controlPath.info },
     additionalControlPaths: (d.additionalControlPaths ?? []).map((c) => ({ type: c.type, info: c.info })),
     stub: d.stub ?? false,
+    ...(d.topology ? { topology: { numaNode: d.topology.numaNode, pcieRoot: d.topology.pcieRoot, pcieSwitch: d.topology.pcieSwitch, linkDomain: d.topology.linkDomain } } : {}),
     ...(d.health ? { health: { status: d.health.status, reasons: d.health.reasons.map((r) => ({ code: r.code, message: r.message, count: r.count ?? null })) } } : {}),
     deployables: d.deployables.map((dep) => ({
       name: dep.name,

@@ -19,6 +19,7 @@ import type { JsonObject } from "../shared/types.js";
 import { checkOwnDeployables } from "./deployable-names.js";
 import { HEALTHY } from "./health.js";
 import { healthEvents } from "./health-diff.js";
+import { topologyEvents } from "./topology.js";
 import { DEFAULT_HEALTH_RULES, type HealthRule } from "./health-rules.js";
 import type { ControlPath, DeployableChanged, DeviceChanged, InventoryEvent } from "./events.js";
 import { attachHandleUuidFor, attributeUuidFor, controlPathUuidFor, deployableUuidFor, deviceUuidFor, rpUuidFor } from "./ids.js";
@@ -77,13 +78,17 @@ export function diffValidatedReport(
       continue;
     }
     if (!known) {
-      out.upserts.push(...addDevice(hostname, uuid, r, at), ...healthEvents(hostname, { uuid, health: HEALTHY, taints: [] }, r.health, rules, at));
+      out.upserts.push(
+        ...addDevice(hostname, uuid, r, at),
+        ...healthEvents(hostname, { uuid, health: HEALTHY, taints: [] }, r.health, rules, at),
+        ...topologyEvents(hostname, uuid, null, r.topology, at),
+      );
       summary.added++;
       continue;
     }
     const before = out.removals.length + out.upserts.length;
     diffDevice(hostname, known, r, at, out);
-    out.upserts.push(...healthEvents(hostname, known, r.health, rules, at));
+    out.upserts.push(...healthEvents(hostname, known, r.health, rules, at), ...topologyEvents(hostname, uuid, known.topology, r.topology, at));
     if (out.removals.length + out.upserts.length > before) summary.updated++;
     else summary.unchanged++;
   }

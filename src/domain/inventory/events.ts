@@ -8,6 +8,7 @@ import type { CleaningEvent } from "./cleaning-events.js";
 
 export type * from "./cleaning-events.js";
 import type { DeviceHealth } from "./health.js";
+import type { DeviceTopology } from "./topology-report.js";
 
 export interface ControlPath {
   uuid: string;
@@ -79,6 +80,14 @@ export interface DeviceStatusChanged {
 export interface DeviceHealthChanged {
   type: "DeviceHealthChanged";
   data: { hostname: string; deviceUuid: string; health: DeviceHealth; at: string };
+}
+/**
+ * Where the device sits on its host (topology-report.ts), as its driver reported it; written only
+ * when it differs from the recorded one (topology.ts).
+ */
+export interface DeviceTopologyChanged {
+  type: "DeviceTopologyChanged";
+  data: { hostname: string; deviceUuid: string; topology: DeviceTopology; at: string };
 }
 
 /** A taint on a device (taints.ts): one per (key, effect). */
@@ -304,6 +313,7 @@ export type InventoryEvent =
   | DeviceLost
   | DeviceStatusChanged
   | DeviceHealthChanged
+  | DeviceTopologyChanged
   | DeviceTainted
   | DeviceUntainted
   | DeployableAdded

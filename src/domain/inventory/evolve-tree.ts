@@ -18,6 +18,7 @@ import type {
   DeviceChanged,
   DeviceDiscovered,
   DeviceHealthChanged,
+  DeviceTopologyChanged,
   DeviceLost,
   DeviceRemoved,
   DeviceStatusChanged,
@@ -36,7 +37,7 @@ import { HEALTHY } from "./health.js";
 import { MAINTENANCE_TAINT_KEY, statusOf, withTaint, withoutTaint } from "./taints.js";
 import type { Allocation, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingReport } from "./host-tree.js";
 
-type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceHealthChanged | DeviceTainted | DeviceUntainted | DeviceLost | DeviceRemoved;
+type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceHealthChanged | DeviceTopologyChanged | DeviceTainted | DeviceUntainted | DeviceLost | DeviceRemoved;
 type DeployableEvent = DeployableAdded | DeployableChanged | DeployableRemoved | AttributeSet | AttributeRemoved;
 type HandleEvent = AttachHandleAdded | AttachHandleChanged | AttachHandleLost | AttachHandleRemoved | AttachHandleAllocated | AttachHandleReleased;
 type ProgrammingEvent = RegionProgrammingRequested | RegionProgrammed | RegionProgrammingFailed | RegionProgrammingAbandoned;
@@ -47,6 +48,7 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "DeviceChanged":
     case "DeviceStatusChanged":
     case "DeviceHealthChanged":
+    case "DeviceTopologyChanged":
     case "DeviceTainted":
     case "DeviceUntainted":
     case "DeviceLost":
@@ -96,6 +98,7 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
         updatedAt: null,
         lostArqs: null,
         health: HEALTHY,
+        topology: null,
         taints: [],
         deployables: new Map(),
         cleaning: initialCleaning(),
@@ -108,6 +111,8 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
       return updateDevice(state, event.data.deviceUuid, (d) => withTaints(d, legacyStatusTaints(d, event.data), event.data.at));
     case "DeviceHealthChanged":
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, health: event.data.health, updatedAt: event.data.at }));
+    case "DeviceTopologyChanged":
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, topology: event.data.topology, updatedAt: event.data.at }));
     case "DeviceTainted":
       return updateDevice(state, event.data.deviceUuid, (d) => withTaints(d, withTaint(d.taints, event.data.taint), event.data.at));
     case "DeviceUntainted":

@@ -5,6 +5,7 @@
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
 import type { DeviceCleaningState } from "./cleaning.js";
 import type { DeviceHealth } from "./health.js";
+import type { DeviceTopology } from "./topology-report.js";
 import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester, Taint } from "./events.js";
 
 export interface HandleNode {
@@ -73,6 +74,8 @@ export type DeviceNode = Pick<
   lostArqs: readonly string[] | null;
   /** As last recorded (DeviceHealthChanged); HEALTHY until the driver reports otherwise. */
   health: DeviceHealth;
+  /** As last recorded (DeviceTopologyChanged); null until the driver reports one. */
+  topology: DeviceTopology | null;
   /** In the order first set; `status` is MAINTAINING while there is any (taints.ts). */
   taints: readonly Taint[];
   /** By deployable uuid. */

@@ -7,6 +7,8 @@ import { canonicalJson, isJsonObject, isJsonValue, sortKeys } from "../shared/js
 import { ATTACH_HANDLE_TYPES, DEVICE_TYPES, DomainError, type AttachHandleType, type DeviceType, type JsonObject } from "../shared/types.js";
 import { validateHealth, type DeviceHealth } from "./health.js";
 import { normalizePciInfo } from "./pci.js";
+import { validateTopology } from "./topology.js";
+import type { DeviceTopology } from "./topology-report.js";
 import { isValidResourceClass, isValidTrait, normalizeTraitName } from "../shared/traits.js";
 
 export const MAX_NAME_LENGTH = 255;
@@ -57,6 +59,8 @@ export interface ReportedDevice {
   stub: boolean;
   /** Absent when the report carries none (left out, so such a report's digest is what it was before health). */
   health?: DeviceHealth;
+  /** Absent when the report carries none (so such a report's digest is what it was before topology). */
+  topology?: DeviceTopology;
   /** Parents before children; otherwise in report order. */
   deployables: ReportedDeployable[];
 }
@@ -121,6 +125,7 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
   if (!Array.isArray(raw.deployables)) throw bad(`${field}.deployables`, "deployables must be a list");
   const deployables = raw.deployables.map((d, k) => validateDeployable(d, k, `${field}.deployables[${k}]`));
   const health = validateHealth(raw.health, `${field}.health`);
+  const topology = validateTopology(raw.topology, `${field}.topology`);
   return {
     type: type as DeviceType,
     vendor: boundedString(raw.vendor, `${field}.vendor`, MAX_NAME_LENGTH, true),
@@ -132,6 +137,7 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
     additionalControlPaths,
     stub: raw.stub === true,
     ...(health === null ? {} : { health }),
+    ...(topology === null ? {} : { topology }),
     deployables: parentsFirst(deployables, field),
   };
 }

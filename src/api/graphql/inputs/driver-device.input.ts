@@ -40,6 +40,16 @@ export class HealthReasonInput {
   @Field(() => Int, { nullable: true }) count?: number | null;
 }
 
+@InputType({ description: "Where a device sits on its host, as the driver read it (sysfs, nvidia-smi topo -m); each field null (or left out) when unknown" })
+export class DeviceTopologyInput {
+  @Field(() => Int, { nullable: true, description: "sysfs numa_node (0 to 1023); null for -1 (no NUMA)" }) numaNode!: number | null;
+  @Field(() => String, { nullable: true, description: 'The PCIe root port above the device, a PCI address ("0000:00:01.0")' }) pcieRoot!: string | null;
+  @Field(() => String, { nullable: true, description: "The upstream port of the nearest PCIe switch above the device; null when it hangs off the root port" })
+  pcieSwitch!: string | null;
+  @Field(() => String, { nullable: true, description: 'The peer-link domain (NVLink, xGMI) it belongs to, host-local ("nvlink:0000:07:00.0"); null without peer links' })
+  linkDomain!: string | null;
+}
+
 @InputType({ description: "A device's health as the driver read it" })
 export class DeviceHealthInput {
   @Field(() => HealthStatus) status!: HealthStatusName;
@@ -59,5 +69,7 @@ export class DriverDeviceInput {
   @Field(() => Boolean, { defaultValue: false }) stub!: boolean;
   @Field(() => DeviceHealthInput, { nullable: true, description: "The device's health; left out, the recorded health stays as it is" })
   health?: DeviceHealthInput | null;
+  @Field(() => DeviceTopologyInput, { nullable: true, description: "Where the device sits on its host; left out, the recorded topology stays as it is" })
+  topology?: DeviceTopologyInput | null;
   @Field(() => [DriverDeployableInput]) deployables!: DriverDeployableInput[];
 }

@@ -3,6 +3,7 @@ import { DateTimeScalar, DeviceStatus, DeviceType, JSONScalar } from "./scalars.
 import { PointInTime } from "./audit.type.js";
 import { Connection } from "./connection.js";
 import { DeviceHealth } from "./health.type.js";
+import { DeviceTopology } from "./topology.type.js";
 import { Taint } from "./taint.type.js";
 
 @ObjectType()
@@ -30,6 +31,8 @@ export class Device {
   lost!: boolean;
   @Field(() => DeviceHealth, { description: "As its driver last reported a change of it (OK with no reasons until then)" })
   health!: DeviceHealth;
+  @Field(() => DeviceTopology, { nullable: true, description: "Where it sits on its host (NUMA node, PCIe root port and switch, link domain); null until its driver reports it" })
+  topology?: DeviceTopology | null;
   @Field(() => DateTimeScalar) createdAt!: Date;
   @Field(() => DateTimeScalar, { nullable: true }) updatedAt!: Date | null;
   @Field(() => PointInTime, { nullable: true, description: "Set when asked with asOf: the point in the log this answer reflects" })

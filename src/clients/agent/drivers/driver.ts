@@ -76,6 +76,11 @@ export interface DriverConfig {
   fake?: FakeFpgaConfig;
 }
 
+export interface TopologySources {
+  /** `nvidia-smi topo -m`: the GPUs' link matrix. */
+  nvidiaSmiTopo?: () => Promise<string>;
+}
+
 export interface DriverEnv {
   hostname: string;
   /** Default "/sys"; tests point it at a fixture tree. */
@@ -89,6 +94,8 @@ export interface DriverEnv {
   log?: DriverLog;
   /** Runs a program command (argv, no shell); default host-commands.ts runCommand. Tests record it instead. */
   run?: (argv: readonly string[], opts: { timeoutMs: number }) => Promise<string>;
+  /** Where topology is read besides sysfs (topology.ts, nvidia-topo.ts); tests hand it fixtures. */
+  topology?: TopologySources;
   /** Where device health is read besides sysfs (health/index.ts); tests hand it fixtures. */
   health?: HealthSources;
 }

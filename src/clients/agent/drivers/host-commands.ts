@@ -83,6 +83,11 @@ export function nvidiaSmiRunner(bin = "nvidia-smi", opts: HostCommandOptions = {
   };
 }
 
+/** `nvidia-smi topo -m`: the GPUs' link matrix (nvidia-topo.ts). */
+export function nvidiaSmiTopoRunner(bin = "nvidia-smi", opts: HostCommandOptions = {}): () => Promise<string> {
+  return () => runCommand([bin, "topo", "-m"], { timeoutMs: opts.timeoutMs ?? 30_000 });
+}
+
 /** The kernel log (`dmesg`), for NVIDIA's XID lines; reading it needs CAP_SYSLOG where kernel.dmesg_restrict is 1. */
 export function kernelLogRunner(command = "dmesg", opts: HostCommandOptions = {}): () => Promise<string> {
   const argv = command.trim().split(/\s+/).filter(Boolean);
@@ -98,6 +103,7 @@ export function hostDriverEnv(args: { hostname: string; config: DriverConfig; sy
     lspciK: lspciKRunner(),
     config: args.config,
     health: { nvidiaSmi: nvidiaSmiRunner(), kernelLog: kernelLogRunner() },
+    topology: { nvidiaSmiTopo: nvidiaSmiTopoRunner() },
     ...(args.log ? { log: args.log } : {}),
   };
 }

@@ -5,6 +5,7 @@
  *
  * Callers beware: a report built while a driver failed lacks that driver's devices, and the
  * inventory treats a missing device as removed; check `errors` before reporting.
+ * Every PCI device a driver reports gets its topology from sysfs here (topology.ts).
  */
 import type { DriverDevice } from "../../../domain/inventory/report.js";
 import type { Driver, DriverEnv, DriverLog } from "./driver.js";
@@ -13,6 +14,7 @@ import { intelFpgaDriver } from "./intel-fpga.js";
 import { intelQatDriver } from "./intel-qat.js";
 import { nvidiaGpuDriver } from "./nvidia-gpu.js";
 import { pciDriver } from "./pci.js";
+import { withSysfsTopology } from "./topology.js";
 import { xilinxFpgaDriver } from "./xilinx-fpga.js";
 
 export type { Driver, DriverConfig, DriverEnv, DriverLog } from "./driver.js";
@@ -55,7 +57,8 @@ async function runDriver(name: string, env: DriverEnv, log: DriverLog, registry:
   }
   const driverLog: DriverLog = { warn: (fields, msg) => log.warn({ driver: name, ...fields }, msg) };
   try {
-    return { name, devices: await registry[name]!.discover({ ...env, log: driverLog }) };
+    const devices = await registry[name]!.discover({ ...env, log: driverLog });
+    return { name, devices: await withSysfsTopology(env, devices) };
   } catch (err) {
     return { name, error: errorMessage(err) };
   }

@@ -16,6 +16,7 @@ import type { Driver, DriverEnv, NvidiaGpuConfig } from "./driver.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
 import { nvidiaGpuCleaner } from "./nvidia-gpu-clean.js";
+import { linkDomains } from "./nvidia-topo.js";
 import { attributeList, customTrait, deviceTraits, pciAddress } from "./naming.js";
 import { exists, isVirtualFunction, listDir, pciDeviceDir, readLine } from "./sysfs.js";
 
@@ -106,6 +107,33 @@ export const nvidiaGpuDriver: Driver = {
         env.log?.warn({ address: gpu.address, err: (err as Error).message }, "GPU skipped");
       }
     }
-    return devices;
+    return withLinkDomains(env, devices);
   },
 };
+
+/** The GPUs with their NVLink domains (nvidia-topo.ts), when `nvidia-smi topo -m` can be read. */
+async function withLinkDomains(env: DriverEnv, devices: DriverDevice[]): Promise<DriverDevice[]> {
+  const read = env.topology?.nvidiaSmiTopo;
+  if (!read || devices.length === 0) return devices;
+  let domains: Map<string, string> | null;
+  const addresses = devices.map((d) => bdfOf(d.controlPath.info));
+  try {
+    domains = linkDomains(await read(), addresses);
+  } catch (err) {
+    env.log?.warn({ err: (err as Error).message }, "nvidia-smi topo -m unreadable; GPUs reported without link domains");
+    return devices;
+  }
+  if (!domains) {
+    env.log?.warn({ gpus: devices.length }, "nvidia-smi topo -m does not list the GPUs found; GPUs reported without link domains");
+    return devices;
+  }
+  return devices.map((d) => {
+    const linkDomain = domains.get(bdfOf(d.controlPath.info));
+    if (!linkDomain) return d;
+    return { ...d, topology: { numaNode: null, pcieRoot: null, pcieSwitch: null, ...d.topology, linkDomain } };
+  });
+}
+
+function bdfOf(info: Record<string, unknown>): string {
+  return `${info.domain}:${info.bus}:${info.device}.${info.function}`.toLowerCase();
+}
