@@ -6,7 +6,7 @@
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { EvictionNotifier } from "../../projections/arqs/eviction-notifier.js";
 import { projections } from "../../projections/index.js";
-import { capacityByHost } from "../../projections/resource-providers/queries.js";
+import { fleetView } from "../../projections/resource-providers/queries.js";
 import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
 import { ReportAdmission } from "../api/report-admission.js";
 import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
@@ -151,7 +151,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       reportAdmission: () => reportAdmission.load(),
       openSubscriptions: () => notifications.listening,
       bindsInFlight: () => binder?.bindsInFlight ?? 0,
-      capacity: () => capacityByHost(readStore),
+      fleet: () => fleetView(readStore),
       agent: (hostname) => {
         const l = app.reportTimes.liveness(hostname);
         return { live: l.state === "LIVE", silentForS: l.silentForS };
