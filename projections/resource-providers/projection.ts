@@ -9,7 +9,8 @@
  *   :in-use:<deployable>     zset  allocated attach handles (used = its size)
  *   :handles:<deployable>    zset  its attach handles; :lost:<deployable> those that left the report
  *                                  while allocated (reserved = total once every handle left)
- *   :device:<uuid>           hash  status, lost, cleaning, qualifying, failed (reserved = total while the
+ *   :device:<uuid>           hash  status, lost, cleaning, qualifying, failed, and taint:<key> <effect>
+ *                                  -> effect, one field per taint (its lifecycle state: queries.ts; reserved = total while the
  *                                  device is not offered: MAINTAINING, that is tainted, cleaning, qualifying
  *                                  or failed; or left the report while allocated: src/domain/inventory/resource-providers.ts)
  *   :all                     zset  deployable uuids by the position that added them
@@ -21,6 +22,7 @@ import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js
 import type { Write } from "../../src/infra/readstore/port.js";
 import type { Projection } from "../../src/reactors/projector/projection.js";
 import { attributeWrites } from "../shared/deployables.js";
+import { taintField } from "../shared/device-views.js";
 import { keys, score } from "../shared/keys.js";
 
 export const name = "resource-providers";
@@ -35,9 +37,18 @@ export function project(event: RecordedEvent): Write[] {
     case "DeviceDiscovered":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { status: e.data.status, lost: false } }];
     case "DeviceStatusChanged":
-    case "DeviceTainted":
-    case "DeviceUntainted":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { status: e.data.status } }];
+    case "DeviceTainted": {
+      const { deviceUuid, taint, status } = e.data;
+      return [{ op: "put", key: k("device", deviceUuid), fields: { status, [taintField(taint.key, taint.effect)]: taint.effect } }];
+    }
+    case "DeviceUntainted": {
+      const { deviceUuid, key, effect, status } = e.data;
+      return [
+        { op: "put", key: k("device", deviceUuid), fields: { status } },
+        { op: "unset", key: k("device", deviceUuid), fields: [taintField(key, effect)] },
+      ];
+    }
     case "DeviceLost":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { lost: true } }];
     case "DeviceRemoved":

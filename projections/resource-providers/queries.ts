@@ -1,5 +1,6 @@
 /** The resource-providers read model's query: deployables as Placement sees them. */
-import { isOffered, lifecycleOf, type LifecycleInputs } from "../../src/domain/inventory/device-lifecycle.js";
+import { isOffered, lifecycleOf, type DeviceLifecycleState, type LifecycleInputs } from "../../src/domain/inventory/device-lifecycle.js";
+import type { TaintEffect } from "../../src/domain/shared/tolerations.js";
 import { reservedOf } from "../../src/domain/inventory/resource-providers.js";
 import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { attributesView } from "../shared/deployables.js";
@@ -16,6 +17,8 @@ export type ResourceProviderView = {
   traits: string[];
   deployableUuid: string;
   deviceUuid: string;
+  /** The device's lifecycle state (device-lifecycle.ts), from its taints, its holders on every deployable and its cleaning. */
+  deviceState: DeviceLifecycleState;
 };
 
 /**
@@ -36,6 +39,10 @@ export async function listResourceProviders(store: ReadStore, hostname?: string 
   const deviceUuids = [...new Set(rps.flatMap((rp) => (rp ? [rp.deviceUuid as string] : [])))];
   const devices = await store.getDocs(deviceUuids.map((u) => k("device", u)));
   const deviceOf = new Map(deviceUuids.map((u, i) => [u, devices[i]]));
+  // Holders of a device: the allocated handles of all its deployables, those without inventory too.
+  const holders = new Map<string, number>();
+  rps.forEach((rp, i) => rp && holders.set(rp.deviceUuid as string, (holders.get(rp.deviceUuid as string) ?? 0) + counts[3 * i]!));
+  const stateOf = new Map(deviceUuids.map((u) => [u, lifecycleOf(lifecycleInputs(deviceOf.get(u), holders.get(u) ?? 0))]));
   const out: ResourceProviderView[] = [];
   rps.forEach((rp, i) => {
     if (!rp) return;
@@ -44,30 +51,35 @@ export async function listResourceProviders(store: ReadStore, hostname?: string 
     const total = rp.total as number;
     const [used, handles, lostHandles] = counts.slice(3 * i, 3 * i + 3) as [number, number, number];
     const device = deviceOf.get(rp.deviceUuid as string);
+    const deviceState = stateOf.get(rp.deviceUuid as string)!;
     out.push({
       uuid: rp.uuid as string,
       name: rp.name as string,
       parentProviderName: rp.parentProviderName as string,
       resourceClass,
       total,
-      reserved: reservedOf(total, { notOffered: !isOffered(lifecycleOf(lifecycleInputs(device))), deviceLost: device?.lost === true, handles, lostHandles }),
+      reserved: reservedOf(total, { notOffered: !isOffered(deviceState), deviceLost: device?.lost === true, handles, lostHandles }),
       used,
       traits,
       deployableUuid: rp.deployableUuid as string,
       deviceUuid: rp.deviceUuid as string,
+      deviceState,
     });
   });
   return out;
 }
 
 /**
- * The lifecycle inputs the read model knows of a device: Cyborg's status MAINTAINING stands for its
- * taints (only whether it is offered is read from it, so their effect and the holders do not matter).
+ * The lifecycle inputs the read model knows of a device: its taints' effects, one field each
+ * (`taint:<key> <effect>`); a doc written before those fields were kept has only Cyborg's status,
+ * and MAINTAINING then stands for a NoSchedule taint (it still says whether the device is offered).
  */
-function lifecycleInputs(device: Record<string, unknown> | null | undefined): LifecycleInputs {
+function lifecycleInputs(device: Record<string, unknown> | null | undefined, holders: number): LifecycleInputs {
+  const taints = Object.entries(device ?? {}).flatMap(([f, effect]) => (f.startsWith("taint:") ? [{ effect: effect as TaintEffect }] : []));
+  if (taints.length === 0 && device?.status === "MAINTAINING") taints.push({ effect: "NoSchedule" });
   return {
-    taints: device?.status === "MAINTAINING" ? [{ effect: "NoSchedule" }] : [],
-    holders: 0,
+    taints,
+    holders,
     cleaning: device?.cleaning === true,
     qualifying: device?.qualifying === true,
     failed: device?.failed === true,
@@ -78,9 +90,9 @@ function lifecycleInputs(device: Record<string, unknown> | null | undefined): Li
 export type HostCapacityView = { hostname: string; resourceClass: string; total: number; used: number; reserved: number };
 
 /** Capacity per host and resource class (hosts, then classes, in the order their providers were added). */
-export async function capacityByHost(store: ReadStore): Promise<HostCapacityView[]> {
+function capacityOf(rps: readonly ResourceProviderView[]): HostCapacityView[] {
   const rows = new Map<string, HostCapacityView>();
-  for (const rp of await listResourceProviders(store)) {
+  for (const rp of rps) {
     const key = JSON.stringify([rp.parentProviderName, rp.resourceClass]);
     const row = rows.get(key) ?? { hostname: rp.parentProviderName, resourceClass: rp.resourceClass, total: 0, used: 0, reserved: 0 };
     row.total += rp.total;
@@ -89,4 +101,18 @@ export async function capacityByHost(store: ReadStore): Promise<HostCapacityView
     rows.set(key, row);
   }
   return [...rows.values()];
+}
+
+/** One device and its lifecycle state. */
+export type DeviceStateView = { deviceUuid: string; state: DeviceLifecycleState };
+
+/**
+ * The fleet in one pass over the providers (what a metrics scrape reads): capacity per host and
+ * class, and each device with a provider and its lifecycle state.
+ */
+export async function fleetView(store: ReadStore): Promise<{ capacity: HostCapacityView[]; devices: DeviceStateView[] }> {
+  const rps = await listResourceProviders(store);
+  const devices = new Map<string, DeviceLifecycleState>();
+  for (const rp of rps) devices.set(rp.deviceUuid, rp.deviceState);
+  return { capacity: capacityOf(rps), devices: [...devices].map(([deviceUuid, state]) => ({ deviceUuid, state })) };
 }

@@ -12,6 +12,7 @@ import type { OperationMetrics } from "../observability/metrics.js";
 import type { Logger } from "../infra/logger.js";
 import { seesAllProjects } from "./auth/policy.js";
 import type { Principal } from "./auth/tokens.js";
+import type { EvictionFeed } from "./eviction-router.js";
 import type { ProgrammingFeed } from "./programming-feed.js";
 import type { ReportAdmission } from "./report-admission.js";
 
@@ -24,6 +25,8 @@ export interface ApiServices {
   /** The log with its archive (retention, docs/audit.md): where history, trace and asOf read; the live log when there is none. */
   auditStore?: EventStore;
   notifications: NotificationFeed;
+  /** Eviction notices as they are given, for acceleratorRequestEvicted. */
+  evictions: EvictionFeed;
   /** New programming requests per host, for the agents' subscriptions. */
   programming: Pick<ProgrammingFeed, "listen">;
   /** Resolves once the read models reflect the log up to its current head (read-your-writes). */

@@ -6,6 +6,8 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ProjectionStatus } from "../reactors/projector/progress.js";
+import { DEVICE_LIFECYCLE_STATES } from "../domain/inventory/device-lifecycle.js";
+import { DeviceStateTracker, type DeviceStateSample } from "./device-states.js";
 
 /** What GraphQL and REST front doors record per operation. */
 export interface OperationMetrics {
@@ -42,8 +44,11 @@ export interface MetricSources {
   bindsInFlight?: () => number;
   /** Whole host reports being taken and waiting for their turn (api/report-admission.ts). */
   reportAdmission?: () => { inFlight: number; queued: number };
-  /** Capacity per host and resource class (read once per scrape; a read model being rebuilt gives none). */
-  capacity?: () => Promise<readonly CapacitySample[]>;
+  /**
+   * Read once per scrape, in one pass over the read model: capacity per host and resource class, and
+   * each device with its lifecycle state (a read model being rebuilt gives none).
+   */
+  fleet?: () => Promise<{ capacity: readonly CapacitySample[]; devices: readonly DeviceStateSample[] }>;
   /** The liveness of a host's agent (asked for each host with capacity). */
   agent?: (hostname: string) => AgentSample;
 }
@@ -59,6 +64,8 @@ function processRegistry(): Registry {
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** A device's stay in a state: from a scrape interval to a week. */
+const STATE_BUCKETS = [30, 60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400, 3 * 86_400, 7 * 86_400];
 const BIND_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /** Distinct values one label may take before the rest are counted as "other" (a guard, not a budget). */
 const MAX_VALUES_PER_LABEL = 200;
@@ -69,6 +76,10 @@ export class Metrics implements OperationMetrics {
   private readonly seen = new Map<string, Set<string>>();
   /** What the capacity gauges show, read at the start of each scrape. */
   private fleet: readonly CapacitySample[] = [];
+  /** Devices per lifecycle state at the last scrape that could read them (none before). */
+  private deviceCounts: Readonly<Record<string, number>> | undefined;
+  private readonly deviceStates = new DeviceStateTracker();
+  private readonly now: () => number;
   private readonly processMetrics: boolean;
 
   private readonly graphqlTotal = new Counter({
@@ -155,7 +166,17 @@ export class Metrics implements OperationMetrics {
     registers: [this.registry],
   });
 
-  constructor(opts: { processMetrics?: boolean } = {}) {
+  private readonly stateSeconds = new Histogram({
+    name: "cyborg_device_state_duration_seconds",
+    help: "How long a device stayed in a lifecycle state, observed when a scrape first sees it in another (as fine as the scrape interval)",
+    labelNames: ["state"] as const,
+    buckets: STATE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  /** now: the clock the stays in a state are timed by (tests give their own). */
+  constructor(opts: { processMetrics?: boolean; now?: () => number } = {}) {
+    this.now = opts.now ?? Date.now;
     const sources = () => this.sources;
     new Gauge({
       name: "cyborg_projection_lag_events",
@@ -236,6 +257,18 @@ export class Metrics implements OperationMetrics {
     capacity("used", "Of those, allocated to ARQs");
     capacity("reserved", "Of those, reserved (a device in maintenance, or lost while allocated); free = total - used - reserved");
     const sources = () => this.sources;
+    const deviceCounts = () => this.deviceCounts;
+    new Gauge({
+      name: "cyborg_devices",
+      help: "Devices per lifecycle state (AVAILABLE TAINTED DRAINING DRAINED CLEANING QUALIFYING FAILED; docs/device-health.md)",
+      labelNames: ["state"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const counts = deviceCounts();
+        if (counts) for (const state of DEVICE_LIFECYCLE_STATES) this.set({ state }, counts[state] ?? 0);
+      },
+    });
     const hosts = () => [...new Set(fleet().map((c) => c.hostname))];
     new Gauge({
       name: "cyborg_agent_live",
@@ -309,7 +342,14 @@ export class Metrics implements OperationMetrics {
   /** The Prometheus text format, and its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
     // A read model being rebuilt answers UNAVAILABLE: the capacity gauges are left out meanwhile.
-    this.fleet = (await this.sources.capacity?.().catch(() => undefined)) ?? [];
+    const fleet = await this.sources.fleet?.().catch(() => undefined);
+    this.fleet = fleet?.capacity ?? [];
+    this.deviceCounts = undefined;
+    if (fleet) {
+      const { counts, ended } = this.deviceStates.update(fleet.devices, this.now());
+      this.deviceCounts = counts;
+      for (const stay of ended) this.stateSeconds.observe({ state: stay.state }, stay.seconds);
+    }
     const own = await this.registry.metrics();
     return { contentType: this.registry.contentType, body: this.processMetrics ? (await processRegistry().metrics()) + own : own };
   }

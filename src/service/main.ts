@@ -4,8 +4,9 @@
  * binder, the Placement sync and the Nova notifier (one active at a time each).
  */
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
+import { EvictionNotifier } from "../../projections/arqs/eviction-notifier.js";
 import { projections } from "../../projections/index.js";
-import { capacityByHost } from "../../projections/resource-providers/queries.js";
+import { fleetView } from "../../projections/resource-providers/queries.js";
 import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
 import { ReportAdmission } from "../api/report-admission.js";
 import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
@@ -15,6 +16,7 @@ import { weigherRoute } from "../api/weigher-route.js";
 import { explainRoute } from "../api/explain-route.js";
 import { bitstreamRoutes } from "../api/bitstream-routes.js";
 import { BindNotificationRouter } from "../api/notification-router.js";
+import { EvictionNotificationRouter } from "../api/eviction-router.js";
 import { ProgrammingFeed } from "../api/programming-feed.js";
 import { readiness } from "../api/readiness.js";
 import { exemptRolesOf, rateLimitFor } from "../api/rate-limit.js";
@@ -91,7 +93,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
 
     let projector: Projector | undefined;
     if (config.roles.has("projector")) {
-      const hooks = [new BoundNotifier(side.pubsub, side.readStore, log.child({ component: "notifications" })), ...obs.projectorHooks];
+      const notifierLog = log.child({ component: "notifications" });
+      const hooks = [new BoundNotifier(side.pubsub, side.readStore, notifierLog), new EvictionNotifier(side.pubsub, notifierLog), ...obs.projectorHooks];
       const written = overrides.wrapProjectorStore?.(side.readStore) ?? side.readStore;
       projector = new Projector({ events: store, store: written, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
@@ -146,15 +149,16 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const followers = await startFollowers({ store, readStore: side.readStore, config, log, nova: overrides.nova });
     opened.push(() => followers.stop());
     const notifications = new BindNotificationRouter(side.pubsub, obs.tracing);
+    const evictions = new EvictionNotificationRouter(side.pubsub);
     const programming = new ProgrammingFeed(store, log.child({ component: "programming-feed" }));
-    opened.push(() => notifications.close(), () => programming.close());
+    opened.push(() => notifications.close(), () => evictions.close(), () => programming.close());
     const reportAdmission = new ReportAdmission({ maxInFlight: config.REPORT_MAX_IN_FLIGHT, maxQueued: config.REPORT_MAX_QUEUED, retryAfterS: config.REPORT_RETRY_AFTER_S });
     obs.metrics?.watch({
       projections: () => projector?.status() ?? [],
       reportAdmission: () => reportAdmission.load(),
       openSubscriptions: () => notifications.listening,
       bindsInFlight: () => binder?.bindsInFlight ?? 0,
-      capacity: () => capacityByHost(readStore),
+      fleet: () => fleetView(readStore),
       agent: (hostname) => {
         const l = app.reportTimes.liveness(hostname);
         return { live: l.state === "LIVE", silentForS: l.silentForS };
@@ -166,7 +170,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const catchUp = readYourWrites({ ...models, log });
       const rateLimit = await rateLimitFor(config);
       opened.push(() => rateLimit.close());
-      const services = { app, readStore, store, auditStore, notifications, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement, reportAdmission };
+      const services = { app, readStore, store, auditStore, notifications, evictions, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement, reportAdmission };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), ...(eviction ? [eviction.status()] : []), ...(watchdog ? [watchdog.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });
       const routes = [bitstreamRoutes({ app, tokens, catchUp, log, rateLimit }), weigherRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit }), explainRoute({ readStore, tokens, auth: config.REST_AUTH, log, rateLimit, stale: (h) => app.agentUnavailable(h) !== null })];
       const socketQuota = new SocketQuota({ connections: config.WS_MAX_CONNECTIONS_PER_TOKEN, subscriptions: config.WS_MAX_SUBSCRIPTIONS_PER_TOKEN, exemptRoles: exemptRolesOf(config) });

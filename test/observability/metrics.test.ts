@@ -44,6 +44,8 @@ export const EXPECTED_METRICS = {
   cyborg_capacity_total: "gauge",
   cyborg_capacity_used: "gauge",
   cyborg_capacity_reserved: "gauge",
+  cyborg_devices: "gauge",
+  cyborg_device_state_duration_seconds: "histogram",
   cyborg_agent_live: "gauge",
   cyborg_agent_silent_seconds: "gauge",
   process_cpu_seconds_total: "counter",
@@ -101,6 +103,10 @@ describe("GET /metrics after a scheduler's flow", () => {
     expect(m.value("cyborg_capacity_used", { resource_class: "FPGA", host: "compute1" })).toBe(1);
     expect(m.value("cyborg_capacity_reserved", { resource_class: "FPGA", host: "compute1" })).toBe(0);
     expect(m.value("cyborg_agent_live", { host: "compute1" })).toBe(1);
+    // The one device, held and untainted: AVAILABLE; every other state is there, at zero.
+    expect(m.value("cyborg_devices", { state: "AVAILABLE" })).toBe(1);
+    expect(m.samples.filter((s) => s.name === "cyborg_devices").map((s) => s.labels.state)).toHaveLength(7);
+    expect(m.value("cyborg_devices")).toBe(1);
     for (const s of m.samples) for (const v of Object.values(s.labels)) expect(v, `${s.name} label`).not.toMatch(UUID);
     sub.unsubscribe();
 

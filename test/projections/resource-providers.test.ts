@@ -26,6 +26,7 @@ describe("resource-providers projection", () => {
         traits: ["CUSTOM_GPU_NVIDIA", "CUSTOM_GPU_PRODUCT_ID_1EB8"],
         deployableUuid: "p1",
         deviceUuid: "d1",
+        deviceState: "AVAILABLE",
       },
       {
         uuid: "rp-p2",
@@ -38,6 +39,7 @@ describe("resource-providers projection", () => {
         traits: [],
         deployableUuid: "p2",
         deviceUuid: "d2",
+        deviceState: "AVAILABLE",
       },
     ]);
     expect((await read.listResourceProviders()).map((rp) => rp.uuid)).toEqual(["rp-p1", "rp-p2", "rp-p3"]);
@@ -85,6 +87,21 @@ describe("resource-providers projection", () => {
       { type: "DeviceFailed" as const, data: { ...d, reason: "cleaning failed: reset refused", at: T(41) } },
     ];
     expect(await reserved(failed)).toBe(2);
+  });
+
+  it("gives each device its lifecycle state from its taints and holders, for every provider and the fleet view", async () => {
+    const d = { hostname: "h1", deviceUuid: "d2" };
+    const taint = (key: string, effect: "NoSchedule" | "NoExecute", at: number) => ({ type: "DeviceTainted" as const, data: { ...d, status: "MAINTAINING" as const, taint: { key, value: "", effect, by: "admin", reason: "r", at: T(at) }, at: T(at) } });
+    const untaint = (key: string, effect: "NoSchedule" | "NoExecute", at: number, status: "ENABLED" | "MAINTAINING") => ({ type: "DeviceUntainted" as const, data: { ...d, key, effect, by: "admin", reason: "r", status, at: T(at) } });
+    const held = [...host, allocated("h1", "d2", "p2", "h2a", "arq-1"), allocated("h1", "d2", "p2", "h2b", "arq-2")];
+    const stateOf = async (events: unknown[]) => (await (await given(events as never[])).read.fleetView()).devices.find((x) => x.deviceUuid === "d2")?.state;
+    expect(await stateOf([...held, taint("health", "NoExecute", 40)])).toBe("DRAINING");
+    expect(await stateOf([...held, taint("health", "NoExecute", 40), released("h1", "p2", "h2a", "arq-1"), released("h1", "p2", "h2b", "arq-2")])).toBe("DRAINED");
+    expect(await stateOf([...held, taint("m", "NoSchedule", 40), taint("health", "NoExecute", 41), untaint("health", "NoExecute", 42, "MAINTAINING")])).toBe("TAINTED");
+    expect(await stateOf([...held, taint("m", "NoSchedule", 40), untaint("m", "NoSchedule", 41, "ENABLED")])).toBe("AVAILABLE");
+    const fleet = await (await given([...held, taint("health", "NoExecute", 40)])).read.fleetView();
+    expect(fleet.devices.map((x) => x.state).sort()).toEqual(["AVAILABLE", "AVAILABLE", "DRAINING"]);
+    expect(fleet.capacity.find((c) => c.hostname === "h1" && c.resourceClass === "FPGA")).toMatchObject({ total: 2, used: 2, reserved: 2 });
   });
 
   it("removes the RP with its deployable", async () => {

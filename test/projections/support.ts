@@ -62,6 +62,7 @@ export function queriesOf(store: ReadStore) {
     getProfilesByName: (names: readonly string[]) => profiles.getProfilesByName(store, names),
     getProfileByUuid: (uuid: string) => profiles.getProfileByUuid(store, uuid),
     listResourceProviders: (hostname?: string | null) => rps.listResourceProviders(store, hostname),
+    fleetView: () => rps.fleetView(store),
   };
 }
 

@@ -28,6 +28,7 @@ describe("REST_AUTH=noauth", () => {
           readStore: s.readStore,
           store: s.store,
           notifications: s.notifications,
+          evictions: { listen: () => { throw new Error("no eviction notices in this test"); } },
           programming: new ProgrammingFeed(s.store, createLogger("silent")),
           catchUp: async () => {
             const head = await s.store.headPosition();

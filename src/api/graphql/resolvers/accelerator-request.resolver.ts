@@ -8,10 +8,11 @@ import { checkArqList } from "../../../app/request-limits.js";
 import { badInput, forbidden } from "../errors.js";
 import { ArqBindingInput, PlugProviderInput } from "../inputs/arq.input.js";
 import { ArqFilter } from "../inputs/filters.input.js";
-import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent } from "../types/accelerator-request.type.js";
+import { AcceleratorRequest, AcceleratorRequestConnection, ArqBindEvent, ArqEvictionEvent } from "../types/accelerator-request.type.js";
 import { AttachTarget, JSONScalar } from "../types/scalars.js";
 import { toConnection } from "../types/connection.js";
 import { boundEvents, type BoundEventPayload } from "./bound-events.js";
+import { evictedEvents, type EvictedEventPayload } from "./evicted-events.js";
 import { afterCursor, pageSize } from "./paging.js";
 import { AS_OF, pastOf } from "./past.js";
 
@@ -144,6 +145,20 @@ export class AcceleratorRequestResolver {
     @Arg("instanceUuid", () => ID, { nullable: true }) _instanceUuid?: string,
     @Arg("arqUuids", () => [ID], { nullable: true }) _arqUuids?: string[],
   ): BoundEventPayload {
+    return payload;
+  }
+
+  @Subscription(() => ArqEvictionEvent, {
+    description:
+      "accelerator-request-evicted: each eviction notice as it is given (a NoExecute taint on the device the ARQ holds), " +
+      "after the read models show it; notices still outstanding on the ARQs named (by arqUuid or instanceUuid) are sent at once",
+    subscribe: ({ args, context }) => evictedEvents(context as ApiContext, args as { instanceUuid?: string; arqUuid?: string }),
+  })
+  acceleratorRequestEvicted(
+    @Root() payload: EvictedEventPayload,
+    @Arg("instanceUuid", () => ID, { nullable: true }) _instanceUuid?: string,
+    @Arg("arqUuid", () => ID, { nullable: true }) _arqUuid?: string,
+  ): EvictedEventPayload {
     return payload;
   }
 }

@@ -46,3 +46,11 @@ export class ArqBindEvent {
   @Field(() => String, { nullable: true }) reason!: string | null;
   @Field(() => AcceleratorRequest) arq!: AcceleratorRequest;
 }
+
+@ObjectType({ description: "accelerator-request-evicted: an eviction notice given to an ARQ's holder (docs/device-health.md)" })
+export class ArqEvictionEvent {
+  @Field(() => ID, { description: "The ARQ uuid" }) arqUuid!: string;
+  @Field(() => ID, { nullable: true, description: "The instance the ARQ serves" }) instanceUuid!: string | null;
+  @Field(() => EvictionNotice) notice!: EvictionNotice;
+  @Field(() => AcceleratorRequest, { description: "The ARQ as the read models show it when the notice is sent" }) arq!: AcceleratorRequest;
+}
