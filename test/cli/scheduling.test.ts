@@ -9,7 +9,7 @@ vi.setConfig({ testTimeout: 120_000 });
 let built: BuiltCli;
 let svc: TestService;
 let where: Record<string, string>;
-const cli = (args: string[]) => runCli(built.cli, [...args, "--token", TOKENS.admin.token], { env: { ...process.env, LOG_LEVEL: "silent", ...where } as Record<string, string> });
+const cli = (args: string[], token: string = TOKENS.admin.token) => runCli(built.cli, [...args, "--token", token], { env: { ...process.env, LOG_LEVEL: "silent", ...where } as Record<string, string> });
 
 const region = (host: string, handles: number) => [
   {
@@ -52,7 +52,8 @@ describe("the placement commands", () => {
     const ex = await cli(["explain", "gpu"]);
     expect(ex.stdout).toContain("0 of 1 host(s) fit now");
     expect(ex.stdout).toMatch(/c1\s+RESOURCE_CLASS/);
-    const placed = await cli(["place", "fpga", "--instance", "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d01"]);
+    // Placing binds: the compute service's step (its token), as createAndBindAcceleratorRequests.
+    const placed = await cli(["place", "fpga", "--instance", "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d01"], TOKENS.service.token);
     expect(JSON.parse(placed.stdout)).toMatchObject({ hostname: "c1", alternatives: [0] });
   });
 });

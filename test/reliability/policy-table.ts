@@ -19,6 +19,7 @@ import { ROLES, type Principal, type Role } from "../../src/api/auth/tokens.js";
  */
 const RULES_IN_CODE: Record<string, Rule> = {
   "subscription.acceleratorRequestBound": "arq:read",
+  "subscription.acceleratorRequestEvicted": "arq:read",
   "subscription.programmingRequests": "programming:agent",
   "subscription.agentRequests": "programming:agent",
 };

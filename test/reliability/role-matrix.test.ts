@@ -69,6 +69,17 @@ beforeAll(async () => {
     resolvedFor.set(who, arq.uuid);
   }
   for (const who of CALLERS) if (!resolvedFor.has(who)) resolvedFor.set(who, resolvedFor.get(who === "member2" ? "member2" : "member")!);
+  // Their device tainted NoExecute: acceleratorRequestEvicted sends their outstanding notices at once.
+  const devices = (await gql(url, "admin", `{ devices { nodes { uuid deployables { rpUuid } } } }`)).devices.nodes as Array<{ uuid: string; deployables: Array<{ rpUuid: string }> }>;
+  const device = devices.find((d) => d.deployables.some((x) => x.rpUuid === rp.uuid))!;
+  await gql(url, "admin", `mutation($u: ID!, $t: TaintInput!) { taintDevice(uuid: $u, taint: $t) { uuid } }`, { u: device.uuid, t: { key: "example.com/matrix", effect: "NoExecute", reason: "the role matrix's eviction notices" } });
+  for (const who of ["member", "member2"] as const) {
+    const noticed = async () => (await gql(url, "admin", `query($u: ID!) { acceleratorRequest(uuid: $u) { eviction { deadline } } }`, { u: resolvedFor.get(who) })).acceleratorRequest?.eviction != null;
+    for (let tries = 0; !(await noticed()); tries++) {
+      if (tries > 600) throw new Error(`no eviction notice on ${who}'s ARQ after the NoExecute taint`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }, 240_000);
 afterAll(async () => {
   ws?.close();
@@ -155,7 +166,8 @@ async function answerOverWs(op: Operation, who: Caller, extra?: Record<string, u
   const token = tokenFor(who);
   // A subscription names an ARQ already resolved that the caller can see: an allowed caller gets its event at once.
   // The audit feed (`events`) catches up from the log's start: its first event comes at once too.
-  const args = op.kind === "subscription" ? { arqUuids: [resolvedFor.get(who)], after: "0", ...extra } : extra;
+  // acceleratorRequestEvicted names that ARQ, whose device is tainted NoExecute: its notice comes at once.
+  const args = op.kind === "subscription" ? { arqUuids: [resolvedFor.get(who)], arqUuid: resolvedFor.get(who), after: "0", ...extra } : extra;
   const a: WsAnswer = await ws.run(String(who), token && `Bearer ${token}`, JSON.stringify(request(op, who, args)), 60_000, true);
   if (a.error && !Array.isArray(a.error)) return [`CLOSED ${(a.error as { code?: number }).code}`];
   const codes = [...a.nexts.flatMap((n) => codesOf(n.errors)), ...codesOf(a.error)];

@@ -43,6 +43,8 @@ export class PlacementResolver {
     return placementCapacity(ctx.services.readStore, stale, { deviceProfileName }, { hosts: without?.hosts ?? [], devices: without?.devices ?? [] });
   }
 
+  // Binding is the compute service's step (arq:bind), as for createAndBindAcceleratorRequests.
+  @Authorized("arq:bind")
   @Mutation(() => Placement, {
     description:
       "Creates the ARQs of a profile (or inline groups) and binds them where the placement engine chose, in one step: as " +
@@ -59,6 +61,7 @@ export class PlacementResolver {
     @Arg("projectId", () => String, { nullable: true, description: "Admin and service only: the project to create for" }) projectId?: string,
   ) {
     const p = ctx.principal!;
+    // Binding is the compute service's; it creates too (each rule is checked, should the policy change).
     if (!allows(p, "arq:create")) throw forbidden("Mutation.placeAcceleratorRequests (needs arq:create)");
     if (groups && !allows(p, "arq:create_inline")) throw forbidden("Mutation.placeAcceleratorRequests with inline groups (needs arq:create_inline)");
     const spec = specOf(deviceProfileName, groups);
