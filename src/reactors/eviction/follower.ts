@@ -15,6 +15,7 @@ import type { DeviceTainted } from "../../domain/inventory/events.js";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { EventStore, Recorded, RecordedEvent } from "../../infra/eventstore/port.js";
 import type { Logger } from "../../infra/logger.js";
+import { catchUpFiltered } from "../follower/catch-up-filtered.js";
 import { ResumingSubscription } from "../follower/resuming-subscription.js";
 import { StateWriter, type StateSnapshots } from "../follower/state-snapshots.js";
 import { subscriptionStatus, type FollowerStatus } from "../follower/status.js";
@@ -72,21 +73,10 @@ export class EvictionFollower {
   /** Catches up page by page to the head it found (which then marks its position, taints or none), then subscribes after it. */
   private async follow(after: bigint | undefined): Promise<void> {
     const store = this.opts.store;
-    const head = await store.headPosition();
-    let from = after;
-    while (head !== undefined && (from === undefined || from < head) && !this.stopped) {
-      const page = await store.readAll({ after: from, maxCount: PAGE, filter: FILTER });
-      const mine = page.filter((e) => e.position <= head);
-      for (const e of mine) await this.acted(e);
-      if (mine.length < PAGE) break;
-      from = mine.at(-1)!.position;
-    }
-    if (head !== undefined && (after === undefined || after < head)) {
-      const [atHead] = await store.readAll({ after: head - 1n, maxCount: 1 });
-      if (atHead?.position === head && (this.mark === undefined || this.mark.position < head)) this.mark = atHead;
-    }
+    const each = (e: RecordedEvent) => this.acted(e);
+    const { start, atHead } = await catchUpFiltered(store, { after, filter: FILTER, page: PAGE, stopped: () => this.stopped, each });
+    if (atHead && (this.mark === undefined || this.mark.position < atHead.position)) this.mark = atHead;
     if (this.stopped) return;
-    const start = head !== undefined && (after === undefined || after < head) ? head : after;
     const sub = (this.subscription = new ResumingSubscription({ name: "eviction", events: store, after: start, filter: FILTER, log: this.opts.log }));
     for await (const e of sub) await this.acted(e);
   }
