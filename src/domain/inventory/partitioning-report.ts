@@ -47,6 +47,12 @@ export interface DriverPartition {
 }
 
 export interface DriverPartitioning {
+  /**
+   * The driver that makes and destroys the partitions (its Partitioner's driverNames): the agent
+   * routes the service's requests by it. The service derives one deployable per profile from the
+   * partitioning, with this driver name; null for a device whose partitions are made by hand.
+   */
+  driverName?: string | null;
   /** Shared amounts partitions draw from (MIG: compute slices). */
   counters: Array<{ name: string; total: number }>;
   /** Positions partitions occupy, 0..slots-1 (MIG: the memory slices); 0 when placements do not apply. */

@@ -119,7 +119,8 @@ export function validatePartitioning(raw: unknown, field: string): DriverPartiti
   const partitions = list(r["partitions"], `${field}.partitions`, 256).map((x, i) => partition(x, `${field}.partitions[${i}]`, byName, slots));
   unique(partitions.map((x) => x.uuid), `${field}.partitions`);
   if (typeof r["oneProfileAtATime"] !== "boolean") throw bad(`${field}.oneProfileAtATime`, "expected true or false");
-  const result: DriverPartitioning = { counters, slots, oneProfileAtATime: r["oneProfileAtATime"], profiles, partitions };
+  const driverName = r["driverName"] === null || r["driverName"] === undefined ? null : name(r["driverName"], `${field}.driverName`);
+  const result: DriverPartitioning = { driverName, counters, slots, oneProfileAtATime: r["oneProfileAtATime"], profiles, partitions };
   checkReportedFit(result, field);
   return result;
 }

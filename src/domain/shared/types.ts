@@ -6,7 +6,8 @@ export type DeviceType = (typeof DEVICE_TYPES)[number];
 export const DEVICE_STATUSES = ["ENABLED", "MAINTAINING"] as const;
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
 
-export const ATTACH_HANDLE_TYPES = ["PCI", "MDEV", "TEST_PCI"] as const;
+/** MIG: an NVIDIA MIG device (info: uuid, gpu_bdf, gpu_instance_id, compute_instance_id), made at bind. */
+export const ATTACH_HANDLE_TYPES = ["PCI", "MDEV", "TEST_PCI", "MIG"] as const;
 export type AttachHandleType = (typeof ATTACH_HANDLE_TYPES)[number];
 
 export const ARQ_STATES = ["INITIAL", "BIND_STARTED", "BOUND", "UNBOUND", "BIND_FAILED", "DELETING"] as const;

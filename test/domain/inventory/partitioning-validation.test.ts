@@ -18,9 +18,11 @@ const handle = { type: "MIG", info: { uuid: "MIG-a" } };
 
 describe("partitioning report validation", () => {
   it("accepts an H100 with its partitions, and nothing at all", () => {
-    const report = { ...h100(), partitions: [{ profile: "3g.40gb", uuid: "MIG-a", placement: { start: 4, size: 4 }, toolRef: { gpuInstanceId: 2 }, attachHandle: handle }] };
+    const report = { ...h100(), driverName: "nvidia_gpu_driver", partitions: [{ profile: "3g.40gb", uuid: "MIG-a", placement: { start: 4, size: 4 }, toolRef: { gpuInstanceId: 2 }, attachHandle: handle }] };
     expect(validatePartitioning(report, F)).toEqual(report);
     expect(validatePartitioning(null, F)).toBeNull();
+    expect(validatePartitioning({ ...report, driverName: undefined }, F)?.driverName).toBeNull();
+    expect(refusal(() => validatePartitioning({ ...report, driverName: "" }, F)).field).toBe(`${F}.driverName`);
   });
 
   it("refuses with the path of the offending field", () => {

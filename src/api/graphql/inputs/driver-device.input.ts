@@ -19,7 +19,7 @@ export class AttributeInput {
 
 @InputType()
 export class AttachHandleInput {
-  @Field(() => AttachHandleType) type!: "PCI" | "MDEV" | "TEST_PCI";
+  @Field(() => AttachHandleType) type!: "PCI" | "MDEV" | "TEST_PCI" | "MIG";
   @Field(() => JSONScalar) info!: Record<string, unknown>;
 }
 
