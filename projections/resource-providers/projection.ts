@@ -4,7 +4,8 @@
  *
  * Keys (all under the hash tag `{resource-providers}`):
  *   :rp:<deployable>         hash  uuid (the deployable's rpUuid) name parentProviderName (the host)
- *                                  deployableUuid deviceUuid total (numAccelerators)
+ *                                  deployableUuid deviceUuid total (numAccelerators), and on a
+ *                                  partitioned device's profile, available (PartitionInventoryChanged)
  *   :attrs:<deployable>, :attr-order:<deployable>   see shared/deployables.ts (rc and traits)
  *   :in-use:<deployable>     zset  allocated attach handles (used = its size)
  *   :handles:<deployable>    zset  its attach handles; :lost:<deployable> those that left the report
@@ -77,6 +78,8 @@ export function project(event: RecordedEvent): Write[] {
         { op: "zadd", key: k("by-host", d.hostname), member: d.deployableUuid, score: at, nx: true },
       ];
     }
+    case "PartitionInventoryChanged":
+      return e.data.available.map((a): Write => ({ op: "put", key: k("rp", a.deployableUuid), fields: { available: a.available } }));
     case "DeployableChanged": {
       const n = e.data.changes.numAccelerators;
       return n === undefined ? [] : [{ op: "put", key: k("rp", e.data.deployableUuid), fields: { total: n } }];

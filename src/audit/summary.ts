@@ -41,6 +41,18 @@ const TELL: Tellers = {
   DeviceLost: (d) => `device ${d.deviceUuid} left ${d.hostname}'s report while held by ARQ ${list(d.arqUuids)}: kept, marked lost, until released`,
   DeviceRemoved: (d) => `device ${d.deviceUuid} removed from ${d.hostname}`,
   DeviceCleaningRequirementSet: (d) => `device ${d.deviceUuid} on ${d.hostname} ${d.required ? "requires" : "no longer requires"} a clean after each use (by ${d.by})`,
+  DevicePartitioningChanged: (d) =>
+    d.partitioning === null
+      ? `device ${d.deviceUuid} on ${d.hostname} is no longer partitioned`
+      : `device ${d.deviceUuid} on ${d.hostname} makes ${d.partitioning.profiles.map((p) => p.name).join(", ")}; ${d.partitioning.partitions.length} partition(s) exist`,
+  PartitionInventoryChanged: (d) => `device ${d.deviceUuid} on ${d.hostname} can hold ${d.available.map((a) => `${a.available} ${a.profile}`).join(", ")}`,
+  PartitionCreationRequested: (d) => `partition ${d.profile} to be made on device ${d.deviceUuid} on ${d.hostname}${d.placement ? ` at slot ${d.placement.start}` : ""} for ARQ ${d.arqUuid} (request ${d.requestId})`,
+  PartitionCreated: (d) => `partition ${d.partition.profile} ${d.partition.uuid} made on device ${d.deviceUuid} on ${d.hostname} in ${d.durationMs} ms for ARQ ${d.arqUuid}: ${d.command.join(" ")}`,
+  PartitionCreationFailed: (d) => `partition for ARQ ${d.arqUuid} could not be made on device ${d.deviceUuid} on ${d.hostname} (request ${d.requestId}): ${d.reason}`,
+  PartitionCreationAbandoned: (d) => `partition for ARQ ${d.arqUuid} on device ${d.deviceUuid} on ${d.hostname} no longer wanted (request ${d.requestId}): ${d.reason}`,
+  PartitionDestructionRequested: (d) => `partition ${d.uuid} on device ${d.deviceUuid} on ${d.hostname} to be destroyed (request ${d.requestId})`,
+  PartitionDestroyed: (d) => `partition ${d.uuid} on device ${d.deviceUuid} on ${d.hostname} destroyed in ${d.durationMs} ms: ${d.command.join(" ")}`,
+  PartitionDestructionFailed: (d) => `partition ${d.uuid} on device ${d.deviceUuid} on ${d.hostname} could not be destroyed, and is kept free (request ${d.requestId}): ${d.reason}`,
   DeviceCleaningRequested: (d) => `device ${d.deviceUuid} on ${d.hostname} to be cleaned (request ${d.requestId}): ${d.reason}`,
   DeviceCleaned: (d) => `device ${d.deviceUuid} on ${d.hostname} cleaned in ${d.durationMs} ms (request ${d.requestId}, digest ${d.digest}): ${d.command.join(" ")}`,
   DeviceCleaningFailed: (d) => `cleaning device ${d.deviceUuid} on ${d.hostname} failed (request ${d.requestId}): ${d.reason}`,

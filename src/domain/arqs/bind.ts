@@ -85,8 +85,9 @@ export function decideBind(
   // Refused now: the mutation only starts the bind, the binder fails it with the reason.
   const refuse = (reason: string) => (started.length > 0 ? decision([]) : decision(decideArq({ type: "FailArqBind", data: { arqUuid, reason, at } }, arqStarted)));
   if (host === null || liveArq(arqStarted)?.state !== "BIND_STARTED") return decision([]);
+  // A bind that starts now owns no earlier failure: a leftover is released or replaced below.
   const failure = host.programmingFailures.get(arqUuid);
-  if (failure !== undefined) return refuse(failure);
+  if (failure !== undefined && (started.length === 0 || allocatedByThisBind)) return refuse(failure);
   let allocated: InventoryEvent[];
   try {
     const group = liveArq(arqStarted)!.group;
@@ -102,7 +103,9 @@ export function decideBind(
     return refuse(err.message);
   }
   const hostAllocated = allocated.length > 0 ? fold(HOST, host, allocated) : host;
-  const a = hostAllocated.allocations.get(arqUuid)!;
+  const a = hostAllocated.allocations.get(arqUuid);
+  // No handle yet: its partition is being made (inventory/partition-allocation.ts); the agent's answer runs the bind again.
+  if (!a) return decision([], allocated, hostAllocated);
   const requestedBy = { kind: "bind" as const, arqUuid, instanceUuid };
   const verdict = regionForBind(hostAllocated, a.deployableUuid, arqUuid, programming?.need ?? null, { requestId: programming?.requestId ?? "", requestedBy, at });
   switch (verdict.kind) {

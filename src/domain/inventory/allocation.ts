@@ -10,6 +10,10 @@ import type { InventoryEvent } from "./events.js";
 import { evolveHost, findDeployable, type DeployableNode, type DeviceNode, type HostState } from "./state.js";
 import { checkSchedulable, type Toleration } from "./taints.js";
 import { checkTargetFits, type TargetRequirements } from "./target-fit.js";
+import { abandonCreation, allocateOnPartitionedDevice, destroyAfterRelease } from "./partition-allocation.js";
+import type { PlacementPolicy } from "./partition-fit.js";
+import { profileOfDeployable } from "./partition-record.js";
+import { withPartitionInventory } from "./partition-inventory.js";
 
 export interface AllocateRequest {
   hostname: string;
@@ -30,6 +34,16 @@ export interface AllocateRequest {
   afresh?: boolean;
   /** The ARQ's profile group asks for the device to be cleaned once it leaves (accel:clean_after_use). */
   cleanAfterUse?: boolean;
+  /** Where a partition to be made goes (partition-fit.ts); best-fit when absent. */
+  partitionPolicy?: PlacementPolicy;
+}
+
+export interface ReleaseRequest {
+  hostname: string;
+  arqUuid: string;
+  at: string;
+  /** PARTITION_KEEP_IDLE: a released partition stays made, free for the next ARQ of its profile, instead of being destroyed. */
+  keepIdlePartitions?: boolean;
 }
 
 /**
@@ -38,8 +52,13 @@ export interface AllocateRequest {
  * device is not lost and carries no taint the group does not tolerate).
  */
 export function decideAllocate(state: HostState, req: AllocateRequest): InventoryEvent[] {
+  return withPartitionInventory(state, allocateAfresh(state, req), req.hostname, req.at);
+}
+
+function allocateAfresh(state: HostState, req: AllocateRequest): InventoryEvent[] {
   const { hostname, arqUuid, at } = req;
-  if (!req.afresh || !state.allocations.has(arqUuid)) return decideAllocateOnce(state, req);
+  const leftover = state.allocations.has(arqUuid) || [...state.devices.values()].some((d) => d.partitioning?.creations.has(arqUuid));
+  if (!req.afresh || !leftover) return decideAllocateOnce(state, req);
   const released = decideRelease(state, { hostname, arqUuid, at });
   return [...released, ...decideAllocateOnce(fold({ evolve: evolveHost }, state, released), req)];
 }
@@ -65,6 +84,8 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
   checkSchedulable(device, hostname, req.tolerations ?? []);
   const cleaning = cleaningHold(device);
   if (cleaning) throw new DomainError("CONFLICT", `${cleaning} (on host ${hostname})`, "deviceRpUuid");
+  const profile = profileOfDeployable(device, deployable);
+  if (profile) return allocateOnPartitionedDevice(device, deployable, profile, { ...req, policy: req.partitionPolicy });
   const handle = [...deployable.handles.values()].find((h) => !h.lost && !h.allocatedTo);
   if (!handle) {
     throw new DomainError("CONFLICT", `No free attach handle on deployable ${deployable.name} (RP ${rpUuid}) on host ${hostname}: every accelerator there is held; pick another provider (hostWeights ranks the hosts that still have one), or unbind ARQs that no longer need theirs`, "deviceRpUuid");
@@ -93,10 +114,14 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
  * Frees the ARQ's handle, if it holds one. A lost handle is removed with it; a lost device is
  * removed (children first) when its last allocated handle is released.
  */
-export function decideRelease(state: HostState, req: { hostname: string; arqUuid: string; at: string }): InventoryEvent[] {
+export function decideRelease(state: HostState, req: ReleaseRequest): InventoryEvent[] {
+  return withPartitionInventory(state, releaseOnce(state, req), req.hostname, req.at);
+}
+
+function releaseOnce(state: HostState, req: ReleaseRequest): InventoryEvent[] {
   const { hostname, arqUuid, at } = req;
   const held = state.allocations.get(arqUuid);
-  if (!held) return [];
+  if (!held) return abandonCreation(state, hostname, arqUuid, "the ARQ was released before its partition was made", at);
   const events: InventoryEvent[] = [
     { type: "AttachHandleReleased", data: { hostname, deployableUuid: held.deployableUuid, handleUuid: held.handleUuid, arqUuid, at } },
   ];
@@ -108,6 +133,8 @@ export function decideRelease(state: HostState, req: { hostname: string; arqUuid
   const device = after.devices.get(held.deviceUuid);
   if (device?.lostArqs && ![...after.allocations.values()].some((a) => a.deviceUuid === device.uuid)) {
     events.push(...removeDevice(hostname, device, at));
+  } else if (device?.partitioning) {
+    events.push(...destroyAfterRelease(after, hostname, held.deviceUuid, held.deployableUuid, held.handleUuid, req.keepIdlePartitions ?? false, at));
   }
   return events;
 }

@@ -14,6 +14,7 @@
  *   a request that no agent answers within its time is closed as failed (AbandonDeviceCleaning).
  */
 import { DomainError } from "../shared/types.js";
+import { commandLine, duration, text } from "./agent-report-fields.js";
 import type { CleaningEvent } from "./cleaning-events.js";
 import type { DeviceNode, HostState } from "./host-tree.js";
 import { cleaningRequestIdFor } from "./ids.js";
@@ -209,21 +210,4 @@ export function evolveCleaning(c: DeviceCleaningState, event: CleaningEvent): De
     case "DeviceFailed":
       return { ...c, qualifyingSince: null, failed: { reason: event.data.reason, at: event.data.at } };
   }
-}
-
-function commandLine(value: unknown): string[] {
-  if (!Array.isArray(value) || value.length === 0 || value.length > 64 || !value.every((v) => typeof v === "string" && v.length <= 4096)) {
-    throw new DomainError("BAD_USER_INPUT", "command must be the driver's command line: 1 to 64 strings", "command");
-  }
-  return [...value];
-}
-
-function duration(value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw new DomainError("BAD_USER_INPUT", "durationMs must be a number >= 0", "durationMs");
-  return Math.round(value);
-}
-
-function text(value: unknown, field: string): string {
-  if (typeof value !== "string" || value.trim().length === 0) throw new DomainError("BAD_USER_INPUT", `${field} must be a non-empty string`, field);
-  return value.length > 2000 ? `${value.slice(0, 1997)}...` : value;
 }

@@ -4,7 +4,9 @@
  */
 import { assertNever, fold, type Decider } from "../shared/decider.js";
 import { DEVICE_STATUSES, DomainError, type DeviceStatus } from "../shared/types.js";
-import { decideAllocate, decideRelease, type AllocateRequest } from "./allocation.js";
+import { decideAllocate, decideRelease, type AllocateRequest, type ReleaseRequest } from "./allocation.js";
+import { decidePartitionReport, type PartitionCommand } from "./partition-allocation.js";
+import { withPartitionInventory } from "./partition-inventory.js";
 import { cleaningAfterRelease, decideCleaning, qualifyAfterReport, type CleaningCommand } from "./cleaning.js";
 import { diffValidatedReport, type ReportDiff } from "./diff.js";
 import type { InventoryEvent } from "./events.js";
@@ -26,9 +28,10 @@ export type HostCommand =
   | { type: "SetDeviceStatus"; data: { hostname: string; deviceUuid: string; status: DeviceStatus; by?: string; reason?: string; at: string } }
   | TaintCommand
   | { type: "AllocateAttachHandle"; data: AllocateRequest }
-  | { type: "ReleaseAttachHandle"; data: { hostname: string; arqUuid: string; at: string } }
+  | { type: "ReleaseAttachHandle"; data: ReleaseRequest }
   | ProgrammingCommand
-  | CleaningCommand;
+  | CleaningCommand
+  | PartitionCommand;
 
 export function decideHost(command: HostCommand, state: HostState): InventoryEvent[] {
   const hostname = checkHostname(state, command.data.hostname);
@@ -66,6 +69,11 @@ export function decideHost(command: HostCommand, state: HostState): InventoryEve
     case "ReportDeviceCleaningFailed":
     case "AbandonDeviceCleaning":
       return decideCleaning(command, state);
+    case "ReportPartitionCreated":
+    case "ReportPartitionCreationFailed":
+    case "ReportPartitionDestroyed":
+    case "ReportPartitionDestructionFailed":
+      return withPartitionInventory(state, decidePartitionReport(command, state), hostname, command.data.at);
     default:
       return assertNever(command);
   }
@@ -84,7 +92,7 @@ export function decideReport(
   const report = validateReport(command.data.devices);
   const { at, healthRules } = command.data;
   const diff = diffValidatedReport(state, hostname, report, at, healthRules);
-  const events = diff.events;
+  const events = withPartitionInventory(state, diff.events, hostname, at);
   if (awaitsQualification(state)) {
     const reported = new Set(report.map((d) => deviceUuidFor(hostname, d.cpidKey)));
     events.push(...qualifyAfterReport(fold(hostDecider, state, events), reported, at));

@@ -20,6 +20,7 @@ import { checkOwnDeployables } from "./deployable-names.js";
 import { HEALTHY } from "./health.js";
 import { healthEvents } from "./health-diff.js";
 import { topologyEvents } from "./topology.js";
+import { partitioningEvents, withPartitionDeployables } from "./partition-deployables.js";
 import { DEFAULT_HEALTH_RULES, type HealthRule } from "./health-rules.js";
 import type { ControlPath, DeployableChanged, DeviceChanged, InventoryEvent } from "./events.js";
 import { attachHandleUuidFor, attributeUuidFor, controlPathUuidFor, deployableUuidFor, deviceUuidFor, rpUuidFor } from "./ids.js";
@@ -61,6 +62,7 @@ export function diffValidatedReport(
   rules: readonly HealthRule[] = DEFAULT_HEALTH_RULES,
 ): ReportDiff {
   checkOwnDeployables(hostname, report);
+  report = withPartitionDeployables(hostname, report);
   const reported = new Map<string, ReportedDevice>();
   for (const d of report) reported.set(deviceUuidFor(hostname, d.cpidKey), d);
   const out: Phases = { removals: [], upserts: [] };
@@ -82,13 +84,14 @@ export function diffValidatedReport(
         ...addDevice(hostname, uuid, r, at),
         ...healthEvents(hostname, { uuid, health: HEALTHY, taints: [] }, r.health, rules, at),
         ...topologyEvents(hostname, uuid, null, r.topology, at),
+        ...partitioningEvents(hostname, uuid, null, r.partitioning, at),
       );
       summary.added++;
       continue;
     }
     const before = out.removals.length + out.upserts.length;
     diffDevice(hostname, known, r, at, out);
-    out.upserts.push(...healthEvents(hostname, known, r.health, rules, at), ...topologyEvents(hostname, uuid, known.topology, r.topology, at));
+    out.upserts.push(...healthEvents(hostname, known, r.health, rules, at), ...topologyEvents(hostname, uuid, known.topology, r.topology, at), ...partitioningEvents(hostname, uuid, known.partitioning, r.partitioning, at));
     if (out.removals.length + out.upserts.length > before) summary.updated++;
     else summary.unchanged++;
   }

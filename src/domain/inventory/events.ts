@@ -5,8 +5,10 @@
 import type { TaintEffect } from "../shared/tolerations.js";
 import type { AttachHandleType, DeviceStatus, DeviceType, JsonObject } from "../shared/types.js";
 import type { CleaningEvent } from "./cleaning-events.js";
+import type { PartitionEvent } from "./partition-events.js";
 
 export type * from "./cleaning-events.js";
+export type * from "./partition-events.js";
 import type { DeviceHealth } from "./health.js";
 import type { DeviceTopology } from "./topology-report.js";
 
@@ -331,4 +333,5 @@ export type InventoryEvent =
   | RegionProgrammed
   | RegionProgrammingFailed
   | RegionProgrammingAbandoned
-  | CleaningEvent;
+  | CleaningEvent
+  | PartitionEvent;

@@ -33,6 +33,8 @@ import type {
 } from "./events.js";
 import { evolveCleaning, initialCleaning } from "./cleaning.js";
 import type { CleaningEvent } from "./cleaning-events.js";
+import type { PartitionEvent } from "./partition-events.js";
+import { evolvePartitionRecord } from "./partition-record.js";
 import { HEALTHY } from "./health.js";
 import { MAINTENANCE_TAINT_KEY, statusOf, withTaint, withoutTaint } from "./taints.js";
 import type { Allocation, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingReport } from "./host-tree.js";
@@ -79,6 +81,16 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "DeviceQualified":
     case "DeviceFailed":
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, cleaning: evolveCleaning(d.cleaning, event as CleaningEvent), updatedAt: event.data.at }));
+    case "DevicePartitioningChanged":
+    case "PartitionInventoryChanged":
+    case "PartitionCreationRequested":
+    case "PartitionCreated":
+    case "PartitionCreationFailed":
+    case "PartitionCreationAbandoned":
+    case "PartitionDestructionRequested":
+    case "PartitionDestroyed":
+    case "PartitionDestructionFailed":
+      return evolvePartitions(state, event);
     case "HostReportSettled":
       return state;
     default:
@@ -102,6 +114,7 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
         taints: [],
         deployables: new Map(),
         cleaning: initialCleaning(),
+        partitioning: null,
       };
       return { ...state, hostname, devices: withEntry(state.devices, deviceUuid, node) };
     }
@@ -211,6 +224,14 @@ function evolveHandle(state: HostState, event: HandleEvent): HostState {
     default:
       return assertNever(event);
   }
+}
+
+/** A partitioned device's record; a failed creation fails the bind that waited for it. */
+function evolvePartitions(state: HostState, event: PartitionEvent): HostState {
+  const next = updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, partitioning: evolvePartitionRecord(d.partitioning, event), updatedAt: event.data.at }));
+  if (event.type === "PartitionCreationFailed") return { ...next, programmingFailures: withEntry(next.programmingFailures, event.data.arqUuid, event.data.reason) };
+  if (event.type === "PartitionCreationRequested") return { ...next, programmingFailures: withoutEntry(next.programmingFailures, event.data.arqUuid) };
+  return next;
 }
 
 /** A region's programming request, from asked to closed. */

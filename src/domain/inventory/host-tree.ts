@@ -5,6 +5,7 @@
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
 import type { DeviceCleaningState } from "./cleaning.js";
 import type { DeviceHealth } from "./health.js";
+import type { DevicePartitionRecord } from "./partition-record.js";
 import type { DeviceTopology } from "./topology-report.js";
 import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester, Taint } from "./events.js";
 
@@ -82,6 +83,8 @@ export type DeviceNode = Pick<
   deployables: ReadonlyMap<string, DeployableNode>;
   /** Cleaning before reuse and qualification (cleaning.ts). */
   cleaning: DeviceCleaningState;
+  /** A device cut into partitions on demand: what its driver reports and the requests under way (partition-record.ts); null otherwise. */
+  partitioning: DevicePartitionRecord | null;
 };
 
 /** Which handle an ARQ holds: what AttachHandleAllocated recorded. */
@@ -95,7 +98,11 @@ export interface HostState {
   deviceOfDeployable: ReadonlyMap<string, string>;
   /** By ARQ uuid. */
   allocations: ReadonlyMap<string, Allocation>;
-  /** ARQs whose region's programming failed or was abandoned while they waited, with the reason; until their handle is released. */
+  /**
+   * ARQs whose bind waited on the agent and failed, with the reason: their region's programming
+   * failed or was abandoned (until their handle is released), or their partition could not be made
+   * (until the ARQ's next bind).
+   */
   programmingFailures: ReadonlyMap<string, string>;
   /**
    * How many events other than AttachHandleAllocated / AttachHandleReleased the stream holds.

@@ -32,4 +32,6 @@ export const attributeUuidFor = (deployableUuid: string, key: string) => v5id(`a
 export const attachHandleUuidFor = (deployableUuid: string, infoKey: string) => v5id(`attachHandle:${deployableUuid}/${infoKey}`);
 /** The `n`th cleaning request of a device (cleaning.ts): the same on every replay. */
 export const cleaningRequestIdFor = (deviceUuid: string, n: number) => v5(`cleaning:${deviceUuid}/${n}`, INVENTORY_NAMESPACE);
+/** The `n`th request to make or destroy one of a device's partitions (partition-allocation.ts): the same on every replay. */
+export const partitionRequestIdFor = (deviceUuid: string, n: number) => v5(`partition:${deviceUuid}/${n}`, INVENTORY_NAMESPACE);
 export const rpUuidFor = (deployableName: string) => remembered(`rp:${deployableName}`, () => v3(deployableName, NAMESPACE_DNS));

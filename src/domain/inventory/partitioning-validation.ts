@@ -74,7 +74,7 @@ function profile(v: unknown, field: string, counters: ReadonlySet<string>, slots
   return { name: name(r["name"], `${field}.name`), toolId: name(r["toolId"], `${field}.toolId`), resourceClass: resourceClass(r["resourceClass"], `${field}.resourceClass`), consumes, placements, maxInstances };
 }
 
-function partition(v: unknown, field: string, profiles: ReadonlyMap<string, DriverPartitionProfile>, slots: number): DriverPartition {
+export function validatePartition(v: unknown, field: string, profiles: ReadonlyMap<string, DriverPartitionProfile>, slots: number): DriverPartition {
   const r = record(v, field);
   const prof = name(r["profile"], `${field}.profile`);
   if (!profiles.has(prof)) throw bad(`${field}.profile`, `the device declares no profile "${prof}"`);
@@ -116,7 +116,7 @@ export function validatePartitioning(raw: unknown, field: string): DriverPartiti
   unique(profiles.map((x) => x.name), `${field}.profiles`);
   unique(profiles.map((x) => x.resourceClass), `${field}.profiles`);
   const byName = new Map(profiles.map((x) => [x.name, x]));
-  const partitions = list(r["partitions"], `${field}.partitions`, 256).map((x, i) => partition(x, `${field}.partitions[${i}]`, byName, slots));
+  const partitions = list(r["partitions"], `${field}.partitions`, 256).map((x, i) => validatePartition(x, `${field}.partitions[${i}]`, byName, slots));
   unique(partitions.map((x) => x.uuid), `${field}.partitions`);
   if (typeof r["oneProfileAtATime"] !== "boolean") throw bad(`${field}.oneProfileAtATime`, "expected true or false");
   const driverName = r["driverName"] === null || r["driverName"] === undefined ? null : name(r["driverName"], `${field}.driverName`);

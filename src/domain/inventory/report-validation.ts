@@ -8,6 +8,8 @@ import { ATTACH_HANDLE_TYPES, DEVICE_TYPES, DomainError, type AttachHandleType, 
 import { validateHealth, type DeviceHealth } from "./health.js";
 import { normalizePciInfo } from "./pci.js";
 import { validateTopology } from "./topology.js";
+import type { DriverPartition, DriverPartitioning, DriverPartitionProfile } from "./partitioning-report.js";
+import { validatePartition, validatePartitioning } from "./partitioning-validation.js";
 import type { DeviceTopology } from "./topology-report.js";
 import { isValidResourceClass, isValidTrait, normalizeTraitName } from "../shared/traits.js";
 
@@ -61,6 +63,11 @@ export interface ReportedDevice {
   health?: DeviceHealth;
   /** Absent when the report carries none (so such a report's digest is what it was before topology). */
   topology?: DeviceTopology;
+  /**
+   * Absent for a device that is not cut into partitions; its partitions' attach handles normalised
+   * as any handle is. The diff derives one deployable per profile from it (partition-deployables.ts).
+   */
+  partitioning?: DriverPartitioning;
   /** Parents before children; otherwise in report order. */
   deployables: ReportedDeployable[];
 }
@@ -126,6 +133,7 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
   const deployables = raw.deployables.map((d, k) => validateDeployable(d, k, `${field}.deployables[${k}]`));
   const health = validateHealth(raw.health, `${field}.health`);
   const topology = validateTopology(raw.topology, `${field}.topology`);
+  const partitioning = validateDevicePartitioning(raw.partitioning, `${field}.partitioning`);
   return {
     type: type as DeviceType,
     vendor: boundedString(raw.vendor, `${field}.vendor`, MAX_NAME_LENGTH, true),
@@ -138,6 +146,7 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
     stub: raw.stub === true,
     ...(health === null ? {} : { health }),
     ...(topology === null ? {} : { topology }),
+    ...(partitioning === null ? {} : { partitioning }),
     deployables: parentsFirst(deployables, field),
   };
 }
@@ -225,8 +234,39 @@ function validateHandle(raw: unknown, field: string): ReportedHandle {
     throw bad(`${field}.type`, `unknown attach handle type ${JSON.stringify(type)}; expected one of ${ATTACH_HANDLE_TYPES.join(", ")}`);
   }
   if (!isJsonObject(raw.info) || !isJsonValue(raw.info)) throw bad(`${field}.info`, "attach handle info must be a JSON object");
-  const info = type === "TEST_PCI" ? sortKeys(raw.info) : normalizePciInfo(raw.info, `${field}.info`);
+  const info = type === "TEST_PCI" ? sortKeys(raw.info) : type === "MIG" ? migInfo(raw.info, `${field}.info`) : normalizePciInfo(raw.info, `${field}.info`);
   return { type: type as AttachHandleType, info, infoKey: canonicalJson(info) };
+}
+
+/** A MIG device is named by its UUID ("MIG-..."), as nvidia-smi -L and the container runtimes name it. */
+function migInfo(info: JsonObject, field: string): JsonObject {
+  const uuid = info["uuid"];
+  if (typeof uuid !== "string" || !/^MIG-[0-9A-Za-z-]{1,100}$/.test(uuid)) throw bad(`${field}.uuid`, `a MIG attach handle is named by its MIG device UUID ("MIG-..." as nvidia-smi -L lists it); got ${JSON.stringify(uuid)}`);
+  return sortKeys(info);
+}
+
+/** A partition the agent made (partition-allocation.ts), validated as a reported one, its attach handle as any handle. */
+export function validateMadePartition(raw: unknown, profiles: readonly DriverPartitionProfile[], slots: number): DriverPartition {
+  const part = validatePartition(raw, "partition", new Map(profiles.map((p) => [p.name, p])), slots);
+  const h = validateHandle(part.attachHandle, "partition.attachHandle");
+  return { ...part, attachHandle: { type: h.type, info: h.info } };
+}
+
+/** The partitioning as partitioning-validation.ts checks it, each partition's attach handle validated as any handle. */
+function validateDevicePartitioning(raw: unknown, field: string): DriverPartitioning | null {
+  const p = validatePartitioning(raw, field);
+  if (p === null) return null;
+  const partitions = p.partitions.map((part, i) => {
+    const h = validateHandle(part.attachHandle, `${field}.partitions[${i}].attachHandle`);
+    return { ...part, attachHandle: { type: h.type, info: h.info } };
+  });
+  const keys = new Set<string>();
+  partitions.forEach((part, i) => {
+    const key = canonicalJson(part.attachHandle.info);
+    if (keys.has(key)) throw bad(`${field}.partitions[${i}].attachHandle.info`, `attach handle ${key} is reported twice`);
+    keys.add(key);
+  });
+  return { ...p, partitions };
 }
 
 function boundedString(value: unknown, field: string, max: number, allowEmpty: boolean): string {

@@ -6,6 +6,9 @@
  *
  * - uuid: the deployable's rpUuid, uuid3(NAMESPACE_DNS, name), as Cyborg; name: the deployable name.
  * - inventory: the `rc` attribute's class, total = numAccelerators, max_unit = total.
+ * - a partition profile's provider (partition-deployables.ts): total = how many of the profile the
+ *   empty device holds, reserved = total - how many it can hold now (partition-inventory.ts), so
+ *   Nova's scheduler never picks a partition that cannot be made.
  * - reserved = total while nothing new may land on it: the device is not offered in its lifecycle
  *   (device-lifecycle.ts: a taint, Cyborg's status MAINTAINING; cleaning; qualifying; failed), or the device or the deployable left the report while allocated
  *   (lost, kept until released: never deleted under a VM).
@@ -52,6 +55,7 @@ export const PROVIDER_EVENT_TYPES = [
   "DeviceCleaningFailed",
   "DeviceQualified",
   "DeviceFailed",
+  "PartitionInventoryChanged",
 ] as const satisfies ReadonlyArray<InventoryEvent["type"]>;
 
 /** The host's providers, devices and deployables in the order first reported. */
@@ -82,6 +86,7 @@ function providerOf(hostname: string, device: DeviceNode, d: DeployableNode): De
       deviceLost: device.lostArqs !== null,
       handles: d.handles.size,
       lostHandles: [...d.handles.values()].filter((h) => h.lost).length,
+      available: device.partitioning?.available.get(d.uuid) ?? null,
     }),
     traits: [...traits].sort(),
     deployableUuid: d.uuid,
@@ -104,11 +109,14 @@ export interface ProviderAvailability {
   deviceLost: boolean;
   handles: number;
   lostHandles: number;
+  /** A partition profile's provider: how many of the profile the device can hold now (partition-inventory.ts); null for any other provider. */
+  available?: number | null;
 }
 
-/** The provider's reserved capacity: all of it while nothing new may land on it, none otherwise. */
+/** The provider's reserved capacity: all of it while nothing new may land on it; on a partition profile's provider, what cannot be made now; none otherwise. */
 export function reservedOf(total: number, a: ProviderAvailability): number {
   // A deployable that left the report keeps only its lost (allocated) handles.
   const left = a.handles > 0 && a.lostHandles === a.handles;
-  return a.notOffered || a.deviceLost || left ? total : 0;
+  if (a.notOffered || a.deviceLost || left) return total;
+  return a.available === undefined || a.available === null ? 0 : Math.max(0, total - a.available);
 }
