@@ -1,7 +1,7 @@
 /**
  * Requests for the agents' subscriptions (programmingRequests, agentRequests): one follower of the
- * event log per API process, from the head at its start, routing RegionProgrammingRequested and
- * DeviceCleaningRequested to the subscriptions of that host. It needs neither a projector nor pub/sub, so every API replica
+ * event log per API process, from the head at its start, routing RegionProgrammingRequested,
+ * DeviceCleaningRequested, PartitionCreationRequested and PartitionDestructionRequested to the subscriptions of that host. It needs neither a projector nor pub/sub, so every API replica
  * serves its agents alone; requests made before a subscription are read from the host's stream.
  * A lost subscription to the log is opened again after the last request it routed
  * (ResumingSubscription): the agents' subscriptions stay open and miss nothing.
@@ -55,8 +55,8 @@ export class ProgrammingFeed {
 
   private async follow(): Promise<void> {
     const after = await this.store.headPosition();
-    // Both kinds of request travel to the agent's connection: programming a region, cleaning a device.
-    const filter = { eventTypes: ["RegionProgrammingRequested", "DeviceCleaningRequested"], streamPrefixes: ["host-"] };
+    // Every kind of request travels to the agent's connection: programming a region, cleaning a device, making or destroying a partition.
+    const filter = { eventTypes: ["RegionProgrammingRequested", "DeviceCleaningRequested", "PartitionCreationRequested", "PartitionDestructionRequested"], streamPrefixes: ["host-"] };
     const sub = (this.sub = new ResumingSubscription({ name: "programming-feed", events: this.store, after, filter, log: this.log }));
     this.loop = (async () => {
       for await (const e of sub) {

@@ -14,6 +14,7 @@ import * as bitstreams from "./bitstreams/use-cases.js";
 import { EmbeddedCatalogue } from "./bitstreams/embedded-catalogue.js";
 import * as programming from "./programming.js";
 import * as cleaning from "./cleaning.js";
+import * as partitions from "./partitions.js";
 import * as eviction from "./eviction.js";
 import type { DeviceProfileInput } from "../domain/device-profiles/validation.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
@@ -47,6 +48,8 @@ export interface ApplicationOptions {
   newId?: () => string;
   /** Entries of the in-process aggregate cache (default 10 000). */
   cacheSize?: number;
+  /** PARTITION_KEEP_IDLE (default false: a released partition is destroyed). */
+  keepIdlePartitions?: boolean;
   /** The per-project ARQ quota; none when not given. */
   quota?: arqs.ArqQuota;
   /** The binds one call may ask for (MAX_BINDINGS_PER_MUTATION); no limit when not given. */
@@ -262,6 +265,16 @@ export class Application {
     return cleaning.reportCleaningResult(this.streams, ctx, input);
   }
 
+  /** The partitions the host's agent is asked to make or destroy now. */
+  partitionRequestsInFlight(hostname: string): Promise<partitions.PartitionRequestView[]> {
+    return partitions.partitionRequestsInFlight(this.streams, hostname);
+  }
+
+  /** The agent's answer to a partition request; a made partition completes the bind that waited for it. */
+  reportPartitionResult(ctx: CommandContext, input: partitions.PartitionResultInput) {
+    return partitions.reportPartitionResult(this.streams, ctx, input);
+  }
+
   abandonCleaning(ctx: CommandContext, target: { hostname: string; deviceUuid: string; requestId: string; reason: string }): Promise<boolean> {
     return cleaning.abandonCleaning(this.streams, ctx, target);
   }
@@ -311,7 +324,7 @@ export class Application {
 }
 
 function partsOf(opts: ApplicationOptions): ApplicationParts {
-  const streams = new Streams(opts.store, new AggregateCache(opts.cacheSize));
+  const streams = new Streams(opts.store, new AggregateCache(opts.cacheSize), undefined, { keepIdlePartitions: opts.keepIdlePartitions ?? false });
   const newId = opts.newId ?? randomUUID;
   const b = opts.bitstreams ?? {};
   const catalogue =

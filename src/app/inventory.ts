@@ -92,7 +92,7 @@ export async function confirmHostInventory(
 
 /** Idempotent: frees whatever handle the ARQ holds on the host, if any. */
 export async function releaseHandleForArq(s: Streams, ctx: CommandContext, hostname: string, arqUuid: string): Promise<void> {
-  await s.handle(aggregates.host, hostname, { type: "ReleaseAttachHandle", data: { hostname, arqUuid, at: ctx.at } }, ctx);
+  await s.handle(aggregates.host, hostname, { type: "ReleaseAttachHandle", data: { hostname, arqUuid, at: ctx.at, keepIdlePartitions: s.policies.keepIdlePartitions } }, ctx);
 }
 
 /** What os-acc's initialize waits for: has this host's agent reported its inventory, with no programming in progress? */

@@ -60,11 +60,18 @@ export class Decided<S, E extends DomainEventShape> {
   ) {}
 }
 
+/** Settings the use cases decide with, beside the streams. */
+export interface StreamPolicies {
+  /** PARTITION_KEEP_IDLE: a released partition stays made, free for its profile's next ARQ, instead of being destroyed. */
+  keepIdlePartitions: boolean;
+}
+
 export class Streams {
   constructor(
     readonly store: EventStore,
     readonly cache = new AggregateCache(),
     readonly locks = new StreamLocks(),
+    readonly policies: StreamPolicies = { keepIdlePartitions: false },
   ) {}
 
   /**
@@ -74,7 +81,7 @@ export class Streams {
    * anything writes nothing at all. A refused `first` step rejects the write with `refused()`.
    */
   beforeFirstWrite(first: () => Promise<AppendStep>, refused: () => Error): Streams {
-    return new Streams(new FirstWriteStore(this.store, first, refused), this.cache, this.locks);
+    return new Streams(new FirstWriteStore(this.store, first, refused), this.cache, this.locks, this.policies);
   }
 
   load<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string): Promise<Loaded<S>> {

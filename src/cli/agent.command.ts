@@ -5,6 +5,7 @@ import { HostLock } from "../clients/agent/host-lock.js";
 import { programHandler } from "../clients/agent/program-handler.js";
 import { runAgentRequests, type AgentRequestHandler } from "../clients/agent/requests.js";
 import { cleanHandler } from "../clients/agent/clean-handler.js";
+import { partitionHandlers } from "../clients/agent/partition-handler.js";
 import { discoverAll } from "../clients/agent/drivers/index.js";
 import { withHealth } from "../clients/agent/drivers/health/index.js";
 import { driverEnv, type DriverCliOptions } from "../clients/agent/driver-env.js";
@@ -19,7 +20,7 @@ const DEFAULT_DRIVERS = "nvidia-gpu,intel-fpga,xilinx-fpga,intel-qat";
 function driverOptions(cmd: Command): Command {
   return cmd
     .option("--hostname <name>", "this host's name as the compute node knows it", osHostname())
-    .option("--drivers <list>", "enabled drivers: fake, nvidia-gpu, intel-fpga, xilinx-fpga, intel-qat, pci", DEFAULT_DRIVERS)
+    .option("--drivers <list>", "enabled drivers: fake, fake-mig, nvidia-gpu, intel-fpga, xilinx-fpga, intel-qat, pci", DEFAULT_DRIVERS)
     .option("--sysfs-root <dir>", "where sysfs is mounted", "/sys")
     .option("--lspci <command>", "the lspci command to run", "lspci -nnn -D")
     .option("--pci-whitelist <json>", 'pci driver devices, e.g. [{"vendorId":"10ee","productId":"5005"}]', "[]")
@@ -30,6 +31,9 @@ function driverOptions(cmd: Command): Command {
     .option("--fake-program-fail <message>", "fake driver: programming fails with this message")
     .option("--fake-clean-delay <ms>", "fake driver: a clean takes this long")
     .option("--fake-clean-fail <message>", "fake driver: a clean fails with this message")
+    .option("--fake-mig-gpus <n>", "fake-mig driver: how many H100-like GPUs in MIG mode it reports (default 1)")
+    .option("--fake-mig-create-delay <ms>", "fake-mig driver: making a partition takes this long")
+    .option("--fake-mig-create-fail <message>", "fake-mig driver: making a partition fails with this message")
     .addOption(
       new Option("--intel-fpga-clean-bitstream <file>", "intel-fpga: the blank or golden bitstream a clean programs (without it, cleans are refused)").env(
         "CYBORG_AGENT_INTEL_FPGA_CLEAN_BITSTREAM",
@@ -48,9 +52,10 @@ export function agentCommand(): Command {
     .option("--once", "discover, report, print a summary and exit", false)
     .option("--no-programming", "do not take FPGA programming requests")
     .option("--no-cleaning", "do not take requests to clean a device before its next tenant")
+    .option("--no-partitions", "do not take requests to make or destroy partitions (MIG instances, mdevs)")
     .option("--work-dir <dir>", "where downloaded bitstreams are kept while checked and programmed")
     .option("--log-level <level>", "log level", process.env.LOG_LEVEL ?? "info")
-    .action(async (o: DriverCliOptions & { interval: string; once: boolean; logLevel: string; programming: boolean; cleaning: boolean; workDir?: string }, cmd: Command) => {
+    .action(async (o: DriverCliOptions & { interval: string; once: boolean; logLevel: string; programming: boolean; cleaning: boolean; partitions: boolean; workDir?: string }, cmd: Command) => {
       const client = serviceClient(cmd, "agent");
       const interval = Number(o.interval);
       if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval must be a number of seconds >= 1, got ${o.interval}`);
@@ -78,12 +83,13 @@ export function agentCommand(): Command {
       const ac = new AbortController();
       process.once("SIGTERM", () => ac.abort());
       process.once("SIGINT", () => ac.abort());
-      log.info({ url: client.url, hostname: o.hostname, drivers: opts.drivers, intervalS: interval, programming: o.programming, cleaning: o.cleaning }, "agent started");
+      log.info({ url: client.url, hostname: o.hostname, drivers: opts.drivers, intervalS: interval, programming: o.programming, cleaning: o.cleaning, partitions: o.partitions }, "agent started");
       const lock = new HostLock();
       const worker = { client: opts.client, hostname: o.hostname, drivers: opts.drivers, env: opts.env, log, lock };
       const handlers: AgentRequestHandler[] = [];
       if (o.programming) handlers.push(programHandler({ ...worker, workDir: o.workDir }));
       if (o.cleaning) handlers.push(cleanHandler(worker));
+      if (o.partitions) handlers.push(...partitionHandlers(worker));
       await Promise.all([runAgent({ ...opts, lock }, ac.signal), handlers.length > 0 && runAgentRequests({ client: opts.client, hostname: o.hostname, log, handlers }, ac.signal)]);
     });
 

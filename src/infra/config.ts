@@ -44,6 +44,8 @@ const schema = z.object({
   BIND_TIMEOUT_S: z.coerce.number().positive().max(3600).default(60),
   /** How long the holders of a device with a NoExecute taint are given to move, from the taint (their eviction notice's deadline). */
   EVICTION_DEADLINE_S: z.coerce.number().positive().max(30 * 86_400).default(300),
+  /** Keep a released partition made and free for its profile's next ARQ instead of destroying it (docs/partitions.md). */
+  PARTITION_KEEP_IDLE: z.enum(["true", "false"]).default("false"),
   /** How long a host's agent has to report a clean before the device is FAILED with "no agent answered" (docs/device-health.md). */
   CLEAN_TIMEOUT_S: z.coerce.number().positive().max(86_400).default(600),
   /** The period the agents report at (their --interval): a host's liveness is measured in these. */

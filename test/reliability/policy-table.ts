@@ -78,6 +78,12 @@ export const ARGUMENT_RULES: Array<{ operation: string; label: string; args: Rec
     args: { input: { hostname: "compute2", deviceUuid: "2d4f5c3e-0000-4000-8000-000000000005", requestId: "2d4f5c3e-0000-4000-8000-000000000006", ok: true } },
     allowed: WHO.filter((w) => allowedBy("programming:agent").includes(w) && !principalOf(w).roles.has("agent")),
   },
+  {
+    operation: "reportPartitionResult",
+    label: "another host than the agent's",
+    args: { input: { hostname: "compute2", requestId: "2d4f5c3e-0000-4000-8000-000000000007", ok: true } },
+    allowed: WHO.filter((w) => allowedBy("programming:agent").includes(w) && !principalOf(w).roles.has("agent")),
+  },
 ];
 
 export interface ReadmeRow {

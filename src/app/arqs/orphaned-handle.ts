@@ -10,6 +10,7 @@
  */
 import { liveArq } from "../../domain/arqs/decider.js";
 import { holdsHandle } from "../../domain/arqs/invariants.js";
+import { awaitsPartition } from "../../domain/inventory/partition-record.js";
 import { DomainError, stream, type CommandContext } from "../../domain/shared/types.js";
 import { conflictBackoff, MAX_ATTEMPTS } from "../handle.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
@@ -20,8 +21,11 @@ export async function releaseOrphanedHandle(s: Streams, ctx: CommandContext, hos
     const outcome = await s.locks.run([stream.arq(arqUuid), stream.host(hostname)], async () => {
       const [arq, host] = await Promise.all([s.load(aggregates.arq, arqUuid), s.load(aggregates.host, hostname)]);
       const a = host.state.allocations.get(arqUuid);
-      if (!a || holdsHandle(liveArq(arq.state), { hostname, ...a })) return "kept" as const;
-      const released = aggregates.host.decider.decide({ type: "ReleaseAttachHandle", data: { hostname, arqUuid, at: ctx.at } }, host.state);
+      const live = liveArq(arq.state);
+      // No handle yet, but a partition being made for a bind that no longer waits for it: its reservation goes.
+      const stillWaiting = live?.state === "BIND_STARTED" && live.hostname === hostname;
+      if (a ? holdsHandle(live, { hostname, ...a }) : stillWaiting || !awaitsPartition(host.state, arqUuid)) return "kept" as const;
+      const released = aggregates.host.decider.decide({ type: "ReleaseAttachHandle", data: { hostname, arqUuid, at: ctx.at, keepIdlePartitions: s.policies.keepIdlePartitions } }, host.state);
       const { refusal } = await s.appendSequence([new Decided(aggregates.arq, arqUuid, arq, []), new Decided(aggregates.host, hostname, host, released)], ctx);
       return refusal ? ("moved" as const) : ("released" as const);
     });

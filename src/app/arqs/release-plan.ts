@@ -21,6 +21,7 @@ import type { InstanceState } from "../../domain/instances/decider.js";
 import type { InstanceEvent } from "../../domain/instances/events.js";
 import type { InventoryEvent } from "../../domain/inventory/events.js";
 import type { HostState } from "../../domain/inventory/state.js";
+import { awaitsPartition } from "../../domain/inventory/partition-record.js";
 import type { QuotaState } from "../../domain/quotas/decider.js";
 import type { QuotaEvent } from "../../domain/quotas/events.js";
 import { fold } from "../../domain/shared/decider.js";
@@ -125,8 +126,8 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
       for (const arqUuid of arqUuids) {
         const a = state.allocations.get(arqUuid);
         // Another process bound the ARQ again with this allocation after an earlier attempt released it.
-        if (!a || holdsHandle(liveArq(after.get(arqUuid)!), { hostname, ...a })) continue;
-        const released = aggregates.host.decider.decide({ type: "ReleaseAttachHandle", data: { hostname, arqUuid, at } }, state);
+        if (a ? holdsHandle(liveArq(after.get(arqUuid)!), { hostname, ...a }) : !awaitsPartition(state, arqUuid)) continue;
+        const released = aggregates.host.decider.decide({ type: "ReleaseAttachHandle", data: { hostname, arqUuid, at, keepIdlePartitions: s.policies.keepIdlePartitions } }, state);
         state = fold(aggregates.host.decider, state, released);
         events.push(...released);
         guard(arqUuid);

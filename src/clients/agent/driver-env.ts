@@ -18,6 +18,9 @@ export interface DriverCliOptions {
   fakeState?: string;
   fakeCleanDelay?: string;
   fakeCleanFail?: string;
+  fakeMigGpus?: string;
+  fakeMigCreateDelay?: string;
+  fakeMigCreateFail?: string;
   /** The blank or golden image an Intel FPGA is cleaned with. */
   intelFpgaCleanBitstream?: string;
   /** A JSON file of {status, reasons}: the fake device's health, read again every pass. */
@@ -49,6 +52,7 @@ export function driverEnv(o: DriverCliOptions): DriverEnv {
       ...(o.intelFpgaCleanBitstream ? { intelFpga: { cleanBitstream: o.intelFpgaCleanBitstream } } : {}),
       pci: { whitelist },
       ...fakeConfig(o),
+      ...fakeMigConfig(o),
     },
   };
 }
@@ -68,6 +72,14 @@ function fakeConfig(o: DriverCliOptions): Pick<DriverConfig, "fake"> {
   if (o.fakeHealthFile === undefined) return { fake };
   const file = o.fakeHealthFile;
   return { fake: Object.defineProperty(fake, "health", { get: () => readFakeHealth(file), enumerable: true }) };
+}
+
+/** The fake partitionable GPUs' --fake-mig-* options. */
+function fakeMigConfig(o: DriverCliOptions): Pick<DriverConfig, "fakeMig"> {
+  if (o.fakeMigGpus === undefined && o.fakeMigCreateDelay === undefined && o.fakeMigCreateFail === undefined) return {};
+  const gpus = o.fakeMigGpus === undefined ? 1 : Number(o.fakeMigGpus);
+  if (!Number.isInteger(gpus) || gpus < 1 || gpus > 190) throw new Error(`--fake-mig-gpus must be a whole number from 1 to 190, got ${o.fakeMigGpus}`);
+  return { fakeMig: { gpus, createDelayMs: milliseconds("--fake-mig-create-delay", o.fakeMigCreateDelay), createFailure: o.fakeMigCreateFail } };
 }
 
 function milliseconds(option: string, value: string | undefined): number {

@@ -5,6 +5,7 @@
  */
 import { reportDigest } from "../../domain/inventory/digest.js";
 import type { DriverDevice } from "../../domain/inventory/report.js";
+import type { DriverPartitioning } from "../../domain/inventory/partitioning-report.js";
 import type { InventoryReportView } from "../../app/inventory.js";
 
 /** One GraphQL call: resolves `data`, throws on errors. */
@@ -38,7 +39,7 @@ export async function sendReport(post: PostGraphQL, hostname: string, devices: D
 }
 
 /** The optional fields a service from before them refuses; the inventory goes through without them. */
-const NEWER_FIELDS = ["health", "topology"] as const;
+const NEWER_FIELDS = ["health", "topology", "partitioning"] as const;
 
 async function reportDroppingNewFields(post: PostGraphQL, hostname: string, inputs: Array<Record<string, unknown>>, reportKey: string | undefined, dropped: string[]): Promise<SentReport> {
   const key = reportKey && (dropped.length > 0 ? `${reportKey}-without-${dropped.join("-")}` : reportKey);
@@ -94,6 +95,7 @@ function toInput(d: DriverDevice): Record<string, unknown> {
     stub: d.stub ?? false,
     ...(d.topology ? { topology: { numaNode: d.topology.numaNode, pcieRoot: d.topology.pcieRoot, pcieSwitch: d.topology.pcieSwitch, linkDomain: d.topology.linkDomain } } : {}),
     ...(d.health ? { health: { status: d.health.status, reasons: d.health.reasons.map((r) => ({ code: r.code, message: r.message, count: r.count ?? null })) } } : {}),
+    ...(d.partitioning ? { partitioning: partitioningInput(d.partitioning) } : {}),
     deployables: d.deployables.map((dep) => ({
       name: dep.name,
       numAccelerators: dep.numAccelerators,
@@ -101,6 +103,30 @@ function toInput(d: DriverDevice): Record<string, unknown> {
       parentName: dep.parentName ?? null,
       attributes: dep.attributes.map((a) => ({ key: a.key, value: a.value, parentKey: a.parentKey ?? null })),
       attachHandles: dep.attachHandles.map((h) => ({ type: h.type, info: h.info })),
+    })),
+  };
+}
+
+function partitioningInput(p: DriverPartitioning): Record<string, unknown> {
+  return {
+    driverName: p.driverName ?? null,
+    counters: p.counters.map((c) => ({ name: c.name, total: c.total })),
+    slots: p.slots,
+    oneProfileAtATime: p.oneProfileAtATime,
+    profiles: p.profiles.map((x) => ({
+      name: x.name,
+      toolId: x.toolId,
+      resourceClass: x.resourceClass,
+      consumes: x.consumes.map((c) => ({ counter: c.counter, amount: c.amount })),
+      placements: x.placements.map((s) => ({ start: s.start, size: s.size })),
+      maxInstances: x.maxInstances,
+    })),
+    partitions: p.partitions.map((x) => ({
+      profile: x.profile,
+      uuid: x.uuid,
+      placement: x.placement ? { start: x.placement.start, size: x.placement.size } : null,
+      toolRef: x.toolRef,
+      attachHandle: { type: x.attachHandle.type, info: x.attachHandle.info },
     })),
   };
 }

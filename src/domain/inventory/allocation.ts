@@ -12,7 +12,7 @@ import { checkSchedulable, type Toleration } from "./taints.js";
 import { checkTargetFits, type TargetRequirements } from "./target-fit.js";
 import { abandonCreation, allocateOnPartitionedDevice, destroyAfterRelease } from "./partition-allocation.js";
 import type { PlacementPolicy } from "./partition-fit.js";
-import { profileOfDeployable } from "./partition-record.js";
+import { awaitsPartition, profileOfDeployable } from "./partition-record.js";
 import { withPartitionInventory } from "./partition-inventory.js";
 
 export interface AllocateRequest {
@@ -57,7 +57,7 @@ export function decideAllocate(state: HostState, req: AllocateRequest): Inventor
 
 function allocateAfresh(state: HostState, req: AllocateRequest): InventoryEvent[] {
   const { hostname, arqUuid, at } = req;
-  const leftover = state.allocations.has(arqUuid) || [...state.devices.values()].some((d) => d.partitioning?.creations.has(arqUuid));
+  const leftover = state.allocations.has(arqUuid) || awaitsPartition(state, arqUuid);
   if (!req.afresh || !leftover) return decideAllocateOnce(state, req);
   const released = decideRelease(state, { hostname, arqUuid, at });
   return [...released, ...decideAllocateOnce(fold({ evolve: evolveHost }, state, released), req)];

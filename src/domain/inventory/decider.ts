@@ -69,6 +69,7 @@ export function decideHost(command: HostCommand, state: HostState): InventoryEve
     case "ReportDeviceCleaningFailed":
     case "AbandonDeviceCleaning":
       return decideCleaning(command, state);
+    case "ReportPartitionResult":
     case "ReportPartitionCreated":
     case "ReportPartitionCreationFailed":
     case "ReportPartitionDestroyed":

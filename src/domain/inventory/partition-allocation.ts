@@ -32,6 +32,8 @@ export interface PartitionBind {
 }
 
 export type PartitionCommand =
+  /** The agent's answer to either kind of request (its id says which); true: done, false: failed with `reason`. */
+  | { type: "ReportPartitionResult"; data: { hostname: string; requestId: string; ok: boolean; partition?: unknown; command?: unknown; durationMs?: unknown; reason?: unknown; at: string } }
   | { type: "ReportPartitionCreated"; data: { hostname: string; requestId: string; partition: unknown; command: unknown; durationMs: unknown; at: string } }
   | { type: "ReportPartitionCreationFailed"; data: { hostname: string; requestId: string; reason: unknown; command?: unknown; durationMs?: unknown; at: string } }
   | { type: "ReportPartitionDestroyed"; data: { hostname: string; requestId: string; command: unknown; durationMs: unknown; at: string } }
@@ -110,6 +112,15 @@ export function destroyAfterRelease(after: HostState, hostname: string, deviceUu
 export function decidePartitionReport(command: PartitionCommand, state: HostState): InventoryEvent[] {
   const { hostname, requestId, at } = command.data;
   switch (command.type) {
+    case "ReportPartitionResult": {
+      const { ok, partition, command: cmd, durationMs, reason } = command.data;
+      if (typeof ok !== "boolean") throw new DomainError("BAD_USER_INPUT", "ok must be true or false", "ok");
+      const making = creationOf(state, requestId) !== null;
+      if (!making && destructionOf(state, requestId) === null) return [];
+      const data = { hostname, requestId, partition, command: cmd, durationMs, reason, at };
+      if (making) return decidePartitionReport({ type: ok ? "ReportPartitionCreated" : "ReportPartitionCreationFailed", data }, state);
+      return decidePartitionReport({ type: ok ? "ReportPartitionDestroyed" : "ReportPartitionDestructionFailed", data }, state);
+    }
     case "ReportPartitionCreated":
       return created(state, hostname, requestId, command.data, at);
     case "ReportPartitionCreationFailed": {

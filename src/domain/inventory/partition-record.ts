@@ -93,6 +93,12 @@ function withoutDestruction(m: ReadonlyMap<string, PendingDestruction>, uuid: st
   return next;
 }
 
+/** Whether the ARQ waits for a partition being made on the host (it holds no handle yet, but slots are reserved for it). */
+export function awaitsPartition(state: { devices: ReadonlyMap<string, DeviceNode> }, arqUuid: string): boolean {
+  for (const d of state.devices.values()) if (d.partitioning?.creations.has(arqUuid)) return true;
+  return false;
+}
+
 /** The profile a deployable of a partitioned device offers (its `rc` is the profile's resource class), or null. */
 export function profileOfDeployable(device: DeviceNode, deployable: DeployableNode): DriverPartitionProfile | null {
   const rc = deployable.attributes.get("rc")?.value;

@@ -32,7 +32,8 @@ export interface BinderOptions {
  * The binder, a process manager: it reacts to ArqBindStarted by allocating an attach handle on the
  * host stream and recording BOUND or BIND_FAILED (Application.allocateForArq), and fails binds that
  * outlive BIND_TIMEOUT_S. A bind waiting for its region's programming is run again when the
- * request closes (programmed: BOUND; failed or abandoned: BIND_FAILED with the reason); a request
+ * request closes (programmed: BOUND; failed or abandoned: BIND_FAILED with the reason), and those
+ * that waited for a partition to be made when the agent answers (made: BOUND; failed: BIND_FAILED); a request
  * that outlives BIND_TIMEOUT_S is abandoned, and a bind timing out abandons the request it waits for. Its state is a fold of the log: on start it folds the log into the binds
  * in flight, so an ARQ left in BIND_STARTED by a crash is finished after the restart; with
  * `snapshots`, from the last snapshot of that fold (state-snapshots.ts) instead of the log's start. Every step is
@@ -94,7 +95,7 @@ export class Binder {
         if (started && this.live) this.enqueue(started);
         const lost = this.lost.apply(e);
         if (this.live) for (const l of lost) this.failLost(l);
-        const waited = e.stream.startsWith("host-") ? this.requests.apply(e) : [];
+        const waited = e.stream.startsWith("host-") ? [...this.requests.apply(e), ...partitionAnswered(e)] : [];
         if (this.live) for (const arqUuid of waited) this.runAgain(arqUuid);
         if (!this.live && e.position >= head!) this.goLive(resolveLive);
       }
@@ -236,4 +237,10 @@ export class Binder {
   private ctx(cause: Cause): CommandContext {
     return { principal: "system:binder", ...cause, at: new Date(this.now()).toISOString() };
   }
+}
+
+/** The ARQ whose bind waited for the partition the agent just made, or could not make. */
+function partitionAnswered(e: RecordedEvent): string[] {
+  if (e.type !== "PartitionCreated" && e.type !== "PartitionCreationFailed") return [];
+  return [(e.data as { arqUuid: string }).arqUuid];
 }

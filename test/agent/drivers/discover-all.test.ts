@@ -11,8 +11,8 @@ const throwing: Driver = {
 };
 
 describe("discoverAll", () => {
-  it("registers the six drivers under their names", () => {
-    expect(Object.keys(drivers)).toEqual(ALL);
+  it("registers the seven drivers under their names", () => {
+    expect(Object.keys(drivers)).toEqual(["fake", "fake-mig", ...ALL.slice(1)]);
     for (const [name, driver] of Object.entries(drivers)) expect(driver.name).toBe(name);
   });
 
@@ -72,7 +72,7 @@ describe("discoverAll", () => {
   it("reports unknown driver names as errors and ignores repeated names", async () => {
     const { devices, errors } = await discoverAll(["fake", "fake", "gpu_driver"], fixtureEnv("no-accelerators"), recordingLog());
     expect(devices).toHaveLength(1);
-    expect(errors).toEqual([{ driver: "gpu_driver", message: expect.stringMatching(/^unknown driver "gpu_driver" \(known: fake, nvidia-gpu/) }]);
+    expect(errors).toEqual([{ driver: "gpu_driver", message: expect.stringMatching(/^unknown driver "gpu_driver" \(known: fake, fake-mig, nvidia-gpu/) }]);
   });
 
   it("drops a device an earlier driver already reported (a GPU also on the pci whitelist)", async () => {

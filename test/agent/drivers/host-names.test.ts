@@ -4,6 +4,7 @@ import type { DriverConfig } from "../../../src/clients/agent/drivers/driver.js"
 import { discoverAll, drivers } from "../../../src/clients/agent/drivers/index.js";
 import { decideReport } from "../../../src/domain/inventory/decider.js";
 import { initialHostState } from "../../../src/domain/inventory/state.js";
+import { partitionDeployableName } from "../../../src/domain/inventory/partition-deployables.js";
 import { fixtureEnv, recordingLog } from "./fixture-env.js";
 
 const ALL = Object.keys(drivers);
@@ -27,7 +28,9 @@ describe("the drivers' reports are their host's", () => {
           expect(names.length).toBeGreaterThan(0);
           const { events } = decideReport({ type: "ReportHostInventory", data: { hostname, devices, at: "2026-03-01T10:00:00.000Z" } }, initialHostState());
           const added = events.flatMap((e) => (e.type === "DeployableAdded" ? [e.data.name] : []));
-          expect(added.sort()).toEqual(names.sort());
+          // A partitioned device's providers are derived from its partitioning, one per profile.
+          const derived = devices.flatMap((d) => d.partitioning?.profiles.map((p) => partitionDeployableName(hostname, d as never, p.name)) ?? []);
+          expect(added.sort()).toEqual([...names, ...derived].sort());
         });
       }
     }

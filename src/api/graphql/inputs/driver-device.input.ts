@@ -1,5 +1,7 @@
 import { Field, InputType, Int } from "type-graphql";
-import { AttachHandleType, DeviceType, HealthStatus, JSONScalar } from "../types/scalars.js";
+import { DeviceType, HealthStatus, JSONScalar } from "../types/scalars.js";
+import { AttachHandleInput } from "./attach-handle.input.js";
+import { DriverPartitioningInput } from "./partitioning.input.js";
 import type { HealthStatus as HealthStatusName } from "../../../domain/inventory/health.js";
 import type { DeviceType as DeviceTypeName } from "../../../domain/shared/types.js";
 
@@ -17,11 +19,7 @@ export class AttributeInput {
   parentKey?: string | null;
 }
 
-@InputType()
-export class AttachHandleInput {
-  @Field(() => AttachHandleType) type!: "PCI" | "MDEV" | "TEST_PCI" | "MIG";
-  @Field(() => JSONScalar) info!: Record<string, unknown>;
-}
+export { AttachHandleInput } from "./attach-handle.input.js";
 
 @InputType()
 export class DriverDeployableInput {
@@ -71,5 +69,10 @@ export class DriverDeviceInput {
   health?: DeviceHealthInput | null;
   @Field(() => DeviceTopologyInput, { nullable: true, description: "Where the device sits on its host; left out, the recorded topology stays as it is" })
   topology?: DeviceTopologyInput | null;
+  @Field(() => DriverPartitioningInput, {
+    nullable: true,
+    description: "The partitions the device can make and has made; the service derives one deployable (one Placement provider) per profile from it",
+  })
+  partitioning?: DriverPartitioningInput | null;
   @Field(() => [DriverDeployableInput]) deployables!: DriverDeployableInput[];
 }

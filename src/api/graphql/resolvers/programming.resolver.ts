@@ -7,6 +7,7 @@ import { Deployable } from "../types/deployable.type.js";
 import { checkHostAgent, programmingRequests, requestPayload, requestStream } from "./programming-requests.js";
 import { AgentRequest, AgentRequestKind, CleaningResultAnswer, CleaningResultInput } from "../types/device-loop.type.js";
 import type { ApiServices } from "../../services.js";
+import { PartitionResultAnswer, PartitionResultInput } from "../types/partition-request.type.js";
 
 @Resolver()
 export class ProgrammingResolver {
@@ -53,9 +54,18 @@ export class ProgrammingResolver {
     return ctx.services.app.reportCleaningResult(commandContext(ctx), { hostname, deviceUuid, requestId, ok, digest: input.digest, command: input.command, durationMs: input.durationMs, reason: input.reason });
   }
 
+  @Authorized("programming:agent")
+  @Mutation(() => PartitionResultAnswer, { description: "A host agent's answer to a partition request; a made partition completes the bind that waited for it" })
+  async reportPartitionResult(@Ctx() ctx: ApiContext, @Arg("input", () => PartitionResultInput) input: PartitionResultInput) {
+    checkHostAgent(ctx, input.hostname);
+    const { hostname, requestId, ok, partition, command, durationMs, reason } = input;
+    return ctx.services.app.reportPartitionResult(commandContext(ctx), { hostname, requestId, ok, partition, command, durationMs, reason });
+  }
+
   @Subscription(() => AgentRequest, {
     description:
-      "A host agent's requests of every kind (kind PROGRAM: program a region; CLEAN: clean a device): those in flight when it subscribes, " +
+      "A host agent's requests of every kind (kind PROGRAM: program a region; CLEAN: clean a device; CREATE_PARTITION, DESTROY_PARTITION: " +
+      "make a partition a bind waits for, destroy a released one): those in flight when it subscribes, " +
       "then each new one (agent token for its own host, or admin)",
     subscribe: ({ args, context }) => {
       const ctx = context as ApiContext;
@@ -70,9 +80,11 @@ export class ProgrammingResolver {
 
 /** The host's requests in flight, programming first, each as an AgentRequest of its kind. */
 async function agentRequestsInFlight(services: ApiServices, hostname: string): Promise<AgentRequest[]> {
-  const [programs, cleans] = await Promise.all([services.app.programmingInFlight(hostname), services.app.cleaningInFlight(hostname)]);
+  const [programs, cleans, parts] = await Promise.all([services.app.programmingInFlight(hostname), services.app.cleaningInFlight(hostname), services.app.partitionRequestsInFlight(hostname)]);
+  const none = { program: null, clean: null, partition: null };
   return [
-    ...programs.map((r) => ({ kind: AgentRequestKind.PROGRAM, requestId: r.requestId, hostname, program: requestPayload(r), clean: null })),
-    ...cleans.map((r) => ({ kind: AgentRequestKind.CLEAN, requestId: r.requestId, hostname, program: null, clean: r })),
+    ...programs.map((r) => ({ ...none, kind: AgentRequestKind.PROGRAM, requestId: r.requestId, hostname, program: requestPayload(r) })),
+    ...cleans.map((r) => ({ ...none, kind: AgentRequestKind.CLEAN, requestId: r.requestId, hostname, clean: r })),
+    ...parts.map((r) => ({ ...none, kind: r.action === "CREATE" ? AgentRequestKind.CREATE_PARTITION : AgentRequestKind.DESTROY_PARTITION, requestId: r.requestId, hostname, partition: r })),
   ];
 }

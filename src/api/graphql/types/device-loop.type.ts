@@ -1,5 +1,6 @@
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
 import { ProgrammingRequest } from "./bitstream.type.js";
+import { PartitionRequest } from "./partition-request.type.js";
 import { DateTimeScalar, JSONScalar } from "./scalars.js";
 
 @ObjectType({ description: "A NoExecute taint on the device an ARQ holds asks it to move by the deadline" })
@@ -60,8 +61,10 @@ export class CleaningResultAnswer {
 export enum AgentRequestKind {
   PROGRAM = "PROGRAM",
   CLEAN = "CLEAN",
+  CREATE_PARTITION = "CREATE_PARTITION",
+  DESTROY_PARTITION = "DESTROY_PARTITION",
 }
-registerEnumType(AgentRequestKind, { name: "AgentRequestKind", description: "What a host's agent is asked to do: program a region, or clean a device" });
+registerEnumType(AgentRequestKind, { name: "AgentRequestKind", description: "What a host's agent is asked to do: program a region, clean a device, or make or destroy a partition" });
 
 @ObjectType({ description: "A clean the host's agent is to run with its driver's clean step" })
 export class CleaningRequest {
@@ -84,6 +87,7 @@ export class AgentRequest {
   @Field(() => String) hostname!: string;
   @Field(() => ProgrammingRequest, { nullable: true }) program!: unknown;
   @Field(() => CleaningRequest, { nullable: true }) clean!: unknown;
+  @Field(() => PartitionRequest, { nullable: true }) partition!: unknown;
 }
 
 @InputType()

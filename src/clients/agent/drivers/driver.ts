@@ -69,11 +69,22 @@ export interface FakeFpgaConfig {
   health?: DeviceHealth;
 }
 
+/** The fake partitionable GPUs (driver fake-mig; agent options --fake-mig-*). */
+export interface FakeMigConfig {
+  /** How many H100-like GPUs it reports (default 1). */
+  gpus?: number;
+  /** How long making a partition takes. */
+  createDelayMs?: number;
+  /** Making a partition fails with this message. */
+  createFailure?: string;
+}
+
 export interface DriverConfig {
   nvidia?: NvidiaGpuConfig;
   pci?: PciDriverConfig;
   intelFpga?: IntelFpgaConfig;
   fake?: FakeFpgaConfig;
+  fakeMig?: FakeMigConfig;
 }
 
 export interface TopologySources {

@@ -10,6 +10,7 @@
 import type { DriverDevice } from "../../../domain/inventory/report.js";
 import type { Driver, DriverEnv, DriverLog } from "./driver.js";
 import { fakeDriver } from "./fake.js";
+import { fakeMigDriver } from "./fake-mig.js";
 import { intelFpgaDriver } from "./intel-fpga.js";
 import { intelQatDriver } from "./intel-qat.js";
 import { nvidiaGpuDriver } from "./nvidia-gpu.js";
@@ -21,6 +22,7 @@ export type { Driver, DriverConfig, DriverEnv, DriverLog } from "./driver.js";
 
 export const drivers: Record<string, Driver> = {
   fake: fakeDriver,
+  "fake-mig": fakeMigDriver,
   "nvidia-gpu": nvidiaGpuDriver,
   "intel-fpga": intelFpgaDriver,
   "xilinx-fpga": xilinxFpgaDriver,

@@ -1,0 +1,9 @@
+import { Field, InputType } from "type-graphql";
+import type { AttachHandleType as AttachHandleTypeName } from "../../../domain/shared/types.js";
+import { AttachHandleType, JSONScalar } from "../types/scalars.js";
+
+@InputType()
+export class AttachHandleInput {
+  @Field(() => AttachHandleType) type!: AttachHandleTypeName;
+  @Field(() => JSONScalar) info!: Record<string, unknown>;
+}

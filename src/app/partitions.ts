@@ -1,0 +1,73 @@
+/**
+ * Partition use cases: the agent takes the requests to make and destroy partitions in flight on
+ * its host and reports each outcome. The rules are domain/inventory/partition-allocation.ts.
+ */
+import type { HostState } from "../domain/inventory/state.js";
+import { validateHostname } from "../domain/inventory/report-validation.js";
+import type { SlotPlacement } from "../domain/inventory/partitioning-report.js";
+import type { CommandContext, JsonObject } from "../domain/shared/types.js";
+import { aggregates, type Streams } from "./streams.js";
+
+/** A request to the host's agent to make (CREATE) or destroy (DESTROY) a partition, with what its partitioner needs. */
+export interface PartitionRequestView {
+  requestId: string;
+  hostname: string;
+  deviceUuid: string;
+  action: "CREATE" | "DESTROY";
+  /** The driver whose partitioner acts (DriverPartitioning.driverName). */
+  driverName: string | null;
+  /** The device's control path info (its PCI address). */
+  controlPath: JsonObject;
+  /** CREATE: the profile (name, and what the tool calls it) and where it goes. */
+  profile: { name: string; toolId: string } | null;
+  placement: SlotPlacement | null;
+  /** CREATE: the ARQ whose bind waits for it. */
+  arqUuid: string | null;
+  /** DESTROY: the partition, as discovery listed it. */
+  uuid: string | null;
+  toolRef: Record<string, string | number> | null;
+  requestedAt: string;
+}
+
+export interface PartitionResultInput {
+  hostname: string;
+  requestId: string;
+  /** true: made (`partition`, `command`, `durationMs`) or destroyed; false: failed (`reason`). */
+  ok: boolean;
+  partition?: unknown;
+  command?: string[] | null;
+  durationMs?: number | null;
+  reason?: string | null;
+}
+
+/** The host's partition requests in flight, oldest first. */
+export function partitionRequestsOf(hostname: string, state: HostState): PartitionRequestView[] {
+  const out: PartitionRequestView[] = [];
+  for (const device of state.devices.values()) {
+    const rec = device.partitioning;
+    if (!rec) continue;
+    const base = { hostname, deviceUuid: device.uuid, driverName: rec.reported.driverName ?? null, controlPath: device.controlPath.info };
+    for (const c of rec.creations.values()) {
+      const toolId = rec.reported.profiles.find((p) => p.name === c.profile)?.toolId ?? c.profile;
+      out.push({ ...base, requestId: c.requestId, action: "CREATE", profile: { name: c.profile, toolId }, placement: c.placement, arqUuid: c.arqUuid, uuid: null, toolRef: null, requestedAt: c.at });
+    }
+    for (const x of rec.destructions.values()) {
+      const part = rec.reported.partitions.find((p) => p.uuid === x.uuid);
+      out.push({ ...base, requestId: x.requestId, action: "DESTROY", profile: null, placement: part?.placement ?? null, arqUuid: null, uuid: x.uuid, toolRef: part?.toolRef ?? {}, requestedAt: x.at });
+    }
+  }
+  return out.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
+}
+
+export async function partitionRequestsInFlight(s: Streams, hostname: string): Promise<PartitionRequestView[]> {
+  validateHostname(hostname);
+  return partitionRequestsOf(hostname, (await s.load(aggregates.host, hostname)).state);
+}
+
+/** The agent's report; `recorded` is false for a repeated report or one the host no longer waits for. */
+export async function reportPartitionResult(s: Streams, ctx: CommandContext, input: PartitionResultInput): Promise<{ recorded: boolean }> {
+  const hostname = validateHostname(input.hostname);
+  const { requestId, ok, partition, command, durationMs, reason } = input;
+  const r = await s.handle(aggregates.host, hostname, { type: "ReportPartitionResult", data: { hostname, requestId, ok, partition, command, durationMs, reason, at: ctx.at } }, ctx);
+  return { recorded: r.events.length > 0 };
+}
