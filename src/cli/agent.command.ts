@@ -25,6 +25,7 @@ function driverOptions(cmd: Command): Command {
     .option("--pci-whitelist <json>", 'pci driver devices, e.g. [{"vendorId":"10ee","productId":"5005"}]', "[]")
     .option("--nvidia-skip-vfs", "do not report NVIDIA SR-IOV virtual functions", false)
     .option("--vgpu-types <list>", "NVIDIA vGPU types to report, e.g. nvidia-222,nvidia-223", "")
+    .option("--vgpu-on-demand", "offer NVIDIA vGPU (mdev) types as partitions made at bind time, not as fixed instances", false)
     .option("--fake-region-type <type>", "fake driver: report region type <type> (CUSTOM_FPGA_FAKE_REGION_<TYPE>), for bitstreams by function")
     .option("--fake-program-delay <ms>", "fake driver: programming takes this long")
     .option("--fake-program-fail <message>", "fake driver: programming fails with this message")
@@ -37,7 +38,7 @@ function driverOptions(cmd: Command): Command {
     )
     .option("--fake-state <file>", "fake driver: keep what the device was programmed with in this file (default: in memory)")
     .option("--fake-health-file <file>", 'fake driver: report the health in this JSON file, read every pass, e.g. {"status":"CRITICAL","reasons":[{"code":"INJECTED","message":"test"}]}')
-    .option("--nvidia-smi <path>", "the nvidia-smi binary the NVIDIA GPUs' health is read with (-q -x)", "nvidia-smi")
+    .option("--nvidia-smi <path>", "the nvidia-smi binary the NVIDIA GPUs' health and MIG state are read with, and MIG instances made with", "nvidia-smi")
     .option("--kernel-log <command>", "the command that prints the kernel log, for NVIDIA XID events", "dmesg");
 }
 
