@@ -58,8 +58,16 @@ export async function gpuMdevPartitioning(env: DriverEnv, bdf: string): Promise<
   const all = await readMdevPartitioning(env, bdf, { resourceClass: "VGPU", oneProfileAtATime: true });
   if (!all) return null;
   const made = new Set(all.partitions.map((p) => p.profile));
-  const profiles = all.profiles.filter((p) => offered(p.name, bdf, config) || made.has(p.name));
+  const profiles = all.profiles.filter((p) => offered(p.name, bdf, config) || made.has(p.name)).map((p) => ({ ...p, resourceClass: vgpuResourceClass(p.name) }));
   return profiles.length === 0 ? null : { ...all, driverName: VGPU_DRIVER_NAME, profiles };
+}
+
+/**
+ * Each type its own resource class (a device's profiles are distinct providers, told apart by
+ * class): "nvidia-223" -> CUSTOM_VGPU_NVIDIA_223.
+ */
+export function vgpuResourceClass(type: string): string {
+  return `CUSTOM_VGPU_${type.toUpperCase().replace(/[^A-Z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
 }
 
 /** The GPU as a partitioned device: its board info and control path, no deployable. */
