@@ -86,4 +86,30 @@ describe("nvidia-smi MIG listings", () => {
     expect(parseCreatedGpuInstance(fixture("created/mig-cgi.txt"))).toBe(7);
     expect(parseCreatedGpuInstance("Unable to create a GPU instance on GPU  0 using profile 9: Insufficient Resources")).toBeNull();
   });
+
+  describe("as NVIDIA's MIG User Guide prints them for A100 40GB", () => {
+    it("reads a 3-2-1-1 geometry's -lgi", () => {
+      expect(parseGpuInstances(fixture("a100-40gb/mig-lgi.txt")).map((g) => [g.name, g.profileId, g.id, `${g.start}:${g.size}`])).toEqual([
+        ["1g.5gb", 19, 7, "0:1"],
+        ["1g.5gb", 19, 8, "1:1"],
+        ["2g.10gb", 14, 4, "2:2"],
+        ["3g.20gb", 9, 2, "4:4"],
+      ]);
+    });
+
+    it("reads three compute instances in one GPU instance from -lci", () => {
+      expect(parseComputeInstances(fixture("a100-40gb/mig-lci.txt"))).toEqual([0, 1, 2].map((id) => ({ gpu: 0, gpuInstanceId: 1, name: "1c.3g.20gb", profileId: 0, id })));
+    });
+
+    it("reads an eight-GPU -L, compute-instance profiles included", () => {
+      const gpus = parseListGpus(fixture("a100-40gb/nvidia-smi-L.txt"));
+      expect(gpus.map((g) => g.migDevices.size)).toEqual([7, 3, 2, 1, 6, 1, 3, 3]);
+      expect(gpus[6]!.migDevices.get(2)).toEqual({ profile: "3c.7g.40gb", uuid: "MIG-8abf68e0-2808-525e-9133-ba81701ed6d3" });
+      expect(gpus[7]!.uuid).toBe("GPU-95fac899-e21a-0e44-b0fc-e4e3bf106feb");
+    });
+
+    it("reads the instance a -cgi made before it failed", () => {
+      expect(parseCreatedGpuInstance(fixture("a100-40gb/mig-cgi-fails.txt"))).toBe(13);
+    });
+  });
 });

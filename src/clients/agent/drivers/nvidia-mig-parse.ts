@@ -98,7 +98,7 @@ export function parseMigQuery(xml: string): Map<string, MigGpuQuery> {
 export function parseListGpus(text: string): ListedGpu[] {
   const gpus: ListedGpu[] = [];
   for (const line of text.split("\n")) {
-    const gpu = /^GPU (\d+): .*\(UUID: (GPU-[0-9a-fA-F-]+)\)\s*$/.exec(line);
+    const gpu = /^\s*GPU (\d+): .*\(UUID: (GPU-[0-9a-fA-F-]+)\)\s*$/.exec(line);
     if (gpu) {
       gpus.push({ index: Number(gpu[1]), uuid: gpu[2]!, migDevices: new Map() });
       continue;
