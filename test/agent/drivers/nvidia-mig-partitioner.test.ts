@@ -1,9 +1,10 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { nvidiaGpuDriver } from "../../../src/clients/agent/drivers/nvidia-gpu.js";
 import { migPartitioner } from "../../../src/clients/agent/drivers/nvidia-mig-partitioner.js";
 import { nvidiaPartitioner } from "../../../src/clients/agent/drivers/nvidia-partitioner.js";
 import { migHost } from "./mig-host.js";
-import { pci } from "./fixture-env.js";
+import { FIXTURES, pci } from "./fixture-env.js";
 
 const H100 = "0000:06:00.0";
 const controlPath = pci(H100);
@@ -63,13 +64,23 @@ describe("MIG partitioner", () => {
   it("destroys the GPU instance it made when its compute instance could not be made", async () => {
     const host = migHost();
     host.answers["mig -i 0 -cgi 19:0 -C"] = () => {
-      throw new Error(
-        "nvidia-smi mig -i 0 -cgi 19:0 -C failed (exit 2): Successfully created GPU instance ID  7 on GPU  0 using profile MIG 1g.10gb (ID 19)\nUnable to create a compute instance on GPU  0 GPU instance ID  7: Insufficient Resources",
-      );
+      host.created = true; // GPU instance 7 exists, its compute instance does not
+      throw new Error("nvidia-smi mig -i 0 -cgi 19:0 -C failed (exit 2): Unable to create a compute instance on GPU  0 GPU instance ID  7: Insufficient Resources");
     };
+    host.answers["mig -lci"] = () => readFileSync(`${FIXTURES}gpu-mig/mig-lci.txt`, "utf8");
     host.answers["mig -i 0 -gi 7 -dgi"] = () => "Successfully destroyed GPU instance ID  7 from GPU  0\n";
-    await expect(migPartitioner.create(host.env, { controlPath, profile: ONE_G, placement: { start: 0, size: 1 } })).rejects.toThrow(/compute instance/);
+    await expect(migPartitioner.create(host.env, { controlPath, profile: ONE_G, placement: { start: 0, size: 1 } })).rejects.toThrow(/Insufficient Resources/);
     expect(changes(host.calls).at(-1)).toEqual(["nvidia-smi", "mig", "-i", "0", "-gi", "7", "-dgi"]);
+  });
+
+  it("leaves alone, when a make fails, the instances that have their compute instances", async () => {
+    const host = migHost();
+    host.answers["mig -i 0 -cgi 19:0 -C"] = () => {
+      host.created = true; // another complete instance appeared meanwhile
+      throw new Error("nvidia-smi mig -i 0 -cgi 19:0 -C failed (exit 2): Insufficient Resources");
+    };
+    await expect(migPartitioner.create(host.env, { controlPath, profile: ONE_G, placement: { start: 0, size: 1 } })).rejects.toThrow(/Insufficient Resources/);
+    expect(changes(host.calls)).toEqual([["nvidia-smi", "mig", "-i", "0", "-cgi", "19:0", "-C"]]);
   });
 
   it("destroys a partition's compute instances, then its GPU instance", async () => {

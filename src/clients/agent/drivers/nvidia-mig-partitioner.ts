@@ -3,8 +3,9 @@
  * (its index is looked up again each time: indexes follow the PCI order of the GPUs nvidia-smi sees).
  * - create: `nvidia-smi mig -i <index> -cgi <profile id>[:<start>] -C` makes the GPU instance and its
  *   default compute instance; the listings are then read again and the new instance answered as
- *   discovery lists it (with its MIG device UUID). When `-C` fails after the GPU instance was made,
- *   that instance is destroyed again, so no half-made partition is left behind.
+ *   discovery lists it (with its MIG device UUID). When the command fails after the GPU instance was
+ *   made (its compute instance could not be), that instance is destroyed again, so no half-made
+ *   partition is left behind.
  * - destroy: `nvidia-smi mig -i <index> -gi <id> -dci` (when it has compute instances), then
  *   `-gi <id> -dgi`. A GPU instance that is gone, or whose id now names another MIG device (ids are
  *   reused), is already destroyed: nothing is run.
@@ -40,14 +41,26 @@ async function readGpu(env: DriverEnv, controlPath: PciAddress): Promise<MigGpu>
 
 const binOf = (env: DriverEnv) => env.config.nvidia?.nvidiaSmi ?? "nvidia-smi";
 
-/** Runs a change; on failure, destroys the GPU instance the tool said it made before failing. */
-async function createInstance(env: DriverEnv, index: number, args: string[]): Promise<string> {
+/**
+ * Runs `-cgi ... -C`; when it fails, a GPU instance it made without its compute instance (one that
+ * was not there before and has none now) is destroyed again before the failure is answered.
+ */
+async function createInstance(env: DriverEnv, before: MigGpu, args: string[]): Promise<string> {
   try {
     return await runNvidiaSmi(env, args, MIG_CHANGE_TIMEOUT_MS);
   } catch (err) {
-    const made = parseCreatedGpuInstance(err instanceof Error ? err.message : String(err));
-    if (made !== null) await runNvidiaSmi(env, ["mig", "-i", String(index), "-gi", String(made), "-dgi"], MIG_CHANGE_TIMEOUT_MS).catch(() => undefined);
+    await destroyHalfMade(env, before).catch(() => undefined);
     throw err;
+  }
+}
+
+async function destroyHalfMade(env: DriverEnv, before: MigGpu): Promise<void> {
+  const index = before.listed.index;
+  const known = new Set(before.host.instances.filter((g) => g.gpu === index).map((g) => g.id));
+  const now = await readMigListings(env);
+  for (const gi of now.instances.filter((g) => g.gpu === index && !known.has(g.id))) {
+    if (now.computes.some((c) => c.gpu === index && c.gpuInstanceId === gi.id)) continue;
+    await runNvidiaSmi(env, ["mig", "-i", String(index), "-gi", String(gi.id), "-dgi"], MIG_CHANGE_TIMEOUT_MS);
   }
 }
 
@@ -60,7 +73,7 @@ const create: Partitioner["create"] = async (env, target) => {
   }
   const args = ["mig", "-i", String(index), "-cgi", target.placement ? `${toolId}:${target.placement.start}` : toolId, "-C"];
   const command = [binOf(env), ...args];
-  const answer = await createInstance(env, index, args);
+  const answer = await createInstance(env, before, args);
   const made = parseCreatedGpuInstance(answer);
   if (made === null) throw new Error(`${command.join(" ")} did not say which GPU instance it made: ${answer.trim() || "(no output)"}`);
   const after = await readGpu(env, target.controlPath);

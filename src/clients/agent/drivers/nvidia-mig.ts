@@ -75,7 +75,7 @@ export async function readMigQuery(env: DriverEnv): Promise<Map<string, MigGpuQu
   try {
     xml = await run();
   } catch (err) {
-    if (/ not found/.test(err instanceof Error ? err.message : String(err))) return null;
+    if (/^\S+ not found(?::|$)/.test(err instanceof Error ? err.message : String(err))) return null;
     throw err;
   }
   return parseMigQuery(xml);
