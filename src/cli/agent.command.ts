@@ -6,6 +6,7 @@ import { programHandler } from "../clients/agent/program-handler.js";
 import { runAgentRequests, type AgentRequestHandler } from "../clients/agent/requests.js";
 import { cleanHandler } from "../clients/agent/clean-handler.js";
 import { discoverAll } from "../clients/agent/drivers/index.js";
+import type { DriverDevice } from "../domain/inventory/report.js";
 import { withHealth } from "../clients/agent/drivers/health/index.js";
 import { driverEnv, type DriverCliOptions } from "../clients/agent/driver-env.js";
 import { createLogger } from "../infra/logger.js";
@@ -114,11 +115,29 @@ export function agentCommand(): Command {
             traits: dep.attributes.filter((a) => a.key.startsWith("trait")).map((a) => a.value).join(" "),
           })),
         );
-        printTable(rows, "no accelerators found");
+        printTable([...rows, ...devices.flatMap(partitionRows)], "no accelerators found");
         for (const e of errors) console.error(`driver ${e.driver} failed: ${e.message}`);
       }),
   );
   return agent;
+}
+
+/** A partitioned device's profiles, one row each: how many it may make, how many exist (handles). */
+function partitionRows(d: DriverDevice) {
+  const p = d.partitioning;
+  if (!p) return [];
+  return p.profiles.map((profile) => ({
+    type: d.type,
+    vendor: d.vendor,
+    model: d.model,
+    address: pciText(d.controlPath.info),
+    deployable: `${profile.name} (made on demand by ${p.driverName ?? "hand"})`,
+    health: d.health ? [d.health.status, ...d.health.reasons.map((r) => r.code)].join(" ") : "",
+    accelerators: profile.maxInstances ?? "",
+    handles: p.partitions.filter((x) => x.profile === profile.name).length,
+    rc: profile.resourceClass,
+    traits: "",
+  }));
 }
 
 /**
