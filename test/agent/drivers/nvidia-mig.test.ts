@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { withHealth } from "../../../src/clients/agent/drivers/health/index.js";
 import { nvidiaGpuDriver } from "../../../src/clients/agent/drivers/nvidia-gpu.js";
 import { migResourceClass } from "../../../src/clients/agent/drivers/nvidia-mig.js";
 import { validatePartitioning } from "../../../src/domain/inventory/partitioning-validation.js";
@@ -110,6 +111,12 @@ describe("nvidia-gpu driver with a GPU in MIG mode", () => {
     expect(host.env.warnings).toEqual([
       { fields: { address: H100, gpuInstanceId: 1, err: expect.stringMatching(/has no compute instance.*nvidia-smi mig -i 0 -gi 1 -cci/) }, msg: "MIG GPU instance left out of the report" },
     ]);
+  });
+
+  it("reads a MIG GPU's health from nvidia-smi as a whole GPU's", async () => {
+    const host = migHost({ health: { nvidiaSmi: async () => `Unable to determine the device handle for GPU${H100}: Unknown Error\n` } });
+    const devices = await withHealth(await nvidiaGpuDriver.discover(host.env), host.env);
+    expect(byBdf(devices).get(H100)!.health).toMatchObject({ status: "CRITICAL", reasons: expect.arrayContaining([expect.objectContaining({ code: "GPU_LOST" })]) });
   });
 
   it("names resource classes after the profile", () => {
