@@ -102,6 +102,17 @@ describe("MIG partitioner", () => {
     expect(changes(host.calls)).toEqual([]);
   });
 
+  it("takes a GPU no longer in MIG mode as having no partitions left", async () => {
+    const host = migHost({ mig: { nvidiaSmiQuery: async () => '<gpu id="00000000:06:00.0"><mig_mode><current_mig>Disabled</current_mig></mig_mode></gpu>' } });
+    expect(await migPartitioner.destroy(host.env, made)).toEqual({ command: [] });
+    expect(host.calls).toEqual([]);
+  });
+
+  it("refuses to call a partition destroyed on a GPU nvidia-smi does not see", async () => {
+    const host = migHost({ mig: { nvidiaSmiQuery: async () => "Unable to determine the device handle for GPU0000:06:00.0: Unknown Error" } });
+    await expect(migPartitioner.destroy(host.env, made)).rejects.toThrow(/does not see GPU 0000:06:00.0/);
+  });
+
   it("leaves alone a GPU instance whose id now names another MIG device", async () => {
     const host = migHost();
     const reused = { ...made, toolRef: { gpu: 0, gpuInstanceId: 1, computeInstanceId: 0 } };

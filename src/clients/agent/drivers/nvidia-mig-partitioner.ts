@@ -8,7 +8,7 @@
  *   partition is left behind.
  * - destroy: `nvidia-smi mig -i <index> -gi <id> -dci` (when it has compute instances), then
  *   `-gi <id> -dgi`. A GPU instance that is gone, or whose id now names another MIG device (ids are
- *   reused), is already destroyed: nothing is run.
+ *   reused), or a GPU no longer in MIG mode, means the partition is already destroyed: nothing is run.
  * nvidia-smi's refusals ("Insufficient Resources", "In use by another client") are the errors surfaced.
  */
 import type { PciAddress } from "../../../domain/shared/types.js";
@@ -27,13 +27,19 @@ interface MigGpu {
   host: MigListings;
 }
 
-/** The GPU at the control path, in MIG mode, with the host's listings. */
-async function readGpu(env: DriverEnv, controlPath: PciAddress): Promise<MigGpu> {
+/** The GPU at the control path as `nvidia-smi -q -x` shows it. */
+async function queryGpu(env: DriverEnv, controlPath: PciAddress): Promise<{ bdf: string; gpu: MigGpuQuery }> {
   const bdf = bdfOf(controlPath);
   const query = await readMigQuery(env);
   if (!query) throw new Error(`cannot read the MIG state of ${bdf}: this agent reads no nvidia-smi -q -x, or the host has no nvidia-smi`);
   const gpu = query.get(bdf);
   if (!gpu) throw new Error(`nvidia-smi does not see GPU ${bdf}`);
+  return { bdf, gpu };
+}
+
+/** The GPU at the control path, in MIG mode, with the host's listings. */
+async function readGpu(env: DriverEnv, controlPath: PciAddress): Promise<MigGpu> {
+  const { bdf, gpu } = await queryGpu(env, controlPath);
   if (!gpu.migEnabled) throw new Error(`GPU ${bdf} is not in MIG mode (nvidia-smi -i ${bdf} -mig 1 enables it)`);
   const host = await readMigListings(env);
   return { bdf, gpu, listed: gpuIndexOf(bdf, gpu, host.gpus), host };
@@ -96,6 +102,8 @@ function uuidNow(now: MigGpu, gpuInstanceId: number): string | null {
 const destroy: Partitioner["destroy"] = async (env, target) => {
   const gpuInstanceId = Number(target.toolRef.gpuInstanceId);
   if (!Number.isInteger(gpuInstanceId) || gpuInstanceId < 0) throw new Error(`not a MIG partition: toolRef ${JSON.stringify(target.toolRef)} has no gpuInstanceId`);
+  // MIG mode can only be left once every instance is gone.
+  if (!(await queryGpu(env, target.controlPath)).gpu.migEnabled) return { command: [] };
   const now = await readGpu(env, target.controlPath);
   const index = String(now.listed.index);
   const listed = now.host.instances.some((g) => g.gpu === now.listed.index && g.id === gpuInstanceId);
