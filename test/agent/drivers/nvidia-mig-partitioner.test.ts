@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { nvidiaGpuDriver } from "../../../src/clients/agent/drivers/nvidia-gpu.js";
 import { migPartitioner } from "../../../src/clients/agent/drivers/nvidia-mig-partitioner.js";
 import { nvidiaPartitioner } from "../../../src/clients/agent/drivers/nvidia-partitioner.js";
+import { validateMadePartition } from "../../../src/domain/inventory/report-validation.js";
 import { migHost } from "./mig-host.js";
 import { FIXTURES, pci } from "./fixture-env.js";
 
@@ -28,6 +29,7 @@ describe("MIG partitioner", () => {
     });
     const listed = (await nvidiaGpuDriver.discover(host.env)).find((d) => d.controlPath.info.bus === "06")!;
     expect(listed.partitioning!.partitions).toContainEqual(result.partition);
+    expect(validateMadePartition(result.partition, listed.partitioning!.profiles, listed.partitioning!.slots)).toEqual(result.partition);
   });
 
   it("runs the --nvidia-smi binary it is configured with", async () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { withHealth } from "../../../src/clients/agent/drivers/health/index.js";
 import { nvidiaGpuDriver } from "../../../src/clients/agent/drivers/nvidia-gpu.js";
 import { migResourceClass } from "../../../src/clients/agent/drivers/nvidia-mig.js";
+import { withPartitionDeployables } from "../../../src/domain/inventory/partition-deployables.js";
 import { validatePartitioning } from "../../../src/domain/inventory/partitioning-validation.js";
+import { validateReport } from "../../../src/domain/inventory/report-validation.js";
 import { migHost } from "./mig-host.js";
 import { pci } from "./fixture-env.js";
 
@@ -53,6 +55,21 @@ describe("nvidia-gpu driver with a GPU in MIG mode", () => {
   it("reports partitioning the service accepts", async () => {
     const gpu = byBdf(await nvidiaGpuDriver.discover(migHost().env)).get(H100)!;
     expect(validatePartitioning(gpu.partitioning, "partitioning")).toEqual(H100_PARTITIONING);
+  });
+
+  it("reports what the service takes: one provider per profile, the instance as its profile's handle", async () => {
+    const devices = validateReport(await nvidiaGpuDriver.discover(migHost().env));
+    const tree = withPartitionDeployables("compute1", devices).find((d) => d.partitioning)!;
+    expect(tree.deployables.map((d) => [d.name, d.numAccelerators, d.handles.length])).toEqual([
+      ["compute1_0000:06:00.0_1g.10gb", 7, 0],
+      ["compute1_0000:06:00.0_1g.10gb+me", 1, 0],
+      ["compute1_0000:06:00.0_1g.20gb", 4, 0],
+      ["compute1_0000:06:00.0_2g.20gb", 3, 0],
+      ["compute1_0000:06:00.0_3g.40gb", 2, 1],
+      ["compute1_0000:06:00.0_4g.40gb", 1, 0],
+      ["compute1_0000:06:00.0_7g.80gb", 1, 0],
+    ]);
+    expect(tree.deployables[4]!.handles[0]).toMatchObject({ type: "MIG", info: { uuid: GI1_UUID, gpu_instance_id: 1 } });
   });
 
   it("reports a GPU that is not in MIG mode exactly as before", async () => {

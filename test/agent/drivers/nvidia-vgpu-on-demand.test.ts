@@ -8,6 +8,7 @@ import { readMdevPartitioning } from "../../../src/clients/agent/drivers/mdev-ty
 import { nvidiaGpuDriver } from "../../../src/clients/agent/drivers/nvidia-gpu.js";
 import { nvidiaPartitioner } from "../../../src/clients/agent/drivers/nvidia-partitioner.js";
 import { validatePartitioning } from "../../../src/domain/inventory/partitioning-validation.js";
+import { validateReport } from "../../../src/domain/inventory/report-validation.js";
 import { FIXTURES, fixtureEnv, pci } from "./fixture-env.js";
 
 const T4 = "0000:3b:00.0";
@@ -37,6 +38,7 @@ describe("nvidia-gpu driver with vGPU types made on demand", () => {
       ["nvidia-223", "CUSTOM_VGPU_NVIDIA_223"],
     ]);
     expect(validatePartitioning(gpu.partitioning, "partitioning")).toEqual(gpu.partitioning);
+    expect(validateReport([gpu])[0]!.partitioning!.partitions.map((p) => p.attachHandle.type)).toEqual(["MDEV"]);
   });
 
   it("offers only the enabled types, and keeps a type whose mdevs exist", async () => {
