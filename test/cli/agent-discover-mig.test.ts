@@ -16,10 +16,10 @@ const SCRIPT = `#!/bin/sh
 case "$*" in
   "-q -x") cat "${MIG}/nvidia-smi-q-x.xml" ;;
   "-L") cat "${MIG}/nvidia-smi-L.txt" ;;
-  "mig -lgip") cat "${MIG}/mig-lgip.txt" ;;
-  "mig -lgipp") cat "${MIG}/mig-lgipp.txt" ;;
-  "mig -lgi") cat "${MIG}/mig-lgi.txt" ;;
-  "mig -lci") cat "${MIG}/mig-lci.txt" ;;
+  "mig -i 0 -lgip") cat "${MIG}/mig-lgip.txt" ;;
+  "mig -i 0 -lgipp") cat "${MIG}/mig-lgipp.txt" ;;
+  "mig -i 0 -lgi") cat "${MIG}/mig-lgi.txt" ;;
+  "mig -i 0 -lci") cat "${MIG}/mig-lci.txt" ;;
   *) echo "not answered here: $*" >&2; exit 2 ;;
 esac
 `;

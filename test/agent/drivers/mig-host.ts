@@ -12,10 +12,10 @@ const read = (name: string) => readFileSync(`${DIR}${name}`, "utf8");
 
 const LISTINGS: Record<string, string> = {
   "-L": "nvidia-smi-L.txt",
-  "mig -lgip": "mig-lgip.txt",
-  "mig -lgipp": "mig-lgipp.txt",
-  "mig -lgi": "mig-lgi.txt",
-  "mig -lci": "mig-lci.txt",
+  "mig -i 0 -lgip": "mig-lgip.txt",
+  "mig -i 0 -lgipp": "mig-lgipp.txt",
+  "mig -i 0 -lgi": "mig-lgi.txt",
+  "mig -i 0 -lci": "mig-lci.txt",
 };
 /** What a made instance changes; the profiles and placements stay as they were. */
 const CHANGED = new Set(["nvidia-smi-L.txt", "mig-lgi.txt", "mig-lci.txt", "nvidia-smi-q-x.xml"]);

@@ -69,7 +69,7 @@ describe("MIG partitioner", () => {
       host.created = true; // GPU instance 7 exists, its compute instance does not
       throw new Error("nvidia-smi mig -i 0 -cgi 19:0 -C failed (exit 2): Unable to create a compute instance on GPU  0 GPU instance ID  7: Insufficient Resources");
     };
-    host.answers["mig -lci"] = () => readFileSync(`${FIXTURES}gpu-mig/mig-lci.txt`, "utf8");
+    host.answers["mig -i 0 -lci"] = () => readFileSync(`${FIXTURES}gpu-mig/mig-lci.txt`, "utf8");
     host.answers["mig -i 0 -gi 7 -dgi"] = () => "Successfully destroyed GPU instance ID  7 from GPU  0\n";
     await expect(migPartitioner.create(host.env, { controlPath, profile: ONE_G, placement: { start: 0, size: 1 } })).rejects.toThrow(/Insufficient Resources/);
     expect(changes(host.calls).at(-1)).toEqual(["nvidia-smi", "mig", "-i", "0", "-gi", "7", "-dgi"]);

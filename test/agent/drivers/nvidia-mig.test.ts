@@ -95,6 +95,12 @@ describe("nvidia-gpu driver with a GPU in MIG mode", () => {
     expect(host.calls).toEqual([]);
   });
 
+  it("asks nvidia-smi mig only about the GPU in MIG mode, once a pass", async () => {
+    const host = migHost();
+    await nvidiaGpuDriver.discover(host.env);
+    expect(host.calls.map((c) => c.slice(1).join(" "))).toEqual(["-L", "mig -i 0 -lgip", "mig -i 0 -lgipp", "mig -i 0 -lgi", "mig -i 0 -lci"]);
+  });
+
   it("runs no MIG listing when no GPU is in MIG mode", async () => {
     const host = migHost({ mig: { nvidiaSmiQuery: async () => '<gpu id="00000000:06:00.0"><mig_mode><current_mig>Disabled</current_mig></mig_mode></gpu>' } });
     await nvidiaGpuDriver.discover(host.env);
@@ -108,8 +114,8 @@ describe("nvidia-gpu driver with a GPU in MIG mode", () => {
 
   it("skips only the MIG GPU, with a warning, when the MIG listings cannot be read", async () => {
     const host = migHost();
-    host.answers["mig -lgip"] = () => {
-      throw new Error("nvidia-smi mig -lgip failed (exit 4): Insufficient Permissions");
+    host.answers["mig -i 0 -lgip"] = () => {
+      throw new Error("nvidia-smi mig -i 0 -lgip failed (exit 4): Insufficient Permissions");
     };
     const devices = byBdf(await nvidiaGpuDriver.discover(host.env));
     expect([...devices.keys()]).toEqual([WHOLE]);
@@ -120,8 +126,8 @@ describe("nvidia-gpu driver with a GPU in MIG mode", () => {
 
   it("leaves out, with a warning, a GPU instance without a compute instance", async () => {
     const host = migHost();
-    host.answers["mig -lci"] = () => {
-      throw new Error("nvidia-smi mig -lci failed (exit 6): No compute instances found: Not Found");
+    host.answers["mig -i 0 -lci"] = () => {
+      throw new Error("nvidia-smi mig -i 0 -lci failed (exit 6): No compute instances found: Not Found");
     };
     const gpu = byBdf(await nvidiaGpuDriver.discover(host.env)).get(H100)!;
     expect(gpu.partitioning!.partitions).toEqual([]);

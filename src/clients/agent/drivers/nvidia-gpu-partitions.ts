@@ -27,7 +27,7 @@ export async function readMig(env: DriverEnv): Promise<MigRead | null> {
   const query = await readMigQuery(env);
   if (!query || ![...query.values()].some((g) => g.migEnabled)) return null;
   try {
-    return { query, host: { query, ...(await readMigListings(env)) } };
+    return { query, host: { query, ...(await readMigListings(env, query)) } };
   } catch (err) {
     return { query, host: err instanceof Error ? err : new Error(String(err)) };
   }

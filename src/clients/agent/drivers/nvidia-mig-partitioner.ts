@@ -41,7 +41,7 @@ async function queryGpu(env: DriverEnv, controlPath: PciAddress): Promise<{ bdf:
 async function readGpu(env: DriverEnv, controlPath: PciAddress): Promise<MigGpu> {
   const { bdf, gpu } = await queryGpu(env, controlPath);
   if (!gpu.migEnabled) throw new Error(`GPU ${bdf} is not in MIG mode (nvidia-smi -i ${bdf} -mig 1 enables it)`);
-  const host = await readMigListings(env);
+  const host = await readMigListings(env, new Map([[bdf, gpu]]));
   return { bdf, gpu, listed: gpuIndexOf(bdf, gpu, host.gpus), host };
 }
 
@@ -63,7 +63,7 @@ async function createInstance(env: DriverEnv, before: MigGpu, args: string[]): P
 async function destroyHalfMade(env: DriverEnv, before: MigGpu): Promise<void> {
   const index = before.listed.index;
   const known = new Set(before.host.instances.filter((g) => g.gpu === index).map((g) => g.id));
-  const now = await readMigListings(env);
+  const now = await readMigListings(env, new Map([[before.bdf, before.gpu]]));
   for (const gi of now.instances.filter((g) => g.gpu === index && !known.has(g.id))) {
     if (now.computes.some((c) => c.gpu === index && c.gpuInstanceId === gi.id)) continue;
     await runNvidiaSmi(env, ["mig", "-i", String(index), "-gi", String(gi.id), "-dgi"], MIG_CHANGE_TIMEOUT_MS);

@@ -8,7 +8,7 @@
  * numbers MIG devices per GPU (`nvidia-smi -L`'s "Device <i>") and `-q -x` says which GPU and
  * compute instance each number is; GPUs are matched across the listings by their GPU UUID.
  * A GPU instance with several compute instances is one partition, named by its first one's device.
- * The listings run once a pass, and only when some GPU is in MIG mode.
+ * The listings run once a pass, and only for the GPUs in MIG mode.
  */
 import type { DriverPartition, DriverPartitioning, DriverPartitionProfile, SlotPlacement } from "../../../domain/inventory/partitioning-report.js";
 import type { DriverEnv, DriverLog } from "./driver.js";
@@ -81,16 +81,22 @@ export async function readMigQuery(env: DriverEnv): Promise<Map<string, MigGpuQu
   return parseMigQuery(xml);
 }
 
-/** The MIG listings; `gpuIndex` narrows the `mig` ones to one GPU. */
-export async function readMigListings(env: DriverEnv, gpuIndex?: number): Promise<MigListings> {
-  const only = gpuIndex === undefined ? [] : ["-i", String(gpuIndex)];
-  return {
-    gpus: parseListGpus(await runNvidiaSmi(env, ["-L"])),
-    profiles: parseGiProfiles(await runNvidiaSmi(env, ["mig", ...only, "-lgip"])),
-    placements: parseGiPlacements(await runNvidiaSmi(env, ["mig", ...only, "-lgipp"])),
-    instances: parseGpuInstances(await listing(env, ["mig", ...only, "-lgi"])),
-    computes: parseComputeInstances(await listing(env, ["mig", ...only, "-lci"])),
-  };
+/**
+ * `nvidia-smi -L`, and the `mig` listings of each GPU in MIG mode (`-i <index>`, so a GPU not in
+ * MIG mode is never asked); `query` says which GPUs those are.
+ */
+export async function readMigListings(env: DriverEnv, query: ReadonlyMap<string, MigGpuQuery>): Promise<MigListings> {
+  const gpus = parseListGpus(await runNvidiaSmi(env, ["-L"]));
+  const mig = new Set([...query.values()].filter((g) => g.migEnabled).map((g) => g.uuid));
+  const out: MigListings = { gpus, profiles: [], placements: [], instances: [], computes: [] };
+  for (const gpu of gpus.filter((g) => mig.has(g.uuid))) {
+    const only = ["mig", "-i", String(gpu.index)];
+    out.profiles.push(...parseGiProfiles(await runNvidiaSmi(env, [...only, "-lgip"])));
+    out.placements.push(...parseGiPlacements(await runNvidiaSmi(env, [...only, "-lgipp"])));
+    out.instances.push(...parseGpuInstances(await listing(env, [...only, "-lgi"])));
+    out.computes.push(...parseComputeInstances(await listing(env, [...only, "-lci"])));
+  }
+  return out;
 }
 
 /** "1g.10gb+me" -> CUSTOM_MIG_1G_10GB_ME. */
