@@ -7,6 +7,7 @@ import { runAgentRequests, type AgentRequestHandler } from "../clients/agent/req
 import { cleanHandler } from "../clients/agent/clean-handler.js";
 import { partitionHandlers } from "../clients/agent/partition-handler.js";
 import { discoverAll } from "../clients/agent/drivers/index.js";
+import type { DriverDevice } from "../domain/inventory/report.js";
 import { withHealth } from "../clients/agent/drivers/health/index.js";
 import { driverEnv, type DriverCliOptions } from "../clients/agent/driver-env.js";
 import { createLogger } from "../infra/logger.js";
@@ -26,6 +27,7 @@ function driverOptions(cmd: Command): Command {
     .option("--pci-whitelist <json>", 'pci driver devices, e.g. [{"vendorId":"10ee","productId":"5005"}]', "[]")
     .option("--nvidia-skip-vfs", "do not report NVIDIA SR-IOV virtual functions", false)
     .option("--vgpu-types <list>", "NVIDIA vGPU types to report, e.g. nvidia-222,nvidia-223", "")
+    .option("--vgpu-on-demand", "offer NVIDIA vGPU (mdev) types as partitions made at bind time, not as fixed instances", false)
     .option("--fake-region-type <type>", "fake driver: report region type <type> (CUSTOM_FPGA_FAKE_REGION_<TYPE>), for bitstreams by function")
     .option("--fake-program-delay <ms>", "fake driver: programming takes this long")
     .option("--fake-program-fail <message>", "fake driver: programming fails with this message")
@@ -41,7 +43,7 @@ function driverOptions(cmd: Command): Command {
     )
     .option("--fake-state <file>", "fake driver: keep what the device was programmed with in this file (default: in memory)")
     .option("--fake-health-file <file>", 'fake driver: report the health in this JSON file, read every pass, e.g. {"status":"CRITICAL","reasons":[{"code":"INJECTED","message":"test"}]}')
-    .option("--nvidia-smi <path>", "the nvidia-smi binary the NVIDIA GPUs' health is read with (-q -x)", "nvidia-smi")
+    .option("--nvidia-smi <path>", "the nvidia-smi binary the NVIDIA GPUs' health and MIG state are read with, and MIG instances made with", "nvidia-smi")
     .option("--kernel-log <command>", "the command that prints the kernel log, for NVIDIA XID events", "dmesg");
 }
 
@@ -119,11 +121,29 @@ export function agentCommand(): Command {
             traits: dep.attributes.filter((a) => a.key.startsWith("trait")).map((a) => a.value).join(" "),
           })),
         );
-        printTable(rows, "no accelerators found");
+        printTable([...rows, ...devices.flatMap(partitionRows)], "no accelerators found");
         for (const e of errors) console.error(`driver ${e.driver} failed: ${e.message}`);
       }),
   );
   return agent;
+}
+
+/** A partitioned device's profiles, one row each: how many it may make, how many exist (handles). */
+function partitionRows(d: DriverDevice) {
+  const p = d.partitioning;
+  if (!p) return [];
+  return p.profiles.map((profile) => ({
+    type: d.type,
+    vendor: d.vendor,
+    model: d.model,
+    address: pciText(d.controlPath.info),
+    deployable: `${profile.name} (made on demand by ${p.driverName ?? "hand"})`,
+    health: d.health ? [d.health.status, ...d.health.reasons.map((r) => r.code)].join(" ") : "",
+    accelerators: profile.maxInstances ?? "",
+    handles: p.partitions.filter((x) => x.profile === profile.name).length,
+    rc: profile.resourceClass,
+    traits: "",
+  }));
 }
 
 /**

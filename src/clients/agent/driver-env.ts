@@ -12,6 +12,8 @@ export interface DriverCliOptions {
   pciWhitelist: string;
   nvidiaSkipVfs: boolean;
   vgpuTypes: string;
+  /** Offer vGPU (mdev) types as partitions made on demand (NvidiaGpuConfig.onDemandMdevs). */
+  vgpuOnDemand?: boolean;
   fakeRegionType?: string;
   fakeProgramDelay?: string;
   fakeProgramFail?: string;
@@ -47,8 +49,9 @@ export function driverEnv(o: DriverCliOptions): DriverEnv {
     lspciK: lspciKRunner(),
     health: { nvidiaSmi: nvidiaSmiRunner(o.nvidiaSmi), kernelLog: kernelLogRunner(o.kernelLog) },
     topology: { nvidiaSmiTopo: nvidiaSmiTopoRunner(o.nvidiaSmi) },
+    mig: { nvidiaSmiQuery: nvidiaSmiRunner(o.nvidiaSmi) },
     config: {
-      nvidia: { skipVirtualFunctions: o.nvidiaSkipVfs, enabledVgpuTypes: o.vgpuTypes.split(",").filter(Boolean), ...(o.nvidiaSmi ? { nvidiaSmi: o.nvidiaSmi } : {}) },
+      nvidia: { skipVirtualFunctions: o.nvidiaSkipVfs, enabledVgpuTypes: o.vgpuTypes.split(",").filter(Boolean), ...(o.vgpuOnDemand ? { onDemandMdevs: true } : {}), ...(o.nvidiaSmi ? { nvidiaSmi: o.nvidiaSmi } : {}) },
       ...(o.intelFpgaCleanBitstream ? { intelFpga: { cleanBitstream: o.intelFpgaCleanBitstream } } : {}),
       pci: { whitelist },
       ...fakeConfig(o),

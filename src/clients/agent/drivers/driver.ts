@@ -25,8 +25,14 @@ export interface NvidiaGpuConfig {
    * applies to every GPU whose sysfs offers it.
    */
   vgpuDeviceAddresses?: Record<string, string[]>;
-  /** The nvidia-smi binary a clean resets the GPU with (--nvidia-smi); default "nvidia-smi". */
+  /** The nvidia-smi binary a clean resets the GPU with and MIG is read and made with (--nvidia-smi); default "nvidia-smi". */
   nvidiaSmi?: string;
+  /**
+   * Report a GPU's mdev (vGPU) types as partitioning, made on demand, instead of a fixed deployable
+   * with one handle per instance (--vgpu-on-demand). The types offered are `enabledVgpuTypes`
+   * (with `vgpuDeviceAddresses`) when given, else all the GPU offers. Default false.
+   */
+  onDemandMdevs?: boolean;
 }
 
 export interface PciWhitelistEntry {
@@ -92,6 +98,12 @@ export interface TopologySources {
   nvidiaSmiTopo?: () => Promise<string>;
 }
 
+/** Where MIG state is read (nvidia-mig.ts); without it no GPU is taken to be in MIG mode. */
+export interface MigSources {
+  /** `nvidia-smi -q -x`: each GPU's MIG mode and MIG devices. */
+  nvidiaSmiQuery?: () => Promise<string>;
+}
+
 export interface DriverEnv {
   hostname: string;
   /** Default "/sys"; tests point it at a fixture tree. */
@@ -109,6 +121,8 @@ export interface DriverEnv {
   topology?: TopologySources;
   /** Where device health is read besides sysfs (health/index.ts); tests hand it fixtures. */
   health?: HealthSources;
+  /** Where MIG mode is read (nvidia-mig.ts); the MIG listings and changes run through `run`. */
+  mig?: MigSources;
 }
 
 /** What a driver programs: a region (deployable) of the device at the control path, with a verified file. */

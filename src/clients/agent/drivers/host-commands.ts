@@ -104,6 +104,7 @@ export function hostDriverEnv(args: { hostname: string; config: DriverConfig; sy
     config: args.config,
     health: { nvidiaSmi: nvidiaSmiRunner(), kernelLog: kernelLogRunner() },
     topology: { nvidiaSmiTopo: nvidiaSmiTopoRunner() },
+    mig: { nvidiaSmiQuery: nvidiaSmiRunner() },
     ...(args.log ? { log: args.log } : {}),
   };
 }

@@ -9,6 +9,9 @@
  *   CUSTOM_GPU_NVIDIA, CUSTOM_GPU_NVIDIA_<PID>_<type name after its first word>, e.g. "GRID T4-2B" ->
  *   CUSTOM_GPU_NVIDIA_1EB8_T4_2B.
  * A GPU offers at most one vGPU type (the first enabled one that applies), as in Cyborg.
+ * A GPU in MIG mode, and with `onDemandMdevs` a GPU offering mdev types, is reported with
+ * `partitioning` and no deployable instead (nvidia-gpu-partitions.ts); the driver's partitioner makes
+ * and removes its partitions (nvidia-partitioner.ts).
  */
 import { join } from "node:path";
 import type { DriverAttachHandle, DriverDevice } from "../../../domain/inventory/report.js";
@@ -16,6 +19,8 @@ import type { Driver, DriverEnv, NvidiaGpuConfig } from "./driver.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
 import { nvidiaGpuCleaner } from "./nvidia-gpu-clean.js";
+import { gpuMdevPartitioning, gpuMigPartitioning, partitionedGpu, readMig, type MigRead } from "./nvidia-gpu-partitions.js";
+import { nvidiaPartitioner } from "./nvidia-partitioner.js";
 import { linkDomains } from "./nvidia-topo.js";
 import { attributeList, customTrait, deviceTraits, pciAddress } from "./naming.js";
 import { exists, isVirtualFunction, listDir, pciDeviceDir, readLine } from "./sysfs.js";
@@ -66,10 +71,12 @@ function mdevHandles(bdf: string, vgpu: VgpuType): DriverAttachHandle[] {
   }));
 }
 
-async function gpuDevice(env: DriverEnv, gpu: LspciDevice): Promise<DriverDevice | null> {
+async function gpuDevice(env: DriverEnv, gpu: LspciDevice, mig: MigRead | null): Promise<DriverDevice | null> {
   const config = env.config.nvidia ?? {};
   const dir = pciDeviceDir(env.sysfsRoot, gpu.address);
   if (config.skipVirtualFunctions && (await isVirtualFunction(dir))) return null;
+  const partitioning = gpuMigPartitioning(env, gpu.address, mig) ?? (await gpuMdevPartitioning(env, gpu.address));
+  if (partitioning) return partitionedGpu(env, gpu, partitioning);
   const vgpu = await vgpuTypeOf(dir, gpu.address, config);
   if (vgpu && vgpu.instances === 0) {
     env.log?.warn({ address: gpu.address, vgpuType: vgpu.type }, "vGPU type has no instances; GPU not reported");
@@ -94,14 +101,16 @@ async function gpuDevice(env: DriverEnv, gpu: LspciDevice): Promise<DriverDevice
 export const nvidiaGpuDriver: Driver = {
   name: "nvidia-gpu",
   cleaner: nvidiaGpuCleaner,
+  partitioner: nvidiaPartitioner,
   async discover(env) {
     const listing = parseLspci(await env.lspci());
     warnMalformed(listing, (line) => GPU_CLASSES.some((c) => line.includes(c)), env.log);
+    const gpus = listing.devices.filter((gpu) => gpu.vendorId === NVIDIA_VENDOR_ID && GPU_CLASSES.includes(gpu.className));
+    const mig = gpus.length === 0 ? null : await readMig(env);
     const devices: DriverDevice[] = [];
-    for (const gpu of listing.devices) {
-      if (gpu.vendorId !== NVIDIA_VENDOR_ID || !GPU_CLASSES.includes(gpu.className)) continue;
+    for (const gpu of gpus) {
       try {
-        const device = await gpuDevice(env, gpu);
+        const device = await gpuDevice(env, gpu, mig);
         if (device) devices.push(device);
       } catch (err) {
         env.log?.warn({ address: gpu.address, err: (err as Error).message }, "GPU skipped");

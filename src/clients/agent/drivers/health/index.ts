@@ -7,6 +7,8 @@
 import type { DriverDevice } from "../../../../domain/inventory/report.js";
 import type { DeviceHealth } from "../../../../domain/inventory/health.js";
 import type { DriverEnv } from "../driver.js";
+import { MIG_DRIVER_NAME } from "../nvidia-mig.js";
+import { VGPU_DRIVER_NAME } from "../nvidia-partitioner.js";
 import { pciDeviceDir } from "../sysfs.js";
 import { aerHealth } from "./aer.js";
 import { parseNvidiaSmi } from "./nvidia-smi.js";
@@ -40,6 +42,8 @@ const bdfOf = (d: DriverDevice): string | null => {
   return typeof i.bus === "string" ? `${String(i.domain ?? "0000")}:${i.bus}:${String(i.device)}.${String(i.function)}` : null;
 };
 const drivenBy = (d: DriverDevice, name: string) => d.deployables.some((dep) => dep.driverName === name);
+/** An NVIDIA GPU of the nvidia-gpu driver: whole, or partitioned (MIG, vGPU on demand) with no deployable of its own. */
+const nvidiaGpu = (d: DriverDevice) => drivenBy(d, "NVIDIA") || [MIG_DRIVER_NAME, VGPU_DRIVER_NAME].includes(d.partitioning?.driverName ?? "");
 
 /** The devices with their health set (stubs, copies of a failed driver's last devices, are left as they are). */
 export async function withHealth(devices: readonly DriverDevice[], env: DriverEnv): Promise<DriverDevice[]> {
@@ -58,7 +62,7 @@ async function deviceHealth(d: DriverDevice, env: DriverEnv, sources: Sources): 
   if (bdf === null) return combineHealth([OK_PART]);
   const dir = pciDeviceDir(env.sysfsRoot, bdf);
   const parts: HealthPart[] = [await aerHealth(dir)];
-  if (drivenBy(d, "NVIDIA")) parts.push(...(await nvidiaParts(bdf, sources)));
+  if (nvidiaGpu(d)) parts.push(...(await nvidiaParts(bdf, sources)));
   if (d.type === "QAT") parts.push(await qatHealth(dir));
   return combineHealth(parts);
 }
