@@ -53,18 +53,26 @@ const STATE_WORDS: Record<string, string> = {
 const STATE_TONE: Record<string, string> = { AVAILABLE: "ok", TAINTED: "warn", DRAINING: "warn", DRAINED: "warn", CLEANING: "warn", QUALIFYING: "warn", FAILED: "bad" };
 const when = (iso: string | null) => (iso ? <time dateTime={iso}>{new Date(iso).toLocaleString()}</time> : "unknown");
 
-/** Reads the device's history, only what came after what it read before (the log only grows). */
+/**
+ * Reads the device's history, only what came after what it read before (the log only grows); an
+ * entry two overlapping refreshes both read is kept once.
+ */
 function useDeviceHistory(session: Session, uuid: string) {
-  const seen = useRef<{ uuid: string; nodes: HistoryNode[]; after: string | null }>({ uuid, nodes: [], after: null });
+  const seen = useRef({ uuid, nodes: [] as HistoryNode[], positions: new Set<string>(), after: null as string | null });
   return usePolled(
     async () => {
       if (!session.can("audit:read")) return null;
-      if (seen.current.uuid !== uuid) seen.current = { uuid, nodes: [], after: null };
+      if (seen.current.uuid !== uuid) seen.current = { uuid, nodes: [], positions: new Set(), after: null };
+      const s = seen.current;
       for (;;) {
-        const r = await gql<{ history: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: HistoryNode[] } }>(session.token, HISTORY, { uuid, after: seen.current.after });
-        seen.current.nodes.push(...r.history.nodes);
-        if (r.history.pageInfo.endCursor) seen.current.after = r.history.pageInfo.endCursor;
-        if (!r.history.pageInfo.hasNextPage) return deviceTimeline(seen.current.nodes);
+        const r = await gql<{ history: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: HistoryNode[] } }>(session.token, HISTORY, { uuid, after: s.after });
+        for (const n of r.history.nodes) {
+          if (s.positions.has(n.position)) continue;
+          s.positions.add(n.position);
+          s.nodes.push(n);
+        }
+        if (r.history.pageInfo.endCursor) s.after = r.history.pageInfo.endCursor;
+        if (!r.history.pageInfo.hasNextPage) return deviceTimeline(s.nodes);
       }
     },
     5000,
