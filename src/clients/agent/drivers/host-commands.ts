@@ -7,6 +7,7 @@ import { basename } from "node:path";
 import { promisify } from "node:util";
 import { DEFAULT_SYSFS_ROOT, type DriverConfig, type DriverEnv, type DriverLog } from "./driver.js";
 import { isBdf } from "./naming.js";
+import { FPGAINFO } from "./opae.js";
 
 const exec = promisify(execFile);
 
@@ -98,7 +99,7 @@ export function kernelLogRunner(command = "dmesg", opts: HostCommandOptions = {}
  * OPAE's `fpgainfo errors all` (health/fpgainfo.ts). A host without OPAE's tools answers null: its
  * FPGAs' health is then what the other sources say, nothing invented for the tool's absence.
  */
-export function fpgainfoErrorsRunner(bin = "fpgainfo", opts: HostCommandOptions = {}): () => Promise<string | null> {
+export function fpgainfoErrorsRunner(bin = FPGAINFO, opts: HostCommandOptions = {}): () => Promise<string | null> {
   return async () => {
     try {
       return await runCommand([bin, "errors", "all"], opts);
