@@ -3,6 +3,7 @@ import { gql, storedToken, storeToken, VIEWER, type Viewer } from "./lib/api";
 import type { Session } from "./lib/session";
 import { Link, useLocation } from "./lib/router";
 import { ArqsPage } from "./pages/Arqs";
+import { DevicePage } from "./pages/Device";
 import { HealthBadge, HealthPage } from "./pages/Health";
 import { HistoryPage } from "./pages/History";
 import { HostPage, HostsPage } from "./pages/Hosts";
@@ -46,7 +47,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut(): void }) 
   const loc = useLocation();
   const section = "/" + (loc.path.split("/")[1] ?? "");
   useEffect(() => {
-    document.title = `${NAV.find(([p]) => p === section)?.[1] ?? "Overview"} · cyborg-es console`;
+    document.title = `${NAV.find(([p]) => p === section)?.[1] ?? (section === "/devices" ? "Device" : "Overview")} · cyborg-es console`;
   }, [section]);
   return (
     <>
@@ -89,6 +90,8 @@ function Page({ session }: { session: Session }) {
       return <OverviewPage session={session} />;
     case "hosts":
       return arg ? <HostPage session={session} hostname={decodeURIComponent(arg)} /> : <HostsPage session={session} />;
+    case "devices":
+      return arg ? <DevicePage session={session} uuid={decodeURIComponent(arg)} /> : <p>Pick a device on its host's page.</p>;
     case "arqs":
       return <ArqsPage session={session} />;
     case "profiles":

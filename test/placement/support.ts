@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { HostWriter } from "../../bench/lib/host-writer.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import type { EventStore } from "../../src/infra/eventstore/port.js";
-import { createLogger } from "../../src/infra/logger.js";
+import { createLogger, type Logger } from "../../src/infra/logger.js";
 import { PlacementClient } from "../../src/reactors/placement/client.js";
 import { startPlacementSync, type PlacementConfig, type PlacementSync } from "../../src/reactors/placement/sync.js";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
@@ -55,7 +55,7 @@ export function recordingClient(server: PlacementServer): { client: PlacementCli
 
 export async function startSync(
   server: PlacementServer,
-  o: { store?: EventStore; readStore?: ReadStore; config?: Partial<PlacementConfig>; client?: PlacementClient } = {},
+  o: { store?: EventStore; readStore?: ReadStore; config?: Partial<PlacementConfig>; client?: PlacementClient; log?: Logger } = {},
 ): Promise<{ sync: PlacementSync; store: EventStore; readStore: ReadStore; hosts: HostWriter }> {
   const store = o.store ?? new MemoryEventStore();
   const readStore = o.readStore ?? new MemoryReadStore();
@@ -63,7 +63,7 @@ export async function startSync(
     store,
     readStore,
     config: configFor(server, o.config),
-    log,
+    log: o.log ?? log,
     tuning: { client: o.client, backoff: { minMs: 50, maxMs: 500 }, idleCommitMs: 20, statusEveryMs: 100 },
   });
   return { sync, store, readStore, hosts: new HostWriter(store) };

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fpgaCard } from "../../bench/lib/host-writer.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import type { PlacementSync } from "../../src/reactors/placement/sync.js";
+import { capturingLogger } from "../support/log-lines.js";
 import { placementApi, startPlacementServer, type PlacementServer } from "../support/placement.js";
 import { novaComputeNode, recordingClient, startSync, treeOf } from "./support.js";
 
@@ -215,6 +216,26 @@ describe("Placement sync (real Placement)", () => {
     expect((await treeOf(server, compute)).map((p) => p.name)).toEqual(["c4_0000:5e:00.0"]);
     expect(sync.status().waitingHosts).toBe(0);
     expect((await sync.hostSynced("c4")).synced).toBe(true);
+  });
+
+  it("logs a host Placement cannot match once, not once per event or retry round, and once more when it matches", async () => {
+    const { log, said } = capturingLogger();
+    const { sync, hosts } = await started({ config: { PLACEMENT_MISSING_COMPUTE_NODE: "wait" }, log });
+    for (let i = 0; i < 5; i++) {
+      await hosts.report("c4q", [fpgaCard("c4q", "5e", { traits: [`CUSTOM_T4Q_V${i}`] })]);
+      await sync.caughtUp(20_000);
+      await sync.retryWaiting();
+    }
+    const refused = said("Placement cannot match this host yet; it waits and is tried again every PLACEMENT_RETRY_S", { host: "c4q" });
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ err: expect.stringContaining("no compute-node resource provider named c4q") });
+    expect(refused[0]).not.toHaveProperty("refusalsNotLogged");
+
+    await novaComputeNode(server, "c4q");
+    await sync.retryWaiting();
+    await sync.retryWaiting();
+    expect(said("Placement matches a host that was waiting", { host: "c4q" })).toHaveLength(1);
+    expect(sync.status().waitingHosts).toBe(0);
   });
 
   it("creates a root provider named after the host when told to (standalone use)", async () => {

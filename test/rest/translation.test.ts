@@ -154,7 +154,30 @@ describe("formats and shapes", () => {
       uuid: U, type: "FPGA" as const, vendor: "0xABCD", model: "m", hostname: "h", status: "MAINTAINING" as const, stdBoardInfo: { a: "b" },
       vendorBoardInfo: null, controlPath: { uuid: "c", type: "PCI", info: {} }, createdAt: "2026-11-24T10:00:05Z", updatedAt: null, lost: false, taints: [],
     };
-    expect(deviceShape(dev, "http://x", 2)).not.toHaveProperty("status");
-    expect(deviceShape(dev, "http://x", 3)).toMatchObject({ status: "maintaining", std_board_info: '{"a":"b"}', vendor_board_info: null });
+    const loop = { state: "TAINTED" as const, holders: [] };
+    expect(deviceShape(dev, loop, "http://x", 2)).not.toHaveProperty("status");
+    expect(deviceShape(dev, loop, "http://x", 3)).toMatchObject({ status: "maintaining", std_board_info: '{"a":"b"}', vendor_board_info: null });
+  });
+
+  it("keeps Cyborg's device fields, in Cyborg's order, and adds the health loop after them", () => {
+    const taint = { key: "cyborg.openstack.org/maintenance", value: "", effect: "NoSchedule" as const, by: "cyborg-rest", reason: "disabled", at: "2026-11-24T10:00:06.000Z" };
+    const dev = {
+      uuid: U, type: "GPU" as const, vendor: "10de", model: "m", hostname: "h", status: "MAINTAINING" as const, stdBoardInfo: null, vendorBoardInfo: null,
+      controlPath: { uuid: "c", type: "PCI", info: {} }, createdAt: "2026-11-24T10:00:05Z", updatedAt: null, lost: false, taints: [taint],
+      health: { status: "WARNING" as const, reasons: [{ code: "AER_CORRECTABLE", message: "correctable PCIe errors", count: 3 }] },
+    };
+    const holders = [{ arqUuid: "a1", instanceUuid: "i1", since: "2026-11-24T10:00:01.000Z", eviction: null }];
+    const shown = deviceShape(dev, { state: "DRAINING", holders }, "http://x", 3);
+    expect(Object.keys(shown)).toEqual([
+      "uuid", "type", "vendor", "model", "std_board_info", "vendor_board_info", "hostname", "status", "created_at", "updated_at", "links",
+      "health", "state", "taints", "holders",
+    ]);
+    expect(shown).toMatchObject({
+      health: { status: "WARNING", reasons: [{ code: "AER_CORRECTABLE", message: "correctable PCIe errors", count: 3 }] },
+      state: "draining",
+      taints: [taint],
+      holders: [{ arq_uuid: "a1", instance_uuid: "i1", since: "2026-11-24T10:00:01.000Z", eviction: null }],
+    });
+    expect(deviceShape({ ...dev, health: undefined }, { state: "AVAILABLE", holders: [] }, "http://x", 0).health).toEqual({ status: "OK", reasons: [] });
   });
 });

@@ -236,6 +236,9 @@ export function HostPage({ session, hostname }: { session: Session; hostname: st
               </span>
               {d.lifecycleState !== "AVAILABLE" ? <span className="badge warn" data-testid="device-state">{d.lifecycleState}</span> : null}
               {d.lost ? <span className="badge bad">LOST</span> : null}
+              <Link to={`/devices/${d.uuid}`} aria-label={`Details of the device at ${pci(d.controlPath.info)}`}>
+                Details
+              </Link>
               <span>
                 {handles.length - used} free, {used} used of {handles.length} attach handles
               </span>

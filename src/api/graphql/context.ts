@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { CommandContext } from "../../domain/shared/types.js";
 import type { Principal } from "../auth/tokens.js";
 import { callerCommand, validCorrelationId, type ApiServices } from "../services.js";
-import { Loaders } from "./loaders.js";
+import { Loaders } from "../loaders.js";
 
 export interface ApiContext {
   principal: Principal | undefined;

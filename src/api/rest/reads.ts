@@ -11,6 +11,8 @@ import { getDeployables, lastProgrammingOf, listDeployables, type DeployableFilt
 import { getProfileByName, getProfileByUuid, listProfiles } from "../../../projections/device-profiles/queries.js";
 import { getDevices, listDevices, type DeployableView, type DeviceFilter, type DeviceView } from "../../../projections/device-tree/queries.js";
 import type { Page } from "../../../projections/shared/page.js";
+import type { DeviceLoopReads } from "../device-loop.js";
+import { Loaders } from "../loaders.js";
 
 export type { ArqView, DeployableView, DeviceProfileView, DeviceView };
 
@@ -46,6 +48,11 @@ export class RestReads {
 
   devices(filter: DeviceFilter, limit?: number): Promise<DeviceView[]> {
     return all((first, after) => listDevices(this.store, filter, first, after), limit);
+  }
+
+  /** Batched reads of devices' handles and holders, for one request (GraphQL's DataLoaders). */
+  deviceLoop(): DeviceLoopReads {
+    return new Loaders(this.store);
   }
 
   async deployable(uuid: string): Promise<DeployableView | null> {

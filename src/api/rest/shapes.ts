@@ -9,6 +9,9 @@
 import type { ArqView, DeployableView, DeviceProfileView, DeviceView } from "./reads.js";
 import { ARQ_STATE, bookmarkLink, DEVICE_STATUS, pythonStrTime, selfLink, wsmeTime, type Link } from "./format.js";
 import type { Microversion } from "./microversion.js";
+import { HEALTHY } from "../../domain/inventory/health.js";
+import type { DeviceLifecycleState } from "../../domain/inventory/device-lifecycle.js";
+import type { DeviceHolderView } from "../device-loop.js";
 
 /** What the shapes read of an ARQ: the read model's view and the application's answer both have it. */
 export type ArqFields = Pick<
@@ -97,8 +100,15 @@ export function deviceProfileOneShape(p: ProfileFields, publicUrl: string) {
   return { ...deviceProfileShape(p, publicUrl), created_at: pythonStrTime(p.createdAt), updated_at: pythonStrTime(p.updatedAt) };
 }
 
-/** `status` only from 2.3. */
-export function deviceShape(d: DeviceView, publicUrl: string, version: Microversion) {
+/** What the device API adds beside Cyborg's fields: the health loop as GraphQL's Device shows it. */
+export interface DeviceLoopFields {
+  state: DeviceLifecycleState;
+  holders: DeviceHolderView[];
+}
+
+/** `status` only from 2.3; `health`, `state`, `taints` and `holders` are cyborg-es additions after Cyborg's fields. */
+export function deviceShape(d: DeviceView, loop: DeviceLoopFields, publicUrl: string, version: Microversion) {
+  const health = d.health ?? HEALTHY;
   return {
     uuid: d.uuid,
     type: d.type,
@@ -111,6 +121,15 @@ export function deviceShape(d: DeviceView, publicUrl: string, version: Microvers
     created_at: wsmeTime(d.createdAt),
     updated_at: wsmeTime(d.updatedAt),
     links: [selfLink(publicUrl, "devices", d.uuid)],
+    health: { status: health.status, reasons: health.reasons.map((r) => ({ code: r.code, message: r.message, count: r.count ?? null })) },
+    state: loop.state.toLowerCase(),
+    taints: d.taints.map((t) => ({ key: t.key, value: t.value, effect: t.effect, by: t.by, reason: t.reason, at: t.at })),
+    holders: loop.holders.map((h) => ({
+      arq_uuid: h.arqUuid,
+      instance_uuid: h.instanceUuid,
+      since: h.since,
+      eviction: h.eviction ? evictionShape(h.eviction) : null,
+    })),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { DriverConfig, DriverEnv } from "./drivers/driver.js";
 import { readFileSync } from "node:fs";
-import { kernelLogRunner, lspciRunner, lspciKRunner, nvidiaSmiRunner, nvidiaSmiTopoRunner } from "./drivers/host-commands.js";
+import { fpgainfoErrorsRunner, kernelLogRunner, lspciRunner, lspciKRunner, nvidiaSmiRunner, nvidiaSmiTopoRunner } from "./drivers/host-commands.js";
 import type { DeviceHealth } from "../../domain/inventory/health.js";
 import { validateHealth } from "../../domain/inventory/health.js";
 
@@ -47,7 +47,7 @@ export function driverEnv(o: DriverCliOptions): DriverEnv {
     sysfsRoot: o.sysfsRoot,
     lspci: lspciRunner(o.lspci),
     lspciK: lspciKRunner(),
-    health: { nvidiaSmi: nvidiaSmiRunner(o.nvidiaSmi), kernelLog: kernelLogRunner(o.kernelLog) },
+    health: { nvidiaSmi: nvidiaSmiRunner(o.nvidiaSmi), kernelLog: kernelLogRunner(o.kernelLog), fpgainfoErrors: fpgainfoErrorsRunner() },
     topology: { nvidiaSmiTopo: nvidiaSmiTopoRunner(o.nvidiaSmi) },
     mig: { nvidiaSmiQuery: nvidiaSmiRunner(o.nvidiaSmi) },
     config: {

@@ -11,6 +11,8 @@
  *   PLACEMENT_MISSING_COMPUTE_NODE=wait, a name taken, a trait unknown), or a removed provider still
  *   has allocations: that host waits (recorded with the checkpoint, so it survives a restart) and
  *   is tried again every PLACEMENT_RETRY_S; the other hosts go on.
+ *   Each waiting host is logged once (again when the reason changes, or after an hour of the same
+ *   refusals, with how many went unlogged), not once per event or retry: waiting-log.ts.
  * - A lost checkpoint means the log is followed again from the beginning: every host is made to
  *   match again, which writes nothing where Placement already matches.
  */
@@ -28,6 +30,7 @@ import { ComputeNodeNotFoundError, isTransient, PlacementError, PlacementRefused
 import type { HostSyncResult } from "./changes.js";
 import { HostSyncer } from "./host-sync.js";
 import { HOST_STREAM_PREFIX, hostOfStream, HostStates } from "./host-states.js";
+import { WaitingLog } from "./waiting-log.js";
 import { stream } from "../../domain/shared/types.js";
 
 export const PLACEMENT_SYNC = "placement-sync";
@@ -76,7 +79,14 @@ export interface PlacementSyncOptions {
   config: PlacementConfig;
   log: Logger;
   /** Tests and benchmarks: a client with hooks, a shorter backoff. */
-  tuning?: { client?: PlacementClient; backoff?: { minMs?: number; maxMs?: number }; idleCommitMs?: number; statusEveryMs?: number };
+  tuning?: {
+    client?: PlacementClient;
+    backoff?: { minMs?: number; maxMs?: number };
+    idleCommitMs?: number;
+    statusEveryMs?: number;
+    /** How long a host refused again for the same reason stays unlogged (default an hour). */
+    waitingLogQuietMs?: number;
+  };
 }
 
 export function placementClientFor(config: PlacementConfig): PlacementClient {
@@ -99,6 +109,8 @@ class Sync implements PlacementSync {
   /** Host -> stream revision Placement was last made to match (this process). */
   private readonly synced = new Map<string, number>();
   private readonly waiting = new Map<string, Omit<WaitingHost, "host">>();
+  /** Which waiting hosts were told about, so a host refused again and again logs one line. */
+  private readonly waitingLog: WaitingLog;
   private readonly locks = new Map<string, Promise<void>>();
   private retryTimer: NodeJS.Timeout | undefined;
   /** The retry round running, if any. */
@@ -110,6 +122,7 @@ class Sync implements PlacementSync {
     this.client = options.tuning?.client ?? placementClientFor(options.config);
     this.syncer = new HostSyncer({ client: this.client, missingComputeNode: options.config.PLACEMENT_MISSING_COMPUTE_NODE });
     this.states = new HostStates(options.store);
+    this.waitingLog = new WaitingLog(options.tuning?.waitingLogQuietMs);
     this.follower = new LogFollower({
       name: PLACEMENT_SYNC,
       events: options.store,
@@ -177,7 +190,9 @@ class Sync implements PlacementSync {
     for (const host of [...this.waiting.keys()]) {
       if (this.stopping.signal.aborted) return;
       await this.syncOne(host, this.stopping.signal).catch((err: Error) => {
-        if (!this.stopping.signal.aborted) this.log.warn({ host, err: err.message }, "Placement is still unavailable for a waiting host");
+        if (this.stopping.signal.aborted) return;
+        const news = this.waitingLog.refused(host, `unavailable: ${err.message}`);
+        if (news) this.log.warn({ host, err: err.message, ...(news.lastLoggedAt ? { refusalsNotLogged: news.unlogged, lastLoggedAt: news.lastLoggedAt } : {}) }, "Placement is still unavailable for a waiting host");
       });
     }
   }
@@ -227,15 +242,11 @@ class Sync implements PlacementSync {
         this.syncer.forget(host, desired);
         if (signal.aborted || !(err instanceof PlacementRefusedError || err instanceof ComputeNodeNotFoundError)) throw err;
         this.setWaiting(host, err.message);
-        const provider = err instanceof PlacementError ? err.provider : undefined;
-        const answer = err instanceof PlacementError ? err.answer : undefined;
-        this.log.warn(
-          { host, provider: provider?.name, uuid: provider?.uuid, status: answer?.status, code: answer?.code, err: err.message },
-          "Placement cannot match this host yet; it waits and is tried again every PLACEMENT_RETRY_S",
-        );
+        this.logRefusal(host, err);
         this.synced.set(host, revision);
         return;
       }
+      this.waitingLog.forget(host);
       for (const c of result.changes) this.log.info({ host, action: c.action, provider: c.name, uuid: c.uuid, detail: c.detail }, `placement: ${c.action}`);
       this.synced.set(host, revision);
       if (result.waiting.length) this.setWaiting(host, result.waiting.join("; "));
@@ -245,6 +256,19 @@ class Sync implements PlacementSync {
     this.locks.set(host, settled);
     void settled.then(() => this.locks.get(host) === settled && this.locks.delete(host));
     return run;
+  }
+
+  /** Once per host and reason, then at most once per quiet interval (waiting-log.ts). */
+  private logRefusal(host: string, err: PlacementRefusedError | ComputeNodeNotFoundError): void {
+    const news = this.waitingLog.refused(host, err.message);
+    if (!news) return;
+    const provider = err instanceof PlacementError ? err.provider : undefined;
+    const answer = err instanceof PlacementError ? err.answer : undefined;
+    const quiet = news.lastLoggedAt ? { refusalsNotLogged: news.unlogged, lastLoggedAt: news.lastLoggedAt } : {};
+    this.log.warn(
+      { host, provider: provider?.name, uuid: provider?.uuid, status: answer?.status, code: answer?.code, err: err.message, ...quiet },
+      "Placement cannot match this host yet; it waits and is tried again every PLACEMENT_RETRY_S",
+    );
   }
 
   private setWaiting(host: string, reason: string): void {

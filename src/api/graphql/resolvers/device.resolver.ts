@@ -11,7 +11,8 @@ import { DeviceStatus } from "../types/scalars.js";
 import { DeviceCleaning, DeviceHolder } from "../types/device-loop.type.js";
 import { cleaningView, type DeviceCleaningView } from "../../../../projections/shared/device-views.js";
 import { DeviceLifecycleState, TaintEffect, TaintInput } from "../types/taint.type.js";
-import { deviceLifecycle, lifecycleOf, type DeviceLifecycleState as LifecycleState } from "../../../domain/inventory/device-lifecycle.js";
+import { deviceLifecycle, type DeviceLifecycleState as LifecycleState } from "../../../domain/inventory/device-lifecycle.js";
+import { deviceHolders, deviceLifecycleState } from "../../device-loop.js";
 import { listDevices, type DeviceView } from "../../../../projections/device-tree/queries.js";
 import { deployablesOf, isPast } from "../../../audit/past-views.js";
 import { readAfterWrite } from "../../read-your-writes.js";
@@ -94,19 +95,13 @@ export class DeviceResolver {
       const node = device.past.host.devices.get(device.uuid);
       if (node) return deviceLifecycle(node);
     }
-    const deployables = await ctx.loaders.deployablesOfDevice.load(device.uuid);
-    const handles = await Promise.all(deployables.map((d) => ctx.loaders.handlesOfDeployable.load(d.uuid)));
-    const loop = { failed: Boolean(device.failure), cleaning: Boolean(device.cleaningInFlight), qualifying: Boolean(device.qualifyingSince) };
-    return lifecycleOf({ taints: device.taints, holders: handles.flat().filter((h) => h.inUse).length, ...loop });
+    return deviceLifecycleState(device, ctx.loaders);
   }
 
   @FieldResolver(() => [DeviceHolder], { description: "The ARQs holding one of the device's attach handles, since when, and the notice to move each was given" })
   async holders(@Root() device: DeviceView, @Ctx() ctx: ApiContext): Promise<DeviceHolder[]> {
     if (isPast(device)) return [];
-    const deployables = await ctx.loaders.deployablesOfDevice.load(device.uuid);
-    const handles = (await Promise.all(deployables.map((d) => ctx.loaders.handlesOfDeployable.load(d.uuid)))).flat().filter((h) => h.inUse && h.arqUuid);
-    const arqs = await Promise.all(handles.map((h) => ctx.loaders.arq.load(h.arqUuid!)));
-    return handles.map((h, i) => ({ arqUuid: h.arqUuid!, instanceUuid: arqs[i]?.instanceUuid ?? null, since: h.heldSince ?? null, eviction: arqs[i]?.eviction ?? null }));
+    return deviceHolders(device, ctx.loaders);
   }
 
   @FieldResolver(() => DeviceCleaning, { description: "Cleaning before reuse and re-qualification: the requirement, the clean in flight, the last outcome, a failure" })

@@ -7,6 +7,7 @@ import { basename } from "node:path";
 import { promisify } from "node:util";
 import { DEFAULT_SYSFS_ROOT, type DriverConfig, type DriverEnv, type DriverLog } from "./driver.js";
 import { isBdf } from "./naming.js";
+import { FPGAINFO } from "./opae.js";
 
 const exec = promisify(execFile);
 
@@ -94,6 +95,21 @@ export function kernelLogRunner(command = "dmesg", opts: HostCommandOptions = {}
   return () => runCommand(argv, opts);
 }
 
+/**
+ * OPAE's `fpgainfo errors all` (health/fpgainfo.ts). A host without OPAE's tools answers null: its
+ * FPGAs' health is then what the other sources say, nothing invented for the tool's absence.
+ */
+export function fpgainfoErrorsRunner(bin = FPGAINFO, opts: HostCommandOptions = {}): () => Promise<string | null> {
+  return async () => {
+    try {
+      return await runCommand([bin, "errors", "all"], opts);
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith(`${bin} not found`)) return null;
+      throw err;
+    }
+  };
+}
+
 /** A DriverEnv on the real host. */
 export function hostDriverEnv(args: { hostname: string; config: DriverConfig; sysfsRoot?: string; log?: DriverLog }): DriverEnv {
   return {
@@ -102,7 +118,7 @@ export function hostDriverEnv(args: { hostname: string; config: DriverConfig; sy
     lspci: lspciRunner(),
     lspciK: lspciKRunner(),
     config: args.config,
-    health: { nvidiaSmi: nvidiaSmiRunner(), kernelLog: kernelLogRunner() },
+    health: { nvidiaSmi: nvidiaSmiRunner(), kernelLog: kernelLogRunner(), fpgainfoErrors: fpgainfoErrorsRunner() },
     topology: { nvidiaSmiTopo: nvidiaSmiTopoRunner() },
     mig: { nvidiaSmiQuery: nvidiaSmiRunner() },
     ...(args.log ? { log: args.log } : {}),

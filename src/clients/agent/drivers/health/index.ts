@@ -1,8 +1,9 @@
 /**
  * Each reported device's health, read with the inventory: AER counters for every PCI device,
- * nvidia-smi and the kernel log's XID events for NVIDIA GPUs, qat/state for QAT, injection for the
- * fake device. Tolerant by design: a source that cannot be read makes the device UNKNOWN with the
- * reason, and never fails the report. Each host-wide source (nvidia-smi, the kernel log) runs once a pass.
+ * nvidia-smi and the kernel log's XID events for NVIDIA GPUs, OPAE's error registers for Intel
+ * FPGAs, qat/state for QAT, injection for the fake device. Tolerant by design: a source that cannot
+ * be read makes the device UNKNOWN with the reason, and never fails the report. Each host-wide
+ * source (nvidia-smi, the kernel log, fpgainfo) runs once a pass.
  */
 import type { DriverDevice } from "../../../../domain/inventory/report.js";
 import type { DeviceHealth } from "../../../../domain/inventory/health.js";
@@ -11,6 +12,7 @@ import { MIG_DRIVER_NAME } from "../nvidia-mig.js";
 import { VGPU_DRIVER_NAME } from "../nvidia-partitioner.js";
 import { pciDeviceDir } from "../sysfs.js";
 import { aerHealth } from "./aer.js";
+import { parseFpgainfoErrors } from "./fpgainfo.js";
 import { parseNvidiaSmi } from "./nvidia-smi.js";
 import { combineHealth, OK_PART, unreadable, type HealthPart } from "./part.js";
 import { qatHealth } from "./qat.js";
@@ -22,12 +24,14 @@ export interface HealthSources {
   nvidiaSmi?: () => Promise<string>;
   /** The kernel log (`dmesg`), for NVIDIA's XID lines. */
   kernelLog?: () => Promise<string>;
+  /** OPAE's `fpgainfo errors all`, for Intel FPGAs' error registers; null when fpgainfo is not installed. */
+  fpgainfoErrors?: () => Promise<string | null>;
 }
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; why: string };
 
 /** The source's output read through `parse`, once a pass; a failure is kept as the reason. */
-function source<T>(run: (() => Promise<string>) | undefined, parse: (text: string) => T): (() => Promise<Outcome<T>>) | undefined {
+function source<S, T>(run: (() => Promise<S>) | undefined, parse: (text: S) => T): (() => Promise<Outcome<T>>) | undefined {
   if (!run) return undefined;
   let result: Promise<Outcome<T>> | undefined;
   return () =>
@@ -47,13 +51,19 @@ const nvidiaGpu = (d: DriverDevice) => drivenBy(d, "NVIDIA") || [MIG_DRIVER_NAME
 
 /** The devices with their health set (stubs, copies of a failed driver's last devices, are left as they are). */
 export async function withHealth(devices: readonly DriverDevice[], env: DriverEnv): Promise<DriverDevice[]> {
-  const sources: Sources = { smi: source(env.health?.nvidiaSmi, parseNvidiaSmi), xids: source(env.health?.kernelLog, parseXids) };
+  const sources: Sources = {
+    smi: source(env.health?.nvidiaSmi, parseNvidiaSmi),
+    xids: source(env.health?.kernelLog, parseXids),
+    opae: source(env.health?.fpgainfoErrors, (text) => (text === null ? null : parseFpgainfoErrors(text))),
+  };
   return Promise.all(devices.map(async (d) => (d.stub ? d : { ...d, health: await deviceHealth(d, env, sources) })));
 }
 
 interface Sources {
   smi?: () => Promise<Outcome<Map<string, HealthPart>>>;
   xids?: () => Promise<Outcome<Map<string, Map<number, number>>>>;
+  /** null: fpgainfo is not installed, and the FPGAs' health is what the other sources say. */
+  opae?: () => Promise<Outcome<Map<string, HealthPart> | null>>;
 }
 
 async function deviceHealth(d: DriverDevice, env: DriverEnv, sources: Sources): Promise<DeviceHealth> {
@@ -64,7 +74,16 @@ async function deviceHealth(d: DriverDevice, env: DriverEnv, sources: Sources): 
   const parts: HealthPart[] = [await aerHealth(dir)];
   if (nvidiaGpu(d)) parts.push(...(await nvidiaParts(bdf, sources)));
   if (d.type === "QAT") parts.push(await qatHealth(dir));
+  if (d.type === "FPGA" && drivenBy(d, "intel")) parts.push(...(await opaeParts(bdf, sources)));
   return combineHealth(parts);
+}
+
+async function opaeParts(bdf: string, sources: Sources): Promise<HealthPart[]> {
+  const opae = await sources.opae?.();
+  if (!opae) return [];
+  if (!opae.ok) return [unreadable("fpgainfo errors all", opae.why)];
+  if (opae.value === null) return [];
+  return [opae.value.get(slotOf(bdf)) ?? unreadable("fpgainfo errors all", "it does not list this card")];
 }
 
 async function nvidiaParts(bdf: string, sources: Sources): Promise<HealthPart[]> {

@@ -1,9 +1,9 @@
 import DataLoader from "dataloader";
-import { getArqs } from "../../../projections/arqs/queries.js";
-import { lastProgrammingOf, programmingOf, type LastProgrammingView, type ProgrammingView } from "../../../projections/deployables/queries.js";
-import * as tree from "../../../projections/device-tree/queries.js";
-import type { ArqView } from "../../domain/arqs/view.js";
-import type { ReadStore } from "../../infra/readstore/port.js";
+import { getArqs } from "../../projections/arqs/queries.js";
+import { lastProgrammingOf, programmingOf, type LastProgrammingView, type ProgrammingView } from "../../projections/deployables/queries.js";
+import * as tree from "../../projections/device-tree/queries.js";
+import type { ArqView } from "../domain/arqs/view.js";
+import type { ReadStore } from "../infra/readstore/port.js";
 
 const batch = <V>(fn: (keys: readonly string[]) => Promise<V[]>) => new DataLoader<string, V>(fn, { maxBatchSize: 1000 });
 
