@@ -270,8 +270,18 @@ export class Application {
     return partitions.partitionRequestsInFlight(this.streams, hostname);
   }
 
-  /** The agent's answer to a partition request; a made partition completes the bind that waited for it. */
-  reportPartitionResult(ctx: CommandContext, input: partitions.PartitionResultInput) {
+  /**
+   * The agent's answer to a partition request. A made (or failed) partition's bind is decided in
+   * the same append as the answer (BOUND, or BIND_FAILED with the agent's reason), so the instance
+   * waiting on accelerator-request-bound is told after one commit; the binder's own run finds it
+   * done. An answer no bind waits for is recorded alone.
+   */
+  async reportPartitionResult(ctx: CommandContext, input: partitions.PartitionResultInput): Promise<{ recorded: boolean }> {
+    const arqUuid = await partitions.bindWaitingOn(this.streams, input.hostname, input.requestId);
+    if (arqUuid) {
+      const r = await arqs.allocateForArq(this.streams, ctx, arqUuid, this.catalogue, this.agentDown, partitions.answerOf(input, ctx.at));
+      if (!("notBinding" in r && r.notBinding)) return { recorded: true };
+    }
     return partitions.reportPartitionResult(this.streams, ctx, input);
   }
 

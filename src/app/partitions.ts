@@ -2,6 +2,7 @@
  * Partition use cases: the agent takes the requests to make and destroy partitions in flight on
  * its host and reports each outcome. The rules are domain/inventory/partition-allocation.ts.
  */
+import type { InventoryEvent } from "../domain/inventory/events.js";
 import type { HostState } from "../domain/inventory/state.js";
 import { validateHostname } from "../domain/inventory/report-validation.js";
 import type { SlotPlacement } from "../domain/inventory/partitioning-report.js";
@@ -64,7 +65,23 @@ export async function partitionRequestsInFlight(s: Streams, hostname: string): P
   return partitionRequestsOf(hostname, (await s.load(aggregates.host, hostname)).state);
 }
 
-/** The agent's report; `recorded` is false for a repeated report or one the host no longer waits for. */
+/** The ARQ whose bind waits for the partition the request makes, or null (a destruction, or a request no longer waited for). */
+export async function bindWaitingOn(s: Streams, hostname: string, requestId: string): Promise<string | null> {
+  const { state } = await s.load(aggregates.host, validateHostname(hostname));
+  for (const device of state.devices.values()) {
+    for (const c of device.partitioning?.creations.values() ?? []) if (c.requestId === requestId) return c.arqUuid;
+  }
+  return null;
+}
+
+/** The agent's answer as a host decision, for a bind plan to append with the bind it completes. */
+export function answerOf(input: PartitionResultInput, at: string): { hostname: string; decide(state: HostState): InventoryEvent[] } {
+  const hostname = validateHostname(input.hostname);
+  const { requestId, ok, partition, command, durationMs, reason } = input;
+  return { hostname, decide: (state) => aggregates.host.decider.decide({ type: "ReportPartitionResult", data: { hostname, requestId, ok, partition, command, durationMs, reason, at } }, state) };
+}
+
+/** The agent's report alone; `recorded` is false for a repeated report or one the host no longer waits for. */
 export async function reportPartitionResult(s: Streams, ctx: CommandContext, input: PartitionResultInput): Promise<{ recorded: boolean }> {
   const hostname = validateHostname(input.hostname);
   const { requestId, ok, partition, command, durationMs, reason } = input;

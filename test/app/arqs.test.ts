@@ -124,7 +124,7 @@ describe("ARQs (application)", () => {
       expect(again[0]!.state).toBe("BIND_STARTED");
       await app.allocateForArq(binder, ids[0]!);
       expect((await app.startBinds(nova, [bindingFor(ids[0]!)]))[0]!.state).toBe("BOUND");
-      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state BOUND)" });
+      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state BOUND)", notBinding: true });
       expect((await types(store, stream.host(HOST))).filter((t) => t === "AttachHandleAllocated")).toHaveLength(1);
     });
     it("validates every binding before touching anything", async () => {
@@ -212,7 +212,7 @@ describe("ARQs (application)", () => {
         await store.append(stream.arq(ids[0]!), [toNewEvent({ type: "ArqUnbound", data: unbound }, ADMIN)], "any");
         return appendSequence(steps);
       });
-      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state UNBOUND)" });
+      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state UNBOUND)", notBinding: true });
       expect((await hostState(store, HOST)).allocations.size).toBe(0);
       expect(await types(store, stream.host(HOST))).toEqual(expect.arrayContaining(["AttachHandleAllocated", "AttachHandleReleased"]));
       expect((await app.getArq(ids[0]!))!.state).toBe("UNBOUND");
@@ -228,7 +228,7 @@ describe("ARQs (application)", () => {
       expect(appends).not.toHaveBeenCalled();
       expect(await types(store, stream.arq(ids[0]!))).toEqual(["ArqCreated", "ArqBindStarted", "ArqBound"]);
       expect((await hostState(store, HOST)).allocations.size).toBe(2);
-      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state BOUND)" });
+      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state BOUND)", notBinding: true });
     });
     it("with allocate, an ARQ with no free handle is only started, and the binder fails it with the reason", async () => {
       const { app, ids } = await world(1, 2);
@@ -252,7 +252,7 @@ describe("ARQs (application)", () => {
       expect(host.allocations.size).toBe(1);
       expect(view!.attachHandleUuid).toBe(host.allocations.get(ids[0]!)!.handleUuid);
       expect((await types(store, stream.host(HOST))).filter((t) => t.startsWith("AttachHandle") && t !== "AttachHandleAdded")).toEqual(["AttachHandleAllocated"]);
-      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state BOUND)" });
+      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state BOUND)", notBinding: true });
     });
     it("an unknown RP or a device in maintenance fails the bind with the reason", async () => {
       const { app, ids, store } = await world(2, 2);
@@ -284,8 +284,8 @@ describe("ARQs (application)", () => {
     it("allocateForArq on an ARQ that is not binding does nothing", async () => {
       const { app, ids, store } = await world();
       const head = await store.headPosition();
-      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state INITIAL)" });
-      expect(await app.allocateForArq(binder, "missing")).toEqual({ ok: false, reason: "not binding (no such ARQ)" });
+      expect(await app.allocateForArq(binder, ids[0]!)).toEqual({ ok: false, reason: "not binding (state INITIAL)", notBinding: true });
+      expect(await app.allocateForArq(binder, "missing")).toEqual({ ok: false, reason: "not binding (no such ARQ)", notBinding: true });
       expect(await store.headPosition()).toBe(head);
     });
     it("failBind fails a BIND_STARTED ARQ once; a BOUND one only when asked (a lost device)", async () => {

@@ -12,6 +12,7 @@ import { isStaleFor, type InstanceState } from "../../domain/instances/decider.j
 import type { InstanceEvent } from "../../domain/instances/events.js";
 import type { InventoryEvent } from "../../domain/inventory/events.js";
 import type { HostState } from "../../domain/inventory/state.js";
+import { fold } from "../../domain/shared/decider.js";
 import { DomainError, type CommandContext } from "../../domain/shared/types.js";
 import type { DomainEventShape, Loaded } from "../handle.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
@@ -52,6 +53,8 @@ export interface PlanOptions {
   agentDown?: (hostname: string) => string | null;
   /** ARQs whose handle an earlier attempt of this call allocated (reused; any other allocation of an ARQ that starts now is a leftover). */
   allocatedBefore?: ReadonlySet<string>;
+  /** Decided on the host's state before the binds, and appended with them: the agent's answer a waiting bind completes on (app/partitions.ts). */
+  hostFirst?: { hostname: string; decide(state: HostState): InventoryEvent[] };
 }
 
 export async function planBinds(s: Streams, ctx: CommandContext, bindings: readonly ArqBinding[], opts: PlanOptions): Promise<BindPlan> {
@@ -67,6 +70,11 @@ export async function planBinds(s: Streams, ctx: CommandContext, bindings: reado
     if (events.length > 0) plan.instanceSteps.push(new Decided(aggregates.instance, instanceUuid, loaded, events));
   }
   const carried = new Map(hostnames.map((h, i) => [h, { loaded: hosts[i]!, state: hosts[i]!.state, events: [] as InventoryEvent[] }]));
+  const first = opts.hostFirst && carried.get(opts.hostFirst.hostname);
+  if (first) {
+    first.events.push(...opts.hostFirst!.decide(first.state));
+    first.state = fold(aggregates.host.decider, first.state, first.events);
+  }
   const programming = await Promise.all(bindings.map((b, i) => bitstreamFor(b, arqs[i]!.state, carried.get(b.hostname)?.state, opts)));
   bindings.forEach((b, i) => {
     const loaded = arqs[i]!;

@@ -16,7 +16,8 @@ import { releaseOrphanedHandle } from "./orphaned-handle.js";
 import { loadVisible } from "./shared.js";
 
 /** `waiting`: the bind holds its handle and waits for its region's programming. */
-export type AllocateResult = { ok: true; arq: ArqView } | { ok: false; reason: string; waiting?: boolean };
+/** `notBinding`: the ARQ was not in BIND_STARTED, so nothing was decided or appended. */
+export type AllocateResult = { ok: true; arq: ArqView } | { ok: false; reason: string; waiting?: boolean; notBinding?: boolean };
 
 /**
  * Records each instance's ARQs (an instance is bound once) and starts each ARQ's bind; with
@@ -56,6 +57,7 @@ export async function allocateForArq(
   arqUuid: string,
   catalogue?: BitstreamCatalogue,
   agentDown?: PlanOptions["agentDown"],
+  hostFirst?: PlanOptions["hostFirst"],
 ): Promise<AllocateResult> {
   const written = new Written();
   let notBinding = "";
@@ -70,12 +72,12 @@ export async function allocateForArq(
       return undefined;
     }
     const target = { arqUuid, hostname: arq.hostname!, deviceRpUuid: arq.deviceRpUuid!, instanceUuid: arq.instanceUuid! };
-    return planBinds(s, ctx, [target], { allocate: true, recordInstances: false, bitstreams, catalogueErrorsFail: true, agentDown });
+    return planBinds(s, ctx, [target], { allocate: true, recordInstances: false, bitstreams, catalogueErrorsFail: true, agentDown, hostFirst });
   };
   const plan = await appendPlan(s, ctx, streams, planOnce, (p) => written.note(p));
   if (!plan) {
     await written.undo(s, ctx);
-    return { ok: false, reason: notBinding };
+    return { ok: false, reason: notBinding, notBinding: true };
   }
   const view = plan.view(arqUuid)!;
   if (view.state === "BOUND") return { ok: true, arq: view };
