@@ -265,6 +265,11 @@ export class Application {
     return cleaning.reportCleaningResult(this.streams, ctx, input);
   }
 
+  /** A partitioned device's slices used and free, its profiles' room, its partitions; null for a device that is not cut. */
+  devicePartitioning(hostname: string, deviceUuid: string): Promise<partitions.DevicePartitioningView | null> {
+    return partitions.devicePartitioning(this.streams, hostname, deviceUuid);
+  }
+
   /** The partitions the host's agent is asked to make or destroy now. */
   partitionRequestsInFlight(hostname: string): Promise<partitions.PartitionRequestView[]> {
     return partitions.partitionRequestsInFlight(this.streams, hostname);

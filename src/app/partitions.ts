@@ -3,7 +3,10 @@
  * its host and reports each outcome. The rules are domain/inventory/partition-allocation.ts.
  */
 import type { InventoryEvent } from "../domain/inventory/events.js";
-import type { HostState } from "../domain/inventory/state.js";
+import type { DeviceNode, HostState } from "../domain/inventory/state.js";
+import { counterUse, usedSlots } from "../domain/inventory/partition-fit.js";
+import { availabilityOf } from "../domain/inventory/partition-inventory.js";
+import { partitioningOf } from "../domain/inventory/partition-record.js";
 import { validateHostname } from "../domain/inventory/report-validation.js";
 import type { SlotPlacement } from "../domain/inventory/partitioning-report.js";
 import type { CommandContext, JsonObject } from "../domain/shared/types.js";
@@ -87,4 +90,42 @@ export async function reportPartitionResult(s: Streams, ctx: CommandContext, inp
   const { requestId, ok, partition, command, durationMs, reason } = input;
   const r = await s.handle(aggregates.host, hostname, { type: "ReportPartitionResult", data: { hostname, requestId, ok, partition, command, durationMs, reason, at: ctx.at } }, ctx);
   return { recorded: r.events.length > 0 };
+}
+
+/** A partitioned device as an operator reads it: slices used and free, each profile's room, the partitions and the requests under way. */
+export interface DevicePartitioningView {
+  driverName: string | null;
+  counters: Array<{ name: string; total: number; used: number }>;
+  slots: { total: number; used: number };
+  profiles: Array<{ name: string; toolId: string; resourceClass: string; made: number; free: number; canHoldNow: number }>;
+  partitions: Array<{ uuid: string | null; profile: string; placement: SlotPlacement | null; status: "READY" | "CREATING" | "DESTROYING"; arqUuid: string | null }>;
+}
+
+export function devicePartitioningView(device: DeviceNode): DevicePartitioningView | null {
+  const model = partitioningOf(device);
+  if (!model || !device.partitioning) return null;
+  const use = counterUse(model);
+  const used = usedSlots(model);
+  const available = new Map(availabilityOf(device).map((a) => [a.profile, a.available]));
+  return {
+    driverName: device.partitioning.reported.driverName ?? null,
+    counters: [...model.counters].map(([name, total]) => ({ name, total, used: use.get(name) ?? 0 })),
+    slots: { total: model.slots, used: bitCount(used) },
+    profiles: [...model.profiles.values()].map((p) => {
+      const mine = model.partitions.filter((x) => x.profile === p.name && x.status === "READY");
+      return { name: p.name, toolId: p.toolId, resourceClass: p.resourceClass, made: mine.length, free: mine.filter((x) => x.holder === null).length, canHoldNow: available.get(p.name) ?? 0 };
+    }),
+    partitions: model.partitions.map((x) => ({ uuid: x.uuid, profile: x.profile, placement: x.placement, status: x.status, arqUuid: x.holder })),
+  };
+}
+
+function bitCount(n: number): number {
+  let c = 0;
+  for (let v = n; v; v &= v - 1) c++;
+  return c;
+}
+
+export async function devicePartitioning(s: Streams, hostname: string, deviceUuid: string): Promise<DevicePartitioningView | null> {
+  const device = (await s.load(aggregates.host, validateHostname(hostname))).state.devices.get(deviceUuid);
+  return device ? devicePartitioningView(device) : null;
 }

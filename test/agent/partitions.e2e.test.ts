@@ -17,6 +17,8 @@ import { fpgaE2e, history } from "./support/fpga-e2e.js";
 
 const kit = fpgaE2e(["mig-a", "mig-fail"]);
 const GPU = "0000:40:00.0";
+const PARTITIONING = `query($host: String!) { devices(filter: { hostname: $host }) { nodes { partitioning {
+  counters { name total used } slots { total used } profiles { name made free canHoldNow } partitions { uuid profile placement { start size } status arqUuid } } } } }`;
 const PROVIDERS = `query($host: String!) { resourceProviders(hostname: $host) { name resourceClass total reserved used } }`;
 
 let t: TestService;
@@ -65,6 +67,11 @@ describe("partitions made at bind, with the agent", () => {
     expect(await capacity("mig-a", "7g.80gb")).toBe(0);
     const second = await bindOn("mig-a", "3g.40gb");
     expect(await second.bound()).toMatchObject({ status: "COMPLETED" });
+    // The device as an operator reads it: slices used and free, each profile's room, who holds what.
+    const [gpu] = (await t.ok("admin", PARTITIONING, { host: "mig-a" })).devices.nodes;
+    expect(gpu.partitioning).toMatchObject({ counters: [{ name: "compute", total: 7, used: 6 }], slots: { total: 8, used: 8 } });
+    expect(gpu.partitioning.profiles.find((p: { name: string }) => p.name === "3g.40gb")).toEqual({ name: "3g.40gb", made: 2, free: 0, canHoldNow: 2 });
+    expect(gpu.partitioning.partitions.map((p: { arqUuid: string; status: string }) => [p.arqUuid, p.status]).sort()).toEqual([[first.arq, "READY"], [second.arq, "READY"]].sort());
     const third = await bindOn("mig-a", "3g.40gb");
     const refused = await third.bound();
     expect(refused.status).toBe("FAILED");

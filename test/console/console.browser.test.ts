@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportOnce } from "../../src/clients/agent/agent.js";
 import { driverEnv } from "../../src/clients/agent/driver-env.js";
+import { fakeMigPartitioner } from "../../src/clients/agent/drivers/fake-mig.js";
 import { createLogger } from "../../src/infra/logger.js";
 import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
@@ -230,5 +231,19 @@ describe("the console in a browser", () => {
     await page.getByRole("link", { name: "rack07-node0299" }).click();
     await page.getByRole("heading", { name: "Host rack07-node0299" }).waitFor(WAIT);
     await screenshot(page, "11-host-of-1000");
+  });
+
+  it("shows a partitioned GPU's slots, slices and each profile's room", async () => {
+    const env = driverEnv({ hostname: "compute-mig", drivers: "fake-mig", sysfsRoot: "/sys", lspci: "lspci", pciWhitelist: "[]", nvidiaSkipVfs: false, vgpuTypes: "" });
+    // A 3g.40gb that exists on the GPU (made before the agent reports), at slots 4..7.
+    await fakeMigPartitioner.create(env, { controlPath: { domain: "0000", bus: "40", device: "00", function: "0" }, profile: { name: "3g.40gb", toolId: "9" }, placement: { start: 4, size: 4 } });
+    await reportOnce({ client: { url: t.url, token: TOKENS.admin.token }, hostname: "compute-mig", drivers: ["fake-mig"], env, intervalMs: 60_000, log: createLogger("silent"), retries: 0 });
+    await page.goto(`${origin}/console/hosts/compute-mig`);
+    const bar = page.getByRole("list", { name: "Slots, in order" });
+    await bar.waitFor(WAIT);
+    expect(await bar.locator("li").allTextContents()).toEqual(["free", "free", "free", "free", "3g.40gb"]);
+    expect(await page.getByLabel("Partitions").locator("p").textContent()).toBe("4 of 7 compute slices free; 4 of 8 slots free");
+    expect(await page.getByRole("table", { name: "Partition profiles" }).getByRole("row", { name: /3g\.40gb/ }).locator("td").allTextContents()).toEqual(["3g.40gb", "CUSTOM_MIG_3G_40GB", "1", "1", "2"]);
+    await screenshot(page, "12-partitioned-gpu");
   });
 });

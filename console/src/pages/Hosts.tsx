@@ -1,6 +1,7 @@
 import { useMemo, useState } from "react";
 import { ErrorNote, type Session } from "../lib/session";
 import { gql } from "../lib/api";
+import { PARTITIONING_FIELDS, PartitionSlices, type DevicePartitioning } from "./Partitions";
 import { usePolled } from "../lib/hooks";
 import { Link } from "../lib/router";
 import { Pager, PAGE_SIZE } from "./Pager";
@@ -174,16 +175,17 @@ interface Device {
   lost: boolean;
   controlPath: { info: Record<string, string> };
   deployables: Array<{ uuid: string; name: string; resourceClass: string | null; traits: string[]; numAccelerators: number; attachHandles: Handle[] }>;
+  partitioning: DevicePartitioning | null;
 }
 
 const DEVICES = `query($host: String!, $after: String) { devices(filter: { hostname: $host }, first: 50, after: $after) {
   totalCount pageInfo { hasNextPage endCursor }
-  nodes { uuid type vendor model status lifecycleState taints { key value effect by reason } lost controlPath { info }
+  nodes { uuid type vendor model status lifecycleState taints { key value effect by reason } lost controlPath { info } ${PARTITIONING_FIELDS}
     deployables { uuid name resourceClass traits numAccelerators
       attachHandles { uuid type inUse lost info acceleratorRequest { uuid state instanceUuid } } } } } }`;
 const SET_STATUS = `mutation($uuid: ID!, $status: DeviceStatus!) { setDeviceStatus(uuid: $uuid, status: $status) { uuid status } }`;
 
-const pci = (i: Record<string, string>) => (i.domain ? `${i.domain}:${i.bus}:${i.device}.${i.function}` : JSON.stringify(i));
+const pci = (i: Record<string, string>) => (i.domain ? `${i.domain}:${i.bus}:${i.device}.${i.function}` : i.uuid ? i.uuid : JSON.stringify(i));
 
 /** One host's device tree: devices, their deployables and attach handles (free or used, and by which ARQ). */
 export function HostPage({ session, hostname }: { session: Session; hostname: string }) {
@@ -257,6 +259,7 @@ export function HostPage({ session, hostname }: { session: Session; hostname: st
                 ))}
               </ul>
             ) : null}
+            {d.partitioning ? <PartitionSlices p={d.partitioning} /> : null}
             {d.deployables.map((dep) => (
               <div key={dep.uuid} className="deployable">
                 <h3>

@@ -33,15 +33,29 @@ export function availabilityOf(device: DeviceNode): ProfileAvailability[] {
 /** `events` with PartitionInventoryChanged added for each partitioned device whose availability they change. */
 export function withPartitionInventory(before: HostState, events: InventoryEvent[], hostname: string, at: string): InventoryEvent[] {
   if (events.length === 0) return events;
-  if (!events.some((e) => e.type === "DevicePartitioningChanged") && ![...before.devices.values()].some((d) => d.partitioning)) return events;
+  const touched = touchedDevices(before, events);
+  if (touched.size === 0) return events;
   const after = fold({ evolve: evolveHost }, before, events);
   const extra: InventoryEvent[] = [];
-  for (const device of after.devices.values()) {
-    if (!device.partitioning) continue;
+  for (const uuid of touched) {
+    const device = after.devices.get(uuid);
+    if (!device?.partitioning) continue;
     const now = availabilityOf(device);
     const recorded = device.partitioning.available;
     if (now.length === recorded.size && now.every((a) => recorded.get(a.deployableUuid) === a.available)) continue;
     extra.push({ type: "PartitionInventoryChanged", data: { hostname, deviceUuid: device.uuid, available: now, at } });
   }
   return extra.length === 0 ? events : [...events, ...extra];
+}
+
+/** The partitioned devices (or those becoming so) the events name, directly or through a deployable. */
+function touchedDevices(before: HostState, events: readonly InventoryEvent[]): Set<string> {
+  const out = new Set<string>();
+  for (const e of events) {
+    const d = e.data as { deviceUuid?: string; deployableUuid?: string };
+    const uuid = d.deviceUuid ?? (d.deployableUuid === undefined ? undefined : before.deviceOfDeployable.get(d.deployableUuid));
+    if (uuid === undefined) continue;
+    if (e.type === "DevicePartitioningChanged" || before.devices.get(uuid)?.partitioning) out.add(uuid);
+  }
+  return out;
 }

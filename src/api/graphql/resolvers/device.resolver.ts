@@ -1,4 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from "type-graphql";
+import { devicePartitioningView } from "../../../app/partitions.js";
+import { DevicePartitioning } from "../types/device-partitioning.type.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { apiError } from "../errors.js";
 import { DeviceFilter } from "../inputs/filters.input.js";
@@ -132,6 +134,16 @@ export class DeviceResolver {
   @FieldResolver(() => [ControlPathId], { description: "Every control path of the device (the database-model spec: a device may have several), controlPath first" })
   controlPaths(@Root() device: DeviceView): ControlPathId[] {
     return [device.controlPath, ...(device.additionalControlPaths ?? [])];
+  }
+
+  @FieldResolver(() => DevicePartitioning, {
+    nullable: true,
+    description: "A device cut into partitions on demand (MIG, vGPU types): slices used and free, each profile's room now, its partitions; null for any other device",
+  })
+  partitioning(@Root() device: DeviceView, @Ctx() ctx: ApiContext) {
+    const past = isPast(device) ? device.past.host.devices.get(device.uuid) : undefined;
+    if (past) return devicePartitioningView(past);
+    return ctx.services.app.devicePartitioning(device.hostname, device.uuid);
   }
 
   @FieldResolver(() => DeviceHealth)
