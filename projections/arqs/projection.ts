@@ -89,7 +89,7 @@ export function project(event: RecordedEvent): Write[] {
         doc(
           "BOUND",
           { binding: { hostname: d.hostname, deviceRpUuid: d.deviceRpUuid, instanceUuid: d.instanceUuid } },
-          { attachHandleType: d.attachHandleType, attachHandleUuid: d.attachHandleUuid, attachHandleInfo: d.attachHandleInfo, deployableUuid: d.deployableUuid },
+          { attachHandleType: d.attachHandleType, attachHandleUuid: d.attachHandleUuid, attachHandleInfo: d.attachHandleInfo, deployableUuid: d.deployableUuid, alternative: d.alternative ?? null },
         ),
         file(u, "state", "BOUND"),
         file(u, "hostname", d.hostname),
@@ -137,7 +137,7 @@ export interface StoredArq {
   binding: Pick<ArqView, "hostname" | "deviceRpUuid" | "instanceUuid"> | null;
   status: {
     state: ArqState;
-    handle: Pick<ArqView, "attachHandleType" | "attachHandleUuid" | "attachHandleInfo" | "deployableUuid"> | null;
+    handle: (Pick<ArqView, "attachHandleType" | "attachHandleUuid" | "attachHandleInfo" | "deployableUuid"> & { alternative?: number | null }) | null;
     bindFailureReason: string | null;
     revision: number;
     position: string;

@@ -34,6 +34,7 @@ function view(doc: Record<string, unknown> | null): ArqView | null {
     attachHandleUuid: handle?.attachHandleUuid ?? null,
     attachHandleInfo: handle?.attachHandleInfo ?? null,
     deployableUuid: handle?.deployableUuid ?? null,
+    alternative: handle?.alternative ?? null,
     bindFailureReason: s.bindFailureReason,
     eviction: a.eviction ? (eviction as NonNullable<ArqView["eviction"]>) : null,
     revision: noticeLast ? noticeRevision : s.revision,

@@ -63,15 +63,21 @@ describe("placement", () => {
   });
 
   it("places the ARQs where the engine chose, records the alternative, and refuses with the explanation when nothing fits", async () => {
-    const m = `mutation($n: String!, $i: ID!) { placeAcceleratorRequests(deviceProfileName: $n, instanceUuid: $i) { hostname alternatives acceleratorRequests { uuid deviceRpUuid hostname } } }`;
+    const m = `mutation($n: String!, $i: ID!) { placeAcceleratorRequests(deviceProfileName: $n, instanceUuid: $i) { hostname alternatives acceleratorRequests { uuid deviceRpUuid hostname state alternative } } }`;
     const placed = (await t.ok("service", m, { n: "fpga-2", i: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d01" })).placeAcceleratorRequests;
     expect(placed.hostname).toBe("three");
     expect(placed.alternatives).toEqual([0]);
     expect(placed.acceleratorRequests).toHaveLength(2);
+    // A group without alternatives records none.
+    expect(placed.acceleratorRequests.map((a: { alternative: number | null }) => a.alternative)).toEqual([null, null]);
     const again = await t.gql("service", m, { n: "fpga-2", i: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d02" });
     expect(again.errors?.[0]?.extensions).toMatchObject({ code: "CONFLICT", details: { reason: "NO_PLACEMENT", explanation: { fitting: 0 } } });
     const alt = (await t.ok("service", m, { n: "pgpu-else-fpga", i: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d03" })).placeAcceleratorRequests;
     expect(alt.alternatives).toEqual([1]);
+    // The ARQ itself records the way it got, in the log and in the read model.
+    expect(alt.acceleratorRequests[0]).toMatchObject({ state: "BOUND", alternative: 1 });
+    const read = await t.ok("service", `query($u: ID!) { acceleratorRequest(uuid: $u) { alternative } }`, { u: alt.acceleratorRequests[0].uuid });
+    expect(read.acceleratorRequest.alternative).toBe(1);
   });
 
   it("os-acc's plug without a selected provider lets the engine choose, on its own compute node", async () => {

@@ -24,6 +24,7 @@ describe("arqs projection", () => {
         attachHandleUuid: null,
         attachHandleInfo: null,
         deployableUuid: null,
+        alternative: null,
         bindFailureReason: null,
         eviction: null,
         revision: 0,
@@ -53,6 +54,7 @@ describe("arqs projection", () => {
       attachHandleUuid: "h1",
       attachHandleInfo: PCI,
       deployableUuid: "p1",
+      alternative: null,
       revision: 2,
     });
   });

@@ -26,8 +26,8 @@
 import { decideAllocate } from "../inventory/allocation.js";
 import type { InventoryEvent } from "../inventory/events.js";
 import { regionForBind, type BitstreamNeed } from "../inventory/programming.js";
-import { evolveHost, type HostState } from "../inventory/state.js";
-import { isTargetMismatch, requirementsOf } from "../inventory/target-fit.js";
+import { evolveHost, findDeployable, type HostState } from "../inventory/state.js";
+import { alternativeMet, isTargetMismatch, requirementsOf } from "../inventory/target-fit.js";
 import { fold } from "../shared/decider.js";
 import { isUuid } from "../shared/json.js";
 import { tolerationsOf } from "../shared/tolerations.js";
@@ -89,9 +89,9 @@ export function decideBind(
   const failure = host.programmingFailures.get(arqUuid);
   if (failure !== undefined && (started.length === 0 || allocatedByThisBind)) return refuse(failure);
   let allocated: InventoryEvent[];
+  const requirements = requirementsOf(liveArq(arqStarted)!.group);
   try {
     const group = liveArq(arqStarted)!.group;
-    const requirements = requirementsOf(group);
     const tolerations = tolerationsOf(group);
     const cleanAfterUse = group["accel:clean_after_use"] === "true";
     // A bind that starts now owns no allocation yet: one the host holds for the ARQ is a leftover.
@@ -115,10 +115,23 @@ export function decideBind(
       if (programming?.agentDown) return refuse(programming.agentDown);
       return decision([], [...allocated, ...verdict.events], fold(HOST, hostAllocated, verdict.events));
     case "complete": {
+      const deployable = findDeployable(hostAllocated, a.deployableUuid)?.deployable;
+      const alternative = deployable ? alternativeMet(deployable, requirements) : null;
       const bound = decideArq(
         {
           type: "CompleteArqBind",
-          data: { arqUuid, hostname, deviceRpUuid, instanceUuid, deployableUuid: a.deployableUuid, handleUuid: a.handleUuid, handleType: a.handleType, handleInfo: a.info, at },
+          data: {
+            arqUuid,
+            hostname,
+            deviceRpUuid,
+            instanceUuid,
+            deployableUuid: a.deployableUuid,
+            handleUuid: a.handleUuid,
+            handleType: a.handleType,
+            handleInfo: a.info,
+            ...(alternative === null ? {} : { alternative }),
+            at,
+          },
         },
         arqStarted,
       );

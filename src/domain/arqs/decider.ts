@@ -20,6 +20,8 @@ export interface ArqAttachment {
   handleUuid: string;
   handleType: AttachHandleType;
   handleInfo: JsonObject;
+  /** Which of its group's ways the provider met (0: its own request, i: the i-th of accel:alternatives); absent for a group without alternatives. */
+  alternative?: number;
 }
 
 export interface Arq {
@@ -107,7 +109,8 @@ export function evolveArq(state: ArqStreamState, event: ArqEvent): ArqStreamStat
     }
     case "ArqBound": {
       const d = event.data;
-      const attachment = { deployableUuid: d.deployableUuid, handleUuid: d.attachHandleUuid, handleType: d.attachHandleType, handleInfo: d.attachHandleInfo };
+      const attachment: ArqAttachment = { deployableUuid: d.deployableUuid, handleUuid: d.attachHandleUuid, handleType: d.attachHandleType, handleInfo: d.attachHandleInfo };
+      if (d.alternative !== undefined) attachment.alternative = d.alternative;
       return live({ ...arq, state: "BOUND", hostname: d.hostname, deviceRpUuid: d.deviceRpUuid, instanceUuid: d.instanceUuid, attachment, updatedAt: d.at });
     }
     case "ArqBindFailed":
@@ -182,6 +185,7 @@ function decideCompleteBind(arq: Arq, d: Extract<ArqCommand, { type: "CompleteAr
         attachHandleUuid: d.handleUuid,
         attachHandleType: d.handleType,
         attachHandleInfo: d.handleInfo,
+        ...(d.alternative === undefined ? {} : { alternative: d.alternative }),
         at,
       },
     },

@@ -32,6 +32,8 @@ export interface ArqBound {
     attachHandleUuid: string;
     attachHandleType: AttachHandleType;
     attachHandleInfo: JsonObject;
+    /** Which of the group's ways the provider met (0: its own request, i: the i-th of accel:alternatives); absent for a group without alternatives. */
+    alternative?: number;
     at: string;
   };
 }

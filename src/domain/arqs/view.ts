@@ -29,6 +29,8 @@ export type ArqView = Pick<
   attachHandleUuid: string | null;
   attachHandleInfo: JsonObject | null;
   deployableUuid: string | null;
+  /** BOUND with a group that lists alternatives: which way it got (0: its own request, i: the i-th of accel:alternatives); null otherwise. */
+  alternative: number | null;
   /** Revision of the arq-<uuid> stream this view reflects. */
   revision: number;
   /** Log position of the ARQ's last event (decimal string). */
@@ -53,6 +55,7 @@ export function arqView(arq: Arq, revision: number, position: bigint): ArqView {
     attachHandleUuid: bound?.handleUuid ?? null,
     attachHandleInfo: bound ? { ...bound.handleInfo } : null,
     deployableUuid: bound?.deployableUuid ?? null,
+    alternative: bound?.alternative ?? null,
     bindFailureReason: arq.state === "BIND_FAILED" ? arq.bindFailureReason : null,
     eviction: arq.eviction ? { ...arq.eviction } : null,
     revision,

@@ -82,6 +82,19 @@ export function checkTargetFits(deployable: DeployableNode, hostname: string, ne
   );
 }
 
+/**
+ * Which of the group's ways the provider meets: 0 its own request, i for the i-th of
+ * accel:alternatives; null for a group without alternatives (or a provider that meets none).
+ */
+export function alternativeMet(deployable: DeployableNode, needs: TargetRequirements): number | null {
+  if (!needs.alternatives || needs.alternatives.length === 0) return null;
+  const rc = deployable.attributes.get("rc")?.value ?? null;
+  const traits = providerTraits(deployable);
+  if (meets(rc, traits, needs)) return 0;
+  const i = needs.alternatives.findIndex((alt) => meets(rc, traits, alt));
+  return i < 0 ? null : i + 1;
+}
+
 export function isTargetMismatch(err: unknown): err is DomainError {
   return err instanceof DomainError && err.details?.reason === TARGET_MISMATCH;
 }

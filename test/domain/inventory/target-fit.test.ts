@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decideAllocate } from "../../../src/domain/inventory/allocation.js";
 import { rpUuidFor } from "../../../src/domain/inventory/ids.js";
-import { requirementsOf, TARGET_MISMATCH } from "../../../src/domain/inventory/target-fit.js";
+import { alternativeMet, requirementsOf, TARGET_MISMATCH } from "../../../src/domain/inventory/target-fit.js";
 import type { DomainError } from "../../../src/domain/shared/types.js";
 import { expectDomainError } from "../decider-spec.js";
 import { at, bdf, fpga, HOST, reported, types } from "./fixtures.js";
@@ -26,6 +26,13 @@ describe("a bind's target is checked against the ARQ's request group", () => {
       "AttachHandleAllocated",
     ]);
     expect(types(allocateFor({ "resources:GPU": "1", "resources:FPGA": "1" }))).toEqual(["AttachHandleAllocated"]);
+  });
+  it("says which of the group's ways a provider meets: 0 its own, i the i-th alternative, null without alternatives", () => {
+    const card = [...[...host.devices.values()][0]!.deployables.values()][0]!;
+    expect(alternativeMet(card, requirementsOf({ "resources:FPGA": "1" }))).toBeNull();
+    expect(alternativeMet(card, requirementsOf({ "resources:FPGA": "1", "accel:alternatives": "resources:GPU=1" }))).toBe(0);
+    expect(alternativeMet(card, requirementsOf({ "resources:PGPU": "1", "accel:alternatives": "resources:GPU=1;resources:FPGA=1" }))).toBe(2);
+    expect(alternativeMet(card, requirementsOf({ "resources:PGPU": "1", "accel:alternatives": "resources:GPU=1" }))).toBeNull();
   });
   it("allocates on a provider meeting one of the group's accel:alternatives, and refuses one meeting none", () => {
     expect(types(allocateFor({ "resources:PGPU": "1", "accel:alternatives": "resources:GPU=1;resources:FPGA=1,trait:CUSTOM_FPGA_INTEL=required" }))).toEqual(["AttachHandleAllocated"]);

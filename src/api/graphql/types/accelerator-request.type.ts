@@ -21,6 +21,8 @@ export class AcceleratorRequest {
   @Field(() => AttachHandleType, { nullable: true, description: "Only when BOUND" }) attachHandleType!: string | null;
   @Field(() => ID, { nullable: true, description: "Only when BOUND" }) attachHandleUuid!: string | null;
   @Field(() => JSONScalar, { nullable: true, description: "Only when BOUND" }) attachHandleInfo!: unknown;
+  @Field(() => Int, { nullable: true, description: "BOUND with a group that lists accel:alternatives: which way it got (0: its own request, i: the i-th alternative); null otherwise" })
+  alternative!: number | null;
   @Field(() => String, { nullable: true, description: "Why the bind failed and what to do about it: set in BIND_FAILED, null otherwise" })
   bindFailureReason!: string | null;
   @Field(() => AttachTarget, { description: "Where the accelerator goes once bound: its group's accel:attach_target (VM when the group gives none)" })
