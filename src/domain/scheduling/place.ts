@@ -18,12 +18,15 @@ export function place(request: PlacementRequest, index: CandidateIndex, limits: 
   return { ok: false, explanation: explain(request, index, limits) };
 }
 
+/**
+ * Hosts are tried in the order of the most their providers could give (`bound`, largest first), so
+ * once the kept choices are full and a host's bound cannot beat the last of them, no later host
+ * can either: the search stops there instead of weighing every host that offers the classes.
+ */
 function bestChoices(request: PlacementRequest, index: CandidateIndex, limits: PlacementLimits, maxChoices: number): HostChoice[] {
   const top: HostChoice[] = [];
-  for (const host of hostsToTry(index, request, limits)) {
-    if (host.stale || !allowedBy(limits, host.hostname)) continue;
-    // A host whose providers could not give more than the last kept choice has cannot displace it.
-    if (top.length === maxChoices && cannotBeat(host, request, top[top.length - 1]!)) continue;
+  for (const { host, bound: most } of byBound(hostsToTry(index, request, limits), request, limits)) {
+    if (top.length === maxChoices && cannotBeat(most, top[top.length - 1]!)) break;
     const choice = chooseOnHost(host, request);
     if (choice === null) continue;
     if (top.length === maxChoices && compareChoices(choice, top[top.length - 1]!) >= 0) continue;
@@ -35,20 +38,38 @@ function bestChoices(request: PlacementRequest, index: CandidateIndex, limits: P
   return top;
 }
 
-/**
- * Whether the host is sure to rank after `kept`: `kept` took every group's first alternative, and
- * the free handles of every class the groups could use on the host (a bound of both its ready and
- * its free handles) are fewer than `kept`'s ready ones.
- */
-function cannotBeat(host: CandidateHost, request: PlacementRequest, kept: HostChoice): boolean {
-  if (kept.assignments.some((a) => a.alternative !== 0)) return false;
-  let bound = 0;
+/** Bounds below this are bucketed; the few hosts at or above it are sorted. */
+const BUCKETS = 1024;
+
+/** The hosts the limits allow, largest bound first: bounds are mostly small counts, so they are bucketed rather than sorted. */
+function* byBound(hosts: readonly CandidateHost[], request: PlacementRequest, limits: PlacementLimits): Generator<{ host: CandidateHost; bound: number }> {
+  const buckets: CandidateHost[][] = [];
+  const large: Array<{ host: CandidateHost; bound: number }> = [];
+  for (const host of hosts) {
+    if (host.stale || !allowedBy(limits, host.hostname)) continue;
+    const b = bound(host, request);
+    if (b >= BUCKETS) large.push({ host, bound: b });
+    else (buckets[b] ??= []).push(host);
+  }
+  yield* large.sort((x, y) => y.bound - x.bound);
+  for (let b = buckets.length - 1; b >= 0; b--) for (const host of buckets[b] ?? []) yield { host, bound: b };
+}
+
+/** The free handles of every class the groups could use on the host: a bound of both its ready and its free handles. */
+function bound(host: CandidateHost, request: PlacementRequest): number {
+  let sum = 0;
   for (const g of request.groups) {
     let most = 0;
     for (const need of g.alternatives) most = Math.max(most, freeOfClass(host, need.resourceClass));
-    bound += most;
+    sum += most;
   }
-  return bound < kept.ready;
+  return sum;
+}
+
+/** Whether a host of this bound is sure to rank after `kept`: `kept` took every group's first alternative and has more ready handles than the bound. */
+function cannotBeat(hostBound: number, kept: HostChoice): boolean {
+  if (kept.assignments.some((a) => a.alternative !== 0)) return false;
+  return hostBound < kept.ready;
 }
 
 /** Earlier alternatives, then more ready handles, then more free ones, then the host's name. */

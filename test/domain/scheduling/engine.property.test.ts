@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   allowedBy,
   chooseOnHost,
+  compareChoices,
   explain,
   indexCandidates,
   place,
@@ -14,6 +15,7 @@ import {
   type PlacementRequest,
 } from "../../../src/domain/scheduling/index.js";
 import { topologyValue } from "../../../src/domain/scheduling/host-choice.js";
+
 import { tolerates } from "../../../src/domain/shared/tolerations.js";
 import { arbHosts, arbRequest } from "./fleet.js";
 
@@ -111,6 +113,19 @@ describe("the placement engine (properties)", () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("answers the best hosts by the ranking, as weighing every host would (the search may stop early, never wrongly)", () => {
+    fc.assert(
+      fc.property(arbHosts, arbRequest, fc.integer({ min: 1, max: 3 }), (hosts, request, max) => {
+        const index = indexCandidates(hosts);
+        const every = index.hosts.filter((h) => !h.stale).flatMap((h) => chooseOnHost(h, request) ?? []);
+        const best = request.enabled ? every.sort(compareChoices).slice(0, max) : [];
+        const decision = place(request, index, {}, max);
+        expect(decision.ok ? decision.choices : []).toEqual(best);
+      }),
+      { numRuns: 1000 },
     );
   });
 
