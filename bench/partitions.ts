@@ -233,7 +233,7 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 200));
         await sync.caughtUp(120_000);
         mismatches += await placementMismatches(admin, states, hosts, hostName);
-        process.stderr.write(`step ${i}: ${held.length} partitions held, ${violationsNote(bad)}, ${mismatches} Placement mismatches so far\n`);
+        process.stderr.write(`step ${i}: ${held.length} partitions held, ${bad} violations, ${mismatches} Placement mismatches so far\n`);
       }
     }
     console.log(`churn      ${STEPS} steps on ${DEVICES} devices: ${granted} binds granted, ${refused} refused; ${bad} violations; ${mismatches} Placement inventories that differ from the model`);
@@ -269,8 +269,6 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-const violationsNote = (n: number) => `${n} violations`;
 
 /** Profile providers whose Placement capacity (total - reserved) differs from what the model says each device can hold now. */
 async function placementMismatches(admin: PlacementClient, states: HostStates, hosts: number, hostName: (h: number) => string): Promise<number> {
