@@ -34,7 +34,7 @@ import { RssSampler, rssMiB } from "./lib/fleet/rss.js";
 import { BootStorm, STORM_PROFILE } from "./lib/fleet/storm.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
 import { processCpuSeconds } from "./lib/process-cpu.js";
-import { seededRandom } from "./lib/reliability/kill9-rounds.js";
+import { seededRandom } from "./lib/seeded-random.js";
 
 const args = parseArgs(process.argv.slice(2));
 const hostsWanted = Number(args.hosts ?? 10_000);

@@ -43,7 +43,8 @@ import { PlacementClient } from "../src/reactors/placement/client.js";
 import { HostStates } from "../src/reactors/placement/host-states.js";
 import { startPlacementSync } from "../src/reactors/placement/sync.js";
 import { parseArgs, percentile } from "./lib/client.js";
-import { churn, seeded } from "./lib/fragmentation.js";
+import { churn } from "./lib/fragmentation.js";
+import { seededRandom } from "./lib/seeded-random.js";
 import { fpgaCard } from "./lib/host-writer.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
 import { startPlacementServer } from "./lib/placement-server.js";
@@ -207,7 +208,7 @@ async function main(): Promise<void> {
     console.log(`overhead   ${CONCURRENCY} in flight: plain bind p50 ${percentile(plain, 50).toFixed(1)} p99 ${percentile(plain, 99).toFixed(1)} ms; with a partition made p50 ${percentile(made, 50).toFixed(1)} p99 ${percentile(made, 99).toFixed(1)} ms; overhead p99 ${overhead.toFixed(1)} ms`);
 
     // Phase 2: random churn of mixed sizes, checked after every step and against Placement at quiet points.
-    const rnd = seeded(7);
+    const rnd = seededRandom(7);
     const states = new HostStates(store);
     const held: Array<{ arq: string; host: string }> = [];
     let bad = 0;

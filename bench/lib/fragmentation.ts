@@ -8,18 +8,7 @@
 import { allocatePartition, partitioningFromReport, releasePartition, type DevicePartitioning } from "../../src/domain/inventory/partitioning.js";
 import { countAllowance, spanBits, type PlacementPolicy } from "../../src/domain/inventory/partition-fit.js";
 import type { DriverPartitioning, DriverPartitionProfile } from "../../src/domain/inventory/partitioning-report.js";
-
-/** A small seeded generator (mulberry32), so both policies see the same churn. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "./seeded-random.js";
 
 export interface FragmentationResult {
   policy: PlacementPolicy;
@@ -45,7 +34,7 @@ export function fitsRegrouped(profiles: readonly DriverPartitionProfile[], slots
 }
 
 export function churn(report: DriverPartitioning, devices: number, steps: number, policy: PlacementPolicy, seed: number): FragmentationResult {
-  const rnd = seeded(seed);
+  const rnd = seededRandom(seed);
   const state: DevicePartitioning[] = Array.from({ length: devices }, () => partitioningFromReport(report));
   const held: Array<{ device: number; arq: string }> = [];
   const profiles = report.profiles;

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareBootTargets } from "../../bench/lib/reliability/boot-flows.js";
-import { kill9Round, seededRandom, type RoundResult } from "../../bench/lib/reliability/kill9-rounds.js";
+import { kill9Round, type RoundResult } from "../../bench/lib/reliability/kill9-rounds.js";
+import { seededRandom } from "../../bench/lib/seeded-random.js";
 import { ServiceProcess } from "../../bench/lib/reliability/service-process.js";
 import { buildCli, type BuiltCli } from "../support/cli.js";
 import { startRedis, type TestRedis } from "../support/redis.js";

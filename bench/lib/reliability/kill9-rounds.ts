@@ -149,15 +149,3 @@ async function releaseAll(url: string, arqs: ArqRow[]): Promise<void> {
   const loose = (await allArqs(url)).map((a) => a.uuid);
   for (let k = 0; k < loose.length; k += 500) await gql(url, "service", `mutation($u: [ID!]) { deleteAcceleratorRequests(arqUuids: $u) }`, { u: loose.slice(k, k + 500) });
 }
-
-/** A seeded random source (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
