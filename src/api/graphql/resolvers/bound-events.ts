@@ -6,6 +6,7 @@ import { boundNotification } from "../../../domain/arqs/bound-notification.js";
 import { allows, canSeeArq } from "../../auth/policy.js";
 import type { ApiContext } from "../context.js";
 import { forbidden, unauthenticated } from "../errors.js";
+import { closingIterator } from "./closing-iterator.js";
 
 /** What acceleratorRequestBound sends (GraphQL's ArqBindEvent): Nova's event with the ARQ as the read models show it. */
 export type BoundEventPayload = ArqBoundEvent & { arq: ArqView };
@@ -17,30 +18,14 @@ type Args = { instanceUuid?: string | null; arqUuids?: string[] | null };
  * that resolved before the subscription (a late subscriber) is sent at once, and one that
  * resolves while we look is sent exactly once: each ARQ's last sent resolution is remembered by
  * log position, and anything at or before it is dropped.
- *
- * Ending it: a client's `complete` reaches us as return() while the generator waits for the next
- * notification, and an async generator takes return() only at a yield. So return() closes the
- * listener first, which ends that wait; without it every completed subscription stayed in memory.
+ * Ending it closes the listener first (closing-iterator.ts).
  */
 export function boundEvents(ctx: ApiContext, args: Args): AsyncIterableIterator<BoundEventPayload> {
   let listener: Listener | undefined;
   // Each ARQ once, before any work: a uuid listed N times is one wait, not N.
   const arqUuids = args.arqUuids ? distinctArqList("arqUuids", args.arqUuids) : args.arqUuids;
   const gen = stream(ctx, { ...args, arqUuids }, (l) => (listener = l));
-  return {
-    next: () => gen.next(),
-    return: (value?: unknown) => {
-      listener?.close();
-      return gen.return(value as never);
-    },
-    throw: (err?: unknown) => {
-      listener?.close();
-      return gen.throw(err);
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+  return closingIterator(gen, () => listener?.close());
 }
 
 type Listener = ReturnType<ApiContext["services"]["notifications"]["listen"]>;

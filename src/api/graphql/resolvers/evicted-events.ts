@@ -6,6 +6,7 @@ import { allows, canSeeArq } from "../../auth/policy.js";
 import type { EvictionFilter } from "../../eviction-router.js";
 import type { ApiContext } from "../context.js";
 import { forbidden, unauthenticated } from "../errors.js";
+import { closingIterator } from "./closing-iterator.js";
 
 /** What acceleratorRequestEvicted sends (GraphQL's ArqEvictionEvent): the notice, and the ARQ as the read models show it. */
 export interface EvictedEventPayload {
@@ -23,25 +24,12 @@ const INSTANCE_ARQS = 1000;
  * (those on ARQs of the arqUuid or instanceUuid named), so a holder that subscribes late still
  * hears of its notice, and one given while it looks is sent once: a notice is known by its ARQ,
  * device, taint and time. A subscription that names nothing gets only the notices given after it.
- * return() closes the listener first, as for acceleratorRequestBound (bound-events.ts).
+ * Ending it closes the listener first (closing-iterator.ts).
  */
 export function evictedEvents(ctx: ApiContext, args: EvictionFilter): AsyncIterableIterator<EvictedEventPayload> {
   let listener: ReturnType<ApiContext["services"]["evictions"]["listen"]> | undefined;
   const gen = stream(ctx, args, (l) => (listener = l));
-  return {
-    next: () => gen.next(),
-    return: (value?: unknown) => {
-      listener?.close();
-      return gen.return(value as never);
-    },
-    throw: (err?: unknown) => {
-      listener?.close();
-      return gen.throw(err);
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+  return closingIterator(gen, () => listener?.close());
 }
 
 const noticeKey = (arqUuid: string, n: Pick<ArqEviction, "deviceUuid" | "taintKey" | "requestedAt">) => `${arqUuid}|${n.deviceUuid}|${n.taintKey}|${n.requestedAt}`;

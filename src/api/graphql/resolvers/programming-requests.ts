@@ -2,6 +2,7 @@ import type { ProgrammingRequestView } from "../../../app/programming.js";
 import { allows } from "../../auth/policy.js";
 import type { ApiContext } from "../context.js";
 import { forbidden, unauthenticated } from "../errors.js";
+import { closingIterator } from "./closing-iterator.js";
 
 /** What the agent receives: the request, flattened, with where to download the bitstream. */
 export function requestPayload(r: ProgrammingRequestView) {
@@ -33,25 +34,12 @@ export function programmingRequests(ctx: ApiContext, hostname: string): AsyncIte
 /**
  * A host's requests to its agent: it listens first, then sends the requests in flight (so a
  * reconnecting agent gets what it missed), then each new one; each request once per subscription.
- * Ending it closes the listener first (see bound-events.ts for why).
+ * Ending it closes the listener first (closing-iterator.ts).
  */
 export function requestStream<T extends { requestId: string }>(ctx: ApiContext, hostname: string, inFlight: () => Promise<T[]>): AsyncIterableIterator<T> {
   let close: (() => void) | undefined;
   const gen = stream(ctx, hostname, inFlight, (c) => (close = c));
-  return {
-    next: () => gen.next(),
-    return: (value?: unknown) => {
-      close?.();
-      return gen.return(value as never);
-    },
-    throw: (err?: unknown) => {
-      close?.();
-      return gen.throw(err);
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+  return closingIterator(gen, () => close?.());
 }
 
 async function* stream<T extends { requestId: string }>(ctx: ApiContext, hostname: string, current: () => Promise<T[]>, opened: (close: () => void) => void) {
