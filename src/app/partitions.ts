@@ -6,7 +6,7 @@ import type { InventoryEvent } from "../domain/inventory/events.js";
 import type { DeviceNode, HostState } from "../domain/inventory/state.js";
 import { counterUse, usedSlots } from "../domain/inventory/partition-fit.js";
 import { availabilityOf } from "../domain/inventory/partition-inventory.js";
-import { partitioningOf } from "../domain/inventory/partition-record.js";
+import { creationByRequest, partitioningOf } from "../domain/inventory/partition-record.js";
 import { validateHostname } from "../domain/inventory/report-validation.js";
 import type { SlotPlacement } from "../domain/inventory/partitioning-report.js";
 import type { CommandContext, JsonObject } from "../domain/shared/types.js";
@@ -71,10 +71,7 @@ export async function partitionRequestsInFlight(s: Streams, hostname: string): P
 /** The ARQ whose bind waits for the partition the request makes, or null (a destruction, or a request no longer waited for). */
 export async function bindWaitingOn(s: Streams, hostname: string, requestId: string): Promise<string | null> {
   const { state } = await s.load(aggregates.host, validateHostname(hostname));
-  for (const device of state.devices.values()) {
-    for (const c of device.partitioning?.creations.values() ?? []) if (c.requestId === requestId) return c.arqUuid;
-  }
-  return null;
+  return creationByRequest(state, requestId)?.creation.arqUuid ?? null;
 }
 
 /** The agent's answer as a host decision, for a bind plan to append with the bind it completes. */

@@ -22,3 +22,8 @@ export function text(value: unknown, field: string): string {
   if (typeof value !== "string" || value.trim().length === 0) throw new DomainError("BAD_USER_INPUT", `${field} must be a non-empty string`, field);
   return value.length > 2000 ? `${value.slice(0, 1997)}...` : value;
 }
+
+/** A failed step's command line and duration, when the agent ran one (each null when not reported). */
+export function ranStep(d: { command?: unknown; durationMs?: unknown }, allowEmpty = false): { command: string[] | null; durationMs: number | null } {
+  return { command: d.command == null ? null : commandLine(d.command, allowEmpty), durationMs: d.durationMs == null ? null : duration(d.durationMs) };
+}

@@ -11,7 +11,6 @@ import { evolveHost, findDeployable, type DeployableNode, type DeviceNode, type 
 import { checkSchedulable, type Toleration } from "./taints.js";
 import { checkTargetFits, type TargetRequirements } from "./target-fit.js";
 import { abandonCreation, allocateOnPartitionedDevice, destroyAfterRelease } from "./partition-allocation.js";
-import type { PlacementPolicy } from "./partition-fit.js";
 import { awaitsPartition, profileOfDeployable } from "./partition-record.js";
 import { withPartitionInventory } from "./partition-inventory.js";
 
@@ -34,8 +33,6 @@ export interface AllocateRequest {
   afresh?: boolean;
   /** The ARQ's profile group asks for the device to be cleaned once it leaves (accel:clean_after_use). */
   cleanAfterUse?: boolean;
-  /** Where a partition to be made goes (partition-fit.ts); best-fit when absent. */
-  partitionPolicy?: PlacementPolicy;
 }
 
 export interface ReleaseRequest {
@@ -85,7 +82,7 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
   const cleaning = cleaningHold(device);
   if (cleaning) throw new DomainError("CONFLICT", `${cleaning} (on host ${hostname})`, "deviceRpUuid");
   const profile = profileOfDeployable(device, deployable);
-  if (profile) return allocateOnPartitionedDevice(device, deployable, profile, { ...req, policy: req.partitionPolicy });
+  if (profile) return allocateOnPartitionedDevice(device, deployable, profile, req);
   const handle = [...deployable.handles.values()].find((h) => !h.lost && !h.allocatedTo);
   if (!handle) {
     throw new DomainError("CONFLICT", `No free attach handle on deployable ${deployable.name} (RP ${rpUuid}) on host ${hostname}: every accelerator there is held; pick another provider (hostWeights ranks the hosts that still have one), or unbind ARQs that no longer need theirs`, "deviceRpUuid");

@@ -14,7 +14,7 @@
  *   a request that no agent answers within its time is closed as failed (AbandonDeviceCleaning).
  */
 import { DomainError } from "../shared/types.js";
-import { commandLine, duration, text } from "./agent-report-fields.js";
+import { commandLine, duration, ranStep, text } from "./agent-report-fields.js";
 import type { CleaningEvent } from "./cleaning-events.js";
 import type { DeviceNode, HostState } from "./host-tree.js";
 import { cleaningRequestIdFor } from "./ids.js";
@@ -150,10 +150,7 @@ export function decideCleaning(command: CleaningCommand, state: HostState): Clea
     case "ReportDeviceCleaningFailed": {
       const reason = text(command.data.reason, "reason");
       // A step that ran says how: its command line and duration are recorded with the reason.
-      const ran = {
-        command: command.data.command == null ? null : commandLine(command.data.command),
-        durationMs: command.data.durationMs == null ? null : duration(command.data.durationMs),
-      };
+      const ran = ranStep(command.data);
       if (!current(device, command.data.requestId, "failed")) return [];
       return failed(hostname, deviceUuid, command.data.requestId, reason, at, ran);
     }

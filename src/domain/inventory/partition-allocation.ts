@@ -11,12 +11,11 @@
  *   kept for reuse, and holds its slots until the agent answers.
  */
 import { DomainError } from "../shared/types.js";
-import { commandLine, duration, text } from "./agent-report-fields.js";
+import { commandLine, duration, ranStep, text } from "./agent-report-fields.js";
 import type { InventoryEvent } from "./events.js";
 import type { DeployableNode, DeviceNode, HostState } from "./host-tree.js";
 import { partitionRequestIdFor } from "./ids.js";
-import { deployableOfProfile, handleUuidOfPartition, partitioningOf } from "./partition-record.js";
-import type { PlacementPolicy } from "./partition-fit.js";
+import { creationByRequest, deployableOfProfile, destructionByRequest, handleUuidOfPartition, partitioningOf } from "./partition-record.js";
 import { allocatePartition } from "./partitioning.js";
 import type { DriverPartitionProfile } from "./partitioning-report.js";
 import { validateMadePartition } from "./report-validation.js";
@@ -27,7 +26,6 @@ export interface PartitionBind {
   arqUuid: string;
   instanceUuid: string;
   cleanAfterUse?: boolean;
-  policy?: PlacementPolicy;
   at: string;
 }
 
@@ -46,7 +44,7 @@ export function allocateOnPartitionedDevice(device: DeviceNode, deployable: Depl
   if (rec.creations.has(arqUuid)) return [];
   let grant;
   try {
-    grant = allocatePartition(partitioningOf(device)!, profile.name, arqUuid, req.policy ?? "best-fit").grant;
+    grant = allocatePartition(partitioningOf(device)!, profile.name, arqUuid, "best-fit").grant;
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     throw new DomainError(err.code, `${err.message} (device ${device.uuid} on host ${hostname}; pick another provider, or unbind ARQs that no longer need theirs)`, "deviceRpUuid");
@@ -115,8 +113,8 @@ export function decidePartitionReport(command: PartitionCommand, state: HostStat
     case "ReportPartitionResult": {
       const { ok, partition, command: cmd, durationMs, reason } = command.data;
       if (typeof ok !== "boolean") throw new DomainError("BAD_USER_INPUT", "ok must be true or false", "ok");
-      const making = creationOf(state, requestId) !== null;
-      if (!making && destructionOf(state, requestId) === null) return [];
+      const making = creationByRequest(state, requestId) !== null;
+      if (!making && destructionByRequest(state, requestId) === null) return [];
       const data = { hostname, requestId, partition, command: cmd, durationMs, reason, at };
       if (making) return decidePartitionReport({ type: ok ? "ReportPartitionCreated" : "ReportPartitionCreationFailed", data }, state);
       return decidePartitionReport({ type: ok ? "ReportPartitionDestroyed" : "ReportPartitionDestructionFailed", data }, state);
@@ -125,27 +123,28 @@ export function decidePartitionReport(command: PartitionCommand, state: HostStat
       return created(state, hostname, requestId, command.data, at);
     case "ReportPartitionCreationFailed": {
       const reason = text(command.data.reason, "reason");
-      const ran = ranOf(command.data);
-      const found = creationOf(state, requestId);
+      const ran = ranStep(command.data, true);
+      const found = creationByRequest(state, requestId);
       if (!found) return [];
-      return [{ type: "PartitionCreationFailed", data: { hostname, deviceUuid: found.device.uuid, requestId, arqUuid: found.arqUuid, reason, ...ran, at } }];
+      return [{ type: "PartitionCreationFailed", data: { hostname, deviceUuid: found.device.uuid, requestId, arqUuid: found.creation.arqUuid, reason, ...ran, at } }];
     }
     case "ReportPartitionDestroyed": {
       const cmd = commandLine(command.data.command, true);
       const durationMs = duration(command.data.durationMs);
-      const found = destructionOf(state, requestId);
+      const found = destructionByRequest(state, requestId);
       if (!found) return [];
-      const { device, uuid, handleUuid, deployableUuid } = found;
+      const { device } = found;
+      const { uuid, handleUuid, deployableUuid } = found.destruction;
       const events: InventoryEvent[] = [{ type: "PartitionDestroyed", data: { hostname, deviceUuid: device.uuid, requestId, uuid, command: cmd, durationMs, at } }];
       if (device.deployables.get(deployableUuid)?.handles.has(handleUuid)) events.push({ type: "AttachHandleRemoved", data: { hostname, deployableUuid, handleUuid, at } });
       return events;
     }
     case "ReportPartitionDestructionFailed": {
       const reason = text(command.data.reason, "reason");
-      const ran = ranOf(command.data);
-      const found = destructionOf(state, requestId);
+      const ran = ranStep(command.data, true);
+      const found = destructionByRequest(state, requestId);
       if (!found) return [];
-      return [{ type: "PartitionDestructionFailed", data: { hostname, deviceUuid: found.device.uuid, requestId, uuid: found.uuid, reason, ...ran, at } }];
+      return [{ type: "PartitionDestructionFailed", data: { hostname, deviceUuid: found.device.uuid, requestId, uuid: found.destruction.uuid, reason, ...ran, at } }];
     }
   }
 }
@@ -153,10 +152,10 @@ export function decidePartitionReport(command: PartitionCommand, state: HostStat
 function created(state: HostState, hostname: string, requestId: string, d: { partition: unknown; command: unknown; durationMs: unknown }, at: string): InventoryEvent[] {
   const cmd = commandLine(d.command);
   const durationMs = duration(d.durationMs);
-  const found = creationOf(state, requestId);
+  const found = creationByRequest(state, requestId);
   if (!found) return [];
-  const { device, arqUuid } = found;
-  const c = device.partitioning!.creations.get(arqUuid)!;
+  const { device, creation: c } = found;
+  const { arqUuid } = c;
   const rec = device.partitioning!;
   const partition = validateMadePartition(d.partition, rec.reported.profiles, rec.reported.slots);
   if (partition.profile !== c.profile) throw new DomainError("BAD_USER_INPUT", `the agent made a partition of profile ${partition.profile}; request ${requestId} asked for ${c.profile}`, "partition.profile");
@@ -171,22 +170,4 @@ function created(state: HostState, hostname: string, requestId: string, d: { par
     { type: "AttachHandleAdded", data: { ...where, ...handle, at } },
     { type: "AttachHandleAllocated", data: { ...where, rpUuid: deployable.rpUuid, ...handle, arqUuid, instanceUuid: c.instanceUuid, ...(c.cleanAfterUse ? { cleanAfterUse: true as const } : {}), at } },
   ];
-}
-
-function ranOf(d: { command?: unknown; durationMs?: unknown }): { command: string[] | null; durationMs: number | null } {
-  return { command: d.command == null ? null : commandLine(d.command, true), durationMs: d.durationMs == null ? null : duration(d.durationMs) };
-}
-
-function creationOf(state: HostState, requestId: string): { device: DeviceNode; arqUuid: string } | null {
-  for (const device of state.devices.values()) {
-    for (const c of device.partitioning?.creations.values() ?? []) if (c.requestId === requestId) return { device, arqUuid: c.arqUuid };
-  }
-  return null;
-}
-
-function destructionOf(state: HostState, requestId: string): { device: DeviceNode; uuid: string; handleUuid: string; deployableUuid: string } | null {
-  for (const device of state.devices.values()) {
-    for (const x of device.partitioning?.destructions.values() ?? []) if (x.requestId === requestId) return { device, ...x };
-  }
-  return null;
 }

@@ -93,6 +93,22 @@ function withoutDestruction(m: ReadonlyMap<string, PendingDestruction>, uuid: st
   return next;
 }
 
+/** The creation a request id names on the host, with its device; null when none waits under it. */
+export function creationByRequest(state: { devices: ReadonlyMap<string, DeviceNode> }, requestId: string): { device: DeviceNode; creation: PendingCreation } | null {
+  for (const device of state.devices.values()) {
+    for (const creation of device.partitioning?.creations.values() ?? []) if (creation.requestId === requestId) return { device, creation };
+  }
+  return null;
+}
+
+/** The destruction a request id names on the host, with its device; null when none waits under it. */
+export function destructionByRequest(state: { devices: ReadonlyMap<string, DeviceNode> }, requestId: string): { device: DeviceNode; destruction: PendingDestruction } | null {
+  for (const device of state.devices.values()) {
+    for (const destruction of device.partitioning?.destructions.values() ?? []) if (destruction.requestId === requestId) return { device, destruction };
+  }
+  return null;
+}
+
 /** Whether the ARQ waits for a partition being made on the host (it holds no handle yet, but slots are reserved for it). */
 export function awaitsPartition(state: { devices: ReadonlyMap<string, DeviceNode> }, arqUuid: string): boolean {
   for (const d of state.devices.values()) if (d.partitioning?.creations.has(arqUuid)) return true;
