@@ -166,7 +166,8 @@ describe("programming at bind time, with the agent", () => {
     await t.ok("admin", `mutation($u: ID!, $b: ID!) { programDeployable(uuid: $u, bitstreamId: $b) { uuid } }`, { u: (await region(t, "osacc")).uuid, b: c.b.id });
     await expect(acc.initialize("osacc", { timeoutMs: 100, pollMs: 20 })).rejects.toThrow(/still programming 1 FPGA region/);
     await acc.initialize("osacc", { timeoutMs: 30_000, pollMs: 50 });
-    expect(await region(t, "osacc")).toMatchObject({ bitstreamId: c.b.id, programming: null });
+    // Ready means programmed, and the read models show it already.
+    expect(await region(t, "osacc")).toMatchObject({ bitstreamId: c.b.id, programming: null, lastProgramming: { outcome: "PROGRAMMED" } });
     // The flavor asks for bitstream A: the plug's bind programs the region, then answers.
     const rp = rpUuidFor("osacc_FakeDevice");
     const [attached, ...more] = await acc.plug({ uuid: randomUUID(), name: "vm", project: "p1" }, { uuid: rp, hostname: "osacc" }, { "accel:device_profile": "by-id-a" });

@@ -69,6 +69,20 @@ describe("read-your-writes", () => {
     expect(((await list.json()) as { device_profiles: unknown[] }).device_profiles).toHaveLength(1);
   });
 
+  it("hostStatus, read from the log, answers once the read models show what it read", async () => {
+    projectorWrites.close();
+    let released = false;
+    const write = t.ok("admin", op.CREATE_PROFILE, { input: { name: "ryw-status", groups: GROUPS } });
+    await projectorWrites.held;
+    const status = t.ok("service", `query($h: String!) { hostStatus(hostname: $h) { reported programmingInProgress } }`, { h: "ryw-host" }).then((a) => ({ a, afterRelease: released }));
+    setTimeout(() => {
+      released = true;
+      projectorWrites.open();
+    }, 100);
+    await write;
+    expect(await status).toEqual({ a: { hostStatus: { reported: false, programmingInProgress: 0 } }, afterRelease: true });
+  });
+
   it("a query and a refused mutation answer while the read models are behind", async () => {
     let during: { query: unknown; refused: unknown } | undefined;
     const meanwhile = async () => {
