@@ -3,7 +3,7 @@
  * service's user only, and REST_AUTH=noauth is announced as the development setting it is.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,6 +58,11 @@ describe("cyborg-es serve", () => {
     expect(all.map(([p]) => p.slice(dataDir.length + 1))).toEqual(expect.arrayContaining(["tokens.json", "events"]));
     expect(all.filter(([, mode]) => (mode & 0o077) !== 0)).toEqual([]);
     expect(statSync(dataDir).mode & 0o077).toBe(0);
+  });
+
+  it("makes tokens that are one plain word: no option-like leading dash for the openstack CLI, nothing a shell quotes", () => {
+    const { tokens } = JSON.parse(readFileSync(join(dataDir, "tokens.json"), "utf8")) as { tokens: Array<{ token: string }> };
+    expect(tokens.map((t) => t.token)).toEqual([expect.stringMatching(/^[0-9a-f]{48}$/), expect.stringMatching(/^[0-9a-f]{48}$/)]);
   });
 
   it("warns at start that REST_AUTH=noauth takes every REST request as an admin's", () => {

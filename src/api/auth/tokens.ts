@@ -85,7 +85,9 @@ export function ensureEmbeddedTokenFile(dataDir: string): { path: string; create
   const path = join(dataDir, "tokens.json");
   if (existsSync(path)) return { path, created: false };
   mkdirSync(dataDir, { recursive: true });
-  const token = () => randomBytes(24).toString("base64url");
+  // Hex: one plain word that never starts with "-" (base64url's can, and the openstack CLI then takes
+  // `--os-token $ADMIN` for a missing argument) and that no shell needs quoted.
+  const token = () => randomBytes(24).toString("hex");
   const file = {
     tokens: [
       { name: "admin", token: token(), roles: ["admin"], projectId: "admin", hostname: null },
