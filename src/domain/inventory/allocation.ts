@@ -131,7 +131,9 @@ function releaseOnce(state: HostState, req: ReleaseRequest): InventoryEvent[] {
   if (device?.lostArqs && ![...after.allocations.values()].some((a) => a.deviceUuid === device.uuid)) {
     events.push(...removeDevice(hostname, device, at));
   } else if (device?.partitioning) {
-    events.push(...destroyAfterRelease(after, hostname, held.deviceUuid, held.deployableUuid, held.handleUuid, req.keepIdlePartitions ?? false, at));
+    // A partition its holder may have left data in is never handed over idle: it is destroyed.
+    const keepIdle = (req.keepIdlePartitions ?? false) && !held.cleanAfterUse && !device.cleaning.required;
+    events.push(...destroyAfterRelease(after, hostname, held.deviceUuid, held.deployableUuid, held.handleUuid, keepIdle, at));
   }
   return events;
 }

@@ -98,6 +98,22 @@ describe("binds on a partitioned device", () => {
     expect(events[0]!.data).toMatchObject({ info: { uuid: "MIG-cccc" } });
   });
 
+  it("never keeps idle a partition that must be cleaned: its holder's group asked for a clean after use, or the device requires one", () => {
+    const keepIdle = (arq: string): HostCommand => ({ type: "ReleaseAttachHandle", data: { hostname: HOST, arqUuid: arq, at, keepIdlePartitions: true } });
+    const dirtyAsk: HostCommand = { type: "AllocateAttachHandle", data: { hostname: HOST, rpUuid: rp("2g.20gb"), arqUuid: "arq-1", instanceUuid: "vm-1", cleanAfterUse: true, at } };
+    const waiting = apply(host, dirtyAsk);
+    const bound = apply(waiting, made(requestOf(waiting, "arq-1").requestId, mig("2g.20gb", "MIG-eeee", 4, 2)));
+    expect(types(decide(bound, keepIdle("arq-1")))).toContain("PartitionDestructionRequested");
+
+    const clean = apply(host, allocate(rp("2g.20gb"), "arq-2"));
+    const held = apply(clean, made(requestOf(clean, "arq-2").requestId, mig("2g.20gb", "MIG-ffff", 4, 2)));
+    const deviceUuid = [...held.devices.keys()][0]!;
+    const required = apply(held, { type: "SetDeviceCleaningRequired", data: { hostname: HOST, deviceUuid, required: true, by: "admin", at } });
+    expect(types(decide(required, keepIdle("arq-2")))).toContain("PartitionDestructionRequested");
+    // Without either, it is kept.
+    expect(types(decide(held, keepIdle("arq-2")))).not.toContain("PartitionDestructionRequested");
+  });
+
   it("abandons the reservation of a bind released before the agent answered; the late answer records nothing", () => {
     const waiting = apply(host, allocate(rp("1g.10gb"), "arq-1"));
     const { requestId } = requestOf(waiting, "arq-1");
