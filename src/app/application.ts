@@ -234,7 +234,16 @@ export class Application {
     return programming.programmingInFlight(this.streams, hostname);
   }
 
-  reportProgrammingResult(ctx: CommandContext, input: programming.ProgrammingResultInput) {
+  /**
+   * The agent's report. A success completes the binds waiting for it in the same plan (the report
+   * first, then each bind), so they are BOUND as the report is answered, without the binder's turn.
+   */
+  async reportProgrammingResult(ctx: CommandContext, input: programming.ProgrammingResultInput): Promise<{ recorded: boolean; late: boolean }> {
+    const waiting = input.ok ? await programming.bindsWaitingOnProgramming(this.streams, input) : [];
+    if (waiting.length > 0) {
+      const results = await arqs.allocateForArqs(this.streams, ctx, waiting, this.catalogue, this.agentDown, programming.programmingResultOf(input, ctx.at));
+      if ([...results.values()].some((r) => !("notBinding" in r && r.notBinding))) return { recorded: true, late: false };
+    }
     return programming.reportProgrammingResult(this.streams, ctx, input);
   }
 

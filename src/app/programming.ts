@@ -5,7 +5,8 @@
  */
 import { findDeployable, type DeployableNode, type DeviceNode, type HostState } from "../domain/inventory/state.js";
 import type { ProgrammingBitstream, ProgrammingRequester } from "../domain/inventory/events.js";
-import { programmingBitstream } from "../domain/inventory/programming.js";
+import type { InventoryEvent } from "../domain/inventory/events.js";
+import { programmingBitstream, type ProgrammingCommand } from "../domain/inventory/programming.js";
 import { validateHostname } from "../domain/inventory/report-validation.js";
 import { DomainError, type CommandContext, type JsonObject } from "../domain/shared/types.js";
 import type { BitstreamCatalogue } from "../infra/bitstreams/port.js";
@@ -97,16 +98,33 @@ export async function programDeployable(
   return found ? requestView(hostname, found.device, found.deployable) : null;
 }
 
-/** The agent's report; `recorded` is false for a repeated report. */
-export async function reportProgrammingResult(s: Streams, ctx: CommandContext, input: ProgrammingResultInput): Promise<{ recorded: boolean; late: boolean }> {
+/** The agent's report as a host command. */
+function resultCommand(input: ProgrammingResultInput, at: string): ProgrammingCommand {
   const { hostname, deployableUuid, requestId, ok } = input;
   validateHostname(hostname);
-  const data = { hostname, deployableUuid, requestId, command: input.command, durationMs: input.durationMs, at: ctx.at };
-  const r = ok
-    ? await s.handle(aggregates.host, hostname, { type: "ReportRegionProgrammed", data }, ctx)
-    : await s.handle(aggregates.host, hostname, { type: "ReportRegionProgrammingFailed", data: { ...data, reason: input.reason ?? "" } }, ctx);
+  const data = { hostname, deployableUuid, requestId, command: input.command, durationMs: input.durationMs, at };
+  return ok ? { type: "ReportRegionProgrammed", data } : { type: "ReportRegionProgrammingFailed", data: { ...data, reason: input.reason ?? "" } };
+}
+
+/** The agent's report alone; `recorded` is false for a repeated report. */
+export async function reportProgrammingResult(s: Streams, ctx: CommandContext, input: ProgrammingResultInput): Promise<{ recorded: boolean; late: boolean }> {
+  const r = await s.handle(aggregates.host, input.hostname, resultCommand(input, ctx.at), ctx);
   const first = r.events[0] as { data: { late?: boolean } } | undefined;
   return { recorded: r.events.length > 0, late: first?.data.late === true };
+}
+
+/** The binds that wait for the request the report answers (none when it is no longer in flight). */
+export async function bindsWaitingOnProgramming(s: Streams, input: ProgrammingResultInput): Promise<string[]> {
+  const { state } = await s.load(aggregates.host, validateHostname(input.hostname));
+  const region = findDeployable(state, input.deployableUuid)?.deployable;
+  if (region?.programming?.requestId !== input.requestId) return [];
+  return [...state.allocations.values()].filter((a) => a.deployableUuid === region.uuid).map((a) => a.arqUuid);
+}
+
+/** The agent's report as a host decision, for a bind plan to append with the binds it completes. */
+export function programmingResultOf(input: ProgrammingResultInput, at: string): { hostname: string; decide(state: HostState): InventoryEvent[] } {
+  const command = resultCommand(input, at);
+  return { hostname: input.hostname, decide: (state) => aggregates.host.decider.decide(command, state) };
 }
 
 /** Closes a request that outlived its time: the region's bitstream becomes unknown; nothing if it closed meanwhile. */

@@ -56,6 +56,8 @@ export class Decided<S, E extends DomainEventShape> {
        * `loaded.revision`.
        */
       expected?: "stream_exists";
+      /** Who and what this step's events answer, where it is not the sequence's request (a bind completed on an agent's answer). */
+      ctx?: Pick<CommandContext, "principal" | "correlationId" | "causationId" | "requestProject">;
     } = {},
   ) {}
 }
@@ -107,7 +109,7 @@ export class Streams {
       result = await this.store.appendSequence(
         steps.map((st) => ({
           stream: st.kind.streamName(st.id),
-          events: st.events.map((e) => toNewEvent(e, ctx)),
+          events: st.events.map((e) => toNewEvent(e, st.options.ctx ? { ...ctx, ...st.options.ctx } : ctx)),
           expectedRevision: st.options.expected ?? (st.loaded.revision < 0 ? ("no_stream" as const) : st.loaded.revision),
         })),
       );

@@ -15,6 +15,8 @@ import type { DriverDevice } from "../../src/domain/inventory/report.js";
 import { findDeployable } from "../../src/domain/inventory/state.js";
 import type { CommandContext } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { EventStore } from "../../src/infra/eventstore/port.js";
+import { StepByStepStore } from "../reliability/step-store.js";
 import { createLogger } from "../../src/infra/logger.js";
 import { expectDomainRejection } from "../domain/decider-spec.js";
 import { fpgaRegion, hostState, types, until } from "./support.js";
@@ -37,8 +39,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(opts: { timeoutMs?: number; devices?: DriverDevice[] } = {}) {
-  const store = new MemoryEventStore();
+async function setup(opts: { timeoutMs?: number; devices?: DriverDevice[]; store?: EventStore } = {}) {
+  const store = opts.store ?? new MemoryEventStore();
   const dir = mkdtempSync(join(tmpdir(), "cyborg-es-prog-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const app = new Application({ store, bitstreams: { contentDir: dir } });
@@ -140,6 +142,25 @@ describe("a bind that needs its region programmed", () => {
     expect((await types(t.store, `host-${HOST}`)).filter((e) => e === "RegionProgrammingRequested")).toHaveLength(1);
   });
 
+  it("the agent's report completes the waiting binds with it: BOUND as the report is answered, the binder not running", async () => {
+    const t = await setup();
+    const [x, y] = [await t.arq("by-id-a"), await t.arq("by-fn-a")];
+    expect((await t.bind(x, y)).map((v) => v.state)).toEqual(["BIND_STARTED", "BIND_STARTED"]);
+    expect(await t.report(true)).toEqual({ recorded: true, late: false });
+    expect([(await t.state(x)).state, (await t.state(y)).state]).toEqual(["BOUND", "BOUND"]);
+    expect(await t.regionNow()).toMatchObject({ bitstreamId: t.a.id, programming: null });
+    // The same report again records nothing; a bind that moved on meanwhile is not revived.
+    expect((await t.report(true).catch((e: Error) => e)) as unknown).toBeInstanceOf(Error);
+    const z = await t.arq("by-id-b");
+    await t.app.deleteArqs(ctx(), { arqUuids: [x, y] });
+    await t.bind(z);
+    await t.app.unbindArqs(ctx(), [z]);
+    expect(await t.app.programmingInFlight(HOST)).toHaveLength(1);
+    expect(await t.report(true)).toEqual({ recorded: true, late: false });
+    expect((await t.state(z)).state).toBe("UNBOUND");
+    expect((await t.regionNow()).bitstreamId).toBe(t.b.id);
+  });
+
   it("two binds racing in separate calls for different bitstreams: never both succeed", async () => {
     const t = await setup();
     await t.startBinder();
@@ -176,14 +197,18 @@ describe("a bind that needs its region programmed", () => {
     expect((await t.state(x)).state).toBe("BIND_FAILED");
   });
 
-  it("a binder restarted while the region is programmed finishes the bind once the agent reports", async () => {
-    const t = await setup();
+  it("a binder restarted after the report was recorded without its binds (EventStoreDB appends stream by stream) finishes them", async () => {
+    const store = new StepByStepStore(new MemoryEventStore());
+    const t = await setup({ store });
     const first = await t.startBinder();
     const x = await t.arq("by-id-a");
     await t.bind(x);
     await first.stop();
-    await t.report(true);
+    // The report's host append is written; the bind's append after it is lost.
+    store.arm(2, "error-before");
+    await expect(t.report(true)).rejects.toThrow(/connection lost/);
     expect((await t.state(x)).state).toBe("BIND_STARTED");
+    expect(await t.regionNow()).toMatchObject({ bitstreamId: t.a.id, programming: null });
     await t.startBinder();
     expect((await t.resolved(x)).state).toBe("BOUND");
   });

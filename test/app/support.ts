@@ -4,6 +4,7 @@ import { hostDecider } from "../../src/domain/inventory/decider.js";
 import type { DriverDevice } from "../../src/domain/inventory/report.js";
 import { stream, type CommandContext } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import type { EventStore } from "../../src/infra/eventstore/port.js";
 
 export const ADMIN: CommandContext = { principal: "admin", correlationId: "corr-1", causationId: "req-1", at: "2026-03-01T10:00:00.000Z", isAdmin: true };
 export const ctx = (over: Partial<CommandContext> = {}): CommandContext => ({
@@ -61,11 +62,11 @@ export const fpgaRegion = (host: string, handles = 4, extra: string[] = []): Dri
   ],
 });
 
-export async function hostState(store: MemoryEventStore, hostname: string) {
+export async function hostState(store: EventStore, hostname: string) {
   return (await loadAggregate(store, stream.host(hostname), hostDecider)).state;
 }
 
-export async function types(store: MemoryEventStore, streamName: string) {
+export async function types(store: EventStore, streamName: string) {
   return (await store.readStream(streamName)).map((e) => e.type);
 }
 

@@ -55,6 +55,8 @@ export interface PlanOptions {
   allocatedBefore?: ReadonlySet<string>;
   /** Decided on the host's state before the binds, and appended with them: the agent's answer a waiting bind completes on (app/partitions.ts). */
   hostFirst?: { hostname: string; decide(state: HostState): InventoryEvent[] };
+  /** Per ARQ, what its step answers when that is not this call's request (the bind it completes: bind-cause.ts). */
+  arqCtx?: ReadonlyMap<string, NonNullable<Decided<unknown, never>["options"]["ctx"]>>;
 }
 
 export async function planBinds(s: Streams, ctx: CommandContext, bindings: readonly ArqBinding[], opts: PlanOptions): Promise<BindPlan> {
@@ -86,7 +88,8 @@ export async function planBinds(s: Streams, ctx: CommandContext, bindings: reado
       host.events.push(...d.host);
       host.state = d.hostAfter!;
     }
-    if (d.arq.length > 0) plan.arqSteps.push(new Decided(aggregates.arq, b.arqUuid, loaded, d.arq, { after: d.arqAfter }));
+    const stepCtx = opts.arqCtx?.get(b.arqUuid);
+    if (d.arq.length > 0) plan.arqSteps.push(new Decided(aggregates.arq, b.arqUuid, loaded, d.arq, { after: d.arqAfter, ...(stepCtx ? { ctx: stepCtx } : {}) }));
   });
   for (const [hostname, h] of carried) {
     if (h.events.length > 0) plan.hostSteps.push(new Decided(aggregates.host, hostname, h.loaded, h.events, { after: h.state }));

@@ -9,6 +9,7 @@ import type { ArqView } from "../../domain/arqs/view.js";
 import { stream, type CommandContext } from "../../domain/shared/types.js";
 import { aggregates, type Streams } from "../streams.js";
 import { appendPlan } from "./append-plan.js";
+import { bindStepContext } from "./bind-cause.js";
 import type { BitstreamCatalogue } from "../../infra/bitstreams/port.js";
 import { planBinds, type BindPlan, type PlanOptions } from "./bind-plan.js";
 import { needResolver } from "./bitstream-need.js";
@@ -59,27 +60,65 @@ export async function allocateForArq(
   agentDown?: PlanOptions["agentDown"],
   hostFirst?: PlanOptions["hostFirst"],
 ): Promise<AllocateResult> {
+  return (await allocateForArqs(s, ctx, [arqUuid], catalogue, agentDown, hostFirst)).get(arqUuid)!;
+}
+
+/**
+ * allocateForArq for several ARQs in one plan: those waiting on one agent's answer (`hostFirst`,
+ * appended first with them), such as the binds of a region whose programming just ended. An ARQ
+ * not in BIND_STARTED is `notBinding`; when none is, nothing is appended, `hostFirst` included.
+ */
+export async function allocateForArqs(
+  s: Streams,
+  ctx: CommandContext,
+  arqUuids: readonly string[],
+  catalogue?: BitstreamCatalogue,
+  agentDown?: PlanOptions["agentDown"],
+  hostFirst?: PlanOptions["hostFirst"],
+): Promise<Map<string, AllocateResult>> {
   const written = new Written();
-  let notBinding = "";
+  const notBinding = new Map<string, string>();
   const bitstreams = catalogue && needResolver(catalogue);
-  // The host is known from the ARQ; if the ARQ moves meanwhile, the plan reads it again.
-  const hostname = liveArq((await s.load(aggregates.arq, arqUuid)).state)?.hostname;
-  const streams = [stream.arq(arqUuid), ...(hostname ? [stream.host(hostname)] : [])];
+  // The hosts are known from the ARQs; if an ARQ moves meanwhile, the plan reads it again.
+  const loaded = await Promise.all(arqUuids.map(async (id) => liveArq((await s.load(aggregates.arq, id)).state)?.hostname));
+  const hostnames = new Set([...loaded.filter((h): h is string => typeof h === "string"), ...(hostFirst ? [hostFirst.hostname] : [])]);
+  const streams = [...arqUuids.map((id) => stream.arq(id)), ...[...hostnames].map((h) => stream.host(h))];
+  // Completing binds on an agent's answer: their steps answer the binds' requests, as the binder's would.
+  const arqCtx = hostFirst ? await bindContexts(s, arqUuids) : undefined;
   const planOnce = async () => {
-    const arq = liveArq((await s.load(aggregates.arq, arqUuid)).state);
-    if (arq?.state !== "BIND_STARTED") {
-      notBinding = `not binding (${arq ? `state ${arq.state}` : "no such ARQ"})`;
-      return undefined;
+    notBinding.clear();
+    const targets = [];
+    for (const arqUuid of arqUuids) {
+      const arq = liveArq((await s.load(aggregates.arq, arqUuid)).state);
+      if (arq?.state !== "BIND_STARTED") notBinding.set(arqUuid, `not binding (${arq ? `state ${arq.state}` : "no such ARQ"})`);
+      else targets.push({ arqUuid, hostname: arq.hostname!, deviceRpUuid: arq.deviceRpUuid!, instanceUuid: arq.instanceUuid! });
     }
-    const target = { arqUuid, hostname: arq.hostname!, deviceRpUuid: arq.deviceRpUuid!, instanceUuid: arq.instanceUuid! };
-    return planBinds(s, ctx, [target], { allocate: true, recordInstances: false, bitstreams, catalogueErrorsFail: true, agentDown, hostFirst });
+    if (targets.length === 0) return undefined;
+    return planBinds(s, ctx, targets, { allocate: true, recordInstances: false, bitstreams, catalogueErrorsFail: true, agentDown, hostFirst, arqCtx });
   };
   const plan = await appendPlan(s, ctx, streams, planOnce, (p) => written.note(p));
-  if (!plan) {
-    await written.undo(s, ctx);
-    return { ok: false, reason: notBinding, notBinding: true };
+  const out = new Map<string, AllocateResult>();
+  if (!plan) await written.undo(s, ctx);
+  for (const arqUuid of arqUuids) {
+    const why = notBinding.get(arqUuid);
+    out.set(arqUuid, why !== undefined || !plan ? { ok: false, reason: why ?? "not binding", notBinding: true } : await outcome(s, ctx, plan.view(arqUuid)!, arqUuid));
   }
-  const view = plan.view(arqUuid)!;
+  return out;
+}
+
+/** Each ARQ's step context from the event that started its bind (bind-cause.ts). */
+async function bindContexts(s: Streams, arqUuids: readonly string[]): Promise<Map<string, ReturnType<typeof bindStepContext>>> {
+  const out = new Map<string, ReturnType<typeof bindStepContext>>();
+  await Promise.all(
+    arqUuids.map(async (id) => {
+      const started = (await s.store.readStream(stream.arq(id), { direction: "backwards" })).find((e) => e.type === "ArqBindStarted");
+      if (started) out.set(id, bindStepContext(started));
+    }),
+  );
+  return out;
+}
+
+async function outcome(s: Streams, ctx: CommandContext, view: ArqView, arqUuid: string): Promise<AllocateResult> {
   if (view.state === "BOUND") return { ok: true, arq: view };
   if (view.state === "BIND_STARTED") return { ok: false, reason: "waiting for the region's programming", waiting: true };
   // A bind failed while holding its handle (its programming failed): the handle goes back.

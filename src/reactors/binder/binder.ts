@@ -6,6 +6,7 @@ import { ResumingSubscription } from "../follower/resuming-subscription.js";
 import { subscriptionStatus, type FollowerStatus } from "../follower/status.js";
 import type { StateSnapshots } from "../follower/state-snapshots.js";
 import { StateWriter } from "../follower/state-snapshots.js";
+import { BINDER_PRINCIPAL } from "../../app/arqs/bind-cause.js";
 import { BINDER_STATE_VERSION, binderState, LostHolders, PendingBinds, ProgrammingRequests, type Cause, type LostHolder, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {
@@ -235,7 +236,7 @@ export class Binder {
 
   /** A step answers an event: it carries that event's request (trace) and names the event as its cause. */
   private ctx(cause: Cause): CommandContext {
-    return { principal: "system:binder", ...cause, at: new Date(this.now()).toISOString() };
+    return { principal: BINDER_PRINCIPAL, ...cause, at: new Date(this.now()).toISOString() };
   }
 }
 

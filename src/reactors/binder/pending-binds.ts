@@ -1,5 +1,8 @@
+import { causeOf, type Cause } from "../../app/arqs/bind-cause.js";
 import { bindingAfter } from "../../domain/arqs/bind-resolutions.js";
 import type { RecordedEvent } from "../../infra/eventstore/port.js";
+
+export { causeOf, type Cause };
 
 /** What the binder knows of one bind in flight. */
 export interface PendingBind {
@@ -10,20 +13,6 @@ export interface PendingBind {
   /** What caused the binder's steps: the bind's request and its ArqBindStarted event (trace). */
   cause: Cause;
 }
-
-/** The request and the event a process-manager step answers: its events carry them. */
-export interface Cause {
-  correlationId: string;
-  causationId: string;
-  /** The project of the request (recorded with the step's events, so its trace stays that project's). */
-  requestProject: string | null;
-}
-
-export const causeOf = (e: RecordedEvent): Cause => ({
-  correlationId: e.metadata.correlationId,
-  causationId: e.id,
-  requestProject: typeof e.metadata.project === "string" ? e.metadata.project : null,
-});
 
 /**
  * Folds the ARQ events of the log into the binds that are in flight: the ARQs in BIND_STARTED, by
