@@ -13,7 +13,7 @@ import { checkTargetFits, type TargetRequirements } from "./target-fit.js";
 import { abandonCreation, allocateOnPartitionedDevice, destroyAfterRelease } from "./partition-allocation.js";
 import { awaitsPartition, profileOfDeployable } from "./partition-record.js";
 import { withPartitionInventory } from "./partition-inventory.js";
-import { drawsForBind } from "./capacity-record.js";
+import { drawsForBind } from "./capacity-draws.js";
 
 export interface AllocateRequest {
   hostname: string;
