@@ -93,6 +93,9 @@ describe("binds drawing bandwidth", () => {
     const [d] = (await t.ok("admin", CAPACITIES)).devices.nodes;
     expect(d.capacities[0]).toMatchObject({ used: 2_000_000, free: 500_000 });
     expect(new Set(d.capacities[0].holders.map((h: { arqUuid: string }) => h.arqUuid))).toEqual(new Set(done.map((r) => r.arq.uuid)));
+    // The provider shows the bandwidth as Placement has it, beside its VFs.
+    const rps = (await t.ok("service", `query { resourceProviders(hostname: "compute1") { uuid resourceClass total used capacities { resourceClass total reserved used } } }`)).resourceProviders;
+    expect(rps).toEqual([{ uuid: rpUuid, resourceClass: "SRIOV_NET_VF", total: 8, used: 2, capacities: [{ resourceClass: NIC_BW_CLASS, total: 2_500_000, reserved: 0, used: 2_000_000 }] }]);
 
     await t.ok("service", op.DELETE_ARQS, { instance: done[0]!.instance });
     const [after] = (await t.ok("admin", CAPACITIES)).devices.nodes;
