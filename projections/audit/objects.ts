@@ -25,6 +25,7 @@ export const OBJECTS: Objects = {
   DeviceStatusChanged: (d) => [d.deviceUuid],
   DeviceHealthChanged: (d) => [d.deviceUuid],
   DeviceTopologyChanged: (d) => [d.deviceUuid],
+  DeviceCapacitiesChanged: (d) => [d.deviceUuid],
   DeviceTainted: (d) => [d.deviceUuid],
   DeviceUntainted: (d) => [d.deviceUuid],
   DeviceLost: (d) => [d.deviceUuid, ...d.arqUuids],

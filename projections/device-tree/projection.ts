@@ -111,7 +111,7 @@ function projectDevice(e: Recorded<DeviceEvent>): Write[] {
     case "DeviceDiscovered": {
       const d = e.data;
       const { deviceUuid, at, hostname, additionalControlPaths, ...fields } = d;
-      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, cleaning: initialCleaning(), health: HEALTHY, topology: null, taints: [], partitioning: null };
+      const node = { uuid: deviceUuid, ...fields, additionalControlPaths: additionalControlPaths ?? [], createdAt: at, updatedAt: null, lostArqs: null, cleaning: initialCleaning(), health: HEALTHY, topology: null, taints: [], capacities: [], partitioning: null };
       return [
         { op: "put", key: k("device", deviceUuid), fields: deviceDocFields(deviceView(hostname, node)) },
         { op: "zadd", key: ORDER_KEY, member: d.deviceUuid, score: score(e.position), nx: true },

@@ -10,7 +10,10 @@
  *   :in-use:<deployable>     zset  allocated attach handles (used = its size)
  *   :handles:<deployable>    zset  its attach handles; :lost:<deployable> those that left the report
  *                                  while allocated (reserved = total once every handle left)
- *   :device:<uuid>           hash  status, lost, cleaning, qualifying, failed, and taint:<key> <effect>
+ *   :draws:<deployable>      hash  arq uuid -> the JSON of the amounts it draws with its handle there
+ *                                  (AttachHandleAllocated.draws; src/domain/inventory/capacity-record.ts)
+ *   :device:<uuid>           hash  status, lost, cleaning, qualifying, failed, capacities (the JSON of
+ *                                  the reported capacities), and taint:<key> <effect>
  *                                  -> effect, one field per taint (its lifecycle state: queries.ts; reserved = total while the
  *                                  device is not offered: MAINTAINING, that is tainted, cleaning, qualifying
  *                                  or failed; or left the report while allocated: src/domain/inventory/resource-providers.ts)
@@ -54,6 +57,8 @@ export function project(event: RecordedEvent): Write[] {
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { lost: true } }];
     case "DeviceRemoved":
       return [{ op: "del", key: k("device", e.data.deviceUuid) }];
+    case "DeviceCapacitiesChanged":
+      return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { capacities: JSON.stringify(e.data.capacities) } }];
     // The cleaning loop, as src/domain/inventory/cleaning.ts folds it (the decider fails only the request in flight).
     case "DeviceCleaningRequested":
       return [{ op: "put", key: k("device", e.data.deviceUuid), fields: { cleaning: true, qualifying: false } }];
@@ -93,6 +98,7 @@ export function project(event: RecordedEvent): Write[] {
         { op: "del", key: k("in-use", u) },
         { op: "del", key: k("handles", u) },
         { op: "del", key: k("lost", u) },
+        { op: "del", key: k("draws", u) },
         { op: "zrem", key: k("all"), member: u },
         { op: "zrem", key: k("by-host", e.data.hostname), member: u },
       ];
@@ -104,10 +110,16 @@ export function project(event: RecordedEvent): Write[] {
       return [{ op: "zadd", key: k("handles", e.data.deployableUuid), member: e.data.handleUuid, score: score(e.position) }];
     case "AttachHandleLost":
       return [{ op: "zadd", key: k("lost", e.data.deployableUuid), member: e.data.handleUuid, score: score(e.position) }];
-    case "AttachHandleAllocated":
-      return [{ op: "zadd", key: k("in-use", e.data.deployableUuid), member: e.data.handleUuid, score: score(e.position) }];
+    case "AttachHandleAllocated": {
+      const { deployableUuid, handleUuid, arqUuid, draws } = e.data;
+      const inUse: Write = { op: "zadd", key: k("in-use", deployableUuid), member: handleUuid, score: score(e.position) };
+      return draws && draws.length > 0 ? [inUse, { op: "put", key: k("draws", deployableUuid), fields: { [arqUuid]: JSON.stringify(draws) } }] : [inUse];
+    }
     case "AttachHandleReleased":
-      return [{ op: "zrem", key: k("in-use", e.data.deployableUuid), member: e.data.handleUuid }];
+      return [
+        { op: "zrem", key: k("in-use", e.data.deployableUuid), member: e.data.handleUuid },
+        { op: "unset", key: k("draws", e.data.deployableUuid), fields: [e.data.arqUuid] },
+      ];
     case "AttachHandleRemoved": {
       const { deployableUuid: d, handleUuid: h } = e.data;
       return ["in-use", "handles", "lost"].map((family): Write => ({ op: "zrem", key: k(family, d), member: h }));

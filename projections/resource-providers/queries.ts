@@ -1,7 +1,9 @@
 /** The resource-providers read model's query: deployables as Placement sees them. */
 import { isOffered, lifecycleOf, type DeviceLifecycleState, type LifecycleInputs } from "../../src/domain/inventory/device-lifecycle.js";
 import type { TaintEffect } from "../../src/domain/shared/tolerations.js";
-import { reservedOf } from "../../src/domain/inventory/resource-providers.js";
+import { reservedOf, type ProviderAvailability } from "../../src/domain/inventory/resource-providers.js";
+import type { CapacityDraw } from "../../src/domain/inventory/events.js";
+import type { DriverCapacity } from "../../src/domain/inventory/partitioning-report.js";
 import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { attributesView } from "../shared/deployables.js";
 import { k } from "./projection.js";
@@ -19,7 +21,12 @@ export type ResourceProviderView = {
   deviceUuid: string;
   /** The device's lifecycle state (device-lifecycle.ts), from its taints, its holders on every deployable and its cleaning. */
   deviceState: DeviceLifecycleState;
+  /** The device's capacities, on the provider that carries them (its first that is not a partition profile's): more inventories beside resourceClass. */
+  capacities: ProviderCapacityView[];
 };
+
+/** One more inventory of a provider: a capacity of its device (a NIC port's bandwidth), and what the binds there draw. */
+export type ProviderCapacityView = { resourceClass: string; total: number; reserved: number; used: number };
 
 /**
  * Every accelerator RP (of one host), in the order the deployables were added. A deployable
@@ -30,11 +37,12 @@ export type ResourceProviderView = {
 export async function listResourceProviders(store: ReadStore, hostname?: string | null): Promise<ResourceProviderView[]> {
   const [members] = await store.getMembers([hostname ? k("by-host", hostname) : k("all")]);
   const deps = members!;
-  const [rps, attrs, orders, counts] = await Promise.all([
+  const [rps, attrs, orders, counts, draws] = await Promise.all([
     store.getDocs(deps.map((u) => k("rp", u))),
     store.getDocs(deps.map((u) => k("attrs", u))),
     store.getMembers(deps.map((u) => k("attr-order", u))),
     store.count(deps.flatMap((u) => [k("in-use", u), k("handles", u), k("lost", u)])),
+    store.getDocs(deps.map((u) => k("draws", u))),
   ]);
   const deviceUuids = [...new Set(rps.flatMap((rp) => (rp ? [rp.deviceUuid as string] : [])))];
   const devices = await store.getDocs(deviceUuids.map((u) => k("device", u)));
@@ -44,6 +52,7 @@ export async function listResourceProviders(store: ReadStore, hostname?: string 
   rps.forEach((rp, i) => rp && holders.set(rp.deviceUuid as string, (holders.get(rp.deviceUuid as string) ?? 0) + counts[3 * i]!));
   const stateOf = new Map(deviceUuids.map((u) => [u, lifecycleOf(lifecycleInputs(deviceOf.get(u), holders.get(u) ?? 0))]));
   const out: ResourceProviderView[] = [];
+  const carried = new Set<string>();
   rps.forEach((rp, i) => {
     if (!rp) return;
     const { resourceClass, traits } = attributesView(attrs[i]!, orders[i]!);
@@ -52,27 +61,36 @@ export async function listResourceProviders(store: ReadStore, hostname?: string 
     const [used, handles, lostHandles] = counts.slice(3 * i, 3 * i + 3) as [number, number, number];
     const device = deviceOf.get(rp.deviceUuid as string);
     const deviceState = stateOf.get(rp.deviceUuid as string)!;
+    const availability = { notOffered: !isOffered(deviceState), deviceLost: device?.lost === true, handles, lostHandles };
+    // The device's first provider that is not a partition profile's (those record what they can hold) carries its capacities.
+    const carrier = rp.available === undefined && !carried.has(rp.deviceUuid as string);
+    if (carrier) carried.add(rp.deviceUuid as string);
     out.push({
       uuid: rp.uuid as string,
       name: rp.name as string,
       parentProviderName: rp.parentProviderName as string,
       resourceClass,
       total,
-      reserved: reservedOf(total, {
-        notOffered: !isOffered(deviceState),
-        deviceLost: device?.lost === true,
-        handles,
-        lostHandles,
-        available: rp.available === undefined || rp.available === null ? null : Number(rp.available),
-      }),
+      reserved: reservedOf(total, { ...availability, available: rp.available === undefined || rp.available === null ? null : Number(rp.available) }),
       used,
       traits,
       deployableUuid: rp.deployableUuid as string,
       deviceUuid: rp.deviceUuid as string,
       deviceState,
+      capacities: carrier ? capacitiesOf(device, draws[i], availability) : [],
     });
   });
   return out;
+}
+
+/** The device's reported capacities, reserved as its provider is, with what the ARQs holding the carrier's handles draw. */
+function capacitiesOf(device: Record<string, unknown> | null | undefined, draws: Record<string, unknown> | null | undefined, availability: Omit<ProviderAvailability, "available">): ProviderCapacityView[] {
+  if (typeof device?.capacities !== "string") return [];
+  const used = new Map<string, number>();
+  for (const raw of Object.values(draws ?? {})) {
+    for (const d of JSON.parse(raw as string) as CapacityDraw[]) used.set(d.resourceClass, (used.get(d.resourceClass) ?? 0) + d.amount);
+  }
+  return (JSON.parse(device.capacities) as DriverCapacity[]).map((c) => ({ resourceClass: c.resourceClass, total: c.total, reserved: reservedOf(c.total, { ...availability, available: null }), used: used.get(c.resourceClass) ?? 0 }));
 }
 
 /**

@@ -15,6 +15,7 @@ import { EmbeddedCatalogue } from "./bitstreams/embedded-catalogue.js";
 import * as programming from "./programming.js";
 import * as cleaning from "./cleaning.js";
 import * as partitions from "./partitions.js";
+import * as capacities from "./capacities.js";
 import * as eviction from "./eviction.js";
 import type { DeviceProfileInput } from "../domain/device-profiles/validation.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
@@ -277,6 +278,11 @@ export class Application {
   /** A partitioned device's slices used and free, its profiles' room, its partitions; null for a device that is not cut. */
   devicePartitioning(hostname: string, deviceUuid: string): Promise<partitions.DevicePartitioningView | null> {
     return partitions.devicePartitioning(this.streams, hostname, deviceUuid);
+  }
+
+  /** The device's capacities (a NIC port's bandwidth): each amount, used and free, and who draws it; [] for a device that reports none. */
+  deviceCapacities(hostname: string, deviceUuid: string): Promise<capacities.DeviceCapacityView[]> {
+    return capacities.deviceCapacities(this.streams, hostname, deviceUuid);
   }
 
   /** The partitions the host's agent is asked to make or destroy now. */

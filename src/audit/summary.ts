@@ -36,6 +36,10 @@ const TELL: Tellers = {
   DeviceHealthChanged: (d) =>
     `device ${d.deviceUuid} on ${d.hostname} reported ${d.health.status}` + (d.health.reasons.length > 0 ? ` (${d.health.reasons.map((r) => r.code).join(", ")})` : ""),
   DeviceTopologyChanged: (d) => `device ${d.deviceUuid} on ${d.hostname} sits at ${topologyLabel(d.topology)}`,
+  DeviceCapacitiesChanged: (d) =>
+    d.capacities.length === 0
+      ? `device ${d.deviceUuid} on ${d.hostname} no longer reports capacities`
+      : `device ${d.deviceUuid} on ${d.hostname} offers ${d.capacities.map((c) => `${c.total} ${c.unit} of ${c.name} (${c.resourceClass})`).join(", ")}`,
   DeviceTainted: (d) => `device ${d.deviceUuid} on ${d.hostname} tainted ${taintLabel(d.taint)} by ${d.taint.by}: ${d.taint.reason}`,
   DeviceUntainted: (d) => `taint ${taintLabel(d)} removed from device ${d.deviceUuid} on ${d.hostname} by ${d.by}${d.reason ? `: ${d.reason}` : ""}`,
   DeviceLost: (d) => `device ${d.deviceUuid} left ${d.hostname}'s report while held by ARQ ${list(d.arqUuids)}: kept, marked lost, until released`,

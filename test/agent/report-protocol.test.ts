@@ -90,4 +90,21 @@ describe("sendReport", () => {
     expect(sent.map((d) => [d.topology !== undefined, d.health !== undefined])).toEqual([[true, true], [false, true], [false, false]]);
     expect(sent[0]!.topology).toEqual(topology);
   });
+
+  it("sends the capacities with the report, and the report without them to a server from before them", async () => {
+    const bw = { name: "egress bandwidth", resourceClass: "NET_BW_EGR_KILOBIT_PER_SEC", total: 25_000_000, unit: "kbit/s" };
+    const nic = [{ ...fpga("compute1", "af"), capacities: [{ ...bw, driverPrivate: "dropped" }] } as unknown as DriverDevice];
+    let reports = 0;
+    const s = server(
+      () => null,
+      () => {
+        if (reports++ === 0) throw new Error('Variable "$devices" got invalid value; Field "capacities" is not defined by type "DriverDeviceInput".');
+        return { ...answer, updated: 1, unchanged: 0 };
+      },
+    );
+    expect(await sendReport(s.post, "compute1", nic)).toMatchObject({ updated: 1, confirmed: false });
+    const [first, second] = s.calls.filter((c) => c.op === "report").map((c) => (c.variables.devices as Array<Record<string, unknown>>)[0]!);
+    expect(first!.capacities).toEqual([bw]);
+    expect(second).not.toHaveProperty("capacities");
+  });
 });

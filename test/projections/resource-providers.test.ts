@@ -27,6 +27,7 @@ describe("resource-providers projection", () => {
         deployableUuid: "p1",
         deviceUuid: "d1",
         deviceState: "AVAILABLE",
+        capacities: [],
       },
       {
         uuid: "rp-p2",
@@ -40,6 +41,7 @@ describe("resource-providers projection", () => {
         deployableUuid: "p2",
         deviceUuid: "d2",
         deviceState: "AVAILABLE",
+        capacities: [],
       },
     ]);
     expect((await read.listResourceProviders()).map((rp) => rp.uuid)).toEqual(["rp-p1", "rp-p2", "rp-p3"]);

@@ -39,7 +39,7 @@ export async function sendReport(post: PostGraphQL, hostname: string, devices: D
 }
 
 /** The optional fields a service from before them refuses; the inventory goes through without them. */
-const NEWER_FIELDS = ["health", "topology", "partitioning"] as const;
+const NEWER_FIELDS = ["health", "topology", "partitioning", "capacities"] as const;
 
 async function reportDroppingNewFields(post: PostGraphQL, hostname: string, inputs: Array<Record<string, unknown>>, reportKey: string | undefined, dropped: string[]): Promise<SentReport> {
   const key = reportKey && (dropped.length > 0 ? `${reportKey}-without-${dropped.join("-")}` : reportKey);
@@ -96,6 +96,7 @@ function toInput(d: DriverDevice): Record<string, unknown> {
     ...(d.topology ? { topology: { numaNode: d.topology.numaNode, pcieRoot: d.topology.pcieRoot, pcieSwitch: d.topology.pcieSwitch, linkDomain: d.topology.linkDomain } } : {}),
     ...(d.health ? { health: { status: d.health.status, reasons: d.health.reasons.map((r) => ({ code: r.code, message: r.message, count: r.count ?? null })) } } : {}),
     ...(d.partitioning ? { partitioning: partitioningInput(d.partitioning) } : {}),
+    ...(d.capacities && d.capacities.length > 0 ? { capacities: d.capacities.map((c) => ({ name: c.name, resourceClass: c.resourceClass, total: c.total, unit: c.unit })) } : {}),
     deployables: d.deployables.map((dep) => ({
       name: dep.name,
       numAccelerators: dep.numAccelerators,

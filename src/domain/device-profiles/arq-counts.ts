@@ -1,9 +1,10 @@
 /**
  * How many ARQs a profile asks for (cyborg-reference 2.3): per group, the sum of its `resources:`
- * amounts; a group requiring trait CUSTOM_FPGA_XILINX asks for 2 x resources:FPGA (management and
+ * amounts, but for amounts drawn from a capacity; a group requiring trait CUSTOM_FPGA_XILINX asks for 2 x resources:FPGA (management and
  * user PF are both attached).
  */
 import { DomainError } from "../shared/types.js";
+import { amountClassesOf } from "../shared/amount-keys.js";
 import type { ProfileGroup } from "./events.js";
 
 export const XILINX_TRAIT_KEY = "trait:CUSTOM_FPGA_XILINX";
@@ -13,7 +14,9 @@ export function groupArqCount(group: ProfileGroup): number {
   if (group[XILINX_TRAIT_KEY] === "required" && group["resources:FPGA"] !== undefined) {
     return 2 * amount(group["resources:FPGA"]);
   }
-  return Object.entries(group).reduce((sum, [k, v]) => (k.startsWith("resources:") ? sum + amount(v) : sum), 0);
+  // An amount drawn from a capacity (shared/amount-keys.ts) is not a count of accelerators.
+  const amounts = amountClassesOf(group);
+  return Object.entries(group).reduce((sum, [k, v]) => (k.startsWith("resources:") && !amounts.has(k.slice("resources:".length)) ? sum + amount(v) : sum), 0);
 }
 
 /** The group indexes an ARQ creation covers: all of them, or the one asked for. */

@@ -10,6 +10,7 @@ import { DomainError } from "../shared/types.js";
 import { isCustomTrait, isValidResourceClass, normalizeTraitName } from "../shared/traits.js";
 import { parseTolerations, tolerationText } from "../shared/tolerations.js";
 import { ALTERNATIVES_KEY, MATCH_KEY, needText, parseAlternatives, parseMatch } from "../shared/placement-keys.js";
+import { AMOUNTS_KEY, MAX_DRAW_AMOUNT, amountClassesOf, parseAmountClasses } from "../shared/amount-keys.js";
 import { normalizeFunctionId } from "../bitstreams/function-id.js";
 import type { ProfileGroup } from "./events.js";
 import { ATTACH_TARGETS } from "./attach-target.js";
@@ -34,7 +35,7 @@ export const FIELD_VALUE_RE = /^[A-Za-z0-9_:=-]+$/;
 /** A bitstream's name in the catalogue, with its type suffix (`nlb0.gbs`) or without. */
 export const BITSTREAM_NAME_RE = /^[A-Za-z0-9_:=-]+(\.[A-Za-z0-9_-]+)?$/;
 
-type AccelRule = { kind: "alternatives" } | { kind: "match" } | { kind: "uuid" } | { kind: "functionId" } | { kind: "tolerations" } | { kind: "name"; re: RegExp; what: string } | { kind: "enum"; values: readonly string[] };
+type AccelRule = { kind: "alternatives" } | { kind: "amounts" } | { kind: "match" } | { kind: "uuid" } | { kind: "functionId" } | { kind: "tolerations" } | { kind: "name"; re: RegExp; what: string } | { kind: "enum"; values: readonly string[] };
 const FIELD_NAME = { kind: "name", re: FIELD_VALUE_RE, what: 'letters, digits, "-", "_", ":" and "="' } as const;
 /** Valid `accel:` keys (spec, "Valid accel keys"). */
 export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
@@ -53,6 +54,8 @@ export const ACCEL_KEYS: Readonly<Record<string, AccelRule>> = {
   alternatives: { kind: "alternatives" },
   // Topology attributes the group's device shares with the other groups naming them.
   match: { kind: "match" },
+  // Custom classes whose resources: keys are amounts drawn from the device's capacities (shared/amount-keys.ts).
+  amounts: { kind: "amounts" },
 };
 
 export interface DeviceProfileInput {
@@ -134,15 +137,48 @@ function validateGroup(group: unknown, field: string): ProfileGroup {
   if (entries.length === 0) throw bad(field, "Each device profile group must have at least one key.");
   if (entries.length > MAX_KEYS_PER_GROUP) throw bad(field, `A device profile group has at most ${MAX_KEYS_PER_GROUP} keys; this one has ${entries.length}.`);
   const out: ProfileGroup = {};
+  const rawValues = new Map<string, { rawKey: string; rawValue: string }>();
   for (const [rawKey, rawValue] of entries) {
     if (rawKey.length > MAX_KEY_LENGTH) throw bad(`${field}.${rawKey.slice(0, 40)}…`, `Device profile group keys are at most ${MAX_KEY_LENGTH} characters.`);
     const keyField = `${field}.${rawKey}`;
     const [key, value] = validateEntry(rawKey, rawValue, keyField);
     if (Object.hasOwn(out, key)) throw bad(keyField, `Duplicate key ${key} in the group (after normalisation).`);
     out[key] = value;
+    rawValues.set(key, { rawKey, rawValue: String(rawValue) });
   }
+  checkAmounts(out, rawValues, field);
   checkAccelExclusions(out, field);
   return out;
+}
+
+/**
+ * Each `resources:` key in range: a count of accelerators (each one ARQ) up to MAX_RESOURCE_AMOUNT,
+ * an amount drawn from a capacity up to MAX_DRAW_AMOUNT. A group drawing amounts names exactly one
+ * class of accelerator, the handle the amounts are drawn beside; `accel:amounts` names only classes
+ * the group asks for.
+ */
+function checkAmounts(group: ProfileGroup, raw: ReadonlyMap<string, { rawKey: string; rawValue: string }>, field: string): void {
+  const amountClasses = amountClassesOf(group);
+  const handles: string[] = [];
+  let amounts = 0;
+  for (const [key, value] of Object.entries(group)) {
+    if (!key.startsWith("resources:")) continue;
+    const isAmount = amountClasses.has(key.slice("resources:".length));
+    const max = isAmount ? MAX_DRAW_AMOUNT : MAX_RESOURCE_AMOUNT;
+    const { rawKey, rawValue } = raw.get(key)!;
+    const n = Number(value);
+    if (n < 1 || n > max) throw bad(`${field}.${rawKey}`, `Resources number ${rawValue} is invalid: it must be an integer from 1 to ${max}${isAmount ? ` (an amount of ${key.slice("resources:".length)})` : ""}`);
+    if (isAmount) amounts++;
+    else handles.push(key);
+  }
+  for (const c of group[AMOUNTS_KEY]?.split(",") ?? []) {
+    if (group[`resources:${c}`] === undefined) throw bad(`${field}.${AMOUNTS_KEY}`, `accel:amounts names ${c}, which the group does not ask for: add resources:${c}=<amount>`);
+  }
+  if (amounts === 0) return;
+  if (group[ALTERNATIVES_KEY] !== undefined) throw bad(`${field}.${ALTERNATIVES_KEY}`, "a group drawing amounts cannot have accel:alternatives: the amounts are drawn from the one device its resources: key binds");
+  if (handles.length !== 1) {
+    throw bad(field, `a group drawing amounts (${[...amountClasses].filter((c) => group[`resources:${c}`] !== undefined).join(", ")}) needs exactly one other resources: key, the accelerator they are drawn with (e.g. resources:SRIOV_NET_VF=1); it has ${handles.length}`);
+  }
 }
 
 function validateEntry(key: string, rawValue: unknown, field: string): [string, string] {
@@ -207,13 +243,11 @@ function validateResourceClass(raw: string, field: string): string {
   return rc;
 }
 
+/** A whole number; its range depends on whether the key is an amount, which the whole group says (checkAmounts). */
 function validateAmount(value: string, field: string): string {
   const trimmed = value.trim();
-  const n = /^\+?\d{1,9}$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  const n = /^\+?\d{1,10}$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!Number.isInteger(n)) throw bad(field, `Resources number ${value} is invalid`);
-  if (n < 1 || n > MAX_RESOURCE_AMOUNT) {
-    throw bad(field, `Resources number ${value} is invalid: it must be an integer from 1 to ${MAX_RESOURCE_AMOUNT}`);
-  }
   return String(n);
 }
 
@@ -234,6 +268,12 @@ function validateAccel(key: string, value: string, field: string): string {
     case "alternatives":
       try {
         return parseAlternatives(value).map(needText).join(";");
+      } catch (err) {
+        throw bad(field, `accel:${key}: ${(err as Error).message}`);
+      }
+    case "amounts":
+      try {
+        return parseAmountClasses(value).join(",");
       } catch (err) {
         throw bad(field, `accel:${key}: ${(err as Error).message}`);
       }

@@ -5,6 +5,7 @@
  */
 import { isJsonObject } from "../shared/json.js";
 import type { ProfileGroup } from "./events.js";
+import { amountClassesOf } from "../shared/amount-keys.js";
 
 /** Each key or value of `sent` stored otherwise in `stored` (the groups as validation returned them, keys in the same order). */
 export function normalisationWarnings(sent: unknown, stored: readonly ProfileGroup[]): string[] {
@@ -23,12 +24,17 @@ export function normalisationWarnings(sent: unknown, stored: readonly ProfileGro
   return out;
 }
 
-/** Required traits and resource classes of the groups that no host's resource provider reports. */
+/**
+ * Required traits and resource classes of the groups that no host's resource provider reports.
+ * An amount drawn from a capacity (shared/amount-keys.ts) is no provider's class: whether the
+ * bound device offers it is checked at bind.
+ */
 export function unreportedWarnings(groups: readonly ProfileGroup[], reported: { traits: ReadonlySet<string>; resourceClasses: ReadonlySet<string> }): string[] {
   const out: string[] = [];
   groups.forEach((group, i) => {
+    const amounts = amountClassesOf(group);
     for (const [key, value] of Object.entries(group)) {
-      if (key.startsWith("resources:") && !reported.resourceClasses.has(key.slice(10))) {
+      if (key.startsWith("resources:") && !amounts.has(key.slice(10)) && !reported.resourceClasses.has(key.slice(10))) {
         out.push(`groups[${i}]: no host reports resource class ${key.slice(10)} yet: ARQs of this group cannot bind until one does`);
       }
       if (key.startsWith("trait:") && value === "required" && !reported.traits.has(key.slice(6))) {

@@ -13,6 +13,7 @@ import { checkTargetFits, type TargetRequirements } from "./target-fit.js";
 import { abandonCreation, allocateOnPartitionedDevice, destroyAfterRelease } from "./partition-allocation.js";
 import { awaitsPartition, profileOfDeployable } from "./partition-record.js";
 import { withPartitionInventory } from "./partition-inventory.js";
+import { drawsForBind } from "./capacity-draws.js";
 
 export interface AllocateRequest {
   hostname: string;
@@ -81,6 +82,8 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
   checkSchedulable(device, hostname, req.tolerations ?? []);
   const cleaning = cleaningHold(device);
   if (cleaning) throw new DomainError("CONFLICT", `${cleaning} (on host ${hostname})`, "deviceRpUuid");
+  // A partition profile's provider never carries capacities, so a group with amounts is refused there.
+  const draws = drawsForBind(state, device, deployable, hostname, req.requirements?.amounts);
   const profile = profileOfDeployable(device, deployable);
   if (profile) return allocateOnPartitionedDevice(device, deployable, profile, req);
   const handle = [...deployable.handles.values()].find((h) => !h.lost && !h.allocatedTo);
@@ -101,6 +104,7 @@ function decideAllocateOnce(state: HostState, req: AllocateRequest): InventoryEv
         arqUuid,
         instanceUuid,
         ...(req.cleanAfterUse ? { cleanAfterUse: true as const } : {}),
+        ...(draws.length > 0 ? { draws } : {}),
         at,
       },
     },

@@ -21,6 +21,7 @@ import { HEALTHY } from "./health.js";
 import { healthEvents } from "./health-diff.js";
 import { topologyEvents } from "./topology.js";
 import { partitioningEvents, withPartitionDeployables } from "./partition-deployables.js";
+import { capacitiesEvents } from "./capacity-record.js";
 import { DEFAULT_HEALTH_RULES, type HealthRule } from "./health-rules.js";
 import type { ControlPath, DeployableChanged, DeviceChanged, InventoryEvent } from "./events.js";
 import { attachHandleUuidFor, attributeUuidFor, controlPathUuidFor, deployableUuidFor, deviceUuidFor, rpUuidFor } from "./ids.js";
@@ -85,6 +86,7 @@ export function diffValidatedReport(
         ...healthEvents(hostname, { uuid, health: HEALTHY, taints: [] }, r.health, rules, at),
         ...topologyEvents(hostname, uuid, null, r.topology, at),
         ...partitioningEvents(hostname, uuid, null, r.partitioning, at),
+        ...capacitiesEvents(hostname, uuid, [], r.capacities, at),
       );
       summary.added++;
       continue;
@@ -92,6 +94,7 @@ export function diffValidatedReport(
     const before = out.removals.length + out.upserts.length;
     diffDevice(hostname, known, r, at, out);
     out.upserts.push(...healthEvents(hostname, known, r.health, rules, at), ...topologyEvents(hostname, uuid, known.topology, r.topology, at), ...partitioningEvents(hostname, uuid, known.partitioning, r.partitioning, at));
+    out.upserts.push(...capacitiesEvents(hostname, uuid, known.capacities, r.capacities, at));
     if (out.removals.length + out.upserts.length > before) summary.updated++;
     else summary.unchanged++;
   }

@@ -11,6 +11,7 @@ export type * from "./cleaning-events.js";
 export type * from "./partition-events.js";
 import type { DeviceHealth } from "./health.js";
 import type { DeviceTopology } from "./topology-report.js";
+import type { DriverCapacity } from "./partitioning-report.js";
 
 export interface ControlPath {
   uuid: string;
@@ -90,6 +91,16 @@ export interface DeviceHealthChanged {
 export interface DeviceTopologyChanged {
   type: "DeviceTopologyChanged";
   data: { hostname: string; deviceUuid: string; topology: DeviceTopology; at: string };
+}
+
+/**
+ * The amounts the device's driver reports that ARQs draw from (a NIC port's bandwidth:
+ * partitioning-report.ts's DriverCapacity); written only when they differ from the recorded ones
+ * (capacity-record.ts). Empty: the device no longer reports any.
+ */
+export interface DeviceCapacitiesChanged {
+  type: "DeviceCapacitiesChanged";
+  data: { hostname: string; deviceUuid: string; capacities: DriverCapacity[]; at: string };
 }
 
 /** A taint on a device (taints.ts): one per (key, effect). */
@@ -199,6 +210,12 @@ export interface AttachHandleLost {
   data: { hostname: string; deployableUuid: string; handleUuid: string; arqUuid: string; at: string };
 }
 
+/** An amount of a capacity's resource class an ARQ draws (capacity-record.ts). */
+export interface CapacityDraw {
+  resourceClass: string;
+  amount: number;
+}
+
 export interface AttachHandleAllocated {
   type: "AttachHandleAllocated";
   data: {
@@ -213,6 +230,11 @@ export interface AttachHandleAllocated {
     instanceUuid: string;
     /** The ARQ's profile group asks for a clean after use (accel:clean_after_use); absent when it does not. */
     cleanAfterUse?: true;
+    /**
+     * The amounts the ARQ draws from the device's capacities with this handle (its group's amount
+     * keys: shared/amount-keys.ts), released with it; absent when it draws none.
+     */
+    draws?: CapacityDraw[];
     at: string;
   };
 }
@@ -316,6 +338,7 @@ export type InventoryEvent =
   | DeviceStatusChanged
   | DeviceHealthChanged
   | DeviceTopologyChanged
+  | DeviceCapacitiesChanged
   | DeviceTainted
   | DeviceUntainted
   | DeployableAdded

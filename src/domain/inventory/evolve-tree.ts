@@ -19,6 +19,7 @@ import type {
   DeviceDiscovered,
   DeviceHealthChanged,
   DeviceTopologyChanged,
+  DeviceCapacitiesChanged,
   DeviceLost,
   DeviceRemoved,
   DeviceStatusChanged,
@@ -39,7 +40,7 @@ import { HEALTHY } from "./health.js";
 import { MAINTENANCE_TAINT_KEY, statusOf, withTaint, withoutTaint } from "./taints.js";
 import type { Allocation, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingReport } from "./host-tree.js";
 
-type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceHealthChanged | DeviceTopologyChanged | DeviceTainted | DeviceUntainted | DeviceLost | DeviceRemoved;
+type DeviceEvent = DeviceDiscovered | DeviceChanged | DeviceStatusChanged | DeviceHealthChanged | DeviceTopologyChanged | DeviceCapacitiesChanged | DeviceTainted | DeviceUntainted | DeviceLost | DeviceRemoved;
 type DeployableEvent = DeployableAdded | DeployableChanged | DeployableRemoved | AttributeSet | AttributeRemoved;
 type HandleEvent = AttachHandleAdded | AttachHandleChanged | AttachHandleLost | AttachHandleRemoved | AttachHandleAllocated | AttachHandleReleased;
 type ProgrammingEvent = RegionProgrammingRequested | RegionProgrammed | RegionProgrammingFailed | RegionProgrammingAbandoned;
@@ -51,6 +52,7 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "DeviceStatusChanged":
     case "DeviceHealthChanged":
     case "DeviceTopologyChanged":
+    case "DeviceCapacitiesChanged":
     case "DeviceTainted":
     case "DeviceUntainted":
     case "DeviceLost":
@@ -111,6 +113,7 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
         lostArqs: null,
         health: HEALTHY,
         topology: null,
+        capacities: [],
         taints: [],
         deployables: new Map(),
         cleaning: initialCleaning(),
@@ -126,6 +129,8 @@ function evolveDevice(state: HostState, event: DeviceEvent): HostState {
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, health: event.data.health, updatedAt: event.data.at }));
     case "DeviceTopologyChanged":
       return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, topology: event.data.topology, updatedAt: event.data.at }));
+    case "DeviceCapacitiesChanged":
+      return updateDevice(state, event.data.deviceUuid, (d) => ({ ...d, capacities: event.data.capacities, updatedAt: event.data.at }));
     case "DeviceTainted":
       return updateDevice(state, event.data.deviceUuid, (d) => withTaints(d, withTaint(d.taints, event.data.taint), event.data.at));
     case "DeviceUntainted":

@@ -7,6 +7,7 @@ import type { DeviceCleaningState } from "./cleaning.js";
 import type { DeviceHealth } from "./health.js";
 import type { DevicePartitionRecord } from "./partition-record.js";
 import type { DeviceTopology } from "./topology-report.js";
+import type { DriverCapacity } from "./partitioning-report.js";
 import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester, Taint } from "./events.js";
 
 export interface HandleNode {
@@ -83,6 +84,8 @@ export type DeviceNode = Pick<
   deployables: ReadonlyMap<string, DeployableNode>;
   /** Cleaning before reuse and qualification (cleaning.ts). */
   cleaning: DeviceCleaningState;
+  /** The amounts ARQs draw from (DeviceCapacitiesChanged; [] until the driver reports any); the draws are the allocations' (capacity-record.ts). */
+  capacities: readonly DriverCapacity[];
   /** A device cut into partitions on demand: what its driver reports and the requests under way (partition-record.ts); null otherwise. */
   partitioning: DevicePartitionRecord | null;
 };

@@ -5,6 +5,7 @@
  * themselves keep to the counters and slots.
  */
 import { DomainError } from "../shared/types.js";
+import { isValidResourceClass } from "../shared/traits.js";
 import { spanBits } from "./partition-fit.js";
 import type { DriverCapacity, DriverPartition, DriverPartitioning, DriverPartitionProfile, SlotPlacement } from "./partitioning-report.js";
 
@@ -125,13 +126,20 @@ export function validatePartitioning(raw: unknown, field: string): DriverPartiti
   return result;
 }
 
+/** A capacity's class is one a profile can name (a standard class or CUSTOM_*), else no ARQ could ever draw from it. */
+function capacityClass(v: unknown, field: string): string {
+  const s = resourceClass(v, field);
+  if (!isValidResourceClass(s)) throw bad(field, `resource class "${s}" is neither a standard class a profile can ask for (such as NET_BW_EGR_KILOBIT_PER_SEC) nor CUSTOM_*`);
+  return s;
+}
+
 export function validateCapacities(raw: unknown, field: string): DriverCapacity[] {
   if (raw === null || raw === undefined) return [];
   const caps = list(raw, field, 16).map((c, i) => {
     const r = record(c, `${field}[${i}]`);
     return {
       name: name(r["name"], `${field}[${i}].name`),
-      resourceClass: resourceClass(r["resourceClass"], `${field}[${i}].resourceClass`),
+      resourceClass: capacityClass(r["resourceClass"], `${field}[${i}].resourceClass`),
       total: whole(r["total"], `${field}[${i}].total`, 1, MAX_AMOUNT),
       unit: name(r["unit"], `${field}[${i}].unit`),
     };

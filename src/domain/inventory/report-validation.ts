@@ -8,8 +8,8 @@ import { ATTACH_HANDLE_TYPES, DEVICE_TYPES, DomainError, type AttachHandleType, 
 import { validateHealth, type DeviceHealth } from "./health.js";
 import { normalizePciInfo } from "./pci.js";
 import { validateTopology } from "./topology.js";
-import type { DriverPartition, DriverPartitioning, DriverPartitionProfile } from "./partitioning-report.js";
-import { validatePartition, validatePartitioning } from "./partitioning-validation.js";
+import type { DriverCapacity, DriverPartition, DriverPartitioning, DriverPartitionProfile } from "./partitioning-report.js";
+import { validateCapacities, validatePartition, validatePartitioning } from "./partitioning-validation.js";
 import type { DeviceTopology } from "./topology-report.js";
 import { isValidResourceClass, isValidTrait, normalizeTraitName } from "../shared/traits.js";
 
@@ -68,6 +68,8 @@ export interface ReportedDevice {
    * as any handle is. The diff derives one deployable per profile from it (partition-deployables.ts).
    */
   partitioning?: DriverPartitioning;
+  /** Absent when the report carries none (so such a report's digest is what it was before capacities). */
+  capacities?: DriverCapacity[];
   /** Parents before children; otherwise in report order. */
   deployables: ReportedDeployable[];
 }
@@ -134,6 +136,8 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
   const health = validateHealth(raw.health, `${field}.health`);
   const topology = validateTopology(raw.topology, `${field}.topology`);
   const partitioning = validateDevicePartitioning(raw.partitioning, `${field}.partitioning`);
+  const capacities = validateCapacities(raw.capacities, `${field}.capacities`);
+  checkCapacityClasses(capacities, deployables, partitioning, field);
   return {
     type: type as DeviceType,
     vendor: boundedString(raw.vendor, `${field}.vendor`, MAX_NAME_LENGTH, true),
@@ -147,8 +151,17 @@ function validateDevice(raw: unknown, field: string): ReportedDevice {
     ...(health === null ? {} : { health }),
     ...(topology === null ? {} : { topology }),
     ...(partitioning === null ? {} : { partitioning }),
+    ...(capacities.length === 0 ? {} : { capacities }),
     deployables: parentsFirst(deployables, field),
   };
+}
+
+/** A capacity's class is an inventory of its own on the device's provider: no deployable or profile of the device may offer it as its class. */
+function checkCapacityClasses(capacities: readonly DriverCapacity[], deployables: readonly ReportedDeployable[], partitioning: DriverPartitioning | null, field: string): void {
+  const classes = new Set([...deployables.flatMap((d) => d.attributes.filter((a) => a.key === "rc").map((a) => a.value)), ...(partitioning?.profiles.map((p) => p.resourceClass) ?? [])]);
+  capacities.forEach((c, i) => {
+    if (classes.has(c.resourceClass)) throw bad(`${field}.capacities[${i}].resourceClass`, `${c.resourceClass} is the resource class of one of the device's providers; a capacity needs a class of its own (e.g. NET_BW_EGR_KILOBIT_PER_SEC)`);
+  });
 }
 
 function validateControlPath(cp: unknown, field: string): ReportedControlPath {

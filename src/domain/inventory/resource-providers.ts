@@ -12,6 +12,10 @@
  * - reserved = total while nothing new may land on it: the device is not offered in its lifecycle
  *   (device-lifecycle.ts: a taint, Cyborg's status MAINTAINING; cleaning; qualifying; failed), or the device or the deployable left the report while allocated
  *   (lost, kept until released: never deleted under a VM).
+ * - a device's capacities (capacity-record.ts: a NIC port's bandwidth) are more inventories of the
+ *   provider that carries them (its first provider that is not a partition profile's): total as
+ *   reported, reserved = total while nothing new may land on the device, as for its own class, so a
+ *   request for a VF and bandwidth finds both on one provider, as Neutron's ports ask for them.
  * - traits: the values of the `trait*` attributes (function and region traits change with them
  *   after FPGA reprogramming), plus OWNER_CYBORG, the os-traits mark of a provider Cyborg owns.
  */
@@ -19,6 +23,7 @@ import { OWNER_CYBORG } from "../shared/traits.js";
 import { deviceLifecycle, isOffered } from "./device-lifecycle.js";
 import type { InventoryEvent } from "./events.js";
 import type { DeployableNode, DeviceNode, HostState } from "./state.js";
+import { capacityProviderOf } from "./capacity-record.js";
 
 export interface DesiredProvider {
   uuid: string;
@@ -29,6 +34,8 @@ export interface DesiredProvider {
   /** numAccelerators; 0 means a provider with no inventory (Placement needs total >= 1). */
   total: number;
   reserved: number;
+  /** The device's capacities this provider carries, each one more inventory beside `resourceClass`; [] for most. */
+  capacities: Array<{ resourceClass: string; total: number; reserved: number }>;
   /** Sorted, without duplicates. */
   traits: string[];
   deployableUuid: string;
@@ -56,6 +63,7 @@ export const PROVIDER_EVENT_TYPES = [
   "DeviceQualified",
   "DeviceFailed",
   "PartitionInventoryChanged",
+  "DeviceCapacitiesChanged",
 ] as const satisfies ReadonlyArray<InventoryEvent["type"]>;
 
 /** The host's providers, devices and deployables in the order first reported. */
@@ -75,19 +83,22 @@ function providerOf(hostname: string, device: DeviceNode, d: DeployableNode): De
   const rc = d.attributes.get("rc")?.value;
   if (rc === undefined) return null;
   const traits = providerTraits(d);
+  const availability: ProviderAvailability = {
+    notOffered: !isOffered(deviceLifecycle(device)),
+    deviceLost: device.lostArqs !== null,
+    handles: d.handles.size,
+    lostHandles: [...d.handles.values()].filter((h) => h.lost).length,
+    available: device.partitioning?.available.get(d.uuid) ?? null,
+  };
+  const carried = capacityProviderOf(device) === d.uuid ? device.capacities : [];
   return {
     uuid: d.rpUuid,
     name: d.name,
     parentName: hostname,
     resourceClass: rc,
     total: d.numAccelerators,
-    reserved: reservedOf(d.numAccelerators, {
-      notOffered: !isOffered(deviceLifecycle(device)),
-      deviceLost: device.lostArqs !== null,
-      handles: d.handles.size,
-      lostHandles: [...d.handles.values()].filter((h) => h.lost).length,
-      available: device.partitioning?.available.get(d.uuid) ?? null,
-    }),
+    reserved: reservedOf(d.numAccelerators, availability),
+    capacities: carried.map((c) => ({ resourceClass: c.resourceClass, total: c.total, reserved: reservedOf(c.total, { ...availability, available: null }) })),
     traits: [...traits].sort(),
     deployableUuid: d.uuid,
     deviceUuid: device.uuid,

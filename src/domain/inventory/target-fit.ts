@@ -9,6 +9,7 @@ import { DomainError } from "../shared/types.js";
 import type { DeployableNode } from "./host-tree.js";
 import { providerTraits } from "./resource-providers.js";
 import { ALTERNATIVES_KEY, parseAlternatives } from "../shared/placement-keys.js";
+import { amountClassesOf, amountsOf, type AmountNeed } from "../shared/amount-keys.js";
 
 /** The `reason` in a refusal's details, for clients that tell a mismatch from other bad input. */
 export const TARGET_MISMATCH = "TARGET_MISMATCH";
@@ -19,6 +20,8 @@ export interface TargetRequirements {
   forbidden: readonly string[];
   /** The group's `accel:alternatives`: a provider meeting one of them fits as well. */
   alternatives?: readonly TargetRequirements[];
+  /** The amounts each ARQ of the group draws from its device's capacities (shared/amount-keys.ts), beside its handle. */
+  amounts?: readonly AmountNeed[];
 }
 
 /** A group's `resources:` and `trait:` keys (names as profile validation normalised them). */
@@ -26,13 +29,17 @@ export function requirementsOf(group: Readonly<Record<string, string>>): TargetR
   const resourceClasses: string[] = [];
   const required: string[] = [];
   const forbidden: string[] = [];
+  const amountClasses = amountClassesOf(group);
   for (const [key, value] of Object.entries(group)) {
-    if (key.startsWith("resources:")) resourceClasses.push(key.slice("resources:".length));
+    if (key.startsWith("resources:")) {
+      if (!amountClasses.has(key.slice("resources:".length))) resourceClasses.push(key.slice("resources:".length));
+    }
     // Validation admits only required and forbidden; anything else is held as required (fails closed).
     else if (key.startsWith("trait:")) (value === "forbidden" ? forbidden : required).push(key.slice("trait:".length));
   }
   const alternatives = alternativesOf(group);
-  return alternatives.length > 0 ? { resourceClasses, required, forbidden, alternatives } : { resourceClasses, required, forbidden };
+  const amounts = amountsOf(group);
+  return { resourceClasses, required, forbidden, ...(alternatives.length > 0 ? { alternatives } : {}), ...(amounts.length > 0 ? { amounts } : {}) };
 }
 
 /** The alternatives' requirements; a stored group was validated, so one that does not parse adds none (fails closed). */

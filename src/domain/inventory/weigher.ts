@@ -9,6 +9,7 @@
  * Hosts are ordered by: fits, then free handles on providers already running the function or
  * bitstream the groups need (no programming at bind), then free handles on matching providers.
  */
+import { amountClassesOf } from "../shared/amount-keys.js";
 import { isFunctionTraitFor } from "../shared/traits.js";
 
 export interface WeighedProvider {
@@ -95,8 +96,10 @@ function groupNeed(group: Group): GroupNeed {
     bitstreamId: group["accel:bitstream_id"] ?? null,
     byName: group["accel:function_name"] !== undefined || group["accel:bitstream_name"] !== undefined,
   };
+  const amounts = amountClassesOf(group);
   for (const [k, v] of Object.entries(group)) {
-    if (k.startsWith("resources:")) {
+    // An amount drawn from a capacity rides with the group's accelerator; the weigher ranks by the accelerator.
+    if (k.startsWith("resources:") && !amounts.has(k.slice("resources:".length))) {
       need.resourceClass = k.slice("resources:".length);
       need.amount = Number(v);
     } else if (k.startsWith("trait:")) {

@@ -16,6 +16,19 @@ export const OWNER_CYBORG = "OWNER_CYBORG";
 /** Resource classes a profile may name without the CUSTOM_ prefix (Cyborg's constants.RESOURCES). */
 export const STANDARD_RESOURCE_CLASSES = ["FPGA", "GPU", "VGPU", "PGPU", "CUSTOM_QAT", "CUSTOM_NIC", "CUSTOM_SSD"] as const;
 
+/**
+ * Placement's standard classes for SR-IOV functions and the amounts a NIC port shares
+ * (os-resource-classes): a driver reports them and a profile names them as Neutron's ports do.
+ */
+export const NETWORK_RESOURCE_CLASSES = [
+  "SRIOV_NET_VF",
+  "NET_BW_EGR_KILOBIT_PER_SEC",
+  "NET_BW_IGR_KILOBIT_PER_SEC",
+  "NET_PACKET_RATE_KILOPACKET_PER_SEC",
+  "NET_PACKET_RATE_EGR_KILOPACKET_PER_SEC",
+  "NET_PACKET_RATE_IGR_KILOPACKET_PER_SEC",
+] as const;
+
 /** Upper-case; runs of spaces and hyphens become one underscore; surrounding spaces dropped. */
 export function normalizeTraitName(name: string): string {
   return name.trim().toUpperCase().replace(/[\s-]+/g, "_");
@@ -34,6 +47,7 @@ export function isValidTrait(name: string): boolean {
 export function isValidResourceClass(name: string): boolean {
   return (
     (STANDARD_RESOURCE_CLASSES as readonly string[]).includes(name) ||
+    (NETWORK_RESOURCE_CLASSES as readonly string[]).includes(name) ||
     (name.length <= MAX_TRAIT_LENGTH && CUSTOM_TRAIT_RE.test(name))
   );
 }

@@ -2,11 +2,18 @@
 import type { DesiredProvider } from "../../domain/inventory/resource-providers.js";
 import type { Inventories } from "./client.js";
 
-/** What a desired provider's inventory is in Placement; none when it has no accelerator (total >= 1 there). */
+/**
+ * What a desired provider's inventories are in Placement: its class, none when it has no
+ * accelerator (total >= 1 there), and one per capacity it carries (a NIC port's bandwidth).
+ */
 export function desiredInventories(d: DesiredProvider): Inventories {
-  if (d.total < 1) return {};
-  return { [d.resourceClass]: { total: d.total, reserved: d.reserved, min_unit: 1, max_unit: d.total, step_size: 1, allocation_ratio: 1 } };
+  const out: Inventories = {};
+  if (d.total >= 1) out[d.resourceClass] = inventory(d.total, d.reserved);
+  for (const c of d.capacities) out[c.resourceClass] = inventory(c.total, c.reserved);
+  return out;
 }
+
+const inventory = (total: number, reserved: number) => ({ total, reserved, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1 });
 
 export const reserveAll = (cur: Inventories): Inventories => Object.fromEntries(Object.entries(cur).map(([rc, r]) => [rc, { ...r, reserved: r.total }]));
 

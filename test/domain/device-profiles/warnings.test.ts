@@ -31,4 +31,10 @@ describe("what a profile's author is told", () => {
     expect(w[1]).toMatch(/^groups\[1\]: no host reports resource class PGPU yet/);
     expect(unreportedWarnings(groups, { traits: new Set(["CUSTOM_A"]), resourceClasses: new Set(["FPGA", "PGPU"]) })).toEqual([]);
   });
+
+  it("does not take an amount drawn from a capacity for a resource class no host reports", () => {
+    const groups = [{ "resources:SRIOV_NET_VF": "1", "resources:NET_BW_EGR_KILOBIT_PER_SEC": "1000000" }];
+    expect(unreportedWarnings(groups, { traits: new Set(), resourceClasses: new Set(["SRIOV_NET_VF"]) })).toEqual([]);
+    expect(unreportedWarnings(groups, { traits: new Set(), resourceClasses: new Set() })).toEqual([expect.stringMatching(/resource class SRIOV_NET_VF yet/)]);
+  });
 });

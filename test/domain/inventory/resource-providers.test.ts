@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { desiredProviders } from "../../../src/domain/inventory/resource-providers.js";
 import { rpUuidFor } from "../../../src/domain/inventory/ids.js";
 import { initialHostState } from "../../../src/domain/inventory/state.js";
-import { allocate, apply, bdf, deployable, fold, fpga, HOST, named, release, report, reported } from "./fixtures.js";
+import { allocate, apply, at, bdf, deployable, fold, fpga, HOST, named, release, report, reported } from "./fixtures.js";
+import { BW, NIC_RP, PPS, drawing, nic } from "./nic.js";
 
 const rp = (bus: string) => rpUuidFor(`${HOST}_${bdf(bus)}`);
 const after = (state: ReturnType<typeof reported>, devices: unknown) => fold(report(state, devices).events, state);
@@ -22,6 +23,7 @@ describe("desired resource providers of a host", () => {
         resourceClass: "FPGA",
         total: 2,
         reserved: 0,
+        capacities: [],
         traits: ["CUSTOM_FPGA_INTEL", "OWNER_CYBORG"],
         deployableUuid: expect.any(String),
         deviceUuid: expect.any(String),
@@ -74,5 +76,16 @@ describe("desired resource providers of a host", () => {
     const host = apply(reported([fpga("af", { handles: 2 })]), allocate(rp("af"), "arq-1"));
     const lost = after(host, [{ ...fpga("af"), deployables: [] }]);
     expect(desiredProviders(lost)).toEqual([expect.objectContaining({ uuid: rp("af"), total: 2, reserved: 2 })]);
+  });
+
+  it("carries a device's capacities as more inventories of its provider, reserved with the device", () => {
+    const host = reported([nic({ bandwidth: 10_000, packetRate: 50 })]);
+    const [p] = desiredProviders(host);
+    expect(p).toMatchObject({ uuid: NIC_RP, resourceClass: "SRIOV_NET_VF", total: 4, reserved: 0, capacities: [{ resourceClass: BW, total: 10_000, reserved: 0 }, { resourceClass: PPS, total: 50, reserved: 0 }] });
+    const tainted = apply(host, status([...host.devices.keys()][0]!, "MAINTAINING"));
+    expect(desiredProviders(tainted)[0]!.capacities).toEqual([{ resourceClass: BW, total: 10_000, reserved: 10_000 }, { resourceClass: PPS, total: 50, reserved: 50 }]);
+    // Drawing does not change Placement's inventory: Nova's allocations count against it there.
+    const bound = apply(host, { type: "AllocateAttachHandle", data: { hostname: HOST, rpUuid: NIC_RP, arqUuid: "a1", instanceUuid: "vm", at, requirements: drawing({ [BW]: 4_000 }) } });
+    expect(desiredProviders(bound)[0]!.capacities[0]).toEqual({ resourceClass: BW, total: 10_000, reserved: 0 });
   });
 });

@@ -1,7 +1,7 @@
 import { Field, InputType, Int } from "type-graphql";
 import { DeviceType, HealthStatus, JSONScalar } from "../types/scalars.js";
 import { AttachHandleInput } from "./attach-handle.input.js";
-import { DriverPartitioningInput } from "./partitioning.input.js";
+import { DriverCapacityInput, DriverPartitioningInput } from "./partitioning.input.js";
 import type { HealthStatus as HealthStatusName } from "../../../domain/inventory/health.js";
 import type { DeviceType as DeviceTypeName } from "../../../domain/shared/types.js";
 
@@ -74,5 +74,10 @@ export class DriverDeviceInput {
     description: "The partitions the device can make and has made; the service derives one deployable (one Placement provider) per profile from it",
   })
   partitioning?: DriverPartitioningInput | null;
+  @Field(() => [DriverCapacityInput], {
+    nullable: true,
+    description: "Amounts ARQs draw from (a NIC port's bandwidth); left out, the device offers none. Each is an inventory of the device's first provider in Placement",
+  })
+  capacities?: DriverCapacityInput[] | null;
   @Field(() => [DriverDeployableInput]) deployables!: DriverDeployableInput[];
 }

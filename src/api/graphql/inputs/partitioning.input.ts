@@ -48,3 +48,11 @@ export class DriverPartitioningInput {
   @Field(() => [PartitionProfileInput]) profiles!: PartitionProfileInput[];
   @Field(() => [DriverPartitionInput]) partitions!: DriverPartitionInput[];
 }
+
+@InputType({ description: "An amount several ARQs draw from (a NIC port's bandwidth shared by its VFs)" })
+export class DriverCapacityInput {
+  @Field(() => String, { description: 'e.g. "bandwidth"' }) name!: string;
+  @Field(() => String, { description: "The Placement resource class that carries it (NET_BW_EGR_KILOBIT_PER_SEC, or CUSTOM_*): the device's provider gets an inventory of it" }) resourceClass!: string;
+  @Field(() => Int) total!: number;
+  @Field(() => String, { description: 'e.g. "kbit/s"' }) unit!: string;
+}

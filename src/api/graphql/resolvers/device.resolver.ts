@@ -1,5 +1,7 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from "type-graphql";
 import { devicePartitioningView } from "../../../app/partitions.js";
+import { deviceCapacitiesView } from "../../../app/capacities.js";
+import { DeviceCapacity } from "../types/device-capacity.type.js";
 import { DevicePartitioning } from "../types/device-partitioning.type.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { apiError } from "../errors.js";
@@ -144,6 +146,15 @@ export class DeviceResolver {
     const past = isPast(device) ? device.past.host.devices.get(device.uuid) : undefined;
     if (past) return devicePartitioningView(past);
     return ctx.services.app.devicePartitioning(device.hostname, device.uuid);
+  }
+
+  @FieldResolver(() => [DeviceCapacity], { description: "Amounts ARQs draw from (a NIC port's bandwidth): total, used, free and who draws what; [] for a device that reports none" })
+  capacities(@Root() device: DeviceView, @Ctx() ctx: ApiContext) {
+    if (isPast(device)) {
+      const node = device.past.host.devices.get(device.uuid);
+      return node ? deviceCapacitiesView(device.past.host, node) : [];
+    }
+    return ctx.services.app.deviceCapacities(device.hostname, device.uuid);
   }
 
   @FieldResolver(() => DeviceHealth)

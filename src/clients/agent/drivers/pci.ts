@@ -8,14 +8,18 @@
  * model is the product id, as Cyborg.
  * Cyborg reports every such device as a GPU; here the device type follows the PCI class (see
  * deviceTypeForClass) unless the whitelist entry names one.
+ * A network physical function with SR-IOV VFs enabled is reported with its VFs as attach handles
+ * (rc SRIOV_NET_VF) and its link's bandwidth as capacities (pci-sriov.ts); its VFs, whitelisted or
+ * not, are not reported again as devices of their own.
  */
 import type { DriverDevice } from "../../../domain/inventory/report.js";
 import type { DeviceType } from "../../../domain/shared/types.js";
-import type { Driver } from "./driver.js";
+import type { Driver, DriverEnv } from "./driver.js";
+import { readSriovFunction, SRIOV_VF_CLASS, type SriovFunction } from "./pci-sriov.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
 import { attributeList, deviceTraits, normalizeTraitPart, pciAddress } from "./naming.js";
-import { compileWhitelist, matchWhitelist } from "./pci-whitelist.js";
+import { compileWhitelist, matchWhitelist, type CompiledWhitelistEntry } from "./pci-whitelist.js";
 
 /** Cyborg's VENDOR_MAPS ({10de: nvidia, 102b: matrox}) extended with the usual accelerator vendors. */
 export const PCI_VENDOR_NAMES: Record<string, string> = {
@@ -54,20 +58,32 @@ export function deviceTypeForClass(classCode: string): DeviceType {
   }
 }
 
-function pciDevice(hostname: string, dev: LspciDevice, deviceType: DeviceType | undefined): DriverDevice {
+function pciDevice(hostname: string, dev: LspciDevice, deviceType: DeviceType | undefined, sriov: SriovFunction | null): DriverDevice {
   const vendorName = PCI_VENDOR_NAMES[dev.vendorId];
   const traits = ["OWNER_CYBORG", ...deviceTraits("PCI", vendorName ?? dev.vendorId, dev.productId)];
-  return lspciDevice(hostname, dev, {
+  const device = lspciDevice(hostname, dev, {
     type: deviceType ?? deviceTypeForClass(dev.classCode),
     model: dev.productId,
     vendorBoardInfo: null,
     deployable: {
-      numAccelerators: 1,
+      numAccelerators: sriov ? sriov.vfs.length : 1,
       driverName: vendorName ? normalizeTraitPart(vendorName) : dev.vendorId,
-      attributes: attributeList("CUSTOM_PCI", traits),
-      attachHandles: [{ type: "PCI", info: pciAddress(dev.address) }],
+      attributes: attributeList(sriov ? SRIOV_VF_CLASS : "CUSTOM_PCI", traits),
+      attachHandles: (sriov ? sriov.vfs : [dev.address]).map((bdf) => ({ type: "PCI" as const, info: pciAddress(bdf) })),
     },
   });
+  return sriov && sriov.capacities.length > 0 ? { ...device, capacities: sriov.capacities } : device;
+}
+
+/** A network function's SR-IOV state; null for any other class, or when sysfs cannot be read (with a warning). */
+async function sriovOf(env: DriverEnv, dev: LspciDevice): Promise<SriovFunction | null> {
+  if (!dev.classCode.startsWith("02")) return null;
+  try {
+    return await readSriovFunction(env.sysfsRoot, dev.address);
+  } catch (err) {
+    env.log?.warn({ address: dev.address, err: (err as Error).message }, "SR-IOV state unreadable: the function is reported whole");
+    return null;
+  }
 }
 
 export const pciDriver: Driver = {
@@ -77,11 +93,13 @@ export const pciDriver: Driver = {
     if (specs.length === 0) return [];
     const listing = parseLspci(await env.lspci());
     warnMalformed(listing, () => true, env.log);
-    const devices: DriverDevice[] = [];
+    const found: Array<{ dev: LspciDevice; spec: CompiledWhitelistEntry; sriov: SriovFunction | null }> = [];
     for (const dev of listing.devices) {
       const spec = matchWhitelist(specs, dev);
-      if (spec) devices.push(pciDevice(env.hostname, dev, spec.entry.deviceType));
+      if (spec) found.push({ dev, spec, sriov: await sriovOf(env, dev) });
     }
-    return devices;
+    // A VF is its PF's attach handle: reported once, there.
+    const handles = new Set(found.flatMap((f) => f.sriov?.vfs ?? []));
+    return found.filter((f) => !handles.has(f.dev.address.toLowerCase())).map((f) => pciDevice(env.hostname, f.dev, f.spec.entry.deviceType, f.sriov));
   },
 };
