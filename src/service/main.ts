@@ -116,7 +116,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
     const quota = arqQuota(config);
     const liveness = { intervalS: config.AGENT_REPORT_INTERVAL_S, staleAfter: config.AGENT_STALE_AFTER_PERIODS, goneAfter: config.AGENT_GONE_AFTER_PERIODS };
-    const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config), liveness, healthRules: config.healthRules, keepIdlePartitions: config.PARTITION_KEEP_IDLE === "true" }));
+    const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config), liveness, healthRules: config.healthRules, keepIdlePartitions: config.PARTITION_KEEP_IDLE === "true", hostBooks: { maxEvents: config.HOST_PERIOD_EVENTS, maxDays: config.HOST_PERIOD_DAYS } }));
     // Every replica hears every agent's reports: liveness is the same whichever replica is asked.
     await app.reportTimes.share(side.pubsub);
     opened.push(() => app.reportTimes.close());
