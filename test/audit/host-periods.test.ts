@@ -12,9 +12,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { projections } from "../../projections/index.js";
 import { Application } from "../../src/app/application.js";
 import { loadAggregate } from "../../src/app/handle.js";
+import { history as historyOf } from "../../src/audit/history.js";
 import { Archive } from "../../src/audit/retention/archive.js";
 import { ArchiveReadingStore, replayLog, verifyWithArchive } from "../../src/audit/retention/archived-log.js";
-import { runRetention } from "../../src/audit/retention/retention.js";
+import { retractions, runRetention } from "../../src/audit/retention/retention.js";
 import { encodeHostState } from "../../src/domain/inventory/books.js";
 import { hostDecider } from "../../src/domain/inventory/decider.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
@@ -125,6 +126,34 @@ describe("retention of a host stream's closed periods", () => {
     const broken = await verifyWithArchive(store, archive);
     expect(broken.ok).toBe(false);
     expect(broken.firstBreaks[0]!.reason).toMatch(/segment 1 .*SHA-256 differs/);
+  });
+
+  it("answers a device's history from the archive and the live log, before and after the index drops archived entries", async () => {
+    const { store, archiveDir, archive } = await setup();
+    await history(store, 12);
+    const { audit } = await import("../../projections/audit/projection.js").then((m) => ({ audit: m.projection }));
+    const indexOf = async (source?: Pick<EventStore, "readAll">) => {
+      const index = new MemoryReadStore();
+      await replay(store, index, new Slots([audit]).all.slice(), { upTo: await store.headPosition(), source, batchSize: 500, log: { error: () => undefined }, now: Date.now });
+      return index;
+    };
+    const device = [...(await loadAggregate(store, hostStream, hostDecider)).state.devices.keys()][0]!;
+    const reading = new ArchiveReadingStore(store, archive);
+    const index = await indexOf();
+    const before = (await historyOf(reading, index, device, 500)).items.map((e) => [e.type, e.position]);
+    expect(before.map(([type]) => type)).toContain("DeviceDiscovered");
+    expect(before.map(([type]) => type)).toContain("AttachHandleReleased");
+    await runRetention(store, { cutoff: later(), dir: archiveDir });
+    // The index once retention dropped the archived entries (RetentionScheduler.retractArchived).
+    const archived = [];
+    for await (const e of archive.events()) archived.push(e);
+    const head = await store.headPosition();
+    // (The projector commits them with its next batch; here, with a checkpoint one past the head.)
+    await index.applyBatch("audit", retractions(archived), head! + 1n);
+    expect((await historyOf(store, index, device, 500)).items.map((e) => e.type)).not.toContain("DeviceDiscovered");
+    expect((await historyOf(reading, index, device, 500)).items.map((e) => [e.type, e.position])).toEqual(before);
+    // A rebuild of the index replays the archived periods: the same history.
+    expect((await historyOf(reading, await indexOf(replayLog(store, archive)), device, 500)).items.map((e) => [e.type, e.position])).toEqual(before);
   });
 
   it("rebuilds the read models after retention, with the archived periods replayed, to the models built before", async () => {
