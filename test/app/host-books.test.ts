@@ -11,6 +11,7 @@ import { hostDecider } from "../../src/domain/inventory/decider.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
+import { HostStates } from "../../src/reactors/placement/host-states.js";
 import type { ReadStreamOptions, RecordedEvent } from "../../src/infra/eventstore/port.js";
 import { ADMIN, ctx, fpga } from "./support.js";
 
@@ -85,6 +86,12 @@ describe("closing the books of host streams", () => {
     expect(loaded.revision).toBe(fromStart.revision);
     expect(JSON.stringify(encodeHostState({ ...loaded.state, books: null }))).toBe(JSON.stringify(encodeHostState({ ...fromStart.state, books: null })));
     expect(loaded.state.books).toEqual(fromStart.state.books);
+    // The Placement sync's cold load takes the same path.
+    store.read = 0;
+    const placement = await new HostStates(store).load(HOST);
+    expect(store.read).toBeLessThanOrEqual(256);
+    expect(placement.revision).toBe(fromStart.revision);
+    expect(JSON.stringify(encodeHostState(placement.state))).toBe(JSON.stringify(encodeHostState(loaded.state)));
     // A fresh process (no cache) binds on it as the first one would.
     const again = new Application({ store, hostBooks: { maxEvents: 10, maxDays: 0 } });
     await boot(again, 99);
