@@ -13,6 +13,12 @@
  * D - retention-days began. Retention runs once a simulated day, and the audit index drops the
  * archived entries, as the service does.
  *
+ * Host streams never end: every boot allocates and releases on one. They close their books as the
+ * service does (docs/operations.md, "Retention"): once a host's period holds
+ * `--host-period-events` events (default 1000; 0: never), a HostBooksClosed summary of a host of
+ * 8 devices (as the decider encodes it) starts the next one, and retention archives the periods
+ * that closed before the cutoff.
+ *
  * Reported: live log and index bytes every 30 days (the LMDB files, and the pages their data uses:
  * the file keeps its high-water size, LMDB reuses the pages retention frees), live objects (ARQs and
  * idempotency keys not archived), bytes per live object, the steady-state total extrapolated to
@@ -27,6 +33,9 @@ import { join } from "node:path";
 import { open } from "lmdb";
 import { projection as audit } from "../projections/audit/projection.js";
 import { history } from "../src/audit/history.js";
+import { encodeHostState } from "../src/domain/inventory/books.js";
+import { hostDecider } from "../src/domain/inventory/decider.js";
+import { diffHostReport } from "../src/domain/inventory/diff.js";
 import { Archive } from "../src/audit/retention/archive.js";
 import { ArchiveReadingStore, verifyWithArchive } from "../src/audit/retention/archived-log.js";
 import { RetentionScheduler } from "../src/audit/retention/scheduler.js";
@@ -44,7 +53,8 @@ const BOOTS = arg("boots-per-day", 2000);
 const DAYS = arg("days", 365);
 const RETENTION = arg("retention-days", 90);
 const TARGET_BOOTS = 100_000;
-const HOSTS = 50;
+const HOSTS = arg("hosts", 50);
+const HOST_PERIOD = arg("host-period-events", 1000);
 
 const meta = (c: string) => ({ principal: "nova", roles: ["service"], correlationId: c, causationId: c, at: new Date().toISOString(), project: "p-1" });
 const ev = (type: string, data: unknown, c: string): NewEvent => ({ id: randomUUID(), type, data, metadata: meta(c) });
@@ -85,18 +95,19 @@ async function main(): Promise<void> {
   let today = 0;
   const retention = new RetentionScheduler({ store, archive, days: 0, intervalMs: 86_400_000, index: projector, log: createLogger("silent"), now: () => new Date(dayStarts[Math.max(0, today - RETENTION)]!) });
   const vms: Vm[] = [];
-  const samples: Array<{ day: number; log_file_bytes: number; index_file_bytes: number; log_used_bytes: number; index_used_bytes: number; live_events: number; live_objects: number }> = [];
+  const samples: Array<{ day: number; log_file_bytes: number; index_file_bytes: number; log_used_bytes: number; index_used_bytes: number; live_events: number; live_objects: number; live_host_events: number }> = [];
   const startedAt = performance.now();
   for (today = 0; today < DAYS; today++) {
     dayStarts.push(Date.now());
     await bootDay(store, vms, today);
     await endDay(store, vms, today);
+    await closeBooks(store);
     if (today >= RETENTION) await retention.runOnce();
     const head = (await store.headPosition())!;
     await projector.waitFor(head);
     if ((today + 1) % 30 === 0 || today === DAYS - 1) {
       const live = await liveCounts(store);
-      samples.push({ day: today + 1, log_file_bytes: dirBytes(eventsDir), index_file_bytes: dirBytes(indexDir), log_used_bytes: usedBytes(eventsDir), index_used_bytes: usedBytes(indexDir), live_events: live.events, live_objects: live.objects });
+      samples.push({ day: today + 1, log_file_bytes: dirBytes(eventsDir), index_file_bytes: dirBytes(indexDir), log_used_bytes: usedBytes(eventsDir), index_used_bytes: usedBytes(indexDir), live_events: live.events, live_objects: live.objects, live_host_events: live.hostEvents });
       console.error(`day ${today + 1}: ${JSON.stringify(samples.at(-1))}`);
     }
   }
@@ -136,6 +147,11 @@ async function main(): Promise<void> {
     boots_per_day: BOOTS,
     days: DAYS,
     retention_days: RETENTION,
+    hosts: HOSTS,
+    host_period_events: HOST_PERIOD,
+    host_summary_bytes: SUMMARY_BYTES,
+    host_summaries: summaries,
+    live_host_events_per_host: Math.round(last.live_host_events / HOSTS),
     simulate_s: Number(simulate_s.toFixed(1)),
     samples,
     live_objects: liveObjects,
@@ -172,6 +188,7 @@ async function bootDay(store: LmdbEventStore, vms: Vm[], day: number): Promise<v
         { stream: `idempotency-${key}`, events: [ev("IdempotentAnswerRecorded", { keyHash: key, answer: { arqs: [vm.arq] }, at: new Date().toISOString() }, c)], expectedRevision: 0 },
       ];
       steps.push(store.appendSequence(seq));
+      wroteToHost(vm.host);
     }
     await Promise.all(steps);
   }
@@ -181,6 +198,7 @@ async function endDay(store: LmdbEventStore, vms: Vm[], day: number): Promise<vo
   const ending = vms.filter((v) => v.endsOn === day);
   const writes = ending.map((vm) => {
     const c = randomUUID();
+    wroteToHost(vm.host);
     return store.appendSequence([
       { stream: `arq-${vm.arq}`, events: [ev("ArqUnbound", { arqUuid: vm.arq, instanceUuid: vm.instance }, c), ev("ArqDeleted", { arqUuid: vm.arq, deviceProfileUuid: "profile-1", previousInstanceUuid: vm.instance, releasedHandleUuid: vm.handle }, c)], expectedRevision: 2 },
       { stream: vm.host, events: [ev("AttachHandleReleased", { hostname: vm.host, attachHandleUuid: vm.handle, arqUuid: vm.arq }, c)], expectedRevision: "any" },
@@ -192,17 +210,58 @@ async function endDay(store: LmdbEventStore, vms: Vm[], day: number): Promise<vo
   vms.splice(0, vms.length, ...still);
 }
 
-async function liveCounts(store: LmdbEventStore): Promise<{ events: number; objects: number }> {
+async function liveCounts(store: LmdbEventStore): Promise<{ events: number; objects: number; hostEvents: number }> {
   let events = 0;
   let objects = 0;
+  let hostEvents = 0;
   for (let after: bigint | undefined; ; ) {
     const page = await store.readAll({ after, maxCount: 10_000 });
     if (page.length === 0) break;
     events += page.length;
     objects += page.filter((e) => e.type === "ArqCreated" || (e.type === "IdempotencyKeyClaimed" && e.revision === 0)).length;
+    hostEvents += page.filter((e) => e.stream.startsWith("host-")).length;
     after = page.at(-1)!.position;
   }
-  return { events, objects };
+  return { events, objects, hostEvents };
+}
+
+/** A host of 8 FPGAs as the decider folds its report: what each summary carries. */
+const SUMMARY_STATE = (() => {
+  const pci = (bus: string, fn = "0") => ({ domain: "0000", bus, device: "00", function: fn });
+  const devices = Array.from({ length: 8 }, (_, i) => {
+    const bus = (0xa0 + i).toString(16);
+    return {
+      type: "FPGA",
+      vendor: "0x8086",
+      model: "PAC Arria10",
+      stdBoardInfo: { product_id: "09c4" },
+      controlPath: { type: "PCI", info: pci(bus) },
+      deployables: [{ name: `compute_0000:${bus}:00.0`, numAccelerators: 1, driverName: "intel", attributes: [{ key: "rc", value: "FPGA" }, { key: "trait0", value: "CUSTOM_FPGA_INTEL" }], attachHandles: [{ type: "PCI", info: pci(bus) }] }],
+    };
+  });
+  const at = new Date().toISOString();
+  const state = diffHostReport(hostDecider.initialState(), "compute", devices, at).events.reduce(hostDecider.evolve, hostDecider.initialState());
+  return encodeHostState(state);
+})();
+const SUMMARY_BYTES = Buffer.byteLength(JSON.stringify(SUMMARY_STATE));
+
+/** Events written to each host since its period began. */
+const sinceSummary = new Map<string, number>();
+let summaries = 0;
+const wroteToHost = (host: string) => sinceSummary.set(host, (sinceSummary.get(host) ?? 0) + 1);
+
+/** The service's closing of the books, once a day: a summary on every host whose period is due. */
+async function closeBooks(store: LmdbEventStore): Promise<void> {
+  if (HOST_PERIOD <= 0) return;
+  for (const [host, n] of sinceSummary) {
+    if (n < HOST_PERIOD) continue;
+    const [last] = await store.readStream(host, { direction: "backwards", maxCount: 1 });
+    const at = new Date().toISOString();
+    const data = { hostname: host.slice("host-".length), revision: last!.revision + 1, state: SUMMARY_STATE, at };
+    await store.append(host, [{ id: randomUUID(), type: "HostBooksClosed", data, metadata: { principal: "system:host-books", correlationId: "books", causationId: "books", at } }], last!.revision);
+    sinceSummary.set(host, 0);
+    summaries++;
+  }
 }
 
 await main();

@@ -20,6 +20,8 @@ type Objects = { [T in DomainEvent["type"]]: (d: DataOf<T>) => ReadonlyArray<str
 export const OBJECTS: Objects = {
   // Bookkeeping of the agent's report protocol: no object's history.
   HostReportSettled: () => [],
+  // A summary of what the host's events already recorded (closing the books): it changes no object.
+  HostBooksClosed: () => [],
   DeviceDiscovered: (d) => [d.deviceUuid],
   DeviceChanged: (d) => [d.deviceUuid],
   DeviceStatusChanged: (d) => [d.deviceUuid],

@@ -41,6 +41,7 @@ import { checkBindingCount } from "./request-limits.js";
 import type { ArqBinding } from "../domain/arqs/bind.js";
 import type { ArqView } from "../domain/arqs/view.js";
 import type { DeviceProfileView } from "../domain/device-profiles/view.js";
+import type { BooksPolicy } from "../domain/inventory/books.js";
 import type { HostStatusView, InventoryReportView } from "./inventory.js";
 
 export interface ApplicationOptions {
@@ -51,6 +52,8 @@ export interface ApplicationOptions {
   cacheSize?: number;
   /** PARTITION_KEEP_IDLE (default false: a released partition is destroyed). */
   keepIdlePartitions?: boolean;
+  /** HOST_PERIOD_EVENTS, HOST_PERIOD_DAYS: when a host stream's period closes with a summary (default: never). */
+  hostBooks?: BooksPolicy;
   /** The per-project ARQ quota; none when not given. */
   quota?: arqs.ArqQuota;
   /** The binds one call may ask for (MAX_BINDINGS_PER_MUTATION); no limit when not given. */
@@ -354,7 +357,7 @@ export class Application {
 }
 
 function partsOf(opts: ApplicationOptions): ApplicationParts {
-  const streams = new Streams(opts.store, new AggregateCache(opts.cacheSize), undefined, { keepIdlePartitions: opts.keepIdlePartitions ?? false });
+  const streams = new Streams(opts.store, new AggregateCache(opts.cacheSize), undefined, { keepIdlePartitions: opts.keepIdlePartitions ?? false, hostBooks: opts.hostBooks });
   const newId = opts.newId ?? randomUUID;
   const b = opts.bitstreams ?? {};
   const catalogue =

@@ -4,7 +4,7 @@
  */
 import { fold, type Decider } from "../domain/shared/decider.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
-import { WrongExpectedRevisionError, type EventStore, type NewEvent } from "../infra/eventstore/port.js";
+import { WrongExpectedRevisionError, type EventStore, type NewEvent, type RecordedEvent } from "../infra/eventstore/port.js";
 import type { AggregateCache } from "./aggregate-cache.js";
 import type { StreamLocks } from "./stream-locks.js";
 import { newEventId } from "./event-ids.js";
@@ -34,6 +34,8 @@ export interface HandleOptions {
   /** Serialises the process's writers to the stream (see stream-locks.ts). */
   locks?: StreamLocks;
   maxAttempts?: number;
+  /** The event type a fold may start from (the aggregate's summary): see readLatestPeriod. */
+  periodStart?: string;
 }
 
 /** A command, or a function of the current state giving one (recomputed on every attempt). */
@@ -44,12 +46,13 @@ export async function loadAggregate<C, S, E extends DomainEventShape>(
   streamName: string,
   decider: Decider<C, S, E>,
   cache?: AggregateCache,
+  periodStart?: string,
 ): Promise<Loaded<S>> {
   const cached = cache?.get(streamName);
   let state = cached ? (cached.state as S) : decider.initialState();
   let revision = cached ? cached.revision : -1;
   let position = cached ? cached.position : null;
-  const events = await store.readStream(streamName, { fromRevision: revision + 1 });
+  const events = !cached && periodStart ? await readLatestPeriod(store, streamName, periodStart) : await store.readStream(streamName, { fromRevision: revision + 1 });
   for (const e of events) {
     state = decider.evolve(state, { type: e.type, data: e.data } as E);
     revision = e.revision;
@@ -57,6 +60,27 @@ export async function loadAggregate<C, S, E extends DomainEventShape>(
   }
   if (events.length > 0) cache?.set(streamName, { state, revision, position });
   return { state, revision, position };
+}
+
+/** Events read backwards per page while looking for a stream's latest period start. */
+const PERIOD_PAGE = 256;
+
+/**
+ * The stream from its latest event of type `periodStart` (a summary that carries the whole state,
+ * as HostBooksClosed does) to its end, in order; the whole stream when it holds none. Read
+ * backwards a page at a time, so a long stream costs one period, not its history.
+ */
+export async function readLatestPeriod(store: EventStore, streamName: string, periodStart: string): Promise<RecordedEvent[]> {
+  const pages: RecordedEvent[][] = [];
+  for (let from: number | undefined; ; ) {
+    const page = await store.readStream(streamName, { direction: "backwards", fromRevision: from, maxCount: PERIOD_PAGE });
+    const start = page.findIndex((e) => e.type === periodStart);
+    pages.push(start >= 0 ? page.slice(0, start + 1) : page);
+    const last = page.at(-1);
+    if (start >= 0 || page.length < PERIOD_PAGE || !last || last.revision === 0) break;
+    from = last.revision - 1;
+  }
+  return pages.flat().reverse();
 }
 
 export async function handleCommand<C, S, E extends DomainEventShape>(
@@ -70,7 +94,7 @@ export async function handleCommand<C, S, E extends DomainEventShape>(
   if (options.locks) return options.locks.run([streamName], () => handleCommand(store, streamName, decider, command, ctx, { ...options, locks: undefined }));
   const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
   for (let attempt = 1; ; attempt++) {
-    const loaded = await loadAggregate(store, streamName, decider, options.cache);
+    const loaded = await loadAggregate(store, streamName, decider, options.cache, options.periodStart);
     const { state, revision } = loaded;
     const cmd = typeof command === "function" ? await (command as (s: S) => C | Promise<C>)(state) : command;
     const events = decider.decide(cmd, state);

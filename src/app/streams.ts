@@ -5,7 +5,8 @@ import { idempotencyDecider } from "../domain/idempotency/decider.js";
 import { deviceProfileDecider } from "../domain/device-profiles/decider.js";
 import { uuidClaimDecider } from "../domain/device-profiles/uuid-claim.js";
 import { instanceDecider } from "../domain/instances/decider.js";
-import { hostDecider } from "../domain/inventory/decider.js";
+import { booksDue, closeBooks, type BooksPolicy } from "../domain/inventory/books.js";
+import { hostDecider, type HostState } from "../domain/inventory/decider.js";
 import { quotaDecider } from "../domain/quotas/decider.js";
 import { fold, type Decider } from "../domain/shared/decider.js";
 import { stream, type CommandContext } from "../domain/shared/types.js";
@@ -19,17 +20,20 @@ import { StreamLocks } from "./stream-locks.js";
 export interface AggregateKind<C, S, E extends DomainEventShape> {
   streamName(id: string): string;
   decider: Decider<C, S, E>;
+  /** The summary event its stream's periods start with, from which a fold may start (closing the books). */
+  periodStart?: string;
 }
 
-const kind = <C, S, E extends DomainEventShape>(streamName: (id: string) => string, decider: Decider<C, S, E>): AggregateKind<C, S, E> => ({
+const kind = <C, S, E extends DomainEventShape>(streamName: (id: string) => string, decider: Decider<C, S, E>, periodStart?: string): AggregateKind<C, S, E> => ({
   streamName,
   decider,
+  periodStart,
 });
 
 export const aggregates = {
   profile: kind(stream.deviceProfile, deviceProfileDecider),
   profileUuid: kind(stream.deviceProfileUuid, uuidClaimDecider),
-  host: kind(stream.host, hostDecider),
+  host: kind(stream.host, hostDecider, "HostBooksClosed"),
   arq: kind(stream.arq, arqDecider),
   instance: kind(stream.instance, instanceDecider),
   catalogue: kind(() => stream.bitstreams(), catalogueDecider),
@@ -66,6 +70,8 @@ export class Decided<S, E extends DomainEventShape> {
 export interface StreamPolicies {
   /** PARTITION_KEEP_IDLE: a released partition stays made, free for its profile's next ARQ, instead of being destroyed. */
   keepIdlePartitions: boolean;
+  /** HOST_PERIOD_EVENTS, HOST_PERIOD_DAYS: when a host stream's period closes (absent: never). */
+  hostBooks?: BooksPolicy;
 }
 
 export class Streams {
@@ -87,11 +93,19 @@ export class Streams {
   }
 
   load<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string): Promise<Loaded<S>> {
-    return loadAggregate(this.store, kind.streamName(id), kind.decider, this.cache);
+    return loadAggregate(this.store, kind.streamName(id), kind.decider, this.cache, kind.periodStart);
   }
 
   handle<C, S, E extends DomainEventShape>(kind: AggregateKind<C, S, E>, id: string, command: CommandSource<C, S>, ctx: CommandContext) {
-    return handleCommand(this.store, kind.streamName(id), kind.decider, command, ctx, { cache: this.cache, locks: this.locks });
+    const name = kind.streamName(id);
+    const run = () => handleCommand(this.store, name, kind.decider, command, ctx, { cache: this.cache, periodStart: kind.periodStart });
+    if (!this.closesBooks(kind)) return this.locks.run([name], run);
+    // The summary goes in while the process's other writers of the stream still wait.
+    return this.locks.run([name], async () => {
+      const result = await run();
+      if (result.events.length > 0) await this.closeBooksIfDue(id, result as unknown as Loaded<HostState>, ctx);
+      return result;
+    });
   }
 
   /**
@@ -119,7 +133,29 @@ export class Streams {
       throw err.cause;
     }
     await this.learn(steps, result.appended);
+    for (const st of steps) if (st.result && this.closesBooks(st.kind)) await this.closeBooksIfDue(st.id, st.result as Loaded<HostState>, ctx);
     return { refusal: result.refusal };
+  }
+
+  private closesBooks(kind: AggregateKind<unknown, unknown, DomainEventShape>): boolean {
+    return kind === (aggregates.host as AggregateKind<unknown, unknown, DomainEventShape>) && (this.policies.hostBooks?.maxEvents ?? 0) > 0;
+  }
+
+  /**
+   * After a write to a host stream: appends HostBooksClosed, at the exact revision written, when
+   * the stream's period is due to close (docs/operations.md, "Retention"). A writer that came in
+   * between wins; the next write tries again. A summary that fails changes nothing: the period
+   * goes on.
+   */
+  private async closeBooksIfDue(hostname: string, written: Loaded<HostState>, ctx: CommandContext): Promise<void> {
+    if (!booksDue(written.state, written.revision, ctx.at, this.policies.hostBooks!)) return;
+    const summary = new Decided(aggregates.host, hostname, written, [closeBooks(written.state, written.revision, ctx.at)]);
+    const books: CommandContext = { principal: "system:host-books", correlationId: ctx.correlationId, causationId: ctx.causationId, at: ctx.at };
+    try {
+      await this.store.appendSequence([{ stream: stream.host(hostname), events: summary.events.map((e) => toNewEvent(e, books)), expectedRevision: written.revision }]).then((r) => this.learn([summary as Decided<unknown, DomainEventShape>], r.appended));
+    } catch {
+      // The period goes on; the next write to the host closes it.
+    }
   }
 
   /** Gives each appended step its `result` (read back where other writers' events may sit in between). */

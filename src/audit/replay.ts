@@ -22,10 +22,12 @@ export async function replayInto(
   onProgress?: (p: RebuildProgress) => void,
   /** Redis mode: leave the audit index out (and out of the target), see replayedModels. */
   liveIndex = false,
+  /** The log replayed when it is more than `events`: the hosts' archived periods with it (retention/archived-log.ts). */
+  source?: Pick<EventStore, "readAll">,
 ): Promise<LeftOut> {
   const log = { error: (obj: object, msg: string) => console.error(msg, obj) };
   if (liveIndex) await target.drop(AUDIT);
-  return replay(events, target, new Slots(replayedModels(projections, liveIndex)).all.slice(), { upTo, batchSize: 2000, log, now: Date.now, onProgress });
+  return replay(events, target, new Slots(replayedModels(projections, liveIndex)).all.slice(), { upTo, source, batchSize: 2000, log, now: Date.now, onProgress });
 }
 
 /**

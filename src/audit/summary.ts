@@ -29,6 +29,7 @@ function topologyLabel(t: DeviceTopology): string {
 }
 
 const TELL: Tellers = {
+  HostBooksClosed: (d) => `the books of ${d.hostname} closed: its state summarised at revision ${d.revision}, where its next period begins`,
   HostReportSettled: (d) => `the report of ${d.hostname} (digest ${d.digest.slice(0, 15)}…) is its inventory now: its agent may confirm it by digest`,
   DeviceDiscovered: (d) => `device ${d.deviceUuid} (${d.type} ${d.vendor} ${d.model}, ${d.controlPath.type} ${address(d.controlPath.info)}) discovered on ${d.hostname}`,
   DeviceChanged: (d) => `device ${d.deviceUuid} on ${d.hostname} changed (${changed(d.changes)})`,

@@ -1,7 +1,7 @@
 import cliProgress from "cli-progress";
 import { Command } from "commander";
 import { projections } from "../../projections/index.js";
-import { openEventStore, openReadSide } from "../service/adapters.js";
+import { openEventStore, openReadSide, rebuildLog } from "../service/adapters.js";
 import { embeddedAdminToken } from "../api/auth/tokens.js";
 import { loadConfig, type Config } from "../infra/config.js";
 import { readFollowerStatus, type FollowerStatus } from "../reactors/follower/status.js";
@@ -49,7 +49,7 @@ export function projectionsCommand(): Command {
       if (config.readModels === "memory") {
         console.error("embedded mode: read models live in the server's memory and are rebuilt at every start; replaying into memory as a check");
       }
-      const projector = new Projector({ events: store, store: readStore, projections, log: createLogger("warn") });
+      const projector = new Projector({ events: store, replayLog: rebuildLog(store, config), store: readStore, projections, log: createLogger("warn") });
       const bar = new cliProgress.SingleBar(
         { format: "rebuild [{bar}] {percentage}% | {value}/{total} positions | {events} events | {rate} events/s", hideCursor: true },
         cliProgress.Presets.shades_classic,

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { projections } from "../../projections/index.js";
-import { openEventStore } from "../service/adapters.js";
+import { openEventStore, rebuildLog } from "../service/adapters.js";
 import { resolvePoint } from "../audit/points.js";
 import { pastLog, pastReadStore, replayInto } from "../audit/replay.js";
 import { loadConfig, type Config } from "../infra/config.js";
@@ -45,7 +45,7 @@ export function replayCommand(): Command {
           count = p.events;
           bar.update(Number(p.position), { events: p.events, rate: rate(p.events, startedAt) });
         };
-        const leftOut = await replayInto(events, target, projections, point, progress, liveIndex);
+        const leftOut = await replayInto(events, target, projections, point, progress, liveIndex, rebuildLog(events, config));
         bar.update(Number(point));
         bar.stop();
         console.error(`replayed ${count} events up to position ${point} into ${o.into} in ${((performance.now() - startedAt) / 1000).toFixed(2)} s (${rate(count, startedAt)} events/s)`);

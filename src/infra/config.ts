@@ -112,6 +112,13 @@ const schema = z.object({
   RETENTION_DAYS: z
     .union([z.literal("off").transform(() => 0), z.coerce.number().min(0).max(36_500)])
     .default(90),
+  /**
+   * Closing the books of host streams (docs/operations.md, "Retention"): a host's period closes
+   * with a summary of its state once it holds this many events (0: never), or once it began
+   * HOST_PERIOD_DAYS ago and holds any event since (0: no limit by age).
+   */
+  HOST_PERIOD_EVENTS: z.coerce.number().int().min(0).max(10_000_000).default(1000),
+  HOST_PERIOD_DAYS: z.coerce.number().min(0).max(36_500).default(30),
   /** How often retention runs in the projector role (seconds). */
   RETENTION_INTERVAL_S: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
   IDEMPOTENCY_TTL_S: z.coerce.number().int().positive().max(30 * 86_400).default(86_400),

@@ -17,6 +17,8 @@ import type { SplitReadStore } from "../infra/readstore/split.js";
 import type { MemoryReadStore } from "../infra/readstore/memory.js";
 import type { ReadModelSnapshots } from "../infra/readstore/memory-snapshots.js";
 import { projections } from "../../projections/index.js";
+import { Archive } from "../audit/retention/archive.js";
+import { replayLog } from "../audit/retention/archived-log.js";
 
 /** Where the embedded event log lives. */
 export const lmdbDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "events");
@@ -33,6 +35,13 @@ export async function openEventStore(config: Config): Promise<EventStore> {
 /** Where the embedded audit index lives (AUDIT_INDEX=disk). */
 /** Retention's archive segments (docs/audit.md, "Retention"), beside the embedded log. */
 export const archiveDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "archive");
+
+/**
+ * What a read model's rebuild replays: on the embedded log, the live log with the hosts' archived
+ * periods (docs/operations.md, "Retention"); elsewhere undefined (the live log itself).
+ */
+export const rebuildLog = (store: EventStore, config: Pick<Config, "DATA_DIR">): Pick<EventStore, "readAll"> | undefined =>
+  store.archiving ? replayLog(store, new Archive(archiveDir(config), store.archiving)) : undefined;
 
 export const auditIndexDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "audit-index");
 

@@ -7,7 +7,7 @@ import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { EvictionNotifier } from "../../projections/arqs/eviction-notifier.js";
 import { projections } from "../../projections/index.js";
 import { fleetView } from "../../projections/resource-providers/queries.js";
-import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, snapshotDir } from "./adapters.js";
+import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, rebuildLog, snapshotDir } from "./adapters.js";
 import { ReportAdmission } from "../api/report-admission.js";
 import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
 import { adminTokenCommand, loadTokenRegistry, type TokenRegistry } from "../api/auth/tokens.js";
@@ -96,7 +96,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const notifierLog = log.child({ component: "notifications" });
       const hooks = [new BoundNotifier(side.pubsub, side.readStore, notifierLog), new EvictionNotifier(side.pubsub, notifierLog), ...obs.projectorHooks];
       const written = overrides.wrapProjectorStore?.(side.readStore) ?? side.readStore;
-      projector = new Projector({ events: store, store: written, projections, hooks, log: log.child({ component: "projector" }) });
+      // A rebuild replays the hosts' archived periods with the live log (docs/operations.md, "Retention").
+      projector = new Projector({ events: store, replayLog: rebuildLog(store, config), store: written, projections, hooks, log: log.child({ component: "projector" }) });
       opened.push(() => projector!.stop());
       await projector.start();
       side.snapshots?.start();
@@ -116,7 +117,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
     const quota = arqQuota(config);
     const liveness = { intervalS: config.AGENT_REPORT_INTERVAL_S, staleAfter: config.AGENT_STALE_AFTER_PERIODS, goneAfter: config.AGENT_GONE_AFTER_PERIODS };
-    const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config), liveness, healthRules: config.healthRules, keepIdlePartitions: config.PARTITION_KEEP_IDLE === "true" }));
+    const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config), liveness, healthRules: config.healthRules, keepIdlePartitions: config.PARTITION_KEEP_IDLE === "true", hostBooks: { maxEvents: config.HOST_PERIOD_EVENTS, maxDays: config.HOST_PERIOD_DAYS } }));
     // Every replica hears every agent's reports: liveness is the same whichever replica is asked.
     await app.reportTimes.share(side.pubsub);
     opened.push(() => app.reportTimes.close());

@@ -61,21 +61,23 @@ export class Archive {
     }
   }
 
-  /** A stream's archived events (a stream is archived whole, in one segment). */
+  /**
+   * A stream's archived events, in order: an ended stream is archived whole, in one segment; a
+   * host stream's closed periods, in as many segments as retention runs moved them.
+   */
   async readStream(stream: string): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
     for (const r of await this.segments()) {
       const span = (await this.refsOf(r)).streams[stream];
       if (!span) continue;
       const last = BigInt(span[1]);
-      const out: RecordedEvent[] = [];
       for await (const e of segmentEvents(join(this.dir, r.file))) {
         if (e.position < BigInt(span[0])) continue;
         if (e.stream === stream) out.push(e);
         if (e.position >= last) break;
       }
-      return out;
     }
-    return [];
+    return out;
   }
 
   /** The audit index entries the archive holds for these keys. */

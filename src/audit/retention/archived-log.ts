@@ -3,13 +3,17 @@
  * (history, trace, asOf: one stream; verify: the whole log in position order); the service's
  * commands and read models see the live log only.
  */
+import { streamPrefix } from "../../domain/shared/types.js";
 import { DelegatingEventStore } from "../../infra/eventstore/delegating-store.js";
 import type { EventStore, ReadAllOptions, ReadStreamOptions, RecordedEvent } from "../../infra/eventstore/port.js";
 import { verifyLog } from "../verify.js";
 import type { VerifiedStore, VerifyOptions, VerifyReport } from "../verify-types.js";
 import type { Archive } from "./archive.js";
 
-/** Reads a stream the live log no longer holds from the archive (streams are archived whole). */
+/**
+ * Reads a stream the live log no longer holds from the archive (an ended stream, archived whole),
+ * and a host stream whose closed periods were archived as its archived revisions, then its live ones.
+ */
 export class ArchiveReadingStore extends DelegatingEventStore {
   constructor(
     inner: EventStore,
@@ -19,9 +23,13 @@ export class ArchiveReadingStore extends DelegatingEventStore {
   }
 
   override async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    const live = await this.inner.readStream(stream, options);
-    if (live.length > 0 || (await this.inner.readStream(stream, { direction: "backwards", maxCount: 1 })).length > 0) return live;
-    return slice(await this.archive.readStream(stream), options);
+    const [first] = await this.inner.readStream(stream, { maxCount: 1 });
+    // Live from its first revision: nothing of it is archived.
+    if (first?.revision === 0) return this.inner.readStream(stream, options);
+    const archived = await this.archive.readStream(stream);
+    if (!first) return slice(archived, options);
+    const live = await this.inner.readStream(stream);
+    return slice([...archived.filter((e) => e.revision < first.revision), ...live], options);
   }
 }
 
@@ -34,12 +42,22 @@ function slice(events: RecordedEvent[], o: ReadStreamOptions): RecordedEvent[] {
   return events.filter((e) => e.revision >= (o.fromRevision ?? 0)).slice(0, max);
 }
 
+/**
+ * The log a read model's rebuild replays (the projector's `replayLog`): the live log with the
+ * hosts' archived periods, by position, so that a model rebuilt after retention still holds what
+ * those periods recorded (a device discovered years ago). Ended streams' archived events are left
+ * out: no model keeps anything of them.
+ */
+export function replayLog(live: EventStore, archive: Archive): Pick<EventStore, "readAll"> {
+  return { readAll: mergedLog(live, archive, (e) => e.stream.startsWith(streamPrefix.host)).readAll };
+}
+
 /** The live log and the archive merged by position, for verify (readAll is unfiltered: verify reads it so). */
-export function mergedLog(live: EventStore, archive: Archive): VerifiedStore {
+export function mergedLog(live: EventStore, archive: Archive, archived: (e: RecordedEvent) => boolean = () => true): VerifiedStore {
   const reader = new ArchiveReadingStore(live, archive);
   let cursor: { after: bigint | undefined; source: AsyncGenerator<RecordedEvent>; peeked: RecordedEvent | undefined | null } | undefined;
   const peek = async (after: bigint | undefined): Promise<RecordedEvent | undefined> => {
-    if (!cursor || cursor.after !== after) cursor = { after, source: archive.events(after), peeked: null };
+    if (!cursor || cursor.after !== after) cursor = { after, source: only(archive.events(after), archived), peeked: null };
     if (cursor.peeked === null) {
       const r = await cursor.source.next();
       cursor.peeked = r.done ? undefined : r.value;
@@ -70,6 +88,10 @@ export function mergedLog(live: EventStore, archive: Archive): VerifiedStore {
       return out;
     },
   };
+}
+
+async function* only(source: AsyncGenerator<RecordedEvent>, keep: (e: RecordedEvent) => boolean): AsyncGenerator<RecordedEvent> {
+  for await (const e of source) if (keep(e)) yield e;
 }
 
 /** audit verify over the archive and the live log together: the segments' files, then every hash across both. */

@@ -1,6 +1,6 @@
 /**
- * Retention: streams that ended (ended.ts) longer than the retention period ago move out of the
- * live log into an archive segment (segment-file.ts), which the live log records, chained to the
+ * Retention: streams that ended (ended.ts) longer than the retention period ago, and host streams'
+ * periods that closed before it (host-periods.ts), move out of the live log into an archive segment (segment-file.ts), which the live log records, chained to the
  * segment before, in the commit that removes them (ArchivingStore). One run writes segments of at
  * most `maxStreams` streams until nothing more is due.
  */
@@ -9,6 +9,7 @@ import type { ArchiveSegmentRecord, EventStore, RecordedEvent, StreamRemoval } f
 import type { Write } from "../../infra/readstore/port.js";
 import { recordHash } from "./archive.js";
 import { END_RULES, type EndRule } from "./ended.js";
+import { dueHostPeriods } from "./host-periods.js";
 import { segmentFileName, writeSegment, type SegmentRefs } from "./segment-file.js";
 
 export interface RetentionOptions {
@@ -69,7 +70,34 @@ export async function runRetention(store: EventStore, o: RetentionOptions): Prom
     o.onProgress?.({ segments: result.segments, streams: result.streams, events: result.events });
     if (cursor === undefined) break;
   }
+  // Then the hosts' closed periods, a segment at a time in the same way.
+  for (let after: string | undefined, more = true; more; ) {
+    const { due, cursor } = await dueHostPeriods(store, o.cutoff, max, keep, after);
+    after = cursor;
+    more = cursor !== undefined;
+    if (due.length === 0) continue;
+    if (o.dryRun) {
+      result.streams += due.length;
+      result.events += (await Promise.all(due.map(async (d) => d.before! - (await firstRevision(store, d.stream))))).reduce((n, k) => n + k, 0);
+    } else {
+      const written = await archiveSegment(store, due, o);
+      result.segments++;
+      result.streams += due.length;
+      result.events += written.events;
+      result.written.push(written);
+    }
+    o.onProgress?.({ segments: result.segments, streams: result.streams, events: result.events });
+  }
   return result;
+}
+
+const firstRevision = async (store: EventStore, stream: string): Promise<number> => (await store.readStream(stream, { maxCount: 1 }))[0]?.revision ?? 0;
+
+/** A due stream's events that move: the stream whole, or its revisions before `before` that the live log still holds. */
+async function archivedEvents(store: EventStore, d: DueStream): Promise<RecordedEvent[]> {
+  if (d.before === undefined) return store.readStream(d.stream, { maxCount: d.revision + 1 });
+  const first = await firstRevision(store, d.stream);
+  return store.readStream(d.stream, { fromRevision: first, maxCount: d.before - first });
 }
 
 /** Positions that stay in the live log: its first event (the log's identity for read models) and its last (the head). */
@@ -118,7 +146,7 @@ async function ifDue(store: EventStore, rule: EndRule, stream: string, cutoff: D
 /** Writes one segment of these streams and removes them from the live log, in that order. */
 async function archiveSegment(store: EventStore, due: readonly DueStream[], o: RetentionOptions): Promise<ArchiveSegmentRecord & { bytes: number }> {
   const archiving = store.archiving!;
-  const events = (await Promise.all(due.map((d) => store.readStream(d.stream, { maxCount: d.revision + 1 })))).flat().sort((a, b) => (a.position < b.position ? -1 : 1));
+  const events = (await Promise.all(due.map((d) => archivedEvents(store, d)))).flat().sort((a, b) => (a.position < b.position ? -1 : 1));
   const previous = (await archiving.readArchiveSegments()).at(-1);
   const seq = (previous?.seq ?? 0) + 1;
   const file = segmentFileName(seq);
@@ -134,7 +162,7 @@ async function archiveSegment(store: EventStore, due: readonly DueStream[], o: R
     previous: recordHash(previous),
     at: (o.now ?? new Date()).toISOString(),
   };
-  await archiving.removeStreams(due.map(({ stream, revision }) => ({ stream, revision })), record);
+  await archiving.removeStreams(due.map(({ stream, revision, before }) => (before === undefined ? { stream, revision } : { stream, revision, before })), record);
   return { ...record, bytes };
 }
 

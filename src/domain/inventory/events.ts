@@ -329,8 +329,20 @@ export interface HostReportSettled {
   data: { hostname: string; digest: string; unchanged: number; at: string };
 }
 
+/**
+ * Closing the books (books.ts): the host's whole state as the decider folds it, encoded as JSON
+ * (maps as lists of entries, in their order). It starts a new period of the stream: a host is
+ * folded from its latest summary, and the events before it may leave the live log (retention).
+ * `revision`: the summary's own revision in its stream.
+ */
+export interface HostBooksClosed {
+  type: "HostBooksClosed";
+  data: { hostname: string; revision: number; state: unknown; at: string };
+}
+
 export type InventoryEvent =
   | HostReportSettled
+  | HostBooksClosed
   | DeviceDiscovered
   | DeviceChanged
   | DeviceRemoved

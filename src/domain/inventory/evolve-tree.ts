@@ -94,6 +94,7 @@ export function evolveTree(state: HostState, event: InventoryEvent): HostState {
     case "PartitionDestructionFailed":
       return evolvePartitions(state, event);
     case "HostReportSettled":
+    case "HostBooksClosed":
       return state;
     default:
       return assertNever(event);

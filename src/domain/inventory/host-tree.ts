@@ -120,4 +120,8 @@ export interface HostState {
    * the count is the same).
    */
   settledReport: { digest: string; unchanged: number; inventoryChanges: number } | null;
+  /** The `at` of the stream's first event: when its first period began (books.ts). */
+  firstAt: string | null;
+  /** The latest summary (HostBooksClosed): its revision and time, where the current period began; null before the first. */
+  books: { revision: number; at: string } | null;
 }

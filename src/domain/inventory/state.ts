@@ -6,6 +6,7 @@
 import type { InventoryEvent } from "./events.js";
 import type { DeployableNode, DeviceNode, HandleNode, HostState } from "./host-tree.js";
 import { evolveTree } from "./evolve-tree.js";
+import { openBooks } from "./books.js";
 
 export { findDeployable } from "./evolve-tree.js";
 export type { Allocation, AttributeNode, DeployableNode, DeviceNode, HandleNode, HostState, ProgrammingClosed, ProgrammingInFlight, ProgrammingReport } from "./host-tree.js";
@@ -18,9 +19,17 @@ export const initialHostState = (): HostState => ({
   programmingFailures: new Map(),
   inventoryChanges: 0,
   settledReport: null,
+  firstAt: null,
+  books: null,
 });
 
 export function evolveHost(state: HostState, event: InventoryEvent): HostState {
+  if (event.type === "HostBooksClosed") return openBooks(event.data);
+  const next = evolveCounted(state, event);
+  return state.firstAt === null ? { ...next, firstAt: event.data.at } : next;
+}
+
+function evolveCounted(state: HostState, event: InventoryEvent): HostState {
   if (event.type === "HostReportSettled") {
     const { digest, unchanged } = event.data;
     return { ...state, settledReport: { digest, unchanged, inventoryChanges: state.inventoryChanges } };

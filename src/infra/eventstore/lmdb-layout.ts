@@ -3,7 +3,9 @@
  * spans them all):
  *   log     position               -> StoredEvent   the global log, read in key order
  *   heads   stream                 -> Head          the stream's revision and the positions of
- *                                                   its last, still open chunk of revisions
+ *                                                   its last, still open chunk of revisions (and
+ *                                                   the revision reads start at, once retention
+ *                                                   moved a host's closed periods out)
  *   chunks  [stream, firstRev]     -> positions[]   closed chunks of CHUNK revisions each
  *   ids     event id               -> position      idempotent retries and duplicate ids
  *   checkpoints position           -> hash          the global hash chain's checkpoints (chain.ts)
@@ -49,8 +51,13 @@ export interface Head {
   open: number[];
   /** The hash of the stream's last event; undefined when it has none (written before the chain). */
   hash?: string;
+  /**
+   * Retention moved the stream's revisions before this one to the archive (a host stream's closed
+   * periods, lmdb-removal.ts): reads start here, as EventStoreDB's `$tb`. Absent: none moved.
+   */
+  truncatedBefore?: number;
 }
-export type StoredHead = [revision: number, open: number[], hash?: string];
+export type StoredHead = [revision: number, open: number[], hash?: string, truncatedBefore?: number];
 
 /** The global chain after the last event written: [position, hash]. */
 export type StoredChainHead = [position: number, hash: string];
@@ -76,8 +83,11 @@ const MAX_KEY_BYTES = 1024;
 
 export function readHead(heads: LmdbDatabases["heads"], stream: string): Head | undefined {
   const stored = heads.get(stream);
-  return stored && { revision: stored[0], open: stored[1], hash: stored[2] };
+  return stored && { revision: stored[0], open: stored[1], hash: stored[2], ...(stored[3] !== undefined ? { truncatedBefore: stored[3] } : {}) };
 }
+
+/** The head as stored: its truncation mark only when it has one. */
+export const storedHead = (h: Head): StoredHead => (h.truncatedBefore !== undefined ? [h.revision, h.open, h.hash, h.truncatedBefore] : [h.revision, h.open, h.hash!]);
 
 /** Positions of revisions lo..hi of a stream: closed chunks from the chunk index, then the open chunk. */
 export function positionsOf(chunks: LmdbDatabases["chunks"], stream: string, head: Head, lo: number, hi: number): number[] {

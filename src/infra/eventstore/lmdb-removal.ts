@@ -1,13 +1,14 @@
 /**
  * Retention in the embedded store: removing whole streams that ended (their events, their revision
- * index, their event ids) and recording, in the same transaction, the archive segment that holds
+ * index, their event ids), or a host stream's closed periods (its revisions before a summary, the
+ * stream then read from that summary on: its head's truncation mark), and recording, in the same transaction, the archive segment that holds
  * them now (lmdb-layout.ts, `archive`). The global chain's checkpoints stay: `audit verify` walks
  * the archive and the live log together and recomputes the chain across both (docs/audit.md).
  *
  * LMDB puts the freed pages on its free list and reuses them for later writes: the file does not
  * shrink, it stops growing once retention frees about as much as the service writes.
  */
-import { CHUNK, positionsOf, readHead, type LmdbDatabases } from "./lmdb-layout.js";
+import { CHUNK, positionsOf, readHead, storedHead, type LmdbDatabases } from "./lmdb-layout.js";
 import type { ArchiveSegmentRecord, StreamRemoval } from "./port.js";
 
 export class StreamRemovalError extends Error {
@@ -22,13 +23,19 @@ export function removeStreamsNow(db: LmdbDatabases, removals: readonly StreamRem
   if (segment.seq !== expectedSeq) throw new StreamRemovalError(`archive segment ${segment.seq} is not the next one (${expectedSeq}): another archive run recorded one meanwhile`);
   const firstKey = [...db.log.getKeys({ limit: 1 })][0];
   let events = 0;
-  for (const { stream, revision } of removals) {
+  for (const removal of removals) {
+    const { stream, revision, before } = removal;
     const head = readHead(db.heads, stream);
-    if (!head || head.revision !== revision) {
+    if (before === undefined && (!head || head.revision !== revision)) {
       throw new StreamRemovalError(`stream ${stream} is at revision ${head?.revision ?? "none"}, not ${revision} as archived: it is not removed`);
     }
-    const positions = positionsOf(db.chunks, stream, head, 0, revision);
-    for (const p of positions) {
+    if (!head) throw new StreamRemovalError(`stream ${stream} is not in the live log`);
+    const from = head.truncatedBefore ?? 0;
+    if (before !== undefined && !(before > from && before <= head.revision)) {
+      throw new StreamRemovalError(`stream ${stream} holds revisions ${from} to ${head.revision} live: its revisions before ${before} cannot be archived`);
+    }
+    const to = before === undefined ? revision : before - 1;
+    for (const p of positionsOf(db.chunks, stream, head, from, to)) {
       // The first event names the log (read models check it) and the last one holds its head position.
       if (p === firstKey || p === lastKey) throw new StreamRemovalError(`stream ${stream} holds the log's ${p === firstKey ? "first" : "last"} event: it stays in the live log`);
       const event = db.log.get(p);
@@ -37,8 +44,14 @@ export function removeStreamsNow(db: LmdbDatabases, removals: readonly StreamRem
       db.log.removeSync(p);
       events++;
     }
-    for (let base = 0; base + CHUNK <= revision - (revision % CHUNK); base += CHUNK) db.chunks.removeSync([stream, base]);
-    db.heads.removeSync(stream);
+    if (before === undefined) {
+      for (let base = 0; base + CHUNK <= revision - (revision % CHUNK); base += CHUNK) db.chunks.removeSync([stream, base]);
+      db.heads.removeSync(stream);
+    } else {
+      // Closed chunks wholly before the mark go; the one it falls in stays (reads start at the mark).
+      for (let base = from - (from % CHUNK); base + CHUNK <= before && base + CHUNK <= head.revision - (head.revision % CHUNK); base += CHUNK) db.chunks.removeSync([stream, base]);
+      db.heads.putSync(stream, storedHead({ ...head, truncatedBefore: before }));
+    }
   }
   if (events !== segment.events) throw new StreamRemovalError(`the segment holds ${segment.events} events but the streams have ${events}`);
   db.archive.putSync(segment.seq, segment);

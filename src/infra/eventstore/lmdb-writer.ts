@@ -14,7 +14,7 @@
 import { asBinary, type Binary, type Database, type RootDatabase } from "lmdb";
 import { checkExpectedRevision, checkRetry, type StoredIdRef } from "./append-check.js";
 import { chainHashes, GENESIS, GlobalSegment, versionOf } from "./chain.js";
-import { CHAIN_HEAD_KEY, CHAIN_V2_KEY, CHUNK, readHead, type LmdbDatabases, type StoredEvent } from "./lmdb-layout.js";
+import { CHAIN_HEAD_KEY, CHAIN_V2_KEY, CHUNK, readHead, storedHead, type LmdbDatabases, type StoredEvent } from "./lmdb-layout.js";
 import type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent } from "./port.js";
 
 const NO_OVERWRITE = { noOverwrite: true } as const;
@@ -120,7 +120,7 @@ export class LmdbWriter {
     }
     const revision = firstRevision + events.length - 1;
     const last = first + events.length - 1;
-    this.db.heads.put(stream, [revision, open, hashes.at(-1)!]);
+    this.db.heads.put(stream, storedHead({ revision, open, hash: hashes.at(-1)!, truncatedBefore: head?.truncatedBefore }));
     this.txnLastPosition = last;
     this.txnAppended = true;
     this.segment = segment;

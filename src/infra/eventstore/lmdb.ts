@@ -170,10 +170,12 @@ export class LmdbEventStore implements EventStore {
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (!head || max <= 0) return [];
     const last = head.revision;
+    // Revisions before the truncation mark are in the archive (lmdb-removal.ts).
+    const first = head.truncatedBefore ?? 0;
     const backwards = options.direction === "backwards";
-    const from = backwards ? Math.min(options.fromRevision ?? last, last) : Math.max(options.fromRevision ?? 0, 0);
-    const to = backwards ? Math.max(from - max + 1, 0) : Math.min(from + max - 1, last);
-    if (backwards ? from < 0 : from > last) return [];
+    const from = backwards ? Math.min(options.fromRevision ?? last, last) : Math.max(options.fromRevision ?? 0, first);
+    const to = backwards ? Math.max(from - max + 1, first) : Math.min(from + max - 1, last);
+    if (backwards ? from < first : from > last) return [];
 
     const positions = backwards ? positionsOf(this.db.chunks, stream, head, to, from).reverse() : positionsOf(this.db.chunks, stream, head, from, to);
     return positions.map((p) => toRecorded(p, this.db.log.get(p)!));

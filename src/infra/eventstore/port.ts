@@ -128,6 +128,12 @@ export interface StreamRemoval {
   stream: string;
   /** The stream's last revision when it was archived: a stream that moved on since is not removed. */
   revision: number;
+  /**
+   * Only the revisions before this one go, from the first the live log still holds; the stream
+   * stays, read from here on, as EventStoreDB's `$tb` (a host stream's closed periods: the
+   * revision of the summary that starts the period kept). The stream may have moved on since.
+   */
+  before?: number;
 }
 
 /**
@@ -157,7 +163,7 @@ export interface ArchiveSegmentRecord {
 export interface ArchivingStore {
   /**
    * In one commit: removes each stream whole (events, revision index, ids), provided it is still at
-   * the revision given, and records the segment that now holds them. A stream that moved on, or
+   * the revision given, or its revisions before `before`, and records the segment that now holds them. A stream that moved on, or
    * the log's first or last event, is refused with an error and nothing is removed.
    */
   removeStreams(removals: readonly StreamRemoval[], segment: ArchiveSegmentRecord): Promise<{ events: number }>;

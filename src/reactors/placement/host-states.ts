@@ -3,6 +3,7 @@
  * Folded states are kept with their revision, so the next load reads only the newer events.
  */
 import { LRUCache } from "lru-cache";
+import { readLatestPeriod } from "../../app/handle.js";
 import { hostDecider, type HostState } from "../../domain/inventory/decider.js";
 import type { InventoryEvent } from "../../domain/inventory/events.js";
 import { stream, streamPrefix } from "../../domain/shared/types.js";
@@ -30,7 +31,9 @@ export class HostStates {
 
   async load(hostname: string): Promise<LoadedHost> {
     const cached = this.cache.get(hostname);
-    const events = await this.store.readStream(stream.host(hostname), { fromRevision: cached ? cached.revision + 1 : 0 });
+    // Cold: from the host's latest summary (closing the books), not from its first event.
+    const name = stream.host(hostname);
+    const events = cached ? await this.store.readStream(name, { fromRevision: cached.revision + 1 }) : await readLatestPeriod(this.store, name, "HostBooksClosed");
     if (cached && events.length === 0) return cached;
     let state = cached?.state ?? hostDecider.initialState();
     for (const e of events) state = hostDecider.evolve(state, { type: e.type, data: e.data } as InventoryEvent);

@@ -11,6 +11,11 @@ export interface ProjectorLogger {
 
 export interface ProjectorOptions {
   events: EventStore;
+  /**
+   * What a rebuild replays, when it is more than `events`' live log: the embedded log with its
+   * hosts' archived periods (src/audit/retention/archived-log.ts, `replayLog`). Default `events`.
+   */
+  replayLog?: Pick<EventStore, "readAll">;
   store: ReadStore;
   projections: readonly Projection[];
   hooks?: readonly ProjectorHooks[];
@@ -24,7 +29,7 @@ export interface ProjectorOptions {
   now?: () => number;
 }
 
-export type ResolvedOptions = Required<Omit<ProjectorOptions, "projections">>;
+export type ResolvedOptions = Required<Omit<ProjectorOptions, "projections" | "replayLog">> & Pick<ProjectorOptions, "replayLog">;
 
 const silent: ProjectorLogger = { info() {}, warn() {}, error() {} };
 

@@ -122,7 +122,7 @@ export class Projector {
     }
     const upTo = await this.o.events.headPosition();
     this.reader.seeHead(upTo);
-    await replay(this.o.events, this.o.store, slots, { upTo, batchSize: this.o.rebuildBatchSize, log: this.o.log, now: this.o.now, onProgress, origin: this.checkpoints.origin });
+    await replay(this.o.events, this.o.store, slots, { upTo, source: this.o.replayLog, batchSize: this.o.rebuildBatchSize, log: this.o.log, now: this.o.now, onProgress, origin: this.checkpoints.origin });
   }
 
   status(): ProjectionStatus[] {
@@ -273,6 +273,7 @@ export class Projector {
     const t0 = this.o.now();
     await replay(this.o.events, this.o.store, slots, {
       upTo,
+      source: this.o.replayLog,
       origin: this.checkpoints.origin,
       batchSize: this.o.rebuildBatchSize,
       log: this.o.log,

@@ -28,6 +28,8 @@ export interface ReplayOptions {
   log: ProjectLogger;
   now: () => number;
   onProgress?: (p: RebuildProgress) => void;
+  /** The log replayed, when it is more than `events` (the hosts' archived periods with the live log). */
+  source?: Pick<EventStore, "readAll">;
   /** Stamps each checkpoint with its origin (log-origin.ts); without it, checkpoints carry none. */
   origin?: { of(event: Pick<RecordedEvent, "id">): Promise<Origin> };
 }
@@ -73,7 +75,7 @@ export async function replay(events: EventStore, store: ReadStore, slots: readon
     let after: bigint | undefined;
     let count = 0;
     while (opts.upTo !== undefined && (after === undefined || after < opts.upTo)) {
-      const page = (await events.readAll({ after, maxCount: opts.batchSize })).filter((e) => e.position <= opts.upTo!);
+      const page = (await (opts.source ?? events).readAll({ after, maxCount: opts.batchSize })).filter((e) => e.position <= opts.upTo!);
       if (page.length === 0) break;
       const lastEvent = page.at(-1)!;
       const last = lastEvent.position;
