@@ -66,10 +66,13 @@ export class ReadModelSnapshots {
       return [];
     }
     const loaded: string[] = [];
-    for (const p of this.o.projections) {
+    // Every file is read at once (node's I/O threads), each decoded here as soon as the one before is.
+    const reads = this.o.projections.map((p) => readSnapshotBytes(this.fileOf(p.name), { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, layout: p.layout }));
+    for (const r of reads) r.catch(() => undefined); // a failed read is reported where it is awaited, not as an unhandled rejection
+    for (const [i, p] of this.o.projections.entries()) {
       const t0 = performance.now();
       const file = this.fileOf(p.name);
-      const read = await readSnapshotBytes(file, { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, layout: p.layout });
+      const read = await reads[i];
       if (read === undefined) continue;
       const model = read.ok ? decode(read.header, read.body) : read.reason;
       if (typeof model === "string") {
@@ -110,6 +113,9 @@ export class ReadModelSnapshots {
 
   private async writeEach(): Promise<void> {
     for (const p of this.o.projections) {
+      // Taken only when it moved: a model loaded from its snapshot and not changed since is not written again.
+      const checkpoint = await this.o.store.getCheckpoint(p.name);
+      if (checkpoint === undefined || this.written.get(p.name) === checkpoint) continue;
       const model = this.o.store.capture(p.name);
       if (model?.origin === undefined || this.written.get(p.name) === model.checkpoint) continue;
       const t0 = performance.now();
