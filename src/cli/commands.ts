@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { serveModule } from "./serve-module.js";
 
 /**
  * The commands, in the order help lists them. Each is loaded only when it runs (or help lists
@@ -6,7 +7,7 @@ import type { Command } from "commander";
  * the server without the audit tools').
  */
 export const COMMANDS: ReadonlyArray<[name: string, load: () => Promise<Command>]> = [
-  ["serve", async () => (await import("./serve.command.js")).serveCommand()],
+  ["serve", async () => (await serveModule()).serveCommand()],
   ["agent", async () => (await import("./agent.command.js")).agentCommand()],
   ["os-acc", async () => (await import("./osacc.command.js")).osaccCommand()],
   ["bitstream", async () => (await import("./bitstream.command.js")).bitstreamCommand()],

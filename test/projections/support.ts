@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { DomainEvent } from "../../src/domain/events.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
-import type { EventMetadata } from "../../src/infra/eventstore/port.js";
+import type { EventMetadata, EventStore } from "../../src/infra/eventstore/port.js";
 import { projections } from "../../projections/index.js";
 import * as arqs from "../../projections/arqs/queries.js";
 import * as deployables from "../../projections/deployables/queries.js";
@@ -31,7 +31,7 @@ export function streamOf(e: DomainEvent): string {
   return stream.host(d.hostname!);
 }
 
-export async function append(es: MemoryEventStore, events: readonly DomainEvent[]): Promise<void> {
+export async function append(es: Pick<EventStore, "append">, events: readonly DomainEvent[]): Promise<void> {
   for (const e of events) await es.append(streamOf(e), [{ id: randomUUID(), type: e.type, data: e.data, metadata: meta() }], "any");
 }
 

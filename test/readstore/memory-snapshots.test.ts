@@ -210,3 +210,40 @@ describe("hashes loaded from a snapshot", () => {
     expect(d).toEqual({ n: 3, name: keys[3], nested: { list: [3, "x"] } });
   });
 });
+
+describe("sorted sets loaded from a snapshot", () => {
+  const order = "{arqs}:order";
+  const odd = '{arqs}:by-name:"quoted"\\ü';
+
+  async function savedAndLoaded(dir: string) {
+    const store = new MemoryReadStore();
+    const writes = [
+      ...Array.from({ length: 40 }, (_, i) => ({ op: "zadd" as const, key: order, member: `arq-${i}`, score: i % 7 })),
+      { op: "zadd" as const, key: odd, member: "m", score: -1.5 },
+    ];
+    await store.applyBatch("arqs", writes, 5n, undefined, { log: "log-1", event: "event-5" });
+    const projections = [{ name: "arqs", layout: "v1" }];
+    const w = new ReadModelSnapshots({ store, dir, projections, intervalMs: 0, log: capturingLogger().log });
+    await w.load();
+    await w.writeMoved();
+    await w.close();
+    const loaded = new MemoryReadStore();
+    expect(await new ReadModelSnapshots({ store: loaded, dir, projections, intervalMs: 0, log: capturingLogger().log }).load()).toEqual(["arqs"]);
+    return { store, loaded };
+  }
+
+  it("answer ranges and counts as before, and take adds and removals on first use", async () => {
+    const { store, loaded } = await savedAndLoaded(tempDir());
+    expect(await loaded.count([order, odd])).toEqual([40, 1]);
+    expect(await loaded.range([order], { limit: 50 })).toEqual(await store.range([order], { limit: 50 }));
+    const change = [
+      { op: "zrem" as const, key: order, member: "arq-3" },
+      { op: "zadd" as const, key: order, member: "arq-new", score: 2 },
+      { op: "zrem" as const, key: odd, member: "m" },
+    ];
+    await store.applyBatch("arqs", change, 6n);
+    await loaded.applyBatch("arqs", change, 6n);
+    expect(await dumpAll(loaded, ["arqs"])).toEqual(await dumpAll(store, ["arqs"]));
+    expect(await loaded.count([odd])).toEqual([0]);
+  });
+});

@@ -2,6 +2,7 @@
  * Snapshot files (src/infra/readstore/snapshot-file.ts): what is written reads back whole, and a
  * file that is torn, corrupt, of another format, version, name or layout is refused with a reason.
  */
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +29,20 @@ describe("snapshot files", () => {
     await writeSnapshot(file, header, lines);
     expect(await readSnapshot(file, expected)).toEqual({ ok: true, header, lines });
     expect(existsSync(`${file}.tmp`)).toBe(false);
+  });
+
+  it("are checked by a CRC-32; one checked by a SHA-256 (as earlier versions wrote) reads back too, and is refused when corrupt", async () => {
+    const file = fileIn();
+    await writeSnapshot(file, header, lines);
+    const text = readFileSync(file, "utf8");
+    const body = text.slice(0, text.lastIndexOf("\n", text.length - 2) + 1);
+    expect(text.slice(body.length)).toMatch(/^\{"crc32":"[0-9a-f]{8}"\}\n$/);
+    writeFileSync(file, body + JSON.stringify({ sha256: createHash("sha256").update(body).digest("hex") }) + "\n");
+    expect(await readSnapshot(file, expected)).toEqual({ ok: true, header, lines });
+    writeFileSync(file, body.replace("[1,2]", "[1,3]") + JSON.stringify({ sha256: createHash("sha256").update(body).digest("hex") }) + "\n");
+    expect(await readSnapshot(file, expected)).toEqual({ ok: false, reason: "its checksum does not match its content (a corrupt file)" });
+    writeFileSync(file, body + JSON.stringify({ md5: "0" }) + "\n");
+    expect(await readSnapshot(file, expected)).toMatchObject({ ok: false, reason: expect.stringMatching(/^it is torn/) });
   });
 
   it("a missing file is none (not a refusal)", async () => {

@@ -21,12 +21,15 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../logger.js";
 import { releaseOwnership, takeOwnership } from "./dir-owner.js";
-import type { CapturedModel, MemoryReadStore, RawFields } from "./memory.js";
-import { readSnapshot, writeSnapshot, type SnapshotRead } from "./snapshot-file.js";
+import { rawText, type CapturedModel, type MemoryReadStore, type RawJson } from "./memory.js";
+import { readSnapshotBytes, writeSnapshot, type SnapshotBody, type SnapshotHeader } from "./snapshot-file.js";
 
 export const SNAPSHOT_FORMAT = "cyborg-es read model";
-/** Raised whenever the file's layout changes; a projection's own changes are told by its `layout`. */
-export const SNAPSHOT_FORMAT_VERSION = 1;
+/**
+ * Raised whenever the file's layout changes; a projection's own changes are told by its `layout`.
+ * 2: sorted sets, like hashes, are kept as their text until first used (lines as in 1).
+ */
+export const SNAPSHOT_FORMAT_VERSION = 2;
 
 export interface ReadModelSnapshotsOptions {
   store: MemoryReadStore;
@@ -63,12 +66,15 @@ export class ReadModelSnapshots {
       return [];
     }
     const loaded: string[] = [];
-    for (const p of this.o.projections) {
+    // Every file is read at once (node's I/O threads), each decoded here as soon as the one before is.
+    const reads = this.o.projections.map((p) => readSnapshotBytes(this.fileOf(p.name), { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, layout: p.layout }));
+    for (const r of reads) r.catch(() => undefined); // a failed read is reported where it is awaited, not as an unhandled rejection
+    for (const [i, p] of this.o.projections.entries()) {
       const t0 = performance.now();
       const file = this.fileOf(p.name);
-      const read = await readSnapshot(file, { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, layout: p.layout });
+      const read = await reads[i];
       if (read === undefined) continue;
-      const model = read.ok ? decode(read) : read.reason;
+      const model = read.ok ? decode(read.header, read.body) : read.reason;
       if (typeof model === "string") {
         this.o.log.warn({ projection: p.name, file, reason: model }, `the ${p.name} read-model snapshot is refused (${model}): rebuilding that model from the log`);
         continue;
@@ -107,6 +113,9 @@ export class ReadModelSnapshots {
 
   private async writeEach(): Promise<void> {
     for (const p of this.o.projections) {
+      // Taken only when it moved: a model loaded from its snapshot and not changed since is not written again.
+      const checkpoint = await this.o.store.getCheckpoint(p.name);
+      if (checkpoint === undefined || this.written.get(p.name) === checkpoint) continue;
       const model = this.o.store.capture(p.name);
       if (model?.origin === undefined || this.written.get(p.name) === model.checkpoint) continue;
       const t0 = performance.now();
@@ -127,48 +136,69 @@ export class ReadModelSnapshots {
 }
 
 function* encode(model: CapturedModel): Generator<string> {
-  for (const [k, fields] of model.hashes) yield Array.isArray(fields) ? JSON.stringify(["h", k, fields]) : `["h",${JSON.stringify(k)},${fields.raw}]`;
-  for (const [k, entries] of model.zsets) yield JSON.stringify(["z", k, entries]);
+  for (const [k, fields] of model.hashes) yield entryLine("h", k, fields);
+  for (const [k, entries] of model.zsets) yield entryLine("z", k, entries);
 }
 
-/** The model a checked snapshot holds, or why it cannot be one. */
-function decode(read: Extract<SnapshotRead, { ok: true }>): CapturedModel | string {
-  const model: CapturedModel = { checkpoint: BigInt(read.header.checkpoint), origin: read.header.origin, hashes: [], zsets: [] };
-  try {
-    for (const line of read.lines) {
-      // A hash's fields are kept as text until the service first reads them: a restart parses only its keys.
-      const hash = hashLine(line);
-      if (hash) {
-        model.hashes.push(hash);
-        continue;
-      }
-      const [kind, key, content] = JSON.parse(line) as [string, string, never];
-      if (kind === "h") model.hashes.push([key, content]);
-      else if (kind === "z") model.zsets.push([key, content]);
-      else return `it holds an entry of unknown kind ${JSON.stringify(kind)}`;
-    }
-  } catch {
-    return "an entry is not JSON";
+function entryLine(kind: "h" | "z", key: string, content: unknown[] | RawJson): string {
+  return Array.isArray(content) ? JSON.stringify([kind, key, content]) : `["${kind}",${JSON.stringify(key)},${rawText(content)}]`;
+}
+
+/**
+ * The model a checked snapshot holds, or why it cannot be one. Only the keys are read: each key's
+ * content stays its bytes in the file's buffer until the service first uses it (memory.ts).
+ */
+function decode(header: SnapshotHeader, body: SnapshotBody): CapturedModel | string {
+  const model: CapturedModel = { checkpoint: BigInt(header.checkpoint), origin: header.origin, hashes: [], zsets: [] };
+  const { bytes } = body;
+  for (let at = body.start; at < body.end; ) {
+    const nl = bytes.indexOf(0x0a, at);
+    const entry = rawEntry(bytes, at, nl) ?? parsedEntry(bytes.toString("utf8", at, nl));
+    if (typeof entry === "string") return entry;
+    if (entry[0] === "h") model.hashes.push([entry[1], entry[2]]);
+    else model.zsets.push([entry[1], entry[2]]);
+    at = nl + 1;
   }
   return model;
 }
 
-const HASH_LINE = '["h","';
+type Entry = [kind: "h" | "z", key: string, content: RawJson | never[]];
+
+const [QUOTE, COMMA, OPEN, CLOSE, BACKSLASH, H, Z] = [0x22, 0x2c, 0x5b, 0x5d, 0x5c, 0x68, 0x7a];
 
 /**
- * A hash line `["h",<key>,<fields>]` as its key and the text of its fields, or undefined for any
- * other line (which is then parsed whole). The file's checksum vouches for the text; the key is
- * read as a JSON string (with its escapes), and the fields must be an array.
+ * The line `bytes[start, end)` when it is `["h",<key>,[...]]` or `["z",<key>,[...]]`: its kind, key
+ * and the place of its content; undefined for any other line (then parsed whole). The file's
+ * checksum vouches for the bytes; the key is read as a JSON string (with its escapes).
  */
-function hashLine(line: string): [string, RawFields] | undefined {
-  if (!line.startsWith(HASH_LINE) || !line.endsWith("]]")) return undefined;
-  let end = HASH_LINE.length;
-  for (; end < line.length; end++) {
-    const c = line.charCodeAt(end);
-    if (c === 0x5c) end++; // a backslash escapes the next character
-    else if (c === 0x22) break; // the key's closing quote
+function rawEntry(bytes: Buffer, start: number, end: number): Entry | undefined {
+  const kind = bytes[start + 2];
+  const opens = bytes[start] === OPEN && bytes[start + 1] === QUOTE && bytes[start + 3] === QUOTE && bytes[start + 4] === COMMA && bytes[start + 5] === QUOTE;
+  if (!opens || (kind !== H && kind !== Z)) return undefined;
+  let q = start + 6;
+  let escaped = false;
+  for (; q < end; q++) {
+    const c = bytes[q];
+    if (c === BACKSLASH) {
+      escaped = true;
+      q++; // the escaped character
+    } else if (c === QUOTE) break;
   }
-  if (line.charCodeAt(end + 1) !== 0x2c || line.charCodeAt(end + 2) !== 0x5b) return undefined;
-  const key = JSON.parse(line.slice(HASH_LINE.length - 1, end + 1)) as string;
-  return [key, { raw: line.slice(end + 2, -1) }];
+  if (q + 3 > end - 2 || bytes[q + 1] !== COMMA || bytes[q + 2] !== OPEN || bytes[end - 1] !== CLOSE || bytes[end - 2] !== CLOSE) return undefined;
+  const key = escaped ? (JSON.parse(bytes.toString("utf8", start + 5, q + 1)) as string) : bytes.toString("utf8", start + 6, q);
+  return [kind === H ? "h" : "z", key, { bytes, start: q + 2, end: end - 1 }];
+}
+
+/** A line that is not in the shape `rawEntry` reads, parsed whole; or why it is refused. */
+function parsedEntry(line: string): Entry | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return "an entry is not JSON";
+  }
+  const [kind, key, content] = Array.isArray(value) ? value : [];
+  if (kind !== "h" && kind !== "z") return `it holds an entry of unknown kind ${JSON.stringify(kind)}`;
+  if (typeof key !== "string" || !Array.isArray(content)) return "an entry is not a key and its content";
+  return [kind, key, content as never[]];
 }

@@ -11,13 +11,25 @@ export interface CapturedModel {
   checkpoint: bigint;
   origin?: Origin;
   /** A hash's fields, or (from and back to a snapshot) the JSON text of that array, not parsed yet. */
-  hashes: Array<[key: string, fields: Array<[field: string, json: string]> | RawFields]>;
-  zsets: Array<[key: string, entries: Array<[member: string, score: number]>]>;
+  hashes: Array<[key: string, fields: Array<[field: string, json: string]> | RawJson]>;
+  /** A sorted set's entries in Redis order, or (from and back to a snapshot) the JSON text of that array, not parsed yet. */
+  zsets: Array<[key: string, entries: Array<[member: string, score: number]>| RawJson]>;
 }
 
-/** A hash's fields as a snapshot holds them: the JSON text of `[[field, json], ...]`, parsed on first use. */
-export interface RawFields {
-  raw: string;
+/**
+ * A key's content as a snapshot holds it, not parsed yet: the UTF-8 JSON text in `bytes[start, end)`
+ * (`[[field, json], ...]` for a hash, `[[member, score], ...]` for a sorted set). It is parsed when
+ * the service first uses that key, so a restart reads only the keys.
+ */
+export interface RawJson {
+  bytes: Buffer;
+  start: number;
+  end: number;
+}
+
+/** The text of a `RawJson`. */
+export function rawText(raw: RawJson): string {
+  return raw.bytes.toString("utf8", raw.start, raw.end);
 }
 
 /** A field as Redis would hold it (JSON), and its decoded value once somebody read it. */
@@ -37,8 +49,9 @@ type Hash = Map<string, Field>;
 export class MemoryReadStore implements ReadStore {
   readonly kind = "memory" as const;
   /** A hash loaded from a snapshot stays its text until first used (a restart parses only what it reads). */
-  private readonly hashes = new Map<string, Hash | RawFields>();
-  private readonly zsets = new Map<string, SortedSet>();
+  private readonly hashes = new Map<string, Hash | RawJson>();
+  /** A sorted set loaded from a snapshot likewise. */
+  private readonly zsets = new Map<string, SortedSet | RawJson>();
   private readonly checkpoints = new Map<string, bigint>();
   private readonly origins = new Map<string, Origin>();
   private readonly servingNames = new Set<string>();
@@ -145,14 +158,14 @@ export class MemoryReadStore implements ReadStore {
   async getMembers(keys: readonly string[]): Promise<string[][]> {
     this.guard(keys);
     return keys.map((k) => {
-      const z = this.zsets.get(k);
+      const z = this.zset(k);
       return z ? Array.from(z.entriesAfter(), ([m]) => m) : [];
     });
   }
 
   async count(keys: readonly string[]): Promise<number[]> {
     this.guard(keys);
-    return keys.map((k) => this.zsets.get(k)?.size ?? 0);
+    return keys.map((k) => this.zset(k)?.size ?? 0);
   }
 
   async range(keys: readonly string[], options: RangeOptions): Promise<RangePage> {
@@ -160,7 +173,7 @@ export class MemoryReadStore implements ReadStore {
     this.guard(keys);
     const after = options.after === undefined ? undefined : decodeCursor(options.after);
     const limit = Math.max(0, options.limit);
-    const sets = keys.map((k) => this.zsets.get(k));
+    const sets = keys.map((k) => this.zset(k));
     if (sets.some((s) => s === undefined)) return { items: [], total: 0, hasMore: false };
     const [first, ...rest] = sets as SortedSet[];
     let entries: Iterable<[string, number]>;
@@ -203,7 +216,7 @@ export class MemoryReadStore implements ReadStore {
         for (const f of [...h.keys()].sort()) hash[f] = JSON.parse(h.get(f)!.json);
         keys[k] = { hash };
       } else {
-        keys[k] = { zset: Array.from(this.zsets.get(k)!.entriesAfter()) };
+        keys[k] = { zset: Array.from(this.zset(k)!.entriesAfter()) };
       }
     }
     const cp = this.checkpoints.get(projection);
@@ -221,7 +234,7 @@ export class MemoryReadStore implements ReadStore {
     const hashes: CapturedModel["hashes"] = [];
     for (const [k, h] of this.hashes) if (k.startsWith(prefix)) hashes.push([k, h instanceof Map ? Array.from(h, ([f, field]) => [f, field.json]) : h]);
     const zsets: CapturedModel["zsets"] = [];
-    for (const [k, z] of this.zsets) if (k.startsWith(prefix)) zsets.push([k, Array.from(z.entriesAfter())]);
+    for (const [k, z] of this.zsets) if (k.startsWith(prefix)) zsets.push([k, z instanceof SortedSet ? Array.from(z.entriesAfter()) : z]);
     return { checkpoint, ...(origin ? { origin: { ...origin } } : {}), hashes, zsets };
   }
 
@@ -232,7 +245,11 @@ export class MemoryReadStore implements ReadStore {
     if (foreign) throw new RangeError(`key ${foreign[0]} is not of projection ${projection}`);
     this.forget(projection);
     for (const [k, fields] of model.hashes) this.hashes.set(k, Array.isArray(fields) ? toHash(fields) : fields);
-    for (const [k, entries] of model.zsets) if (entries.length > 0) this.zsets.set(k, SortedSet.of(entries));
+    for (const [k, entries] of model.zsets) {
+      if (!Array.isArray(entries)) {
+        if (entries.end - entries.start > 2) this.zsets.set(k, entries); // "[]": an empty set is none
+      } else if (entries.length > 0) this.zsets.set(k, SortedSet.of(entries));
+    }
     this.checkpoints.set(projection, model.checkpoint);
     if (model.origin) this.origins.set(projection, { ...model.origin });
   }
@@ -274,7 +291,7 @@ export class MemoryReadStore implements ReadStore {
           if (rev!.size === 0) this.hashes.delete(w.index);
           return;
         }
-        this.zadd(`${w.index}:${w.value}`, w.member, this.zsets.get(w.order)?.score(w.member) ?? 0, false);
+        this.zadd(`${w.index}:${w.value}`, w.member, this.zset(w.order)?.score(w.member) ?? 0, false);
         const field = { json: JSON.stringify(w.value), value: w.value };
         if (rev) rev.set(w.member, field);
         else this.hashes.set(w.index, new Map([[w.member, field]]));
@@ -287,20 +304,34 @@ export class MemoryReadStore implements ReadStore {
   private hash(key: string): Hash | undefined {
     const h = this.hashes.get(key);
     if (h === undefined || h instanceof Map) return h;
-    const parsed = toHash(JSON.parse(h.raw) as Array<[string, string]>);
+    const parsed = toHash(JSON.parse(rawText(h)) as Array<[string, string]>);
     this.hashes.set(key, parsed);
     return parsed;
   }
 
+  /** The sorted set at `key`, built now if it is still a snapshot's text (an empty one is none). */
+  private zset(key: string): SortedSet | undefined {
+    const z = this.zsets.get(key);
+    if (z === undefined || z instanceof SortedSet) return z;
+    const entries = JSON.parse(rawText(z)) as Array<[string, number]>;
+    if (entries.length === 0) {
+      this.zsets.delete(key);
+      return undefined;
+    }
+    const built = SortedSet.of(entries);
+    this.zsets.set(key, built);
+    return built;
+  }
+
   private zadd(key: string, member: string, score: number, nx = false): void {
-    let z = this.zsets.get(key);
+    let z = this.zset(key);
     if (!z) this.zsets.set(key, (z = new SortedSet()));
     // Redis stores -0 as 0.
     z.add(member, score === 0 ? 0 : score, nx);
   }
 
   private zrem(key: string, member: string): void {
-    const z = this.zsets.get(key);
+    const z = this.zset(key);
     if (!z) return;
     z.remove(member);
     if (z.size === 0) this.zsets.delete(key);

@@ -1,0 +1,83 @@
+/**
+ * The server's bundle (scripts/build.mjs; loaded by `serve`, src/cli/serve-module.ts): `serve`
+ * runs from it while it is not older than the compiled modules, and it carries the fingerprints of
+ * the read models' code it was built from, so its snapshots are refused by other code as the
+ * modules' are. The bundle is the one `npm run build` wrote (the suite's setup builds the service).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../../bench/lib/redis-server.js";
+import { bundleIsCurrent } from "../../src/cli/serve-module.js";
+import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
+import { append, gpuHost } from "../projections/support.js";
+
+const dist = resolve("dist");
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), "cyborg-es-serve-bundle-"));
+  dirs.push(d);
+  return d;
+};
+
+describe("which code serve runs", () => {
+  it("the bundle while it is not older than the modules; the modules when it is, or when there is none", () => {
+    const dir = tempDir();
+    const [bundle, module] = [join(dir, "serve.js"), join(dir, "serve.command.js")];
+    writeFileSync(module, "");
+    expect(bundleIsCurrent(bundle, module)).toBe(false);
+    writeFileSync(bundle, "");
+    utimesSync(module, 1000, 1000);
+    utimesSync(bundle, 2000, 2000);
+    expect(bundleIsCurrent(bundle, module)).toBe(true);
+    utimesSync(module, 3000, 3000);
+    expect(bundleIsCurrent(bundle, module)).toBe(false);
+  });
+
+  it("the built CLI loads serve from the bundle", async () => {
+    const { serveModule } = (await import(pathToFileURL(join(dist, "src/cli/serve-module.js")).href)) as typeof import("../../src/cli/serve-module.js");
+    const bundled = await import(pathToFileURL(join(dist, "server-bundle/serve.js")).href);
+    expect(await serveModule()).toBe(bundled);
+  });
+});
+
+describe("the bundled server", () => {
+  it("starts, serves, and writes snapshots that carry the fingerprints of the read models' code it was built from", async () => {
+    const dataDir = tempDir();
+    // A log to start on: an empty one has no first event for a snapshot to name.
+    const log = await LmdbEventStore.open(join(dataDir, "events"));
+    await append(log, gpuHost());
+    await log.close();
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(dist, "src/cli/index.js"), "serve"], {
+      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn" },
+      stdio: "ignore",
+    });
+    try {
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
+        if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    const { projectionLayouts } = (await import(pathToFileURL(join(dist, "src/service/projection-layouts.js")).href)) as typeof import("../../src/service/projection-layouts.js");
+    const expected = projectionLayouts();
+    const files = readdirSync(join(dataDir, "read-models")).filter((f) => f.endsWith(".snapshot"));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const header = JSON.parse(readFileSync(join(dataDir, "read-models", f), "utf8").split("\n")[0]!) as { name: string; layout: string };
+      expect(header.layout).toBe(expected[header.name]);
+    }
+    expect(existsSync(join(dist, "server-bundle/serve.js"))).toBe(true);
+  });
+});
