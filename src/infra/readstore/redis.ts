@@ -1,4 +1,6 @@
 import { Redis } from "ioredis";
+import { watchDataChanges, type RedisClient } from "../redis-client.js";
+import { pipelineOf } from "./redis-pipeline.js";
 import { metaKey, padPosition } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { dumpKeys, scanKeys } from "./redis-dump.js";
@@ -23,13 +25,13 @@ export interface RedisReadStoreOptions {
  */
 export class RedisReadStore implements ReadStore {
   readonly kind = "redis" as const;
-  private readonly client: Redis;
+  private readonly client: RedisClient;
   private readonly ownsClient: boolean;
   private readonly writer: RedisBatchWriter;
   private readonly prefix: string;
   private guardReads = false;
 
-  constructor(client: Redis | string, options: RedisReadStoreOptions = {}) {
+  constructor(client: RedisClient | string, options: RedisReadStoreOptions = {}) {
     const c = typeof client === "string" ? new Redis(client) : client;
     this.ownsClient = options.ownsClient ?? typeof client === "string";
     this.client = c;
@@ -47,14 +49,14 @@ export class RedisReadStore implements ReadStore {
 
   async getCheckpoints(projections: readonly string[]): Promise<Array<bigint | undefined>> {
     if (projections.length === 0) return [];
-    const p = this.client.pipeline();
+    const p = pipelineOf(this.client);
     for (const name of projections) p.hget(this.meta(name), "checkpoint");
     return (await run<string | null>(p)).map((v) => (v === null ? undefined : BigInt(v)));
   }
 
   async getStamps(projections: readonly string[]): Promise<Array<Stamp | undefined>> {
     if (projections.length === 0) return [];
-    const p = this.client.pipeline();
+    const p = pipelineOf(this.client);
     for (const name of projections) p.hmget(this.meta(name), "checkpoint", "log", "event");
     return (await run<Array<string | null>>(p)).map(([cp, log, event]) => {
       if (cp == null) return undefined;
@@ -62,15 +64,9 @@ export class RedisReadStore implements ReadStore {
     });
   }
 
-  /** ioredis says "ready" at each connection; the first one (or the one under way) is no reconnection. */
+  /** A server reached again after a lost connection, or on a cluster a slot served by another master (redis-client.ts). */
   watchReconnects(listener: () => void): () => void {
-    let connected = this.client.status === "ready";
-    const onReady = () => {
-      if (connected) listener();
-      connected = true;
-    };
-    this.client.on("ready", onReady);
-    return () => this.client.off("ready", onReady);
+    return watchDataChanges(this.client, listener);
   }
 
   async drop(projection: string): Promise<void> {
@@ -101,7 +97,7 @@ export class RedisReadStore implements ReadStore {
 
   async serving(projections: readonly string[]): Promise<boolean[]> {
     if (projections.length === 0) return [];
-    const p = this.client.pipeline();
+    const p = pipelineOf(this.client);
     for (const name of projections) p.hexists(this.meta(name), "serving");
     return (await run<number>(p)).map((v) => v === 1);
   }
