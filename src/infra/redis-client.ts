@@ -4,14 +4,11 @@
  * its nodes, comma-separated; the client learns the others from them).
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+import type { RedisTarget } from "./redis-url.js";
+
+export type { RedisTarget } from "./redis-url.js";
 
 export type RedisClient = Redis | Cluster;
-
-export interface RedisTarget {
-  /** One URL, or (cluster) seed nodes' URLs separated by commas. */
-  url: string;
-  cluster: boolean;
-}
 
 export const isCluster = (client: RedisClient): client is Cluster => client instanceof Cluster;
 
@@ -33,25 +30,6 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
 function seedOf(url: string): { host: string; port: number } {
   const u = new URL(url);
   return { host: u.hostname, port: u.port === "" ? 6379 : Number(u.port) };
-}
-
-/**
- * Why REDIS_URL cannot name this Redis, or undefined: several nodes only for a cluster, and a
- * cluster has no database but 0.
- */
-export function redisUrlProblem(target: RedisTarget): string | undefined {
-  const urls = target.url.split(",");
-  if (!target.cluster) return urls.length > 1 ? "names several nodes: set REDIS_CLUSTER=true for a Redis Cluster, or name one server" : undefined;
-  for (const url of urls) {
-    let u: URL;
-    try {
-      u = new URL(url);
-    } catch {
-      return `${JSON.stringify(url)} is not a URL`;
-    }
-    if (u.pathname !== "" && u.pathname !== "/" && u.pathname !== "/0") return `${url}: a Redis Cluster has only database 0 (leave the path out)`;
-  }
-  return undefined;
 }
 
 /**

@@ -1,5 +1,4 @@
-import { Redis } from "ioredis";
-import { watchDataChanges, type RedisClient } from "../redis-client.js";
+import { connectRedis, watchDataChanges, type RedisClient, type RedisTarget } from "../redis-client.js";
 import { pipelineOf } from "./redis-pipeline.js";
 import { metaKey, padPosition } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
@@ -31,9 +30,11 @@ export class RedisReadStore implements ReadStore {
   private readonly prefix: string;
   private guardReads = false;
 
-  constructor(client: RedisClient | string, options: RedisReadStoreOptions = {}) {
-    const c = typeof client === "string" ? new Redis(client) : client;
-    this.ownsClient = options.ownsClient ?? typeof client === "string";
+  /** `client`: a connection, or what to connect to (a URL: one server). */
+  constructor(client: RedisClient | RedisTarget | string, options: RedisReadStoreOptions = {}) {
+    const made = typeof client === "string" || "url" in client;
+    const c = typeof client === "string" ? connectRedis({ url: client, cluster: false }) : "url" in client ? connectRedis(client) : client;
+    this.ownsClient = options.ownsClient ?? made;
     this.client = c;
     this.prefix = checkKeyPrefix(options.keyPrefix ?? "");
     this.writer = new RedisBatchWriter(c, this.prefix);
