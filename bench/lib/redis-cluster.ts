@@ -29,6 +29,8 @@ export interface BenchRedisCluster {
   masters(): Promise<ClusterNode[]>;
   /** The node serving the slot of `key` now. */
   masterOf(key: string): Promise<ClusterNode>;
+  /** The replica of a master, as the live nodes see it. */
+  replicaOf(master: ClusterNode): Promise<ClusterNode>;
   /** SIGKILL one node by PID; resolves once it exited. */
   kill(node: ClusterNode): Promise<void>;
   /** Resolves once every live node says cluster_state:ok and `key`'s slot is served by a live node. */
@@ -81,6 +83,13 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<B
       const live = nodes.find((n) => n.alive)!;
       const slot = await ask<number>(live, (c) => c.cluster("KEYSLOT", key) as Promise<number>);
       return ownerOfSlot(live, nodes, slot);
+    },
+    async replicaOf(master) {
+      const text = await ask<string>(master, (c) => c.cluster("NODES") as Promise<string>);
+      const lines = text.split("\n").map((l) => l.split(" "));
+      const id = lines.find((f) => f[2]?.includes("myself"))![0];
+      const port = Number(/:(\d+)@/.exec(lines.find((f) => f[3] === id)![1]!)![1]);
+      return nodes.find((n) => n.port === port)!;
     },
     kill: async (node) => killProcess(procOf(node)),
     async healthy(key) {

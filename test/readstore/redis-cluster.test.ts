@@ -4,6 +4,7 @@
  * scans on every master).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { RedisReadStore } from "../../src/infra/readstore/redis.js";
 import { startTestCluster, type TestRedisCluster } from "../support/redis-cluster.js";
 import { readStoreContract } from "./contract.js";
@@ -66,4 +67,44 @@ describe("Redis Cluster: the apply script", () => {
     await expect(store.applyBatch("t", [], 3n, 1n)).rejects.toThrow(/projection t is at 2/);
     await store.close();
   });
+});
+
+// Last in this file: it kills a master of the shared cluster.
+describe("Redis Cluster: a failover that loses the last batches", () => {
+  it("tells the watchers, and the checkpoint read is the promoted replica's (behind: the projector sees the writes lost)", async () => {
+    await cluster.flushall();
+    const client = cluster.client();
+    const store = new RedisReadStore(client);
+    const key = "{lost}:doc";
+    await store.applyBatch("lost", [{ op: "put", key, fields: { n: 1 } }], 1n, null);
+    const master = await cluster.server.masterOf(key);
+    const replica = await cluster.server.replicaOf(master);
+    // The replica holds batch 1: WAIT on a connection to the master that wrote after it.
+    const direct = new Redis(master.url);
+    await direct.set("{lost}:sync", "1");
+    expect(await direct.wait(1, 10_000)).toBe(1);
+    // The replica stops reading; the master drops it once 1 MB waits for it, and goes on acknowledging.
+    await direct.config("SET", "client-output-buffer-limit", "replica 1mb 1mb 0");
+    direct.disconnect();
+    process.kill(replica.pid, "SIGSTOP");
+    const big = "x".repeat(1 << 20);
+    let cp = 1n;
+    try {
+      for (let i = 0; i < 20; i++) await store.applyBatch("lost", [{ op: "put", key, fields: { n: Number(cp + 1n), big } }], cp + 1n, cp++);
+    } finally {
+      process.kill(replica.pid, "SIGCONT");
+    }
+    expect(await store.getCheckpoint("lost")).toBe(21n);
+    const told = new Promise<void>((resolve) => {
+      const stop = store.watchReconnects(() => (stop(), resolve()));
+    });
+    await cluster.server.kill(master);
+    await cluster.server.healthy(key);
+    await told;
+    const after = await store.getCheckpoint("lost");
+    expect(after).toBeDefined();
+    expect(after!).toBeLessThan(21n);
+    await expect(store.applyBatch("lost", [], 22n, 21n)).rejects.toThrow(/projection lost is at/);
+    await store.close();
+  }, 120_000);
 });
