@@ -8,7 +8,8 @@
  * them), in memory otherwise. When Redis cannot answer, each process goes on counting in memory
  * (its insurance limiter): the limit still holds, per process.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../infra/redis-client.js";
+import { redisTargetOf } from "../infra/redis-url.js";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../infra/config.js";
 import type { Principal, Role } from "./auth/tokens.js";
@@ -102,8 +103,10 @@ export const exemptRolesOf = (config: Config): ReadonlySet<Role> => new Set(conf
 
 export async function rateLimitFor(config: Config): Promise<RateLimit> {
   const settings = { requests: config.RATE_LIMIT_REQUESTS, windowS: config.RATE_LIMIT_WINDOW_S, exemptRoles: exemptRolesOf(config), redisUrl: config.REDIS_URL, redisKeyPrefix: config.REDIS_KEY_PREFIX };
+  const target = redisTargetOf(config);
   // Its own connection, failing fast while Redis is away (the insurance limiter counts meanwhile); ioredis is loaded only then.
-  const redis = settings.requests > 0 && settings.redisUrl ? new (await import("ioredis")).Redis(settings.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
+  // Each counter is one key (one slot): it runs on a Redis Cluster as on one server.
+  const redis = settings.requests > 0 && target ? (await import("../infra/redis-client.js")).connectRedis(target, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
   const limit = new RateLimit(settings, redis);
   await limit.connected();
   return limit;

@@ -17,7 +17,8 @@ export function sameRedis(a: string, b: string): boolean {
     const x = new URL(u);
     return `${x.hostname}:${x.port || "6379"}/${x.pathname.replace(/^\//, "") || "0"}`;
   };
-  return norm(a) === norm(b);
+  // b may be a Redis Cluster's nodes (REDIS_CLUSTER=true), comma-separated.
+  return b.split(",").some((node) => norm(a) === norm(node));
 }
 
 export function replayCommand(): Command {

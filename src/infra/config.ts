@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { HealthRule } from "../domain/inventory/health-rules.js";
 import { loadHealthRules } from "./health-rules-file.js";
+import { redisUrlProblem } from "./redis-url.js";
 
 /** The environment variables (docs/configuration.md; the contract in docs/graphql-api.md), validated once at start. */
 const schema = z.object({
@@ -32,7 +33,12 @@ const schema = z.object({
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, '1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit (e.g. cyborg-a)')
     .optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a URL such as redis://localhost:6379").optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/[^,]+(,rediss?:\/\/[^,]+)*$/, "must be a URL such as redis://localhost:6379 (with REDIS_CLUSTER=true, one or more nodes' URLs separated by commas)")
+    .optional(),
+  /** REDIS_URL names nodes of a Redis Cluster (one is enough: the others are learnt from it). */
+  REDIS_CLUSTER: z.enum(["true", "false"]).default("false"),
   /**
    * Put before every key and channel this service uses in Redis (read models, notifications, rate
    * limits), so that deployments can share one Redis on purpose. Empty (the default): the keys as
@@ -201,6 +207,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (c.EVENTSTORE_NAMESPACE && !c.EVENTSTORE_URL) {
     throw new ConfigError(`invalid configuration:\n  EVENTSTORE_NAMESPACE=${JSON.stringify(c.EVENTSTORE_NAMESPACE)}: it names streams in EventStoreDB, so it needs EVENTSTORE_URL (the embedded log has no namespaces)`);
+  }
+  const redisProblem = c.REDIS_URL === undefined ? undefined : redisUrlProblem({ url: c.REDIS_URL, cluster: c.REDIS_CLUSTER === "true" });
+  if (redisProblem) throw new ConfigError(`invalid configuration:\n  REDIS_URL=${JSON.stringify(c.REDIS_URL)}: ${redisProblem}`);
+  if (c.REDIS_CLUSTER === "true" && !c.REDIS_URL) {
+    throw new ConfigError("invalid configuration:\n  REDIS_CLUSTER=true: it says REDIS_URL names a Redis Cluster's nodes, so it needs REDIS_URL (e.g. redis://10.0.0.1:7000,redis://10.0.0.2:7000)");
   }
   if (c.AGENT_GONE_AFTER_PERIODS <= c.AGENT_STALE_AFTER_PERIODS) {
     throw new ConfigError(

@@ -1,6 +1,7 @@
 /**
  * The adapters the configuration asks for: EVENTSTORE_URL selects EventStoreDB over the embedded
- * LMDB log, REDIS_URL selects Redis over in-memory read models and in-process pub/sub. Loaded on
+ * LMDB log, REDIS_URL selects Redis (REDIS_CLUSTER=true: a Redis Cluster) over in-memory read
+ * models and in-process pub/sub. Loaded on
  * demand, so the embedded mode never loads a client it does not use.
  */
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import type { ApplicationOptions } from "../app/application.js";
 import type { Config } from "../infra/config.js";
 import type { EventStore } from "../infra/eventstore/port.js";
 import type { Logger } from "../infra/logger.js";
+import { redisTargetOf } from "../infra/redis-url.js";
 import type { PubSub } from "../infra/pubsub/port.js";
 import type { ReadStore } from "../infra/readstore/port.js";
 import type { SplitReadStore } from "../infra/readstore/split.js";
@@ -69,7 +71,8 @@ export async function openReadSide(config: Config, options: ReadSideOptions = {}
   if (config.readModels === "redis") {
     const [{ RedisReadStore }, { RedisPubSub }] = await Promise.all([import("../infra/readstore/redis.js"), import("../infra/pubsub/redis.js")]);
     const keyPrefix = config.REDIS_KEY_PREFIX;
-    return { readStore: new RedisReadStore(config.REDIS_URL!, { keyPrefix }), pubsub: new RedisPubSub(config.REDIS_URL!, { channelPrefix: keyPrefix }) };
+    const target = redisTargetOf(config)!;
+    return { readStore: new RedisReadStore(target, { keyPrefix }), pubsub: new RedisPubSub(target, { channelPrefix: keyPrefix }) };
   }
   const [{ MemoryReadStore }, { InProcessPubSub }] = await Promise.all([import("../infra/readstore/memory.js"), import("../infra/pubsub/in-process.js")]);
   const memory = new MemoryReadStore();

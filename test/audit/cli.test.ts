@@ -124,6 +124,9 @@ describe("cyborg-es audit and replay", () => {
     }
     expect(sameRedis("redis://127.0.0.1:6379", "redis://127.0.0.1:6379/0")).toBe(true);
     expect(sameRedis("redis://127.0.0.1:6379/1", "redis://127.0.0.1:6379/0")).toBe(false);
+    // REDIS_URL naming a Redis Cluster's nodes: any of them is the live one.
+    expect(sameRedis("redis://127.0.0.1:7001", "redis://127.0.0.1:7000,redis://127.0.0.1:7001")).toBe(true);
+    expect(sameRedis("redis://127.0.0.1:7002", "redis://127.0.0.1:7000,redis://127.0.0.1:7001")).toBe(false);
     // The refusal suggests a database that is not the refused one.
     expect(otherDatabase("redis://127.0.0.1:6379/5")).toBe("redis://127.0.0.1:6379/6");
     expect(otherDatabase("redis://127.0.0.1:6379")).toBe("redis://127.0.0.1:6379/1");

@@ -34,6 +34,18 @@ describe("configuration", () => {
     expect(loadConfig({})).toMatchObject({ eventLog: "lmdb", readModels: "memory" });
   });
 
+  it("takes REDIS_CLUSTER=true with one or more nodes in REDIS_URL, none with a database; several nodes only for a cluster", () => {
+    const nodes = "redis://10.0.0.1:7000,redis://10.0.0.2:7000";
+    expect(loadConfig({ REDIS_URL: nodes, REDIS_CLUSTER: "true" })).toMatchObject({ readModels: "redis", REDIS_CLUSTER: "true" });
+    expect(loadConfig({ REDIS_URL: "redis://10.0.0.1:7000", REDIS_CLUSTER: "true" }).REDIS_CLUSTER).toBe("true");
+    expect(loadConfig({ REDIS_URL: "redis://localhost:6379" }).REDIS_CLUSTER).toBe("false");
+    expect(() => loadConfig({ REDIS_URL: nodes })).toThrow(/REDIS_URL=.*names several nodes: set REDIS_CLUSTER=true/);
+    expect(() => loadConfig({ REDIS_URL: "redis://10.0.0.1:7000/4", REDIS_CLUSTER: "true" })).toThrow(/only database 0/);
+    expect(() => loadConfig({ REDIS_CLUSTER: "true" })).toThrow(/REDIS_CLUSTER=true: .*needs REDIS_URL/);
+    expect(() => loadConfig({ REDIS_URL: "redis://a:1,b:2", REDIS_CLUSTER: "true" })).toThrow(/REDIS_URL=/);
+    expect(() => loadConfig({ REDIS_URL: "redis://a:1", REDIS_CLUSTER: "yes" })).toThrow(/REDIS_CLUSTER="yes"/);
+  });
+
   it("takes EVENTSTORE_NAMESPACE with EVENTSTORE_URL only, and a name that cannot be confused with another stream", () => {
     const url = "esdb://localhost:2113?tls=false";
     expect(loadConfig({ EVENTSTORE_URL: url, EVENTSTORE_NAMESPACE: "cyborg-a" }).EVENTSTORE_NAMESPACE).toBe("cyborg-a");

@@ -1,4 +1,5 @@
-import { Redis } from "ioredis";
+import { Command } from "ioredis";
+import { connectRedis, type RedisClient, type RedisTarget } from "../redis-client.js";
 import type { PubSub, PubSubSubscription } from "./port.js";
 import { SubscriptionQueue } from "./subscription-queue.js";
 
@@ -16,23 +17,27 @@ interface Topic {
  */
 export class RedisPubSub implements PubSub {
   readonly kind = "redis" as const;
-  private readonly pub: Redis;
-  private readonly sub: Redis;
+  private readonly pub: RedisClient;
+  private readonly sub: RedisClient;
   private readonly topics = new Map<string, Topic>();
   private readonly ownsClients: boolean;
 
   /** Put before every channel (REDIS_KEY_PREFIX): deployments sharing one Redis hear only their own. */
   private readonly prefix: string;
 
-  constructor(url: string, options?: { channelPrefix?: string });
+  /** A URL (one server), or a target (one server or a cluster, redis-client.ts). */
+  constructor(target: string | RedisTarget, options?: { channelPrefix?: string });
   /** Clients given are not closed by close(); the subscriber must be dedicated to this pub/sub. */
-  constructor(clients: { publisher: Redis; subscriber: Redis }, options?: { channelPrefix?: string });
-  constructor(arg: string | { publisher: Redis; subscriber: Redis }, options: { channelPrefix?: string } = {}) {
+  constructor(clients: { publisher: RedisClient; subscriber: RedisClient }, options?: { channelPrefix?: string });
+  constructor(arg: string | RedisTarget | { publisher: RedisClient; subscriber: RedisClient }, options: { channelPrefix?: string } = {}) {
     this.prefix = options.channelPrefix ?? "";
-    this.ownsClients = typeof arg === "string";
-    if (typeof arg === "string") {
-      this.pub = new Redis(arg);
-      this.sub = new Redis(arg);
+    this.ownsClients = typeof arg === "string" || "url" in arg;
+    if (typeof arg === "string" || "url" in arg) {
+      // On a cluster, classic PUBLISH reaches the subscribers on every node; ioredis keeps the
+      // subscriptions on one node and moves them to another if that one fails.
+      const target = typeof arg === "string" ? { url: arg, cluster: false } : arg;
+      this.pub = connectRedis(target);
+      this.sub = connectRedis(target);
     } else {
       this.pub = arg.publisher;
       this.sub = arg.subscriber;
@@ -41,7 +46,7 @@ export class RedisPubSub implements PubSub {
   }
 
   async publish(topic: string, payload: unknown): Promise<void> {
-    await this.pub.publish(this.prefix + topic, JSON.stringify(payload));
+    await this.pub.sendCommand(new ChannelPublish(this.prefix + topic, JSON.stringify(payload)));
   }
 
   subscribe<T = unknown>(name: string): PubSubSubscription<T> {
@@ -76,5 +81,22 @@ export class RedisPubSub implements PubSub {
     const topic = this.topics.get(channel.slice(this.prefix.length));
     if (!topic) return;
     for (const s of topic.subs) s.push(JSON.parse(message));
+  }
+}
+
+/**
+ * PUBLISH, sent on a cluster to the master of the channel's slot (ioredis would pick any node for
+ * a command without keys): one node carries each channel's messages, so they arrive in order.
+ */
+class ChannelPublish extends Command {
+  constructor(
+    private readonly channel: string,
+    message: string,
+  ) {
+    super("publish", [channel, message]);
+  }
+
+  override getKeys(): string[] {
+    return [this.channel];
   }
 }

@@ -87,17 +87,25 @@ const loaded = new WeakSet<object>();
  * settles (ioredis may write it again after a reconnection).
  */
 export class ApplyCommand extends Command {
+  private resend = false;
+
   constructor(
     private readonly argc: number,
     private readonly buf: Buffer,
     private readonly end: number,
+    /** The projection's meta key as Redis names it: on a cluster, the command goes to its slot's master. */
+    private readonly meta: string,
   ) {
     super("evalsha", []);
   }
 
+  override getKeys(): Array<string | Buffer> {
+    return [this.meta];
+  }
+
   override toWritable(socket: object): Buffer {
     const count = `*${this.argc + 2}\r\n`;
-    if (!loaded.has(socket)) {
+    if (this.resend || !loaded.has(socket)) {
       loaded.add(socket);
       return Buffer.concat([Buffer.from(count + EVAL, "latin1"), this.buf.subarray(HEADROOM, this.end)]);
     }
@@ -107,10 +115,11 @@ export class ApplyCommand extends Command {
     return this.buf.subarray(start, this.end);
   }
 
-  /** A new command with the same arguments, after NOSCRIPT: it sends the script again. */
-  retry(socket: object | undefined): ApplyCommand {
-    if (socket) loaded.delete(socket);
-    return new ApplyCommand(this.argc, this.buf, this.end);
+  /** A new command with the same arguments, after NOSCRIPT: it sends the script itself, on whichever connection it goes. */
+  retry(): ApplyCommand {
+    const again = new ApplyCommand(this.argc, this.buf, this.end, this.meta);
+    again.resend = true;
+    return again;
   }
 }
 

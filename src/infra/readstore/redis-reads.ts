@@ -2,12 +2,13 @@
  * The read side of the Redis read store: one pipeline per read (one round trip, whatever the
  * number of keys), guarded by the serving marks when asked, and the decoding of its replies.
  */
-import { ReplyError, type Redis } from "ioredis";
+import { ReplyError } from "ioredis";
+import type { RedisClient as Redis } from "../redis-client.js";
+import { pipelineOf, type Pipeline } from "./redis-pipeline.js";
 import { ReadStoreUnavailableError } from "./port.js";
 import { compareEntries, decodeCursor, encodeCursor, metaKey, projectionsOfKeys } from "./keys-and-cursors.js";
 import type { Doc, RangeItem, RangeOptions, RangePage } from "./port.js";
 
-type Pipeline = ReturnType<Redis["pipeline"]>;
 
 export interface Read {
   p: Pipeline;
@@ -24,7 +25,7 @@ export interface Read {
 export function openRead(client: Redis, keys: readonly string[], guard: boolean, prefix = ""): Read {
   const names = guard ? projectionsOfKeys(keys) : [];
   if (guard && client.status !== "ready") throw new ReadStoreUnavailableError(names, `Redis is ${client.status}`);
-  const p = client.pipeline();
+  const p = pipelineOf(client);
   for (const n of names) p.hexists(prefix + metaKey(n), "serving");
   return {
     p,

@@ -2,12 +2,13 @@
  * The write side of the Redis read store: a batch is compiled against what the index cache knows
  * (redis-batch.ts, after one read of what it lacks) and sent as one apply script (redis-apply.ts).
  */
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../redis-client.js";
 import { CheckpointMismatchError, type Origin, type Write } from "./port.js";
 import { metaKey, padPosition } from "./keys-and-cursors.js";
 import { ApplyCommand, BufferPool, HEADROOM } from "./redis-apply.js";
 import { IndexCache, unknowns } from "./index-cache.js";
 import { compileBatch } from "./redis-batch.js";
+import { pipelineOf } from "./redis-pipeline.js";
 import { run } from "./redis-reads.js";
 
 export class RedisBatchWriter {
@@ -88,10 +89,10 @@ export class RedisBatchWriter {
     if (cache.oversized) cache.reset(false);
     const guard = expected === undefined ? "*" : expected === null ? "-" : padPosition(expected);
     const { argc, buf, end } = compiled.ops.command(compiled.keys, [guard, padPosition(checkpoint), origin?.log ?? "", origin?.event ?? ""], this.buffers.take(), HEADROOM, this.keyPrefix);
-    const command = new ApplyCommand(argc, buf, end);
+    const command = new ApplyCommand(argc, buf, end, this.keyPrefix + metaKey(projection));
     const reply = (this.client.sendCommand(command) as Promise<unknown>).catch((err: Error) => {
       if (!err.message.startsWith("NOSCRIPT")) throw err;
-      return this.client.sendCommand(command.retry(this.client.stream));
+      return this.client.sendCommand(command.retry());
     });
     const release = () => this.buffers.give(buf);
     reply.then(release, release);
@@ -107,7 +108,7 @@ export class RedisBatchWriter {
 
   /** Reads, in one round trip, the family values and order scores the cache lacks. */
   private async readUnknowns(need: ReturnType<typeof unknowns>, cache: IndexCache): Promise<void> {
-    const p = this.client.pipeline();
+    const p = pipelineOf(this.client);
     const asked: Array<[kind: "value" | "score", key: string, members: string[]]> = [];
     for (const [family, members] of need.values) {
       const list = [...members];

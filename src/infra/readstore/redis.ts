@@ -1,4 +1,5 @@
-import { Redis } from "ioredis";
+import { connectRedis, watchDataChanges, type RedisClient, type RedisTarget } from "../redis-client.js";
+import { pipelineOf } from "./redis-pipeline.js";
 import { metaKey, padPosition } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { dumpKeys, scanKeys } from "./redis-dump.js";
@@ -23,15 +24,17 @@ export interface RedisReadStoreOptions {
  */
 export class RedisReadStore implements ReadStore {
   readonly kind = "redis" as const;
-  private readonly client: Redis;
+  private readonly client: RedisClient;
   private readonly ownsClient: boolean;
   private readonly writer: RedisBatchWriter;
   private readonly prefix: string;
   private guardReads = false;
 
-  constructor(client: Redis | string, options: RedisReadStoreOptions = {}) {
-    const c = typeof client === "string" ? new Redis(client) : client;
-    this.ownsClient = options.ownsClient ?? typeof client === "string";
+  /** `client`: a connection, or what to connect to (a URL: one server). */
+  constructor(client: RedisClient | RedisTarget | string, options: RedisReadStoreOptions = {}) {
+    const made = typeof client === "string" || "url" in client;
+    const c = typeof client === "string" ? connectRedis({ url: client, cluster: false }) : "url" in client ? connectRedis(client) : client;
+    this.ownsClient = options.ownsClient ?? made;
     this.client = c;
     this.prefix = checkKeyPrefix(options.keyPrefix ?? "");
     this.writer = new RedisBatchWriter(c, this.prefix);
@@ -47,14 +50,14 @@ export class RedisReadStore implements ReadStore {
 
   async getCheckpoints(projections: readonly string[]): Promise<Array<bigint | undefined>> {
     if (projections.length === 0) return [];
-    const p = this.client.pipeline();
+    const p = pipelineOf(this.client);
     for (const name of projections) p.hget(this.meta(name), "checkpoint");
     return (await run<string | null>(p)).map((v) => (v === null ? undefined : BigInt(v)));
   }
 
   async getStamps(projections: readonly string[]): Promise<Array<Stamp | undefined>> {
     if (projections.length === 0) return [];
-    const p = this.client.pipeline();
+    const p = pipelineOf(this.client);
     for (const name of projections) p.hmget(this.meta(name), "checkpoint", "log", "event");
     return (await run<Array<string | null>>(p)).map(([cp, log, event]) => {
       if (cp == null) return undefined;
@@ -62,15 +65,9 @@ export class RedisReadStore implements ReadStore {
     });
   }
 
-  /** ioredis says "ready" at each connection; the first one (or the one under way) is no reconnection. */
+  /** A server reached again after a lost connection, or on a cluster a slot served by another master (redis-client.ts). */
   watchReconnects(listener: () => void): () => void {
-    let connected = this.client.status === "ready";
-    const onReady = () => {
-      if (connected) listener();
-      connected = true;
-    };
-    this.client.on("ready", onReady);
-    return () => this.client.off("ready", onReady);
+    return watchDataChanges(this.client, listener);
   }
 
   async drop(projection: string): Promise<void> {
@@ -101,7 +98,7 @@ export class RedisReadStore implements ReadStore {
 
   async serving(projections: readonly string[]): Promise<boolean[]> {
     if (projections.length === 0) return [];
-    const p = this.client.pipeline();
+    const p = pipelineOf(this.client);
     for (const name of projections) p.hexists(this.meta(name), "serving");
     return (await run<number>(p)).map((v) => v === 1);
   }
