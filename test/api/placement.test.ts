@@ -6,7 +6,7 @@ import { OsAcc } from "../../src/clients/osacc/index.js";
 
 let t: TestService;
 
-const region = (host: string, handles: number) => [
+const region = (host: string, handles: number, rc = "FPGA") => [
   {
     type: "FPGA",
     vendor: "0xABCD",
@@ -17,7 +17,7 @@ const region = (host: string, handles: number) => [
         name: `${host}_FakeDevice`,
         numAccelerators: handles,
         driverName: "fake",
-        attributes: [{ key: "rc", value: "FPGA" }, { key: "trait0", value: "CUSTOM_FPGA_REGION_FAKE_R1" }],
+        attributes: [{ key: "rc", value: rc }, { key: "trait0", value: "CUSTOM_FPGA_REGION_FAKE_R1" }],
         attachHandles: Array.from({ length: handles }, (_, i) => ({ type: "TEST_PCI", info: { domain: "0000", bus: "0c", device: "01", function: String(i) } })),
       },
     ],
@@ -86,5 +86,19 @@ describe("placement", () => {
     expect(attached).toHaveLength(1);
     const { acceleratorRequests } = await t.ok("admin", `query { acceleratorRequests(filter: { instanceUuid: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d04" }) { nodes { hostname state } } }`);
     expect(acceleratorRequests.nodes).toEqual([{ hostname: "three", state: "BOUND" }]);
+  });
+
+  it("follows the read models between answers: a host reported since counts, and a host whose devices left does not", async () => {
+    const q = `query($n: String!) { placementCapacity(deviceProfileName: $n) { total hosts { hostname count } } }`;
+    await t.ok("admin", PROFILE, { p: { name: "feed-1", groups: [{ "resources:CUSTOM_FEED": "1" }] } });
+    expect((await t.ok("admin", q, { n: "feed-1" })).placementCapacity).toEqual({ total: 0, hosts: [] });
+    await t.ok("admin", op.REPORT, { hostname: "four", devices: region("four", 2, "CUSTOM_FEED") });
+    expect((await t.ok("admin", q, { n: "feed-1" })).placementCapacity).toEqual({ total: 2, hosts: [{ hostname: "four", count: 2 }] });
+    const m = `mutation($n: String!, $i: ID!) { placeAcceleratorRequests(deviceProfileName: $n, instanceUuid: $i) { hostname } }`;
+    expect((await t.ok("service", m, { n: "feed-1", i: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d05" })).placeAcceleratorRequests.hostname).toBe("four");
+    expect((await t.ok("admin", q, { n: "feed-1" })).placementCapacity).toEqual({ total: 1, hosts: [{ hostname: "four", count: 1 }] });
+    await t.ok("admin", op.REPORT, { hostname: "five", devices: region("five", 1, "CUSTOM_FEED") });
+    await t.ok("admin", op.REPORT, { hostname: "five", devices: [] });
+    expect((await t.ok("admin", q, { n: "feed-1" })).placementCapacity).toEqual({ total: 1, hosts: [{ hostname: "four", count: 1 }] });
   });
 });
