@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, TOKENS, type TestService } from "./harness.js";
 import * as op from "./operations.js";
 import { OsAcc } from "../../src/clients/osacc/index.js";
+import { bindPatch, restClient } from "../rest/support.js";
 
 let t: TestService;
 
@@ -100,5 +101,40 @@ describe("placement", () => {
     await t.ok("admin", op.REPORT, { hostname: "five", devices: region("five", 1, "CUSTOM_FEED") });
     await t.ok("admin", op.REPORT, { hostname: "five", devices: [] });
     expect((await t.ok("admin", q, { n: "feed-1" })).placementCapacity).toEqual({ total: 1, hosts: [{ hostname: "four", count: 1 }] });
+  });
+
+  it("explains one ARQ (its group, its project's quota), and a bind refused on its provider carries the short form, over GraphQL and REST", async () => {
+    await t.ok("admin", op.REPORT, { hostname: "six", devices: region("six", 1, "CUSTOM_BIND") });
+    await t.ok("admin", PROFILE, { p: { name: "bind-1", groups: [{ "resources:CUSTOM_BIND": "1" }] } });
+    const rp = (await t.ok("service", op.RPS, { hostname: "six" })).resourceProviders[0].uuid as string;
+    const [first] = (await t.ok("member", op.CREATE_ARQS, { name: "bind-1" })).createAcceleratorRequests;
+    const [second] = (await t.ok("member", op.CREATE_ARQS, { name: "bind-1" })).createAcceleratorRequests;
+    await t.ok("service", op.BIND, { bindings: [{ arqUuid: first.uuid, hostname: "six", deviceRpUuid: rp, instanceUuid: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d06" }] });
+
+    // A provider that cannot take the group is refused at once (a busy one starts the bind, which waits).
+    const fpga = (await t.ok("service", op.RPS, { hostname: "one" })).resourceProviders[0].uuid as string;
+    const refused = await t.gql("service", op.BIND, { bindings: [{ arqUuid: second.uuid, hostname: "one", deviceRpUuid: fpga, instanceUuid: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d07" }] });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({
+      field: "bindings[0].deviceRpUuid",
+      details: { explanation: { fitting: 0, byRule: expect.arrayContaining([{ rule: "NO_FREE_HANDLE", hosts: 1 }]), target: { hostname: "one", rpUuid: fpga, ruledOut: { rule: "RESOURCE_CLASS" } } } },
+    });
+
+    const rest = restClient(t.url);
+    const r = await rest.call("service", "PATCH", "/v2/accelerator_requests", { body: bindPatch([second.uuid], { hostname: "one", rp: fpga, instance: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d08" }) });
+    expect(r.status, r.text).toBeGreaterThanOrEqual(400);
+    expect(r.fault).toMatchObject({ code: refused.errors![0]!.extensions!.code, details: { explanation: { target: { rpUuid: fpga, ruledOut: { rule: "RESOURCE_CLASS" } } } } });
+
+    const q = `query($a: ID!) { explainPlacement(arqUuid: $a) { hosts fitting byRule { rule hosts } detail { hostname ruledOut { rule } }
+      acceleratorRequest { uuid state } quota { projectId classes { resourceClass usage } } } }`;
+    const e = (await t.ok("admin", q, { a: second.uuid })).explainPlacement;
+    expect(e.acceleratorRequest).toEqual({ uuid: second.uuid, state: "INITIAL" });
+    expect(e.quota.projectId).toBe(first.projectId);
+    expect(e.quota.classes).toContainEqual({ resourceClass: "CUSTOM_BIND", usage: 2 });
+    expect(e.fitting).toBe(0);
+    expect(e.detail.find((d: { hostname: string }) => d.hostname === "six").ruledOut.rule).toBe("NO_FREE_HANDLE");
+    // An ARQ of another project is not found for a project's token, as everywhere.
+    const other = await t.gql("member2", q, { a: second.uuid });
+    expect(other.errors?.[0]?.extensions?.code).toMatch(/NOT_FOUND|FORBIDDEN/);
+    expect((await t.gql("admin", q.replace("arqUuid: $a", "arqUuid: $a, deviceProfileName: \"bind-1\""), { a: second.uuid })).errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
   });
 });
