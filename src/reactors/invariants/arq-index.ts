@@ -42,10 +42,11 @@ export class ArqIndex {
       this.entry(d.arqUuid).handles.delete(d.hostname);
       return [d.arqUuid];
     }
-    if (e.type === "QuotaClaimed" || e.type === "QuotaReleased") {
+    if (e.type === "QuotaClaimed" || e.type === "QuotaBackfilled" || e.type === "QuotaReleased") {
       const d = e.data as { projectId: string; claims?: ReadonlyArray<{ arqUuid: string }>; arqUuids?: readonly string[] };
-      const arqUuids = e.type === "QuotaClaimed" ? (d.claims ?? []).map((c) => c.arqUuid) : [...(d.arqUuids ?? [])];
-      for (const id of arqUuids) this.entry(id).claimedBy = e.type === "QuotaClaimed" ? d.projectId : null;
+      const claimed = e.type !== "QuotaReleased";
+      const arqUuids = claimed ? (d.claims ?? []).map((c) => c.arqUuid) : [...(d.arqUuids ?? [])];
+      for (const id of arqUuids) this.entry(id).claimedBy = claimed ? d.projectId : null;
       return arqUuids;
     }
     if (e.type === "DeviceProfileArqsCreated" || e.type === "DeviceProfileArqsDeleted") {
