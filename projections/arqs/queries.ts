@@ -60,3 +60,15 @@ export async function countProjectArqs(store: ReadStore, projectId: string): Pro
   const [index] = filterIndexes(k, FAMILIES, { projectId }, ["projectId"], "all");
   return (await store.count([index!]))[0]!;
 }
+
+/** Every live ARQ of a project (its uuid and group), page by page: what its quota backfill counts. */
+export async function liveArqsOf(store: ReadStore, projectId: string): Promise<Array<{ arqUuid: string; group: Readonly<Record<string, string>> }>> {
+  const out: Array<{ arqUuid: string; group: Readonly<Record<string, string>> }> = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await listArqs(store, { projectId }, 500, after);
+    for (const a of page.items) out.push({ arqUuid: a.uuid, group: a.group });
+    if (!page.hasNextPage || page.cursors.length === 0) return out;
+    after = page.cursors[page.cursors.length - 1];
+  }
+}

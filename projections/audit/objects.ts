@@ -93,6 +93,7 @@ export const OBJECTS: Objects = {
   QuotaLimitsSet: () => [],
   QuotaClaimed: (d) => d.claims.map((c) => c.arqUuid),
   QuotaReleased: (d) => [...d.arqUuids],
+  QuotaBackfilled: (d) => d.claims.map((c) => c.arqUuid),
 };
 
 /** The distinct objects an event names, but the one whose own stream holds it (none for an event type of no aggregate). */

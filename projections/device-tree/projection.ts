@@ -16,6 +16,7 @@
  *   :children-by-parent:<parent>   zset  child deployables in the order they were added
  *   :handle:<uuid>                 hash  uuid type info inUse arqUuid deployableUuid deviceUuid hostname lost
  *   :handles-of:<deployable>       zset  handle uuids by the position that added them
+ *   :changed-hosts                 zset  hostnames by the position of the last event on their stream (shared/changed-hosts.ts)
  *
  * Removal events are expected bottom-up (handles, deployables, then the device), as the host
  * decider emits them; each removes only its own keys.
@@ -27,6 +28,7 @@ import type { Projection } from "../../src/reactors/projector/projection.js";
 import { initialCleaning } from "../../src/domain/inventory/cleaning.js";
 import { CLEANING_EVENT_TYPES, type CleaningEvent } from "../../src/domain/inventory/cleaning-events.js";
 import { HEALTHY } from "../../src/domain/inventory/health.js";
+import { markingHost } from "../shared/changed-hosts.js";
 import { DEPLOYABLE_EVENTS, deployableWrites } from "../shared/deployables.js";
 import { deviceDocFields, deviceView, handleView, taintField } from "../shared/device-views.js";
 import { indexFamilies, keys, score } from "../shared/keys.js";
@@ -69,6 +71,10 @@ export const eventTypes = [
 ] as const;
 
 export function project(event: RecordedEvent): Write[] {
+  return markingHost(k, event, projectInventory(event));
+}
+
+function projectInventory(event: RecordedEvent): Write[] {
   const e = event as Recorded<InventoryEvent>;
   switch (e.type) {
     case "DeviceDiscovered":

@@ -3,6 +3,7 @@ import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { childrenOf as groupChildren, readDeployables, type DeployableView } from "../shared/deployables.js";
 import { deviceViewOfDoc, type AttachHandleView, type DeviceView } from "../shared/device-views.js";
 import { filterIndexes, pageOf, type Page } from "../shared/page.js";
+import { hostsChangedSince as changedSince } from "../shared/changed-hosts.js";
 import { DEVICE_FAMILIES, k } from "./projection.js";
 
 export type { AttachHandleView, DeployableView, DeviceView };
@@ -42,4 +43,9 @@ export async function getHandles(store: ReadStore, uuids: readonly string[]): Pr
 
 export function handlesByDeployable(store: ReadStore, deployableUuids: readonly string[]): Promise<AttachHandleView[][]> {
   return groupChildren(store, deployableUuids.map((u) => k("handles-of", u)), (u) => getHandles(store, u));
+}
+
+/** Hosts whose devices changed at or after `position`. */
+export function hostsChangedSince(store: ReadStore, position: bigint | undefined): Promise<string[]> {
+  return changedSince(store, k, position);
 }

@@ -19,12 +19,14 @@
  *                                  or failed; or left the report while allocated: src/domain/inventory/resource-providers.ts)
  *   :all                     zset  deployable uuids by the position that added them
  *   :by-host:<hostname>      zset  the same, per host
+ *   :changed-hosts           zset  hostnames by the position of the last event on their stream (shared/changed-hosts.ts)
  */
 import type { InventoryEvent } from "../../src/domain/events.js";
 import { PROVIDER_EVENT_TYPES } from "../../src/domain/inventory/resource-providers.js";
 import type { RecordedEvent, Recorded } from "../../src/infra/eventstore/port.js";
 import type { Write } from "../../src/infra/readstore/port.js";
 import type { Projection } from "../../src/reactors/projector/projection.js";
+import { markingHost } from "../shared/changed-hosts.js";
 import { attributeWrites } from "../shared/deployables.js";
 import { taintField } from "../shared/device-views.js";
 import { keys, score } from "../shared/keys.js";
@@ -36,6 +38,10 @@ export const k = keys(name);
 export const eventTypes = [...PROVIDER_EVENT_TYPES, "AttachHandleAdded", "AttachHandleAllocated", "AttachHandleReleased"] as const;
 
 export function project(event: RecordedEvent): Write[] {
+  return markingHost(k, event, projectInventory(event));
+}
+
+function projectInventory(event: RecordedEvent): Write[] {
   const e = event as Recorded<InventoryEvent>;
   switch (e.type) {
     case "DeviceDiscovered":

@@ -6,6 +6,7 @@ import type { CapacityDraw } from "../../src/domain/inventory/events.js";
 import type { DriverCapacity } from "../../src/domain/inventory/partitioning-report.js";
 import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { attributesView } from "../shared/deployables.js";
+import { hostsChangedSince as changedSince } from "../shared/changed-hosts.js";
 import { k } from "./projection.js";
 
 export type ResourceProviderView = {
@@ -139,4 +140,9 @@ export async function fleetView(store: ReadStore): Promise<{ capacity: HostCapac
   const devices = new Map<string, DeviceLifecycleState>();
   for (const rp of rps) devices.set(rp.deviceUuid, rp.deviceState);
   return { capacity: capacityOf(rps), devices: [...devices].map(([deviceUuid, state]) => ({ deviceUuid, state })) };
+}
+
+/** Hosts whose providers changed at or after `position` (every host with a provider's event when undefined). */
+export function hostsChangedSince(store: ReadStore, position: bigint | undefined): Promise<string[]> {
+  return changedSince(store, k, position);
 }

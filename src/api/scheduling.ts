@@ -1,14 +1,12 @@
 /**
  * The placement engine's read side, shared by GraphQL (explainPlacement, placementCapacity,
  * placeAcceleratorRequests): each host's resource providers and their devices from the read
- * models, as the engine's candidates (src/domain/scheduling/), and the placing of ARQs where the
- * engine chose, retried on the next choice when a bind loses a race.
+ * models, as the engine's candidates (src/domain/scheduling/), kept across decisions and read
+ * again where the models changed (kept-candidates.ts), and the placing of ARQs where the engine
+ * chose, retried on the next choice when a bind loses a race.
  */
-import { getDevices } from "../../projections/device-tree/queries.js";
 import { getProfileByName } from "../../projections/device-profiles/queries.js";
-import { listResourceProviders } from "../../projections/resource-providers/queries.js";
 import type { ArqView } from "../domain/arqs/view.js";
-import type { DeviceTopology } from "../domain/inventory/topology-report.js";
 import {
   capacity,
   explain,
@@ -18,7 +16,6 @@ import {
   shortExplanation,
   withoutCandidates,
   type Capacity,
-  type CandidateHost,
   type CandidateIndex,
   type Explanation,
   type PlacementLimits,
@@ -28,6 +25,7 @@ import { validateGroups } from "../domain/device-profiles/validation.js";
 import { DomainError, type CommandContext } from "../domain/shared/types.js";
 import type { ReadStore } from "../infra/readstore/port.js";
 import type { Application } from "../app/application.js";
+import { CandidatesFeed } from "./kept-candidates.js";
 
 /** Hosts a request may name. */
 export const MAX_PLACEMENT_HOSTS = 1000;
@@ -44,37 +42,23 @@ export async function placementRequest(store: ReadStore, spec: RequestSpec): Pro
   return requestOf(profile.groups, profile.enabled);
 }
 
-/** Every host's candidates (or the named hosts'), indexed. `stale`: whether a host's agent stopped reporting. */
-export async function placementCandidates(store: ReadStore, stale: (hostname: string) => boolean, hosts?: readonly string[] | null): Promise<CandidateIndex> {
+const feeds = new WeakMap<ReadStore, CandidatesFeed>();
+
+/**
+ * The candidates kept for this read store (one per process: the API's guarded view), read again
+ * only where the read models changed (kept-candidates.ts); with `hosts`, only those hosts.
+ */
+export async function placementCandidates(store: ReadStore, hosts?: readonly string[] | null): Promise<CandidateIndex> {
   if (hosts && hosts.length > MAX_PLACEMENT_HOSTS) throw new DomainError("BAD_USER_INPUT", `at most ${MAX_PLACEMENT_HOSTS} hosts per call, got ${hosts.length}`, "hosts");
-  const rps = hosts ? (await Promise.all([...new Set(hosts)].map((h) => listResourceProviders(store, h)))).flat() : await listResourceProviders(store);
-  const deviceUuids = [...new Set(rps.map((rp) => rp.deviceUuid))];
-  const devices = new Map((await getDevices(store, deviceUuids)).flatMap((d) => (d ? [[d.uuid, d] as const] : [])));
-  const byHost = new Map<string, CandidateHost>();
-  for (const rp of rps) {
-    const d = devices.get(rp.deviceUuid);
-    const lifecycle = !d || d.lost ? "LOST" : d.failure ? "FAILED" : d.cleaningInFlight ? "CLEANING" : d.qualifyingSince ? "QUALIFYING" : "AVAILABLE";
-    // A tainted device's capacity is reserved in Placement; here the taint rule (and the group's tolerations) decides.
-    const reserved = d && d.taints.length > 0 && lifecycle === "AVAILABLE" ? 0 : rp.reserved;
-    let host = byHost.get(rp.parentProviderName);
-    if (!host) byHost.set(rp.parentProviderName, (host = { hostname: rp.parentProviderName, stale: stale(rp.parentProviderName), providers: [] }));
-    (host.providers as CandidateHost["providers"][number][]).push({
-      rpUuid: rp.uuid,
-      deviceUuid: rp.deviceUuid,
-      resourceClass: rp.resourceClass,
-      traits: new Set(rp.traits),
-      free: Math.max(0, rp.total - reserved - rp.used),
-      taints: d?.taints ?? [],
-      lifecycle,
-      topology: ((d as { topology?: DeviceTopology | null } | undefined)?.topology ?? null),
-    });
-  }
-  return indexCandidates([...byHost.values()]);
+  let feed = feeds.get(store);
+  if (!feed) feeds.set(store, (feed = new CandidatesFeed(store)));
+  const index = await feed.current();
+  return hosts ? indexCandidates([...new Set(hosts)].flatMap((h) => index.byName.get(h) ?? [])) : index;
 }
 
 export async function explainPlacement(store: ReadStore, stale: (h: string) => boolean, spec: RequestSpec, limits: PlacementLimits, detail = 20): Promise<Explanation> {
-  const [request, index] = await Promise.all([placementRequest(store, spec), placementCandidates(store, stale, limits.hosts)]);
-  return explain(request, index, limits, Math.max(0, Math.min(detail, 200)));
+  const [request, index] = await Promise.all([placementRequest(store, spec), placementCandidates(store, limits.hosts)]);
+  return explain(request, index, { ...limits, stale }, Math.max(0, Math.min(detail, 200)));
 }
 
 export async function placementCapacity(
@@ -83,8 +67,8 @@ export async function placementCapacity(
   spec: RequestSpec,
   without: { hosts?: readonly string[]; devices?: readonly string[] } = {},
 ): Promise<Capacity> {
-  const [request, index] = await Promise.all([placementRequest(store, spec), placementCandidates(store, stale)]);
-  return capacity(request, withoutCandidates(index, without));
+  const [request, index] = await Promise.all([placementRequest(store, spec), placementCandidates(store)]);
+  return capacity(request, withoutCandidates(index, without), { stale });
 }
 
 /**
@@ -101,8 +85,8 @@ export async function placeArqs(
   target: { instanceUuid: string; limits: PlacementLimits; allocate: boolean },
 ): Promise<{ arqs: ArqView[]; hostname: string; alternatives: number[] }> {
   const stale = (h: string) => app.agentUnavailable(h) !== null;
-  const [request, index] = await Promise.all([placementRequest(store, spec), placementCandidates(store, stale, target.limits.hosts)]);
-  const decision = place(request, index, target.limits, MAX_PLACEMENT_TRIES);
+  const [request, index] = await Promise.all([placementRequest(store, spec), placementCandidates(store, target.limits.hosts)]);
+  const decision = place(request, index, { ...target.limits, stale }, MAX_PLACEMENT_TRIES);
   if (!decision.ok) throw refusal(decision.explanation);
   let lastErr: unknown = null;
   for (const choice of decision.choices) {

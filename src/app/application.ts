@@ -337,8 +337,8 @@ export class Application {
    * Checks an ARQ against the hosts that may hold a handle for it and its profile, and repairs
    * what a decision stopped halfway left behind (the invariant checker's step); the repairs done.
    */
-  repairArqInvariants(ctx: CommandContext, arqUuid: string, hostnames: readonly string[]): Promise<arqs.Repair[]> {
-    return arqs.repairArq(this.streams, ctx, arqUuid, hostnames);
+  repairArqInvariants(ctx: CommandContext, arqUuid: string, hostnames: readonly string[], claimedBy: string | null = null): Promise<arqs.Repair[]> {
+    return arqs.repairArq(this.streams, ctx, arqUuid, hostnames, claimedBy);
   }
 
   getArq(arqUuid: string): Promise<ArqView | null> {

@@ -114,6 +114,7 @@ const TELL: Tellers = {
   QuotaLimitsSet: (d) => `quota limits of project ${d.projectId} set: ${Object.entries(d.limits).map(([c, n]) => `${c}=${n ?? "default"}`).join(", ")}`,
   QuotaClaimed: (d) => `project ${d.projectId}'s quota claimed for ${d.claims.length} ARQ(s)`,
   QuotaReleased: (d) => `project ${d.projectId}'s quota released for ${d.arqUuids.length} ARQ(s)`,
+  QuotaBackfilled: (d) => `project ${d.projectId}'s quota counted its ${d.claims.length} ARQ(s) made before it`,
 };
 
 /**

@@ -1,7 +1,7 @@
 /**
  * `cyborg-es place|explain|capacity`: the placement engine from the command line
  * (docs/scheduling.md). `place` creates a profile's ARQs and binds them where the engine chose;
- * `explain` says per host and provider why a profile does not fit; `capacity` counts how many more
+ * `explain` says per host and provider why a profile (or one ARQ's group, `--arq`) does not fit; `capacity` counts how many more
  * fit, with `--without-host`/`--without-device` for a what-if.
  */
 import { Command } from "commander";
@@ -28,23 +28,41 @@ export function placeCommand(): Command {
     });
 }
 
+type RuledOutText = { rule: string; message: string; change: string } | null;
+interface ExplainAnswer {
+  hosts: number;
+  fitting: number;
+  byRule: unknown[];
+  detail: Array<{ hostname: string; ruledOut: RuledOutText }>;
+  acceleratorRequest?: { uuid: string; state: string; hostname: string | null; deviceRpUuid: string | null; deviceProfileName: string; projectId: string | null } | null;
+  quota?: { classes: Array<{ resourceClass: string; limit: number | null; usage: number }> } | null;
+}
+
+const EXPLANATION = `hosts fitting byRule { rule hosts } detail { hostname ruledOut { rule message change }
+  groups { group providers { rpUuid deviceUuid alternative ruledOut { rule message change } } } }`;
+
 export function explainCommand(): Command {
   return withService(new Command("explain"))
-    .description("why a profile does not fit: hosts per rule, then the hosts closest to fitting with each provider's reason")
-    .argument("<deviceProfileName>")
-    .option("--host <name>", "only this host (repeatable)", collect, [])
+    .description("why a profile (or one ARQ, --arq) does not fit: hosts per rule, then the hosts closest to fitting with each provider's reason")
+    .argument("[deviceProfileName]")
+    .option("--arq <uuid>", "explain this ARQ: its group, its project's quota, and why it is not bound where it is not")
+    .option("--host <name>", "only this host (repeatable; not with --arq)", collect, [])
     .option("--detail <n>", "hosts given in detail", (v) => Number.parseInt(v, 10), 20)
     .option("--json", "print the whole explanation as JSON", false)
-    .action(async (name: string, o: { host: string[]; detail: number; json: boolean }, cmd: Command) => {
-      const q = `query($n: String!, $h: [String!], $d: Int) { explainPlacement(deviceProfileName: $n, hosts: $h, detail: $d) {
-        hosts fitting byRule { rule hosts } detail { hostname ruledOut { rule message change }
-        groups { group providers { rpUuid deviceUuid alternative ruledOut { rule message change } } } } } }`;
-      const { explainPlacement: e } = await callService<{ explainPlacement: { hosts: number; fitting: number; byRule: unknown[]; detail: Array<{ hostname: string; ruledOut: { rule: string; message: string; change: string } | null }> } }>(
-        client(cmd),
-        q,
-        { n: name, h: o.host.length ? o.host : null, d: o.detail },
-      );
+    .action(async (name: string | undefined, o: { arq?: string; host: string[]; detail: number; json: boolean }, cmd: Command) => {
+      if ((name === undefined) === (o.arq === undefined)) cmd.error("give a device profile's name or --arq UUID (one of them)");
+      const q = o.arq
+        ? `query($a: ID!, $d: Int) { explainPlacement(arqUuid: $a, detail: $d) { ${EXPLANATION}
+            acceleratorRequest { uuid state hostname deviceRpUuid deviceProfileName projectId } quota { classes { resourceClass limit usage } } } }`
+        : `query($n: String!, $h: [String!], $d: Int) { explainPlacement(deviceProfileName: $n, hosts: $h, detail: $d) { ${EXPLANATION} } }`;
+      const vars = o.arq ? { a: o.arq, d: o.detail } : { n: name, h: o.host.length ? o.host : null, d: o.detail };
+      const { explainPlacement: e } = await callService<{ explainPlacement: ExplainAnswer }>(client(cmd), q, vars);
       if (o.json) return print(e);
+      const arq = e.acceleratorRequest;
+      if (arq) {
+        console.log(`ARQ ${arq.uuid} (${arq.deviceProfileName}, project ${arq.projectId ?? "none"}): ${arq.state}${arq.hostname ? ` on ${arq.hostname}, provider ${arq.deviceRpUuid}` : ""}`);
+        for (const c of e.quota?.classes ?? []) console.log(`quota ${c.resourceClass}: ${c.usage} used of ${c.limit ?? "no limit"}`);
+      }
       console.log(`${e.fitting} of ${e.hosts} host(s) fit now`);
       printTable(e.detail.map((d) => ({ host: d.hostname, rule: d.ruledOut?.rule ?? "FITS", why: d.ruledOut?.message ?? "", change: d.ruledOut?.change ?? "" })), "no hosts");
     });

@@ -7,6 +7,7 @@ import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { EvictionNotifier } from "../../projections/arqs/eviction-notifier.js";
 import { projections } from "../../projections/index.js";
 import { fleetView } from "../../projections/resource-providers/queries.js";
+import { liveArqsOf } from "../../projections/arqs/queries.js";
 import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, rebuildLog, snapshotDir } from "./adapters.js";
 import { ReportAdmission } from "../api/report-admission.js";
 import { StateSnapshots } from "../reactors/follower/state-snapshots.js";
@@ -115,7 +116,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       log.warn({ retentionDays: config.RETENTION_DAYS }, "RETENTION_DAYS is not applied on EventStoreDB: archive ended streams by hand with $tb and a scavenge (docs/audit.md, \"Retention\"), or set RETENTION_DAYS=0 to silence this");
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
-    const quota = arqQuota(config);
+    // A project's ARQs made before its quota stream are counted once, from the arqs read model, on the stream's first use.
+    const quota = { ...arqQuota(config), existing: (projectId: string) => liveArqsOf(readStore, projectId) };
     const liveness = { intervalS: config.AGENT_REPORT_INTERVAL_S, staleAfter: config.AGENT_STALE_AFTER_PERIODS, goneAfter: config.AGENT_GONE_AFTER_PERIODS };
     const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config), liveness, healthRules: config.healthRules, keepIdlePartitions: config.PARTITION_KEEP_IDLE === "true", hostBooks: { maxEvents: config.HOST_PERIOD_EVENTS, maxDays: config.HOST_PERIOD_DAYS } }));
     // Every replica hears every agent's reports: liveness is the same whichever replica is asked.

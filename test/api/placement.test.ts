@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, TOKENS, type TestService } from "./harness.js";
 import * as op from "./operations.js";
 import { OsAcc } from "../../src/clients/osacc/index.js";
+import { bindPatch, restClient } from "../rest/support.js";
 
 let t: TestService;
 
-const region = (host: string, handles: number) => [
+const region = (host: string, handles: number, rc = "FPGA") => [
   {
     type: "FPGA",
     vendor: "0xABCD",
@@ -17,7 +18,7 @@ const region = (host: string, handles: number) => [
         name: `${host}_FakeDevice`,
         numAccelerators: handles,
         driverName: "fake",
-        attributes: [{ key: "rc", value: "FPGA" }, { key: "trait0", value: "CUSTOM_FPGA_REGION_FAKE_R1" }],
+        attributes: [{ key: "rc", value: rc }, { key: "trait0", value: "CUSTOM_FPGA_REGION_FAKE_R1" }],
         attachHandles: Array.from({ length: handles }, (_, i) => ({ type: "TEST_PCI", info: { domain: "0000", bus: "0c", device: "01", function: String(i) } })),
       },
     ],
@@ -86,5 +87,54 @@ describe("placement", () => {
     expect(attached).toHaveLength(1);
     const { acceleratorRequests } = await t.ok("admin", `query { acceleratorRequests(filter: { instanceUuid: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d04" }) { nodes { hostname state } } }`);
     expect(acceleratorRequests.nodes).toEqual([{ hostname: "three", state: "BOUND" }]);
+  });
+
+  it("follows the read models between answers: a host reported since counts, and a host whose devices left does not", async () => {
+    const q = `query($n: String!) { placementCapacity(deviceProfileName: $n) { total hosts { hostname count } } }`;
+    await t.ok("admin", PROFILE, { p: { name: "feed-1", groups: [{ "resources:CUSTOM_FEED": "1" }] } });
+    expect((await t.ok("admin", q, { n: "feed-1" })).placementCapacity).toEqual({ total: 0, hosts: [] });
+    await t.ok("admin", op.REPORT, { hostname: "four", devices: region("four", 2, "CUSTOM_FEED") });
+    expect((await t.ok("admin", q, { n: "feed-1" })).placementCapacity).toEqual({ total: 2, hosts: [{ hostname: "four", count: 2 }] });
+    const m = `mutation($n: String!, $i: ID!) { placeAcceleratorRequests(deviceProfileName: $n, instanceUuid: $i) { hostname } }`;
+    expect((await t.ok("service", m, { n: "feed-1", i: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d05" })).placeAcceleratorRequests.hostname).toBe("four");
+    expect((await t.ok("admin", q, { n: "feed-1" })).placementCapacity).toEqual({ total: 1, hosts: [{ hostname: "four", count: 1 }] });
+    await t.ok("admin", op.REPORT, { hostname: "five", devices: region("five", 1, "CUSTOM_FEED") });
+    await t.ok("admin", op.REPORT, { hostname: "five", devices: [] });
+    expect((await t.ok("admin", q, { n: "feed-1" })).placementCapacity).toEqual({ total: 1, hosts: [{ hostname: "four", count: 1 }] });
+  });
+
+  it("explains one ARQ (its group, its project's quota), and a bind refused on its provider carries the short form, over GraphQL and REST", async () => {
+    await t.ok("admin", op.REPORT, { hostname: "six", devices: region("six", 1, "CUSTOM_BIND") });
+    await t.ok("admin", PROFILE, { p: { name: "bind-1", groups: [{ "resources:CUSTOM_BIND": "1" }] } });
+    const rp = (await t.ok("service", op.RPS, { hostname: "six" })).resourceProviders[0].uuid as string;
+    const [first] = (await t.ok("member", op.CREATE_ARQS, { name: "bind-1" })).createAcceleratorRequests;
+    const [second] = (await t.ok("member", op.CREATE_ARQS, { name: "bind-1" })).createAcceleratorRequests;
+    await t.ok("service", op.BIND, { bindings: [{ arqUuid: first.uuid, hostname: "six", deviceRpUuid: rp, instanceUuid: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d06" }] });
+
+    // A provider that cannot take the group is refused at once (a busy one starts the bind, which waits).
+    const fpga = (await t.ok("service", op.RPS, { hostname: "one" })).resourceProviders[0].uuid as string;
+    const refused = await t.gql("service", op.BIND, { bindings: [{ arqUuid: second.uuid, hostname: "one", deviceRpUuid: fpga, instanceUuid: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d07" }] });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({
+      field: "bindings[0].deviceRpUuid",
+      details: { explanation: { fitting: 0, byRule: expect.arrayContaining([{ rule: "NO_FREE_HANDLE", hosts: 1 }]), target: { hostname: "one", rpUuid: fpga, ruledOut: { rule: "RESOURCE_CLASS" } } } },
+    });
+
+    const rest = restClient(t.url);
+    const r = await rest.call("service", "PATCH", "/v2/accelerator_requests", { body: bindPatch([second.uuid], { hostname: "one", rp: fpga, instance: "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d08" }) });
+    expect(r.status, r.text).toBeGreaterThanOrEqual(400);
+    expect(r.fault).toMatchObject({ code: refused.errors![0]!.extensions!.code, details: { explanation: { target: { rpUuid: fpga, ruledOut: { rule: "RESOURCE_CLASS" } } } } });
+
+    const q = `query($a: ID!) { explainPlacement(arqUuid: $a) { hosts fitting byRule { rule hosts } detail { hostname ruledOut { rule } }
+      acceleratorRequest { uuid state } quota { projectId classes { resourceClass usage } } } }`;
+    const e = (await t.ok("admin", q, { a: second.uuid })).explainPlacement;
+    expect(e.acceleratorRequest).toEqual({ uuid: second.uuid, state: "INITIAL" });
+    expect(e.quota.projectId).toBe(first.projectId);
+    expect(e.quota.classes).toContainEqual({ resourceClass: "CUSTOM_BIND", usage: 2 });
+    expect(e.fitting).toBe(0);
+    expect(e.detail.find((d: { hostname: string }) => d.hostname === "six").ruledOut.rule).toBe("NO_FREE_HANDLE");
+    // An ARQ of another project is not found for a project's token, as everywhere.
+    const other = await t.gql("member2", q, { a: second.uuid });
+    expect(other.errors?.[0]?.extensions?.code).toMatch(/NOT_FOUND|FORBIDDEN/);
+    expect((await t.gql("admin", q.replace("arqUuid: $a", "arqUuid: $a, deviceProfileName: \"bind-1\""), { a: second.uuid })).errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
   });
 });

@@ -56,4 +56,15 @@ describe("the placement commands", () => {
     const placed = await cli(["place", "fpga", "--instance", "4a0c3a36-7c8e-4b9a-9c53-2f0e0b6a1d01"], TOKENS.service.token);
     expect(JSON.parse(placed.stdout)).toMatchObject({ hostname: "c1", alternatives: [0] });
   });
+
+  it("explain --arq: the ARQ, its project's quota, and why no host takes its group", async () => {
+    const [arq] = (await svc.ok("member", op.CREATE_ARQS, { name: "gpu" })).createAcceleratorRequests;
+    const ex = await cli(["explain", "--arq", arq.uuid]);
+    expect(ex.stdout).toContain(`ARQ ${arq.uuid} (gpu, project p1): INITIAL`);
+    expect(ex.stdout).toMatch(/quota PGPU: 1 used of/);
+    expect(ex.stdout).toMatch(/c1\s+RESOURCE_CLASS/);
+    const both = await cli(["explain", "gpu", "--arq", arq.uuid]);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain("one of them");
+  });
 });

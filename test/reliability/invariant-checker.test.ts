@@ -12,6 +12,7 @@ import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import { appendStepByStep, SequenceInterruptedError } from "../../src/infra/eventstore/port.js";
 import { createLogger } from "../../src/infra/logger.js";
 import { InvariantChecker } from "../../src/reactors/invariants/checker.js";
+import { toNewEvent } from "../../src/app/handle.js";
 import { ADMIN, ctx, fpga, hostState } from "../app/support.js";
 import { gate, StepByStepStore, TransportError } from "./step-store.js";
 
@@ -54,6 +55,25 @@ describe("the invariant checker", () => {
     w.later(GRACE);
     expect(await w.checker.checkDue()).toEqual([]);
     expect((await hostState(w.log, HOST)).allocations.get(w.arqUuid)).toBeDefined();
+    await w.checker.stop();
+  });
+
+  it("after the grace period, releases a quota claim whose ARQ was never created (a creation that stopped after its claim), and leaves a live ARQ's claim", async () => {
+    const w = await world();
+    const orphan = "0b7c6f2e-3a1d-4e5f-9a8b-7c6d5e4f3a21";
+    const claimed = { type: "QuotaClaimed", data: { projectId: "p1", claims: [{ arqUuid: orphan, amounts: { FPGA: 1, ARQS: 1 } }, { arqUuid: w.arqUuid, amounts: { FPGA: 1, ARQS: 1 } }], at: "2026-03-01T10:00:00.000Z" } };
+    await w.log.append(stream.quota("p1"), [toNewEvent(claimed, ctx())], "no_stream");
+    await w.settled();
+    expect(w.checker.violations).toBe(1);
+    w.later(GRACE - 1);
+    expect(await w.checker.checkDue()).toEqual([]);
+    w.later(1);
+    expect(await w.checker.checkDue()).toEqual([{ arqUuid: orphan, violation: "orphaned-claim", action: "released", projectId: "p1" }]);
+    const quota = await w.app.projectQuota("p1");
+    expect(quota.claims).toBe(1);
+    expect(quota.classes).toContainEqual(expect.objectContaining({ resourceClass: "FPGA", usage: 1 }));
+    await w.settled();
+    expect(w.checker.violations).toBe(0);
     await w.checker.stop();
   });
 

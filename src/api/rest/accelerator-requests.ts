@@ -10,6 +10,7 @@ import { empty, ok, type RestContext, type RestResult } from "./context.js";
 import { badRequest, forbidden, inRestTerms, notFound, RestError } from "./errors.js";
 import { arqShape } from "./shapes.js";
 import { checkBindingCount, MAX_ARQ_LIST } from "../../app/request-limits.js";
+import { explainingRefusal } from "../arq-explanation.js";
 
 /**
  * `instance` and `bind_state=resolved` (cyborg-reference 2.4): with both, 423 while any of the
@@ -82,7 +83,8 @@ export async function patchArqs(ctx: RestContext, uuid?: string): Promise<RestRe
       cmd.projectId = patch.projectId;
     }
     const uuids = patch.bindings.map((b) => b.arqUuid);
-    await inRestTerms(() => ctx.services.app.startBinds(cmd, patch.bindings, { allocate: ctx.services.bindInline }), (f) => patchFieldOf(f, uuids));
+    const bind = () => ctx.services.app.startBinds(cmd, patch.bindings, { allocate: ctx.services.bindInline });
+    await inRestTerms(() => explainingRefusal(ctx.services.app, ctx.services.readStore, patch.bindings, bind), (f) => patchFieldOf(f, uuids));
   } else {
     checkBindingCount("arqs", patch.arqUuids.length, ctx.services.limits.maxBindings);
     const uuids = patch.arqUuids;

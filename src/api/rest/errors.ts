@@ -55,6 +55,8 @@ export class RestError extends Error {
     message: string,
     readonly field?: string,
     readonly headers: Record<string, string> = {},
+    /** What a refusal says beyond its message (a refused bind's explanation: docs/scheduling.md), as GraphQL's extensions.details. */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "RestError";
@@ -69,7 +71,7 @@ export const forbidden = (message: string) => new RestError("FORBIDDEN", message
 /** A command's refusal or a store conflict as a REST error; undefined for anything unexpected. */
 export function fromCommandError(err: unknown): RestError | undefined {
   if (err instanceof RestError) return err;
-  if (err instanceof DomainError) return new RestError(err.code, err.message, err.field);
+  if (err instanceof DomainError) return new RestError(err.code, err.message, err.field, {}, err.details);
   if (err instanceof ReadStoreUnavailableError) return new RestError("UNAVAILABLE", err.message, undefined, { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) });
   if (err instanceof WrongExpectedRevisionError || err instanceof DuplicateEventIdError) {
     return new RestError("CONFLICT", `${err.message}; try again`);
@@ -94,7 +96,7 @@ export async function inRestTerms<T>(run: () => Promise<T>, restField: (field: s
     const restOwn = field.includes("/") ? field.slice(field.lastIndexOf("/") + 1) : undefined;
     let message = err.message.split(err.field).join(field);
     if (own && restOwn) message = message.replace(new RegExp(`\\b${own}\\b`, "g"), restOwn);
-    throw new RestError(err.code, message, field);
+    throw new RestError(err.code, message, field, {}, err.details);
   }
 }
 
@@ -109,5 +111,6 @@ export function envelope(err: RestError): string {
     code: err.code,
   };
   if (err.field) fault.field = err.field;
+  if (err.details) fault.details = err.details;
   return JSON.stringify({ error_message: JSON.stringify(fault) });
 }

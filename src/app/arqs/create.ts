@@ -9,7 +9,7 @@ import type { ProfileGroup } from "../../domain/device-profiles/events.js";
 import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../../domain/shared/types.js";
 import { conflictBackoff, MAX_ATTEMPTS, type DomainEventShape, type Loaded } from "../handle.js";
 import { aggregates, Decided, type Streams } from "../streams.js";
-import { decideClaim, quotaProject, releaseClaims, type ArqQuota } from "./quota.js";
+import { backfillOnFirstUse, decideClaim, quotaProject, releaseClaims, type ArqQuota } from "./quota.js";
 
 /** The most ARQs one creation may make. */
 export const MAX_ARQS_PER_CREATE = 1000;
@@ -146,6 +146,7 @@ async function appendCreation(
 ): Promise<{ refusal?: Error }> {
   if (!claim) return s.appendSequence(steps, ctx);
   const quotaStream = aggregates.quota.streamName(claim.projectId);
+  await backfillOnFirstUse(s, claim.quota, claim.projectId, ctx);
   for (let attempt = 1; ; attempt++) {
     const out = await s.locks.run([quotaStream], async () => {
       const step = await decideClaim(s, claim.projectId, claim.arqs, claim.quota, ctx);

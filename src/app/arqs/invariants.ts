@@ -21,10 +21,15 @@ export interface Repair {
   /** What was done: "released", "failed", "recorded", "deleted", "recorded deletion"; "none" when the streams had moved on; "left" when nothing safe can be done. */
   action: "released" | "failed" | "recorded" | "deleted" | "recorded deletion" | "none" | "left";
   hostname?: string;
+  /** The project whose quota claim was released (orphaned-claim). */
+  projectId?: string;
 }
 
-/** `hostnames`: hosts that may hold a handle for the ARQ (besides the one it names). */
-export async function repairArq(s: Streams, ctx: CommandContext, arqUuid: string, hostnames: readonly string[]): Promise<Repair[]> {
+/**
+ * `hostnames`: hosts that may hold a handle for the ARQ (besides the one it names); `claimedBy`: a
+ * project whose quota may hold a claim for it (besides the ARQ's own project).
+ */
+export async function repairArq(s: Streams, ctx: CommandContext, arqUuid: string, hostnames: readonly string[], claimedBy: string | null = null): Promise<Repair[]> {
   const arq = await s.load(aggregates.arq, arqUuid);
   const named = arq.state.status === "absent" ? null : arq.state.arq.hostname;
   const hosts = await Promise.all([...new Set([...hostnames, ...(named ? [named] : [])])].map(async (h) => ({ hostname: h, loaded: await s.load(aggregates.host, h) })));
@@ -33,8 +38,9 @@ export async function repairArq(s: Streams, ctx: CommandContext, arqUuid: string
     return a ? [{ hostname, rpUuid: a.rpUuid, instanceUuid: a.instanceUuid, handleUuid: a.handleUuid }] : [];
   });
   const { recorded, profileName } = await recordedByProfile(s, arq.state);
+  const claim = await claimOf(s, arqUuid, [...new Set([claimedBy, arq.state.status === "absent" ? null : arq.state.arq.projectId].filter((p): p is string => !!p))]);
   const repairs: Repair[] = [];
-  for (const v of arqViolations({ arq: arq.state, allocations, recorded })) {
+  for (const v of arqViolations({ arq: arq.state, allocations, recorded, claimedBy: claim })) {
     repairs.push({ arqUuid, violation: v.kind, ...(await repairOne(s, ctx, arqUuid, arq, hosts, v, { recorded, profileName })) });
   }
   return repairs;
@@ -48,7 +54,7 @@ async function repairOne(
   hosts: ReadonlyArray<{ hostname: string; loaded: Loaded<HostState> }>,
   v: Violation,
   { recorded, profileName }: ProfileRecord,
-): Promise<Pick<Repair, "action" | "hostname">> {
+): Promise<Pick<Repair, "action" | "hostname" | "projectId">> {
   switch (v.kind) {
     case "orphaned-allocation":
       return { action: (await releaseOrphanedHandle(s, ctx, v.hostname, arqUuid)) ? "released" : "none", hostname: v.hostname };
@@ -63,6 +69,11 @@ async function repairOne(
       const r = await s.handle(aggregates.profile, profileName, { type: "RecordArqsCreated", data }, ctx);
       return { action: r.events.length > 0 ? "recorded" : "none" };
     }
+    case "orphaned-claim": {
+      // Decided on the quota stream as it is now: a claim released meanwhile releases nothing.
+      const r = await s.handle(aggregates.quota, v.projectId, { type: "Release", data: { projectId: v.projectId, arqUuids: [arqUuid], at: ctx.at } }, ctx);
+      return { action: r.events.length > 0 ? "released" : "none", projectId: v.projectId };
+    }
     case "deleted-still-recorded": {
       const a = arq.state.status === "deleted" ? arq.state.arq : null;
       if (!a) return { action: "none" };
@@ -71,6 +82,12 @@ async function repairOne(
       return { action: r.events.length > 0 ? "recorded deletion" : "none" };
     }
   }
+}
+
+/** The first of these projects whose quota holds a claim for the ARQ; null when none does. */
+async function claimOf(s: Streams, arqUuid: string, projects: readonly string[]): Promise<string | null> {
+  for (const projectId of projects) if ((await s.load(aggregates.quota, projectId)).state.claims.has(arqUuid)) return projectId;
+  return null;
 }
 
 interface ProfileRecord {

@@ -12,6 +12,23 @@ export interface ArqQuota {
    * a limit is counted, not limited.
    */
   readonly defaults: Readonly<Record<string, number>>;
+  /**
+   * The project's live ARQs as the read side shows them, for the backfill of a project whose
+   * quota stream does not exist yet (its ARQs were made before quotas counted them); none: no backfill.
+   */
+  readonly existing?: (projectId: string) => Promise<ReadonlyArray<{ arqUuid: string; group: Readonly<Record<string, string>> }>>;
+}
+
+/**
+ * On the first use of a project's quota stream, claims the ARQs the project already has, as the
+ * stream's first event (appended at "no stream": a concurrent first use decides again and finds
+ * it done). Later uses find the stream started and read nothing. Called before the stream's lock
+ * is taken (the backfill appends under it).
+ */
+export async function backfillOnFirstUse(s: Streams, quota: ArqQuota, projectId: string, ctx: CommandContext): Promise<void> {
+  if (!quota.existing || (await s.load(aggregates.quota, projectId)).state.started) return;
+  const claims = (await quota.existing(projectId)).map((a) => ({ arqUuid: a.arqUuid, amounts: arqAmounts(a.group) }));
+  await s.handle(aggregates.quota, projectId, { type: "Backfill", data: { projectId, claims, at: ctx.at } }, ctx);
 }
 
 /** The project whose quota a creation counts against; null when none applies (admins and the compute service act for every project). */

@@ -4,7 +4,9 @@
  * - every allocated handle belongs to a BIND_STARTED or BOUND ARQ of that handle's target (or to
  *   one that failed after BOUND, which keeps it until unbound or deleted);
  * - every BOUND ARQ's handle is allocated to it;
- * - every live ARQ is recorded by its profile, and a deleted one is not.
+ * - every live ARQ is recorded by its profile, and a deleted one is not;
+ * - a project's quota holds a claim only for an ARQ that exists (a creation that stopped after its
+ *   claim, or a deletion before its release, leaves one).
  * Pure: the application loads the streams and repairs what this finds (app/arqs/invariants.ts);
  * the invariant checker (reactors/invariants/) uses it to know which ARQs to look at.
  */
@@ -38,7 +40,9 @@ export type Violation =
   /** The ARQ is live but its profile does not record it: a creation that stopped before its profile step. */
   | { kind: "unrecorded"; /** Still INITIAL (never used): the creation is undone; otherwise it is recorded. */ initial: boolean }
   /** The ARQ is deleted but its profile still counts it: a deletion that stopped before its profile step. */
-  | { kind: "deleted-still-recorded" };
+  | { kind: "deleted-still-recorded" }
+  /** A project's quota holds a claim for the ARQ, which was never created or is deleted: release it. */
+  | { kind: "orphaned-claim"; projectId: string };
 
 export interface ArqFacts {
   arq: ArqStreamState;
@@ -46,6 +50,8 @@ export interface ArqFacts {
   allocations: readonly HeldHandle[];
   /** Whether the ARQ's profile (the incarnation it was made from) counts it as live; null when the profile is gone or another incarnation. */
   recorded: boolean | null;
+  /** The project whose quota holds a claim for this ARQ (null: none does). */
+  claimedBy?: string | null;
 }
 
 export function arqViolations(f: ArqFacts): Violation[] {
@@ -55,5 +61,6 @@ export function arqViolations(f: ArqFacts): Violation[] {
   if (arq?.state === "BOUND" && !f.allocations.some((a) => holdsHandle(arq, a))) out.push({ kind: "bound-without-handle" });
   if (arq && f.recorded !== true) out.push({ kind: "unrecorded", initial: arq.state === "INITIAL" });
   if (f.arq.status === "deleted" && f.recorded === true) out.push({ kind: "deleted-still-recorded" });
+  if (f.claimedBy && f.arq.status !== "live") out.push({ kind: "orphaned-claim", projectId: f.claimedBy });
   return out;
 }

@@ -19,15 +19,19 @@ export interface QuotaState {
   /** Each live ARQ's claim. */
   claims: ReadonlyMap<string, Amounts>;
   usage: Readonly<Record<string, number>>;
+  /** Whether the stream has any event: the ARQs made before it are counted only by its first (Backfill). */
+  started: boolean;
 }
 
 export type QuotaCommand =
   | { type: "SetLimits"; data: { projectId: string; limits: Readonly<Record<string, number | null>>; at: string } }
   /** `defaults`: the service's limits for the classes the project has none of its own for. */
   | { type: "Claim"; data: { projectId: string; claims: ReadonlyArray<{ arqUuid: string; amounts: Amounts }>; defaults: Readonly<Record<string, number>>; at: string } }
-  | { type: "Release"; data: { projectId: string; arqUuids: readonly string[]; at: string } };
+  | { type: "Release"; data: { projectId: string; arqUuids: readonly string[]; at: string } }
+  /** The project's ARQs made before its quota stream: claimed once, as the stream's first event, whatever the limits. */
+  | { type: "Backfill"; data: { projectId: string; claims: ReadonlyArray<{ arqUuid: string; amounts: Amounts }>; at: string } };
 
-export const initialQuotaState = (): QuotaState => ({ limits: {}, claims: new Map(), usage: {} });
+export const initialQuotaState = (): QuotaState => ({ limits: {}, claims: new Map(), usage: {}, started: false });
 
 /** The limit on each class for a project with this state (own limits over the defaults). */
 export function effectiveLimits(state: QuotaState, defaults: Readonly<Record<string, number>>): Record<string, number> {
@@ -42,7 +46,8 @@ function addTo(usage: Record<string, number>, amounts: Amounts, sign: 1 | -1): v
   }
 }
 
-export function evolveQuota(state: QuotaState, event: QuotaEvent): QuotaState {
+export function evolveQuota(before: QuotaState, event: QuotaEvent): QuotaState {
+  const state = before.started ? before : { ...before, started: true };
   switch (event.type) {
     case "QuotaLimitsSet": {
       const limits: Record<string, number> = { ...state.limits };
@@ -52,7 +57,8 @@ export function evolveQuota(state: QuotaState, event: QuotaEvent): QuotaState {
       }
       return { ...state, limits };
     }
-    case "QuotaClaimed": {
+    case "QuotaClaimed":
+    case "QuotaBackfilled": {
       const claims = new Map(state.claims);
       const usage = { ...state.usage };
       for (const c of event.data.claims) {
@@ -118,6 +124,11 @@ export function decideQuota(command: QuotaCommand, state: QuotaState): QuotaEven
       const refused = claimRefusal(projectId, state, asking, defaults);
       if (refused) throw refused;
       return [{ type: "QuotaClaimed", data: { projectId, claims, at } }];
+    }
+    case "Backfill": {
+      if (state.started) return [];
+      const { projectId, claims, at } = command.data;
+      return [{ type: "QuotaBackfilled", data: { projectId, claims: [...claims], at } }];
     }
     case "Release": {
       const arqUuids = command.data.arqUuids.filter((id) => state.claims.has(id));

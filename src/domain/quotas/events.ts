@@ -23,4 +23,13 @@ export interface QuotaReleased {
   data: { projectId: string; arqUuids: readonly string[]; at: string };
 }
 
-export type QuotaEvent = QuotaLimitsSet | QuotaClaimed | QuotaReleased;
+/**
+ * The stream's first event when the project had ARQs before its quota stream held claims: their
+ * claims, read from the read side once, not checked against the limits (they exist already).
+ */
+export interface QuotaBackfilled {
+  type: "QuotaBackfilled";
+  data: { projectId: string; claims: ReadonlyArray<{ arqUuid: string; amounts: Amounts }>; at: string };
+}
+
+export type QuotaEvent = QuotaLimitsSet | QuotaClaimed | QuotaReleased | QuotaBackfilled;

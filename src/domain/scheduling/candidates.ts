@@ -1,31 +1,16 @@
 /**
- * The candidates, indexed once by the read side: hosts by name and by the resource classes their
- * providers offer, so a decision looks only at hosts that offer what every group needs.
+ * The candidates as the read side hands them: hosts by name and by the resource classes their
+ * providers offer (kept across decisions: kept-index.ts), so a decision looks only at hosts that
+ * offer what every group needs.
  */
-import type { CandidateHost, PlacementLimits, PlacementRequest } from "./types.js";
+import { KeptCandidates } from "./kept-index.js";
+import type { CandidateHost, CandidateIndex, PlacementLimits, PlacementRequest } from "./types.js";
 
-export interface CandidateIndex {
-  hosts: readonly CandidateHost[];
-  byName: ReadonlyMap<string, CandidateHost>;
-  byClass: ReadonlyMap<string, readonly CandidateHost[]>;
-}
+export type { CandidateIndex };
 
 /** Hosts by name and providers by uuid, so answers never depend on the order the read side gave them in. */
 export function indexCandidates(hosts: readonly CandidateHost[]): CandidateIndex {
-  const byUuid = (a: { rpUuid: string }, b: { rpUuid: string }) => (a.rpUuid < b.rpUuid ? -1 : a.rpUuid > b.rpUuid ? 1 : 0);
-  const sorted = [...hosts]
-    .sort((a, b) => (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0))
-    .map((h) => ({ ...h, providers: [...h.providers].sort(byUuid) }));
-  const byName = new Map(sorted.map((h) => [h.hostname, h]));
-  const byClass = new Map<string, CandidateHost[]>();
-  for (const h of sorted) {
-    for (const rc of new Set(h.providers.map((p) => p.resourceClass))) {
-      let list = byClass.get(rc);
-      if (!list) byClass.set(rc, (list = []));
-      list.push(h);
-    }
-  }
-  return { hosts: sorted, byName, byClass };
+  return new KeptCandidates(hosts);
 }
 
 /**
@@ -50,6 +35,11 @@ export function withoutCandidates(index: CandidateIndex, without: { hosts?: read
     if (kept.length > 0) byClass.set(rc, kept);
   }
   return { hosts, byName: new Map(hosts.map((h) => [h.hostname, h])), byClass };
+}
+
+/** Whether the host's agent has stopped reporting (as the read side saw it, or as the limits' `stale` says now). */
+export function staleHost(limits: PlacementLimits, host: CandidateHost): boolean {
+  return host.stale || (limits.stale?.(host.hostname) ?? false);
 }
 
 /** Whether the limits let the request onto the host. */

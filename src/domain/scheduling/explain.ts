@@ -3,7 +3,7 @@
  * and per group and provider, the first rule that ruled the provider out against the alternative
  * that came closest, with what would have to change.
  */
-import { allowedBy, type CandidateIndex } from "./candidates.js";
+import { allowedBy, staleHost, type CandidateIndex } from "./candidates.js";
 import { providerFit, providerRoom } from "./fit.js";
 import { chooseOnHost } from "./host-choice.js";
 import { RULES, type CandidateHost, type CandidateProvider, type GroupRequest, type PlacementLimits, type PlacementRequest, type Rule, type RuledOut } from "./types.js";
@@ -60,7 +60,7 @@ const closeness = (rule: Rule | null) => (rule === null ? RULES.length : RULES.i
 export function hostRuleOf(host: CandidateHost, request: PlacementRequest, limits: PlacementLimits): Rule | null {
   if (!request.enabled) return "PROFILE_DISABLED";
   if (!allowedBy(limits, host.hostname)) return "HOST_LIMIT";
-  if (host.stale) return "STALE_AGENT";
+  if (staleHost(limits, host)) return "STALE_AGENT";
   for (const g of request.groups) {
     let closest = -1;
     let fits = false;

@@ -16,7 +16,7 @@ interface Option {
 }
 
 /** A search gives up after this many steps (a pathological profile): the host counts as not fitting. */
-const MAX_STEPS = 20_000;
+export const MAX_STEPS = 20_000;
 
 /** Handles already taken on a provider by earlier choices (capacity counts repeated choices on one host). */
 export type Taken = ReadonlyMap<string, number>;

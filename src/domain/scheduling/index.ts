@@ -2,8 +2,10 @@
 export * from "./types.js";
 export { requestOf, groupRequestOf } from "./request.js";
 export { providerFit, type Fit } from "./fit.js";
-export { indexCandidates, withoutCandidates, allowedBy, type CandidateIndex } from "./candidates.js";
+export { indexCandidates, withoutCandidates, allowedBy, staleHost, type CandidateIndex } from "./candidates.js";
+export { KeptCandidates } from "./kept-index.js";
+export { FreeLevels } from "./free-levels.js";
 export { chooseOnHost } from "./host-choice.js";
 export { place, compareChoices, type Decision } from "./place.js";
-export { explain, shortExplanation, type Explanation, type HostVerdict, type ProviderVerdict } from "./explain.js";
+export { explain, judgeHost, shortExplanation, type Explanation, type HostVerdict, type ProviderVerdict } from "./explain.js";
 export { capacity, type Capacity } from "./capacity.js";

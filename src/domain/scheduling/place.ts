@@ -4,10 +4,10 @@
  * what the groups need, then free handles), after the alternatives each choice took: a host
  * meeting every group with its first alternative comes before one that needs a later one.
  */
-import { allowedBy, hostsToTry, type CandidateIndex } from "./candidates.js";
+import { hostsByBound } from "./bound-order.js";
 import { explain, type Explanation } from "./explain.js";
-import { chooseOnHost, freeOfClass } from "./host-choice.js";
-import type { CandidateHost, HostChoice, PlacementLimits, PlacementRequest } from "./types.js";
+import { chooseOnHost } from "./host-choice.js";
+import type { CandidateIndex, HostChoice, PlacementLimits, PlacementRequest } from "./types.js";
 
 export type Decision = { ok: true; choices: HostChoice[] } | { ok: false; explanation: Explanation };
 
@@ -19,13 +19,14 @@ export function place(request: PlacementRequest, index: CandidateIndex, limits: 
 }
 
 /**
- * Hosts are tried in the order of the most their providers could give (`bound`, largest first), so
- * once the kept choices are full and a host's bound cannot beat the last of them, no later host
- * can either: the search stops there instead of weighing every host that offers the classes.
+ * Hosts are tried in the order of the most their providers could give (`bound`, largest first:
+ * bound-order.ts), so once the kept choices are full and a host's bound cannot beat the last of
+ * them, no later host can either: the search stops there instead of weighing every host that
+ * offers the classes.
  */
 function bestChoices(request: PlacementRequest, index: CandidateIndex, limits: PlacementLimits, maxChoices: number): HostChoice[] {
   const top: HostChoice[] = [];
-  for (const { host, bound: most } of byBound(hostsToTry(index, request, limits), request, limits)) {
+  for (const { host, bound: most } of hostsByBound(index, request, limits)) {
     if (top.length === maxChoices && cannotBeat(most, top[top.length - 1]!)) break;
     const choice = chooseOnHost(host, request);
     if (choice === null) continue;
@@ -36,34 +37,6 @@ function bestChoices(request: PlacementRequest, index: CandidateIndex, limits: P
     if (top.length > maxChoices) top.pop();
   }
   return top;
-}
-
-/** Bounds below this are bucketed; the few hosts at or above it are sorted. */
-const BUCKETS = 1024;
-
-/** The hosts the limits allow, largest bound first: bounds are mostly small counts, so they are bucketed rather than sorted. */
-function* byBound(hosts: readonly CandidateHost[], request: PlacementRequest, limits: PlacementLimits): Generator<{ host: CandidateHost; bound: number }> {
-  const buckets: CandidateHost[][] = [];
-  const large: Array<{ host: CandidateHost; bound: number }> = [];
-  for (const host of hosts) {
-    if (host.stale || !allowedBy(limits, host.hostname)) continue;
-    const b = bound(host, request);
-    if (b >= BUCKETS) large.push({ host, bound: b });
-    else (buckets[b] ??= []).push(host);
-  }
-  yield* large.sort((x, y) => y.bound - x.bound);
-  for (let b = buckets.length - 1; b >= 0; b--) for (const host of buckets[b] ?? []) yield { host, bound: b };
-}
-
-/** The free handles of every class the groups could use on the host: a bound of both its ready and its free handles. */
-function bound(host: CandidateHost, request: PlacementRequest): number {
-  let sum = 0;
-  for (const g of request.groups) {
-    let most = 0;
-    for (const need of g.alternatives) most = Math.max(most, freeOfClass(host, need.resourceClass));
-    sum += most;
-  }
-  return sum;
 }
 
 /** Whether a host of this bound is sure to rank after `kept`: `kept` took every group's first alternative and has more ready handles than the bound. */

@@ -5,6 +5,7 @@
 import type { DeviceTopology } from "../inventory/topology-report.js";
 import type { MatchAttribute, Need } from "../shared/placement-keys.js";
 import type { TaintEffect, Toleration } from "../shared/tolerations.js";
+import type { FreeLevels } from "./free-levels.js";
 
 export type { Need, MatchAttribute };
 
@@ -53,6 +54,20 @@ export interface CandidateHost {
 export interface PlacementLimits {
   hosts?: readonly string[] | null;
   instanceHost?: string | null;
+  /**
+   * Whether a host's agent has stopped reporting, asked of the hosts the engine reaches (beside
+   * `CandidateHost.stale`): liveness changes with time, so an index kept across decisions asks it.
+   */
+  stale?: (hostname: string) => boolean;
+}
+
+/** The candidates as the engine reads them: hosts by name (sorted) and by the resource classes their providers offer. */
+export interface CandidateIndex {
+  readonly hosts: readonly CandidateHost[];
+  readonly byName: ReadonlyMap<string, CandidateHost>;
+  readonly byClass: ReadonlyMap<string, readonly CandidateHost[]>;
+  /** The hosts' free handles of a class by level (an index kept across decisions has them): decisions without a host limit start from the hosts with the most. */
+  freeOf?(resourceClass: string): FreeLevels | undefined;
 }
 
 /** The rules, in the order they are checked: a refusal names the first that ruled a host or provider out. */

@@ -1,6 +1,7 @@
 /**
  * What the invariant checker knows of each ARQ from the events it read: the ARQ (folded with the
- * ARQ decider's evolve), the handles hosts allocated to it, and whether its profile recorded it.
+ * ARQ decider's evolve), the handles hosts allocated to it, whether its profile recorded it, and
+ * which project's quota holds a claim for it.
  * Only a filter: an ARQ it finds in violation is checked again on the streams themselves by the
  * application before anything is repaired.
  */
@@ -14,6 +15,8 @@ interface Entry {
   /** By hostname: the handle that host allocated to the ARQ. */
   handles: Map<string, HeldHandle>;
   recorded: boolean;
+  /** The project whose quota holds a claim for the ARQ. */
+  claimedBy: string | null;
 }
 
 type AllocatedData = { hostname: string; arqUuid: string; rpUuid: string; instanceUuid: string; handleUuid: string };
@@ -39,6 +42,13 @@ export class ArqIndex {
       this.entry(d.arqUuid).handles.delete(d.hostname);
       return [d.arqUuid];
     }
+    if (e.type === "QuotaClaimed" || e.type === "QuotaBackfilled" || e.type === "QuotaReleased") {
+      const d = e.data as { projectId: string; claims?: ReadonlyArray<{ arqUuid: string }>; arqUuids?: readonly string[] };
+      const claimed = e.type !== "QuotaReleased";
+      const arqUuids = claimed ? (d.claims ?? []).map((c) => c.arqUuid) : [...(d.arqUuids ?? [])];
+      for (const id of arqUuids) this.entry(id).claimedBy = claimed ? d.projectId : null;
+      return arqUuids;
+    }
     if (e.type === "DeviceProfileArqsCreated" || e.type === "DeviceProfileArqsDeleted") {
       const { arqUuids } = e.data as { arqUuids: string[] };
       for (const id of arqUuids) this.entry(id).recorded = e.type === "DeviceProfileArqsCreated";
@@ -51,10 +61,15 @@ export class ArqIndex {
   violations(arqUuid: string): Violation[] {
     const entry = this.entries.get(arqUuid);
     if (!entry) return [];
-    const found = arqViolations({ arq: entry.arq, allocations: [...entry.handles.values()], recorded: entry.recorded });
+    const found = arqViolations({ arq: entry.arq, allocations: [...entry.handles.values()], recorded: entry.recorded, claimedBy: entry.claimedBy });
     // A deleted ARQ that holds nothing and is not counted is done with: forget it.
-    if (found.length === 0 && entry.arq.status === "deleted" && entry.handles.size === 0) this.entries.delete(arqUuid);
+    if (found.length === 0 && entry.arq.status === "deleted" && entry.handles.size === 0 && entry.claimedBy === null) this.entries.delete(arqUuid);
     return found;
+  }
+
+  /** The project whose quota claims the ARQ, as the events read say (for the application's check). */
+  claimedBy(arqUuid: string): string | null {
+    return this.entries.get(arqUuid)?.claimedBy ?? null;
   }
 
   /** The hosts that allocated the ARQ a handle (for the application's check). */
@@ -68,27 +83,27 @@ export class ArqIndex {
 
   /** The index as a snapshot's lines (state-snapshots.ts): one ARQ a line. */
   lines(): string[] {
-    return Array.from(this.entries, ([uuid, e]) => JSON.stringify([uuid, e.arq, [...e.handles.values()], e.recorded]));
+    return Array.from(this.entries, ([uuid, e]) => JSON.stringify([uuid, e.arq, [...e.handles.values()], e.recorded, e.claimedBy]));
   }
 
   /** Puts back what `lines()` gave; the ARQs it holds. */
   restore(lines: readonly string[]): string[] {
     return lines.map((line) => {
-      const [uuid, arq, handles, recorded] = JSON.parse(line) as [string, ArqStreamState, HeldHandle[], boolean];
-      this.entries.set(uuid, { arq: slim(arq), handles: new Map(handles.map((h) => [h.hostname, h])), recorded });
+      const [uuid, arq, handles, recorded, claimedBy] = JSON.parse(line) as [string, ArqStreamState, HeldHandle[], boolean, string | null];
+      this.entries.set(uuid, { arq: slim(arq), handles: new Map(handles.map((h) => [h.hostname, h])), recorded, claimedBy: claimedBy ?? null });
       return uuid;
     });
   }
 
   private entry(arqUuid: string): Entry {
     let entry = this.entries.get(arqUuid);
-    if (!entry) this.entries.set(arqUuid, (entry = { arq: initialArqState(), handles: new Map(), recorded: false }));
+    if (!entry) this.entries.set(arqUuid, (entry = { arq: initialArqState(), handles: new Map(), recorded: false, claimedBy: null }));
     return entry;
   }
 }
 
 /** Raise it when what the index holds changes meaning: older snapshots of it are then refused. */
-export const ARQ_INDEX_VERSION = 1;
+export const ARQ_INDEX_VERSION = 2;
 
 const NO_GROUP = {};
 

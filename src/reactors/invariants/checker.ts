@@ -118,7 +118,7 @@ export class InvariantChecker {
       // Checked on the streams: until an event concerns it again (a repair's included), it is not suspected again.
       this.suspects.delete(arqUuid);
       try {
-        const repairs = await this.opts.app.repairArqInvariants(this.ctx(), arqUuid, this.index.hostnames(arqUuid));
+        const repairs = await this.opts.app.repairArqInvariants(this.ctx(), arqUuid, this.index.hostnames(arqUuid), this.index.claimedBy(arqUuid));
         for (const r of repairs) this.report(r);
         done.push(...repairs);
       } catch (err) {

@@ -15,6 +15,7 @@ import { boundEvents, type BoundEventPayload } from "./bound-events.js";
 import { evictedEvents, type EvictedEventPayload } from "./evicted-events.js";
 import { afterCursor, pageSize } from "./paging.js";
 import { AS_OF, pastOf } from "./past.js";
+import { explainingRefusal } from "../../arq-explanation.js";
 
 @Resolver(() => AcceleratorRequest)
 export class AcceleratorRequestResolver {
@@ -84,7 +85,8 @@ export class AcceleratorRequestResolver {
     @Ctx() ctx: ApiContext,
     @Arg("bindings", () => [ArqBindingInput]) bindings: ArqBindingInput[],
   ) {
-    return ctx.services.app.startBinds(commandContext(ctx), structuredClone(bindings), { allocate: ctx.services.bindInline });
+    const given = structuredClone(bindings);
+    return explainingRefusal(ctx.services.app, ctx.services.readStore, given, () => ctx.services.app.startBinds(commandContext(ctx), given, { allocate: ctx.services.bindInline }));
   }
 
   @Authorized("arq:bind")

@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, ID, InputType, Field, Int, Mutation, Query, Resolver } from "type-graphql";
-import { allows, seesAllProjects } from "../../auth/policy.js";
+import { allows, canSeeArq, seesAllProjects } from "../../auth/policy.js";
+import { explainArq } from "../../arq-explanation.js";
 import { explainPlacement, placeArqs, placementCapacity, type RequestSpec } from "../../scheduling.js";
 import { commandContext, type ApiContext } from "../context.js";
 import { badInput, forbidden } from "../errors.js";
@@ -13,21 +14,31 @@ export class PlacementWithoutInput {
 }
 
 function specOf(deviceProfileName?: string | null, groups?: unknown[] | null): RequestSpec {
-  if ((deviceProfileName != null) === (groups != null)) throw badInput("deviceProfileName", "give exactly one of deviceProfileName and groups");
+  if ((deviceProfileName != null) === (groups != null)) throw badInput("deviceProfileName", "give exactly one of deviceProfileName, groups and arqUuid");
   return groups ? { groups: structuredClone(groups) } : { deviceProfileName: deviceProfileName! };
 }
 
 @Resolver()
 export class PlacementResolver {
   @Authorized("resource_provider:read")
-  @Query(() => PlacementExplanation, { description: "Per host and provider, the first rule that rules a profile (or inline groups) out, and what would have to change (docs/scheduling.md)" })
+  @Query(() => PlacementExplanation, {
+    description:
+      "Per host and provider, the first rule that rules a profile, inline groups or one ARQ's group out, and what would have to change (docs/scheduling.md). " +
+      "Give exactly one of deviceProfileName, groups and arqUuid; an ARQ's explanation also carries the ARQ and its project's quota",
+  })
   explainPlacement(
     @Ctx() ctx: ApiContext,
     @Arg("deviceProfileName", () => String, { nullable: true }) deviceProfileName?: string,
     @Arg("groups", () => [JSONScalar], { nullable: true }) groups?: unknown[],
-    @Arg("hosts", () => [String], { nullable: true, description: "Only these hosts (at most 1000)" }) hosts?: string[],
+    @Arg("hosts", () => [String], { nullable: true, description: "Only these hosts (at most 1000; not with arqUuid)" }) hosts?: string[],
     @Arg("detail", () => Int, { nullable: true, description: "Hosts given in detail (default 20, at most 200)" }) detail?: number,
+    @Arg("arqUuid", () => ID, { nullable: true, description: "One ARQ: its group (with its alternatives) over the fleet, and why it is not bound where it is not" }) arqUuid?: string,
   ) {
+    if (arqUuid != null) {
+      if (deviceProfileName != null || groups != null) throw badInput("arqUuid", "give exactly one of deviceProfileName, groups and arqUuid");
+      if (hosts != null) throw badInput("hosts", "an ARQ's explanation covers every host: leave hosts out");
+      return explainArq(ctx.services.app, ctx.services.readStore, arqUuid, (projectId) => canSeeArq(ctx.principal!, projectId), detail ?? 20);
+    }
     const stale = (h: string) => ctx.services.app.agentUnavailable(h) !== null;
     return explainPlacement(ctx.services.readStore, stale, specOf(deviceProfileName, groups), { hosts: hosts ?? null }, detail ?? 20);
   }

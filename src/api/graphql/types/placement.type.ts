@@ -1,5 +1,6 @@
 import { Field, ID, Int, ObjectType } from "type-graphql";
 import { AcceleratorRequest } from "./accelerator-request.type.js";
+import { ProjectQuota } from "./project-quota.type.js";
 
 @ObjectType({ description: "Why something was ruled out, and what would have to change (docs/scheduling.md, the rules)" })
 export class PlacementRuledOut {
@@ -41,6 +42,8 @@ export class PlacementExplanation {
   @Field(() => Int, { description: "Hosts where the request fits now" }) fitting!: number;
   @Field(() => [PlacementRuleCount], { description: "Hosts ruled out, per first rule" }) byRule!: PlacementRuleCount[];
   @Field(() => [PlacementHostVerdict], { description: "The hosts closest to fitting first" }) detail!: PlacementHostVerdict[];
+  @Field(() => AcceleratorRequest, { nullable: true, description: "With arqUuid: the ARQ explained (its state, and where it is bound, if it is)" }) acceleratorRequest?: AcceleratorRequest | null;
+  @Field(() => ProjectQuota, { nullable: true, description: "With arqUuid: its project's quota, limits and usage per resource class" }) quota?: ProjectQuota | null;
 }
 
 @ObjectType()

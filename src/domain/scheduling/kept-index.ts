@@ -1,0 +1,90 @@
+/**
+ * The candidates kept across decisions: the read side puts a host again whenever the read models
+ * show it changed (or removes it), instead of indexing the whole fleet for every decision. Besides
+ * hosts by name and by class, it keeps each class's free handles per host by level (`FreeLevels`),
+ * so a decision without a host limit reaches the hosts with the most free handles first and stops
+ * (place.ts) without weighing the rest. Answers are those of an index built from scratch of the
+ * same hosts (test/domain/scheduling/kept-index.property.test.ts).
+ */
+import { FreeLevels } from "./free-levels.js";
+import type { CandidateHost, CandidateIndex } from "./types.js";
+
+export class KeptCandidates implements CandidateIndex {
+  private readonly named = new Map<string, CandidateHost>();
+  private readonly free = new Map<string, FreeLevels>();
+  /** Host names sorted; null once a host came or went. */
+  private order: string[] | null = [];
+  /** `hosts` and `byClass` as of the last change; null until asked for after one. */
+  private lists: { hosts: CandidateHost[]; byClass: Map<string, CandidateHost[]> } | null = null;
+
+  constructor(hosts: readonly CandidateHost[] = []) {
+    for (const h of hosts) this.put(h);
+  }
+
+  /** Adds the host or replaces what was known of it (its providers are kept by uuid, so the order they came in does not matter). */
+  put(host: CandidateHost): void {
+    const kept: CandidateHost = { ...host, providers: [...host.providers].sort((a, b) => (a.rpUuid < b.rpUuid ? -1 : a.rpUuid > b.rpUuid ? 1 : 0)) };
+    const before = this.named.get(host.hostname);
+    if (before === undefined) this.order = null;
+    this.named.set(host.hostname, kept);
+    this.lists = null;
+    const free = freeByClass(kept);
+    if (before !== undefined) for (const rc of freeByClass(before).keys()) if (!free.has(rc)) this.levelsOf(rc).delete(host.hostname);
+    for (const [rc, n] of free) this.levelsOf(rc).set(host.hostname, n);
+  }
+
+  remove(hostname: string): void {
+    const before = this.named.get(hostname);
+    if (before === undefined) return;
+    this.named.delete(hostname);
+    this.order = null;
+    this.lists = null;
+    for (const rc of freeByClass(before).keys()) this.levelsOf(rc).delete(hostname);
+  }
+
+  get byName(): ReadonlyMap<string, CandidateHost> {
+    return this.named;
+  }
+
+  get hosts(): readonly CandidateHost[] {
+    return this.built().hosts;
+  }
+
+  get byClass(): ReadonlyMap<string, readonly CandidateHost[]> {
+    return this.built().byClass;
+  }
+
+  freeOf(resourceClass: string): FreeLevels | undefined {
+    const levels = this.free.get(resourceClass);
+    return levels && levels.size > 0 ? levels : undefined;
+  }
+
+  private levelsOf(resourceClass: string): FreeLevels {
+    let levels = this.free.get(resourceClass);
+    if (!levels) this.free.set(resourceClass, (levels = new FreeLevels()));
+    return levels;
+  }
+
+  /** Hosts by name, and per class the hosts offering it in the same order: rebuilt only when asked for after a change. */
+  private built(): { hosts: CandidateHost[]; byClass: Map<string, CandidateHost[]> } {
+    if (this.lists) return this.lists;
+    this.order ??= [...this.named.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const hosts = this.order.map((n) => this.named.get(n)!);
+    const byClass = new Map<string, CandidateHost[]>();
+    for (const h of hosts) {
+      for (const rc of new Set(h.providers.map((p) => p.resourceClass))) {
+        let list = byClass.get(rc);
+        if (!list) byClass.set(rc, (list = []));
+        list.push(h);
+      }
+    }
+    return (this.lists = { hosts, byClass });
+  }
+}
+
+/** The host's free handles per class, whatever the providers' traits, taints or state (a bound of what it can give). */
+export function freeByClass(host: CandidateHost): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of host.providers) out.set(p.resourceClass, (out.get(p.resourceClass) ?? 0) + p.free);
+  return out;
+}
