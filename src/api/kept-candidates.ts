@@ -76,7 +76,8 @@ export async function readHosts(store: ReadStore, hostnames: readonly string[] |
     const d = devices.get(rp.deviceUuid);
     const lifecycle = !d || d.lost ? "LOST" : d.failure ? "FAILED" : d.cleaningInFlight ? "CLEANING" : d.qualifyingSince ? "QUALIFYING" : "AVAILABLE";
     // A tainted device's capacity is reserved in Placement; here the taint rule (and the group's tolerations) decides.
-    const reserved = d && d.taints.length > 0 && lifecycle === "AVAILABLE" ? 0 : rp.reserved;
+    const taintDecides = d !== undefined && d.taints.length > 0 && lifecycle === "AVAILABLE";
+    const reserved = taintDecides ? 0 : rp.reserved;
     let host = byHost.get(rp.parentProviderName);
     if (!host) byHost.set(rp.parentProviderName, (host = { hostname: rp.parentProviderName, stale: false, providers: [] }));
     (host.providers as CandidateHost["providers"][number][]).push({
@@ -88,6 +89,7 @@ export async function readHosts(store: ReadStore, hostnames: readonly string[] |
       taints: d?.taints ?? [],
       lifecycle,
       topology: (d as { topology?: DeviceTopology | null } | undefined)?.topology ?? null,
+      ...(rp.capacities.length > 0 ? { capacityFree: new Map(rp.capacities.map((c) => [c.resourceClass, Math.max(0, c.total - (taintDecides ? 0 : c.reserved) - c.used)])) } : {}),
     });
   }
   return [...byHost.values()];

@@ -3,7 +3,8 @@
  * each with what is used and free, an unchanged report writes nothing, a changed total writes one
  * DeviceCapacitiesChanged, and a capacity no profile could draw from is refused with the field
  * named. Binds of a group asking for a VF and an amount of bandwidth draw it, never past the total
- * however many race, and give it back when unbound.
+ * however many race, and give it back when unbound. The placement engine counts, explains and
+ * places by the bandwidth free.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -111,5 +112,32 @@ describe("binds drawing bandwidth", () => {
     const r = await t.gql("service", op.BIND, { bindings: [{ arqUuid: arq.uuid, hostname: "compute1", deviceRpUuid: rp, instanceUuid: randomUUID() }] });
     expect(r.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", field: "bindings[0].deviceRpUuid", details: { reason: "TARGET_MISMATCH", amounts: [NIC_BW_CLASS] } });
     expect(r.errors?.[0]?.message).toMatch(/no capacity of NET_BW_EGR_KILOBIT_PER_SEC to draw the group's amount from \(it offers no capacity\)/);
+  });
+});
+
+describe("the placement engine and capacities", () => {
+  let t: TestService;
+  const PROFILE = { name: "vf-1g", groups: [{ "resources:SRIOV_NET_VF": "1", [`resources:${NIC_BW_CLASS}`]: "1000000" }] };
+
+  beforeAll(async () => {
+    t = await startTestService();
+    await t.ok("admin", op.CREATE_PROFILE, { input: PROFILE });
+    // wide: 8 VFs sharing 2.5 Gbit/s; narrow: as many VFs, but 0.5 Gbit/s.
+    await t.ok("admin", op.REPORT, { hostname: "wide", devices: [sriovNic({ hostname: "wide", vfs: 8, totalKbps: 2_500_000 })] });
+    await t.ok("admin", op.REPORT, { hostname: "narrow", devices: [sriovNic({ hostname: "narrow", vfs: 8, totalKbps: 500_000 })] });
+  });
+  afterAll(() => t?.close());
+
+  it("counts, explains and places by the bandwidth free, not only the VFs", async () => {
+    const cap = `query($n: String!) { placementCapacity(deviceProfileName: $n) { total hosts { hostname count } } }`;
+    expect((await t.ok("admin", cap, { n: PROFILE.name })).placementCapacity).toEqual({ total: 2, hosts: [{ hostname: "wide", count: 2 }] });
+    const why = `query($n: String!) { explainPlacement(deviceProfileName: $n) { detail { hostname groups { providers { ruledOut { rule message } } } } } }`;
+    const narrow = (await t.ok("admin", why, { n: PROFILE.name })).explainPlacement.detail.find((h: { hostname: string }) => h.hostname === "narrow");
+    expect(narrow.groups[0].providers[0].ruledOut).toEqual({ rule: "CAPACITY", message: `its device has 500000 ${NIC_BW_CLASS} free, the group draws 1000000` });
+    const place = `mutation($n: String!, $i: ID!) { placeAcceleratorRequests(deviceProfileName: $n, instanceUuid: $i) { hostname acceleratorRequests { state } } }`;
+    for (let i = 0; i < 2; i++) expect((await t.ok("service", place, { n: PROFILE.name, i: randomUUID() })).placeAcceleratorRequests).toMatchObject({ hostname: "wide" });
+    const refused = await t.gql("service", place, { n: PROFILE.name, i: randomUUID() });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: "CONFLICT", details: { reason: "NO_PLACEMENT" } });
+    expect(refused.errors?.[0]?.message).toMatch(/CAPACITY/);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Whether one provider can take one way of meeting a group, and how many more times: the one
  * rule every decision, explanation and capacity count goes through (`providerRoom`, cheap, no
- * allocation; `providerFit` adds the words). Today room is the free attach handles on a provider
- * offering the class; partition counters extend it here.
+ * allocation; `providerFit` adds the words). Room is the free attach handles on a provider
+ * offering the class, and what its device's capacities can still give the group's draws.
  */
 import { tolerates, type Toleration } from "../shared/tolerations.js";
 import type { CandidateProvider, Need, Rule, RuledOut } from "./types.js";
@@ -23,7 +23,10 @@ export function providerRoom(p: CandidateProvider, need: Need, tolerations: read
   if (CLOSED_STATES.has(p.lifecycle)) return "LIFECYCLE";
   for (const t of p.taints) if (!tolerates(tolerations, t)) return "TAINT";
   const room = Math.floor((p.free - used) / need.amount);
-  return room < 1 ? "NO_FREE_HANDLE" : room;
+  if (room < 1) return "NO_FREE_HANDLE";
+  let fits = room;
+  for (const d of need.draws ?? []) fits = Math.min(fits, Math.floor((p.capacityFree?.get(d.resourceClass) ?? 0) / (d.amount * need.amount)));
+  return fits < 1 ? "CAPACITY" : fits;
 }
 
 export function providerFit(p: CandidateProvider, need: Need, tolerations: readonly Toleration[], used = 0): Fit {
@@ -49,6 +52,15 @@ function words(rule: Rule, p: CandidateProvider, need: Need, tolerations: readon
     case "TAINT": {
       const names = p.taints.filter((t) => !tolerates(tolerations, t)).map((t) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`).join(", ");
       return { message: `its device carries taint ${names}, not tolerated`, change: `the taint removed (untaintDevice), or accel:tolerations=${names} on the group` };
+    }
+    case "CAPACITY": {
+      const short = (need.draws ?? []).find((d) => (p.capacityFree?.get(d.resourceClass) ?? 0) < d.amount * need.amount)!;
+      const free = p.capacityFree?.get(short.resourceClass) ?? 0;
+      const asked = short.amount * need.amount;
+      return {
+        message: `its device has ${free} ${short.resourceClass} free, the group draws ${asked}`,
+        change: p.capacityFree?.has(short.resourceClass) ? `${asked - free} more ${short.resourceClass} free: an ARQ released` : `a device that reports ${short.resourceClass} as a capacity`,
+      };
     }
     default: {
       const left = Math.max(0, p.free - used);

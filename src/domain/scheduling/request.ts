@@ -1,4 +1,5 @@
 /** A profile's groups as the engine reads them: alternatives, tolerations and topology matches. */
+import { amountClassesOf, amountsOf } from "../shared/amount-keys.js";
 import { ALTERNATIVES_KEY, MATCH_KEY, parseAlternatives, parseMatch, type Need } from "../shared/placement-keys.js";
 import { tolerationsOf } from "../shared/tolerations.js";
 import type { GroupRequest, PlacementRequest } from "./types.js";
@@ -42,11 +43,14 @@ function ownNeed(group: Group): Need {
   let amount = 1;
   const required: string[] = [];
   const forbidden: string[] = [];
+  const amounts = amountClassesOf(group);
   for (const [k, v] of Object.entries(group)) {
+    if (k.startsWith("resources:") && amounts.has(k.slice("resources:".length))) continue;
     if (k.startsWith("resources:")) {
       resourceClass = k.slice("resources:".length);
       amount = Math.max(1, Number(v) || 1);
     } else if (k.startsWith("trait:")) (v === "forbidden" ? forbidden : required).push(k.slice("trait:".length));
   }
-  return { resourceClass, amount, required, forbidden };
+  const draws = amountsOf(group);
+  return { resourceClass, amount, required, forbidden, ...(draws.length > 0 ? { draws } : {}) };
 }

@@ -41,6 +41,8 @@ export interface CandidateProvider {
   lifecycle: string;
   topology: DeviceTopology | null;
   bitstreamId?: string | null;
+  /** Free amount of each of the device's capacities this provider carries (a NIC port's bandwidth), by resource class. */
+  capacityFree?: ReadonlyMap<string, number>;
 }
 
 export interface CandidateHost {
@@ -81,6 +83,7 @@ export const RULES = [
   "LIFECYCLE",
   "TAINT",
   "NO_FREE_HANDLE",
+  "CAPACITY",
   "TOPOLOGY",
 ] as const;
 export type Rule = (typeof RULES)[number];

@@ -14,6 +14,8 @@ export interface Need {
   amount: number;
   required: readonly string[];
   forbidden: readonly string[];
+  /** What each ARQ of the group draws from the device's capacities beside its handle (amount-keys.ts). */
+  draws?: readonly { resourceClass: string; amount: number }[];
 }
 
 /** The topology attributes a profile can require its groups' devices to share (`accel:match`). */

@@ -66,6 +66,24 @@ describe("the placement engine", () => {
     expect(place(requestOf([{ "resources:CUSTOM_GPU_T4": "1", "accel:tolerations": "example.com/burn-in" }]), indexCandidates(tainted)).ok).toBe(true);
   });
 
+  it("counts what a group draws from a device's capacities: a VF with its bandwidth goes where both are free", () => {
+    const bw = (free: number) => new Map([["NET_BW_EGR_KILOBIT_PER_SEC", free]]);
+    const nics: CandidateHost[] = [
+      { hostname: "n1", stale: false, providers: [provider({ rpUuid: "n1-pf", resourceClass: "SRIOV_NET_VF", free: 8, capacityFree: bw(500_000) })] },
+      { hostname: "n2", stale: false, providers: [provider({ rpUuid: "n2-pf", resourceClass: "SRIOV_NET_VF", free: 2, capacityFree: bw(10_000_000) })] },
+      { hostname: "n3", stale: false, providers: [provider({ rpUuid: "n3-pf", resourceClass: "SRIOV_NET_VF", free: 8 })] },
+    ];
+    const group = { "resources:SRIOV_NET_VF": "1", "resources:NET_BW_EGR_KILOBIT_PER_SEC": "1000000" };
+    const d = place(requestOf([group]), indexCandidates(nics));
+    expect(d.ok && d.choices.map((c) => c.assignments[0]!.rpUuid)).toEqual(["n2-pf"]);
+    // Two VFs of 1 Gbit/s fit on n2's 10; the bandwidth, not the VFs, bounds n1.
+    expect(capacity(requestOf([group]), indexCandidates(nics)).total).toBe(2);
+    const e = explain(requestOf([{ ...group, "resources:NET_BW_EGR_KILOBIT_PER_SEC": "20000000" }]), indexCandidates(nics));
+    const byHost = new Map(e.detail.map((h) => [h.hostname, h.groups[0]!.providers[0]!.ruledOut]));
+    expect(byHost.get("n2")).toMatchObject({ rule: "CAPACITY", message: "its device has 10000000 NET_BW_EGR_KILOBIT_PER_SEC free, the group draws 20000000" });
+    expect(byHost.get("n3")).toMatchObject({ rule: "CAPACITY", change: "a device that reports NET_BW_EGR_KILOBIT_PER_SEC as a capacity" });
+  });
+
   it("counts capacity per host and in total, and what is left without some hosts or devices", () => {
     const many: CandidateHost[] = [
       { hostname: "x", stale: false, providers: [provider({ rpUuid: "x0", free: 3 }), provider({ rpUuid: "x1", free: 2 })] },

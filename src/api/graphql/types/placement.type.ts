@@ -4,7 +4,7 @@ import { ProjectQuota } from "./project-quota.type.js";
 
 @ObjectType({ description: "Why something was ruled out, and what would have to change (docs/scheduling.md, the rules)" })
 export class PlacementRuledOut {
-  @Field(() => String, { description: "PROFILE_DISABLED, HOST_LIMIT, STALE_AGENT, RESOURCE_CLASS, TRAIT_MISSING, TRAIT_FORBIDDEN, LIFECYCLE, TAINT, NO_FREE_HANDLE or TOPOLOGY" }) rule!: string;
+  @Field(() => String, { description: "PROFILE_DISABLED, HOST_LIMIT, STALE_AGENT, RESOURCE_CLASS, TRAIT_MISSING, TRAIT_FORBIDDEN, LIFECYCLE, TAINT, NO_FREE_HANDLE, CAPACITY or TOPOLOGY" }) rule!: string;
   @Field(() => String) message!: string;
   @Field(() => String) change!: string;
 }
