@@ -91,6 +91,8 @@ async function bundleServer() {
     platform: "node",
     format: "esm",
     target: "node20",
+    // Class names are GraphQL type names (type-graphql): the bundle keeps each as the module wrote it.
+    keepNames: true,
     external: ["commander", "lmdb", "msgpackr-extract", "@eventstore/db-client", "pino-pretty", "class-validator"],
     define: { CYBORG_ES_PROJECTION_LAYOUTS: JSON.stringify(projectionLayouts()) },
     // The bundled CommonJS packages call require(); an ES module has none of its own.

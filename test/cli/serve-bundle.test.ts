@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync,
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { buildSchema } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib/redis-server.js";
 import { bundleIsCurrent } from "../../src/cli/serve-module.js";
@@ -65,6 +66,17 @@ describe("the bundled server", () => {
         if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) break;
         await new Promise((r) => setTimeout(r, 50));
       }
+      // It serves the schema the repository fixes: every type under its own name (a bundler renames
+      // classes that share a name, and class names are GraphQL type names).
+      const admin = (JSON.parse(readFileSync(join(dataDir, "tokens.json"), "utf8")) as { tokens: Array<{ token: string }> }).tokens[0]!.token;
+      const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${admin}` },
+        body: JSON.stringify({ query: "{ __schema { types { name } } }" }),
+      });
+      const served = ((await res.json()) as { data: { __schema: { types: Array<{ name: string }> } } }).data.__schema.types.map((t) => t.name).filter((n) => !n.startsWith("__"));
+      const fixed = Object.keys(buildSchema(readFileSync("schema/schema.graphql", "utf8")).getTypeMap()).filter((n) => !n.startsWith("__"));
+      expect(served.sort()).toEqual(fixed.sort());
     } finally {
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
