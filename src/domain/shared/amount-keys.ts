@@ -8,18 +8,11 @@
  * `CUSTOM_NET_BW_MBPS`). An amount is not a count of accelerators: it makes no ARQ, and each ARQ
  * of the group draws it. Device-profile validation and the bind both read the keys through here.
  */
-import { normalizeTraitName } from "./traits.js";
+import { normalizeTraitName, STANDARD_AMOUNT_CLASSES } from "./traits.js";
 
 export const AMOUNTS_KEY = "accel:amounts";
 
-/** os-resource-classes' classes that measure an amount of a shared thing rather than count devices. */
-export const STANDARD_AMOUNT_CLASSES = [
-  "NET_BW_EGR_KILOBIT_PER_SEC",
-  "NET_BW_IGR_KILOBIT_PER_SEC",
-  "NET_PACKET_RATE_KILOPACKET_PER_SEC",
-  "NET_PACKET_RATE_EGR_KILOPACKET_PER_SEC",
-  "NET_PACKET_RATE_IGR_KILOPACKET_PER_SEC",
-] as const;
+export { STANDARD_AMOUNT_CLASSES };
 
 /** The most one group may draw of one class, as a driver's capacity total is bounded. */
 export const MAX_DRAW_AMOUNT = 1_000_000_000;

@@ -16,18 +16,20 @@ export const OWNER_CYBORG = "OWNER_CYBORG";
 /** Resource classes a profile may name without the CUSTOM_ prefix (Cyborg's constants.RESOURCES). */
 export const STANDARD_RESOURCE_CLASSES = ["FPGA", "GPU", "VGPU", "PGPU", "CUSTOM_QAT", "CUSTOM_NIC", "CUSTOM_SSD"] as const;
 
-/**
- * Placement's standard classes for SR-IOV functions and the amounts a NIC port shares
- * (os-resource-classes): a driver reports them and a profile names them as Neutron's ports do.
- */
-export const NETWORK_RESOURCE_CLASSES = [
-  "SRIOV_NET_VF",
+/** os-resource-classes' classes that measure an amount of a shared thing rather than count devices (amount-keys.ts). */
+export const STANDARD_AMOUNT_CLASSES = [
   "NET_BW_EGR_KILOBIT_PER_SEC",
   "NET_BW_IGR_KILOBIT_PER_SEC",
   "NET_PACKET_RATE_KILOPACKET_PER_SEC",
   "NET_PACKET_RATE_EGR_KILOPACKET_PER_SEC",
   "NET_PACKET_RATE_IGR_KILOPACKET_PER_SEC",
 ] as const;
+
+/**
+ * Placement's standard classes for SR-IOV functions and the amounts a NIC port shares
+ * (os-resource-classes): a driver reports them and a profile names them as Neutron's ports do.
+ */
+export const NETWORK_RESOURCE_CLASSES = ["SRIOV_NET_VF", ...STANDARD_AMOUNT_CLASSES] as const;
 
 /** Upper-case; runs of spaces and hyphens become one underscore; surrounding spaces dropped. */
 export function normalizeTraitName(name: string): string {
