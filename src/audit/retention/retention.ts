@@ -52,22 +52,24 @@ export async function runRetention(store: EventStore, o: RetentionOptions): Prom
   const result: RetentionResult = { segments: 0, streams: 0, events: 0, written: [], dryRun: o.dryRun === true };
   const max = o.maxStreams ?? 50_000;
   const keep = await pinned(store);
+  /** One segment's worth of due streams: archived, or only counted (`events`) in a dry run. */
+  const take = async (due: Parameters<typeof archiveSegment>[1], events: () => Promise<number>) => {
+    result.streams += due.length;
+    if (o.dryRun) result.events += await events();
+    else {
+      const written = await archiveSegment(store, due, o);
+      result.segments++;
+      result.events += written.events;
+      result.written.push(written);
+    }
+    o.onProgress?.({ segments: result.segments, streams: result.streams, events: result.events });
+  };
   for (let from: Cursor | undefined; ; ) {
     const { due, cursor } = await dueStreams(store, o.cutoff, max, keep, from);
     from = cursor;
     if (due.length === 0 && cursor === undefined) break;
     if (due.length === 0) continue;
-    if (o.dryRun) {
-      result.streams += due.length;
-      result.events += due.reduce((n, d) => n + d.revision + 1, 0);
-    } else {
-      const written = await archiveSegment(store, due, o);
-      result.segments++;
-      result.streams += due.length;
-      result.events += written.events;
-      result.written.push(written);
-    }
-    o.onProgress?.({ segments: result.segments, streams: result.streams, events: result.events });
+    await take(due, async () => due.reduce((n, d) => n + d.revision + 1, 0));
     if (cursor === undefined) break;
   }
   // Then the hosts' closed periods, a segment at a time in the same way.
@@ -76,17 +78,7 @@ export async function runRetention(store: EventStore, o: RetentionOptions): Prom
     after = cursor;
     more = cursor !== undefined;
     if (due.length === 0) continue;
-    if (o.dryRun) {
-      result.streams += due.length;
-      result.events += (await Promise.all(due.map(async (d) => d.before! - (await firstRevision(store, d.stream))))).reduce((n, k) => n + k, 0);
-    } else {
-      const written = await archiveSegment(store, due, o);
-      result.segments++;
-      result.streams += due.length;
-      result.events += written.events;
-      result.written.push(written);
-    }
-    o.onProgress?.({ segments: result.segments, streams: result.streams, events: result.events });
+    await take(due, async () => (await Promise.all(due.map(async (d) => d.before! - (await firstRevision(store, d.stream))))).reduce((n, k) => n + k, 0));
   }
   return result;
 }
