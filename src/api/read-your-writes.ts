@@ -2,7 +2,7 @@
  * Read-your-writes, once for every front door: a write's answer goes out only when the read models
  * show the log up to its head (`ApiServices.catchUp`), so a client's next read sees its write. A
  * write that fails answers at once; reads and subscriptions never wait, but for `hostStatus`, which reads
- * the log and so waits for the models to show what it read (graphql/resolvers/host-status.ts). Each door puts its writes
+ * the log and so waits for the models to show what it read (`hostStatusesOf`, graphql/resolvers/host-status.ts). Each door puts its writes
  * through `afterCatchUp` in one place: GraphQL's mutation fields (graphql/read-your-writes.ts), the
  * REST router's POST, PATCH and DELETE, the bitstream upload.
  */

@@ -2,14 +2,19 @@ import { unavailableReason } from "../../../domain/inventory/liveness.js";
 import type { ApiServices } from "../../services.js";
 
 /**
- * A host's status as GraphQL shows it: the application's, with Placement's side and why os-acc would
- * wait. The status is read from the log, ahead of the read models: it answers once they show what it
- * saw, so a client that reads the host's deployables next (its region's bitstream once programming is
- * over) sees at least as much.
+ * The hosts' statuses, in the order named. They are read from the log, ahead of the read models: the
+ * answer waits (once) until the models show what was read, so a client that reads a host's
+ * deployables next (its region's bitstream once programming is over) sees at least as much.
  */
-export async function hostStatusOf(services: Pick<ApiServices, "app" | "placement" | "catchUp">, hostname: string) {
-  const s = await services.app.hostStatus(hostname);
+export async function hostStatusesOf(services: Pick<ApiServices, "app" | "placement" | "catchUp">, hostnames: readonly string[]) {
+  const statuses = await Promise.all(hostnames.map((h) => hostStatusOf(services, h)));
   await services.catchUp();
+  return statuses;
+}
+
+/** A host's status as GraphQL shows it: the application's, with Placement's side and why os-acc would wait. */
+async function hostStatusOf(services: Pick<ApiServices, "app" | "placement">, hostname: string) {
+  const s = await services.app.hostStatus(hostname);
   const placement = s.reported && services.placement ? await services.placement.hostSynced(hostname) : null;
   const { state, lastReportAt, silentForS } = s.liveness;
   const notReadyReason = !s.reported

@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphq
 import { commandContext, type ApiContext } from "../context.js";
 import { badInput } from "../errors.js";
 import { HostStatus, InstanceOperationResult } from "../types/instance.type.js";
-import { hostStatusOf } from "./host-status.js";
+import { hostStatusesOf } from "./host-status.js";
 
 /** Hosts one hostStatuses call may name (one stream read each). */
 const MAX_HOSTS = 500;
@@ -12,15 +12,15 @@ const MAX_HOSTS = 500;
 export class InstanceResolver {
   @Authorized("host:status")
   @Query(() => HostStatus, { description: "Whether the host's agent has reported its inventory, reports on time, and Placement has its traits" })
-  hostStatus(@Ctx() ctx: ApiContext, @Arg("hostname", () => String) hostname: string) {
-    return hostStatusOf(ctx.services, hostname);
+  async hostStatus(@Ctx() ctx: ApiContext, @Arg("hostname", () => String) hostname: string) {
+    return (await hostStatusesOf(ctx.services, [hostname]))[0]!;
   }
 
   @Authorized("host:status")
   @Query(() => [HostStatus], { description: "hostStatus of each host named (at most 500), in the order given" })
   hostStatuses(@Ctx() ctx: ApiContext, @Arg("hostnames", () => [String]) hostnames: string[]) {
     if (hostnames.length > MAX_HOSTS) throw badInput("hostnames", `at most ${MAX_HOSTS} hosts per call, got ${hostnames.length}`);
-    return Promise.all(hostnames.map((h) => hostStatusOf(ctx.services, h)));
+    return hostStatusesOf(ctx.services, hostnames);
   }
 
   @Authorized("instance:operate")
