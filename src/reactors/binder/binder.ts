@@ -6,8 +6,8 @@ import { ResumingSubscription } from "../follower/resuming-subscription.js";
 import { subscriptionStatus, type FollowerStatus } from "../follower/status.js";
 import type { StateSnapshots } from "../follower/state-snapshots.js";
 import { StateWriter } from "../follower/state-snapshots.js";
-import { BINDER_PRINCIPAL } from "../../app/arqs/bind-cause.js";
-import { BINDER_STATE_VERSION, binderState, LostHolders, PendingBinds, ProgrammingRequests, type Cause, type LostHolder, type PendingBind } from "./pending-binds.js";
+import { BINDER_PRINCIPAL, type Cause } from "../../app/arqs/bind-cause.js";
+import { BINDER_STATE_VERSION, binderState, LostHolders, PendingBinds, ProgrammingRequests, type LostHolder, type PendingBind } from "./pending-binds.js";
 
 export interface BinderOptions {
   store: EventStore;

@@ -2,8 +2,6 @@ import { causeOf, type Cause } from "../../app/arqs/bind-cause.js";
 import { bindingAfter } from "../../domain/arqs/bind-resolutions.js";
 import type { RecordedEvent } from "../../infra/eventstore/port.js";
 
-export { causeOf, type Cause };
-
 /** What the binder knows of one bind in flight. */
 export interface PendingBind {
   arqUuid: string;
