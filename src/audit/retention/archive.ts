@@ -51,13 +51,18 @@ export class Archive {
   /** Every archived event strictly after `after`, in position order (the segments merged). */
   async *events(after?: bigint): AsyncGenerator<RecordedEvent> {
     const sources = (await this.segments()).map((r) => segmentEvents(join(this.dir, r.file)));
-    const heads = await Promise.all(sources.map((s) => next(s, after)));
-    for (;;) {
-      let min = -1;
-      for (let i = 0; i < heads.length; i++) if (heads[i] && (min < 0 || heads[i]!.position < heads[min]!.position)) min = i;
-      if (min < 0) return;
-      yield heads[min]!;
-      heads[min] = await next(sources[min]!, after);
+    try {
+      const heads = await Promise.all(sources.map((s) => next(s, after)));
+      for (;;) {
+        let min = -1;
+        for (let i = 0; i < heads.length; i++) if (heads[i] && (min < 0 || heads[i]!.position < heads[min]!.position)) min = i;
+        if (min < 0) return;
+        yield heads[min]!;
+        heads[min] = await next(sources[min]!, after);
+      }
+    } finally {
+      // A reader that stops early (or a segment that fails to read) closes every segment's file.
+      await Promise.allSettled(sources.map((s) => s.return(undefined)));
     }
   }
 

@@ -13,6 +13,7 @@ import { createReadStream } from "node:fs";
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { pipeline } from "node:stream";
 import { brotliCompressSync, brotliDecompressSync, constants, createBrotliDecompress } from "node:zlib";
 import type { RecordedEvent } from "../../infra/eventstore/port.js";
 import { fromLine, toLine } from "../export.js";
@@ -67,16 +68,25 @@ export async function fileSha256(path: string): Promise<string> {
 
 /** A segment's events, one at a time, decompressed as they are read (bounded memory). */
 export async function* segmentEvents(path: string): AsyncGenerator<RecordedEvent> {
-  const input = createReadStream(path).pipe(createBrotliDecompress());
+  const input = createBrotliDecompress();
+  // pipeline hands a read or decompression error on to the lines below, and its callback keeps an
+  // error that comes after a reader stopped early from being thrown at nobody.
+  pipeline(createReadStream(path), input, () => undefined);
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
-  for await (const line of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
-    n++;
-    if (line === "") continue;
-    try {
-      yield fromLine(line);
-    } catch (err) {
-      throw new Error(`${path}, line ${n}: not an exported event (${(err as Error).message})`);
+  try {
+    for await (const line of lines) {
+      n++;
+      if (line === "") continue;
+      try {
+        yield fromLine(line);
+      } catch (err) {
+        throw new Error(`${path}, line ${n}: not an exported event (${(err as Error).message})`);
+      }
     }
+  } finally {
+    lines.close();
+    input.destroy();
   }
 }
 
