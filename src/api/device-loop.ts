@@ -4,7 +4,7 @@
  * `holders` on /v2/devices): the state is the domain's rule (`lifecycleOf`) on the device's
  * taints, its cleaning and the attach handles its deployables have in use.
  */
-import type { ArqEviction } from "../domain/arqs/eviction.js";
+import type { ArqEviction } from "../domain/arqs/arq.js";
 import type { ArqView } from "../domain/arqs/view.js";
 import { lifecycleOf, type DeviceLifecycleState } from "../domain/inventory/device-lifecycle.js";
 import type { AttachHandleView, DeployableView, DeviceView } from "../../projections/device-tree/queries.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Arq, ArqStreamState } from "../../src/domain/arqs/decider.js";
+import type { Arq, ArqStreamState } from "../../src/domain/arqs/arq.js";
 import { arqViolations, holdsHandle, type HeldHandle } from "../../src/domain/arqs/invariants.js";
 
 const handle: HeldHandle = { hostname: "h1", rpUuid: "rp", instanceUuid: "vm", handleUuid: "hd" };

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { decideBind, type ArqBinding, type BindProgramming } from "../../domain/arqs/bind.js";
-import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
+import type { ArqStreamState } from "../../domain/arqs/arq.js";
+import { liveArq } from "../../domain/arqs/decider.js";
 import type { ArqEvent } from "../../domain/arqs/events.js";
 import { arqView, type ArqView } from "../../domain/arqs/view.js";
 import { isStaleFor, type InstanceState } from "../../domain/instances/decider.js";

@@ -1,5 +1,6 @@
 /** Creating ARQs from a device profile (cyborg-reference 2.3). */
-import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
+import type { ArqStreamState } from "../../domain/arqs/arq.js";
+import { liveArq } from "../../domain/arqs/decider.js";
 import type { ArqEvent } from "../../domain/arqs/events.js";
 import { planArqs, type PlannedArq } from "../../domain/arqs/plan.js";
 import { arqCountFor } from "../../domain/device-profiles/arq-counts.js";

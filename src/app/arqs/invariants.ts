@@ -5,7 +5,8 @@
  * compensated through the same use cases the service runs, each idempotent and decided on the
  * streams as they are now. The invariant checker (reactors/invariants/) calls it.
  */
-import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
+import type { ArqStreamState } from "../../domain/arqs/arq.js";
+import { liveArq } from "../../domain/arqs/decider.js";
 import { arqViolations, type HeldHandle, type Violation } from "../../domain/arqs/invariants.js";
 import type { HostState } from "../../domain/inventory/state.js";
 import type { CommandContext } from "../../domain/shared/types.js";

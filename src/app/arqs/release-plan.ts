@@ -11,7 +11,8 @@
  * as it is now, does not hold it: its handle (as a bind's undo does, orphaned-handle.ts) and its
  * place on its instance.
  */
-import { liveArq, type ArqStreamState } from "../../domain/arqs/decider.js";
+import type { ArqStreamState } from "../../domain/arqs/arq.js";
+import { liveArq } from "../../domain/arqs/decider.js";
 import type { ArqEvent } from "../../domain/arqs/events.js";
 import { holdsHandle } from "../../domain/arqs/invariants.js";
 import { arqView, type ArqView } from "../../domain/arqs/view.js";

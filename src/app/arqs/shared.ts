@@ -1,5 +1,6 @@
 /** What the ARQ use cases share: visibility, loading, input lists. */
-import { liveArq, type Arq } from "../../domain/arqs/decider.js";
+import type { Arq } from "../../domain/arqs/arq.js";
+import { liveArq } from "../../domain/arqs/decider.js";
 import { DomainError, MAX_ID_LENGTH, type CommandContext } from "../../domain/shared/types.js";
 import { aggregates, type Streams } from "../streams.js";
 

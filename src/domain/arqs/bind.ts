@@ -32,7 +32,8 @@ import { fold } from "../shared/decider.js";
 import { isUuid } from "../shared/json.js";
 import { tolerationsOf } from "../shared/tolerations.js";
 import { DomainError } from "../shared/types.js";
-import { checkBindField, decideArq, evolveArq, liveArq, type ArqStreamState, type BindTarget } from "./decider.js";
+import type { ArqStreamState } from "./arq.js";
+import { checkBindField, decideArq, evolveArq, liveArq, type BindTarget } from "./decider.js";
 import type { ArqEvent } from "./events.js";
 
 export interface ArqBinding extends BindTarget {

@@ -8,48 +8,12 @@
  *   nothing: it holds nothing, and INITIAL and UNBOUND allow the same next steps.
  * - Delete is allowed from every state and records what the ARQ held; deleting a deleted ARQ is a no-op.
  */
-import type { ProfileGroup } from "../device-profiles/events.js";
 import { assertNever, type Decider } from "../shared/decider.js";
-import { DomainError, type ArqState, type AttachHandleType, type JsonObject } from "../shared/types.js";
+import { DomainError, type ArqState } from "../shared/types.js";
+import type { Arq, ArqAttachment, ArqStreamState } from "./arq.js";
 import type { ArqCreated, ArqEvent } from "./events.js";
-import { decideEviction, type ArqEviction, type EvictionCommand } from "./eviction.js";
+import { decideEviction, type EvictionCommand } from "./eviction.js";
 import { ARQ_TRANSITIONS, canTransition, type ArqTarget } from "./transitions.js";
-
-export interface ArqAttachment {
-  deployableUuid: string;
-  handleUuid: string;
-  handleType: AttachHandleType;
-  handleInfo: JsonObject;
-  /** Which of its group's ways the provider met (0: its own request, i: the i-th of accel:alternatives); absent for a group without alternatives. */
-  alternative?: number;
-}
-
-export interface Arq {
-  uuid: string;
-  state: ArqState;
-  deviceProfileName: string;
-  deviceProfileUuid: string;
-  deviceProfileGroupId: number;
-  /** The profile's version the ARQ was made from; `group` is that version's group. */
-  deviceProfileVersion: number;
-  group: ProfileGroup;
-  projectId: string | null;
-  hostname: string | null;
-  deviceRpUuid: string | null;
-  instanceUuid: string | null;
-  /** The handle recorded by ArqBound; kept after a failure from BOUND until unbind or delete. */
-  attachment: ArqAttachment | null;
-  bindFailureReason: string | null;
-  /** The notice to move, while the ARQ holds a device with a NoExecute taint (eviction.ts). */
-  eviction: ArqEviction | null;
-  createdAt: string;
-  updatedAt: string | null;
-}
-
-export type ArqStreamState =
-  | { status: "absent" }
-  | { status: "live"; arq: Arq }
-  | { status: "deleted"; arq: Arq; deletedAt: string };
 
 export interface BindTarget {
   hostname: string;

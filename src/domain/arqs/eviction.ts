@@ -7,17 +7,8 @@
  * taint is nothing new.
  */
 import { tolerates, tolerationsOf } from "../shared/tolerations.js";
-import type { Arq } from "./decider.js";
+import type { Arq } from "./arq.js";
 import type { ArqEvent } from "./events.js";
-
-export interface ArqEviction {
-  deviceUuid: string;
-  taintKey: string;
-  reason: string;
-  /** ISO time by which the holder is asked to have released the device. */
-  deadline: string;
-  requestedAt: string;
-}
 
 export interface EvictionRequest {
   arqUuid: string;

@@ -10,7 +10,7 @@
  * Pure: the application loads the streams and repairs what this finds (app/arqs/invariants.ts);
  * the invariant checker (reactors/invariants/) uses it to know which ARQs to look at.
  */
-import type { Arq, ArqStreamState } from "./decider.js";
+import type { Arq, ArqStreamState } from "./arq.js";
 
 /** A handle a host allocated to the ARQ (what AttachHandleAllocated recorded). */
 export interface HeldHandle {

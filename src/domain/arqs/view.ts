@@ -3,7 +3,7 @@
  * one shape, so GraphQL and REST never tell two stories about one ARQ.
  */
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
-import type { Arq } from "./decider.js";
+import type { Arq } from "./arq.js";
 
 /** The ARQ's own fields, and what it holds as Cyborg shows it. */
 export type ArqView = Pick<

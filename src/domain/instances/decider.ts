@@ -3,7 +3,8 @@
  * in one bind, as Nova does (cyborg-reference 1.4). ARQs stay listed until they are unbound or
  * deleted, so delete-by-instance sees every one of them without waiting for a read model.
  */
-import { liveArq, type ArqStreamState } from "../arqs/decider.js";
+import type { ArqStreamState } from "../arqs/arq.js";
+import { liveArq } from "../arqs/decider.js";
 import { assertNever, fold, type Decider } from "../shared/decider.js";
 import { DomainError } from "../shared/types.js";
 import type { InstanceEvent } from "./events.js";

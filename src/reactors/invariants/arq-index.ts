@@ -5,7 +5,8 @@
  * Only a filter: an ARQ it finds in violation is checked again on the streams themselves by the
  * application before anything is repaired.
  */
-import { evolveArq, initialArqState, type ArqStreamState } from "../../domain/arqs/decider.js";
+import type { ArqStreamState } from "../../domain/arqs/arq.js";
+import { evolveArq, initialArqState } from "../../domain/arqs/decider.js";
 import type { ArqEvent } from "../../domain/arqs/events.js";
 import { arqViolations, type HeldHandle, type Violation } from "../../domain/arqs/invariants.js";
 import type { RecordedEvent } from "../../infra/eventstore/port.js";

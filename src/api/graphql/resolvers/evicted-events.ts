@@ -1,6 +1,6 @@
 import type { ArqEvictedEvent } from "../../../../projections/arqs/eviction-notifier.js";
 import { getArqs, listArqs } from "../../../../projections/arqs/queries.js";
-import type { ArqEviction } from "../../../domain/arqs/eviction.js";
+import type { ArqEviction } from "../../../domain/arqs/arq.js";
 import type { ArqView } from "../../../domain/arqs/view.js";
 import { allows, canSeeArq } from "../../auth/policy.js";
 import type { EvictionFilter } from "../../eviction-router.js";
