@@ -6,7 +6,7 @@ import type { DeviceType, PciAddress } from "../../../domain/shared/types.js";
 import type { DriverDevice } from "../../../domain/inventory/report.js";
 import type { DeviceHealth } from "../../../domain/inventory/health.js";
 import type { DriverPartition, SlotPlacement } from "../../../domain/inventory/partitioning-report.js";
-import type { HealthSources } from "./health/index.js";
+import type { HealthSources } from "./health/sources.js";
 
 export const DEFAULT_SYSFS_ROOT = "/sys";
 

@@ -15,18 +15,9 @@ import { aerHealth } from "./aer.js";
 import { parseFpgainfoErrors } from "./fpgainfo.js";
 import { parseNvidiaSmi } from "./nvidia-smi.js";
 import { combineHealth, OK_PART, unreadable, type HealthPart } from "./part.js";
+import type { HealthSources } from "./sources.js";
 import { qatHealth } from "./qat.js";
 import { parseXids, slotOf, xidHealth } from "./xid.js";
-
-/** The host-wide sources, run at most once a pass; absent ones are not read. */
-export interface HealthSources {
-  /** `nvidia-smi -q -x`: its output, with any "Unable to determine the device handle" lines it wrote. */
-  nvidiaSmi?: () => Promise<string>;
-  /** The kernel log (`dmesg`), for NVIDIA's XID lines. */
-  kernelLog?: () => Promise<string>;
-  /** OPAE's `fpgainfo errors all`, for Intel FPGAs' error registers; null when fpgainfo is not installed. */
-  fpgainfoErrors?: () => Promise<string | null>;
-}
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; why: string };
 
