@@ -5,7 +5,8 @@
  * counters and maxInstances allow it and the partitions that exist plus the new one would fit on
  * the device if they were regrouped (an exact search over the placements).
  */
-import { allocatePartition, partitioningFromReport, releasePartition, type DevicePartitioning } from "../../src/domain/inventory/partitioning.js";
+import { allocatePartition, partitioningFromReport, releasePartition } from "../../src/domain/inventory/partitioning.js";
+import type { DevicePartitioning } from "../../src/domain/inventory/partition-state.js";
 import { countAllowance, spanBits, type PlacementPolicy } from "../../src/domain/inventory/partition-fit.js";
 import type { DriverPartitioning, DriverPartitionProfile } from "../../src/domain/inventory/partitioning-report.js";
 import { seededRandom } from "./seeded-random.js";

@@ -3,7 +3,7 @@
  * writes them (each added device and handle starts as the view of its new node) and time travel
  * builds them from the host's state folded then (src/audit/past-views.ts), both with these functions.
  */
-import type { CleaningOutcome } from "../../src/domain/inventory/cleaning.js";
+import type { CleaningOutcome } from "../../src/domain/inventory/host-tree.js";
 import type { Taint } from "../../src/domain/inventory/events.js";
 import type { DeviceNode, HandleNode } from "../../src/domain/inventory/host-tree.js";
 import type { TaintEffect } from "../../src/domain/shared/tolerations.js";

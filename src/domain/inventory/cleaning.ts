@@ -16,36 +16,8 @@
 import { DomainError } from "../shared/types.js";
 import { commandLine, duration, ranStep, text } from "./agent-report-fields.js";
 import type { CleaningEvent } from "./cleaning-events.js";
-import type { DeviceNode, HostState } from "./host-tree.js";
+import type { CleaningOutcome, DeviceCleaningState, DeviceNode, HostState } from "./host-tree.js";
 import { cleaningRequestIdFor } from "./ids.js";
-
-/** What the device's cleaning loop knows: on every device node, as `cleaning`. */
-export interface DeviceCleaningState {
-  /** The operator requires a clean after every use. */
-  required: boolean;
-  /** A holder since the last clean asked for a clean after use (its profile group). */
-  dirty: boolean;
-  /** The request the agent is working on. */
-  inFlight: { requestId: string; reason: string; requestedAt: string } | null;
-  /** Cleaned, waiting for a healthy report. */
-  qualifyingSince: string | null;
-  /** Out of service until repaired. */
-  failed: { reason: string; at: string } | null;
-  /** How the last request ended. */
-  last: CleaningOutcome | null;
-  /** Requests made so far: the next request's id derives from it. */
-  requests: number;
-}
-
-export interface CleaningOutcome {
-  requestId: string;
-  outcome: "cleaned" | "failed";
-  digest: string | null;
-  command: string[] | null;
-  durationMs: number | null;
-  reason: string | null;
-  at: string;
-}
 
 export const initialCleaning = (): DeviceCleaningState => ({
   required: false,

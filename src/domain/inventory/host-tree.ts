@@ -1,13 +1,12 @@
 /**
  * The shape of a host's inventory tree (devices, deployables, attach handles, attributes, each
- * region's programming) and which handle is allocated to which ARQ. state.ts folds it.
+ * region's programming, each device's cleaning and partitions) and which handle is allocated to
+ * which ARQ. state.ts folds it.
  */
 import type { AttachHandleType, JsonObject } from "../shared/types.js";
-import type { DeviceCleaningState } from "./cleaning.js";
 import type { DeviceHealth } from "./health.js";
-import type { DevicePartitionRecord } from "./partition-record.js";
 import type { DeviceTopology } from "./topology-report.js";
-import type { DriverCapacity } from "./partitioning-report.js";
+import type { DriverCapacity, DriverPartitioning, SlotPlacement } from "./partitioning-report.js";
 import type { AttachHandleAllocated, ControlPath, DeployableAdded, DeviceDiscovered, ProgrammingBitstream, ProgrammingRequester, Taint } from "./events.js";
 
 export interface HandleNode {
@@ -124,4 +123,64 @@ export interface HostState {
   firstAt: string | null;
   /** The latest summary (HostBooksClosed): its revision and time, where the current period began; null before the first. */
   books: { revision: number; at: string } | null;
+}
+
+/** What the device's cleaning loop knows (cleaning.ts): on every device node, as `cleaning`. */
+export interface DeviceCleaningState {
+  /** The operator requires a clean after every use. */
+  required: boolean;
+  /** A holder since the last clean asked for a clean after use (its profile group). */
+  dirty: boolean;
+  /** The request the agent is working on. */
+  inFlight: { requestId: string; reason: string; requestedAt: string } | null;
+  /** Cleaned, waiting for a healthy report. */
+  qualifyingSince: string | null;
+  /** Out of service until repaired. */
+  failed: { reason: string; at: string } | null;
+  /** How the last request ended. */
+  last: CleaningOutcome | null;
+  /** Requests made so far: the next request's id derives from it. */
+  requests: number;
+}
+
+export interface CleaningOutcome {
+  requestId: string;
+  outcome: "cleaned" | "failed";
+  digest: string | null;
+  command: string[] | null;
+  durationMs: number | null;
+  reason: string | null;
+  at: string;
+}
+
+/** A partitionable device's record in the host stream (partition-record.ts folds it). */
+export interface PendingCreation {
+  requestId: string;
+  arqUuid: string;
+  instanceUuid: string;
+  profile: string;
+  placement: SlotPlacement | null;
+  deployableUuid: string;
+  cleanAfterUse: boolean;
+  at: string;
+}
+
+export interface PendingDestruction {
+  requestId: string;
+  uuid: string;
+  handleUuid: string;
+  deployableUuid: string;
+  at: string;
+}
+
+export interface DevicePartitionRecord {
+  reported: DriverPartitioning;
+  /** By ARQ uuid. */
+  creations: ReadonlyMap<string, PendingCreation>;
+  /** By partition uuid. */
+  destructions: ReadonlyMap<string, PendingDestruction>;
+  /** How many requests the device's partitions have had: the next one's id derives from it. */
+  requests: number;
+  /** By deployable uuid: how many of its profile the device can hold now, as last recorded (partition-inventory.ts). */
+  available: ReadonlyMap<string, number>;
 }

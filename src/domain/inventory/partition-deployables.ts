@@ -11,7 +11,7 @@ import { canonicalJson } from "../shared/json.js";
 import { customTrait } from "../shared/traits.js";
 import { DomainError } from "../shared/types.js";
 import type { InventoryEvent } from "./events.js";
-import type { DevicePartitionRecord } from "./partition-record.js";
+import type { DevicePartitionRecord } from "./host-tree.js";
 import { fitsNow, partitioningFromReport } from "./partitioning.js";
 import type { DriverPartitioning } from "./partitioning-report.js";
 import { MAX_NAME_LENGTH, type ReportedDeployable, type ReportedDevice } from "./report-validation.js";

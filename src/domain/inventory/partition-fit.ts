@@ -4,7 +4,7 @@
  * Pure; devices have a handful of slots (MIG: 8), so the searches here are small and exact.
  */
 import type { DriverPartitionProfile, SlotPlacement } from "./partitioning-report.js";
-import type { DevicePartitioning } from "./partitioning.js";
+import type { DevicePartitioning } from "./partition-state.js";
 
 /** How the allocation picks among the placements open to a profile. */
 export type PlacementPolicy = "best-fit" | "first-fit";

@@ -6,42 +6,11 @@
  * the attach handles' allocations.
  */
 import { canonicalJson } from "../shared/json.js";
-import type { DeployableNode, DeviceNode } from "./host-tree.js";
+import type { DeployableNode, DeviceNode, DevicePartitionRecord, PendingCreation, PendingDestruction } from "./host-tree.js";
 import { attachHandleUuidFor } from "./ids.js";
 import type { PartitionEvent } from "./partition-events.js";
-import type { DevicePartitioning, PartitionState } from "./partitioning.js";
+import type { DevicePartitioning, PartitionState } from "./partition-state.js";
 import type { DriverPartition, DriverPartitioning, DriverPartitionProfile, SlotPlacement } from "./partitioning-report.js";
-
-export interface PendingCreation {
-  requestId: string;
-  arqUuid: string;
-  instanceUuid: string;
-  profile: string;
-  placement: SlotPlacement | null;
-  deployableUuid: string;
-  cleanAfterUse: boolean;
-  at: string;
-}
-
-export interface PendingDestruction {
-  requestId: string;
-  uuid: string;
-  handleUuid: string;
-  deployableUuid: string;
-  at: string;
-}
-
-export interface DevicePartitionRecord {
-  reported: DriverPartitioning;
-  /** By ARQ uuid. */
-  creations: ReadonlyMap<string, PendingCreation>;
-  /** By partition uuid. */
-  destructions: ReadonlyMap<string, PendingDestruction>;
-  /** How many requests the device's partitions have had: the next one's id derives from it. */
-  requests: number;
-  /** By deployable uuid: how many of its profile the device can hold now, as last recorded (partition-inventory.ts). */
-  available: ReadonlyMap<string, number>;
-}
 
 export function evolvePartitionRecord(record: DevicePartitionRecord | null, event: PartitionEvent): DevicePartitionRecord | null {
   if (event.type === "DevicePartitioningChanged") {

@@ -9,7 +9,7 @@
  * placements {0,4}:4), 7g.80gb (compute 7, placement {0}:8), ... as `nvidia-smi mig -lgip` and
  * `-lgipp` list them; partitions are the GPU instances `-lgi` lists, with their MIG device UUIDs.
  */
-import type { DriverAttachHandle } from "./report.js";
+import type { DriverAttachHandle } from "./handle-report.js";
 
 /** A span of slots a partition occupies: [start, start + size). */
 export interface SlotPlacement {

@@ -7,30 +7,9 @@
  * concurrent binds are serialised by the stream.
  */
 import { DomainError } from "../shared/types.js";
+import type { DevicePartitioning, PartitionState } from "./partition-state.js";
 import { blockedBesideSlots, choosePlacement, makeableNow, type PlacementPolicy } from "./partition-fit.js";
 import type { DriverPartition, DriverPartitioning, DriverPartitionProfile, SlotPlacement } from "./partitioning-report.js";
-
-export type PartitionStatus = "READY" | "CREATING" | "DESTROYING";
-
-export interface PartitionState {
-  profile: string;
-  /** The partition's identity (MIG device UUID); null while it is being made. */
-  uuid: string | null;
-  placement: SlotPlacement | null;
-  status: PartitionStatus;
-  /** The ARQ that holds it, or null when it is free. */
-  holder: string | null;
-  /** What the driver reported of it once it exists. */
-  driver: DriverPartition | null;
-}
-
-export interface DevicePartitioning {
-  counters: ReadonlyMap<string, number>;
-  slots: number;
-  oneProfileAtATime: boolean;
-  profiles: ReadonlyMap<string, DriverPartitionProfile>;
-  partitions: readonly PartitionState[];
-}
 
 export type PartitionGrant =
   | { kind: "EXISTING"; partition: PartitionState }

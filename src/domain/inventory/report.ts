@@ -3,8 +3,9 @@
  * GraphQL inputs DriverDeviceInput & co. (docs/graphql-api.md). Drivers produce these; the
  * inventory decider diffs them against the host stream's tree.
  */
-import type { AttachHandleType, DeviceType, JsonObject } from "../shared/types.js";
+import type { DeviceType, JsonObject } from "../shared/types.js";
 import type { HealthStatus } from "./health.js";
+import type { DriverAttachHandle } from "./handle-report.js";
 import type { DriverCapacity, DriverPartitioning } from "./partitioning-report.js";
 import type { DeviceTopology } from "./topology-report.js";
 
@@ -17,12 +18,6 @@ export interface DriverAttribute {
    * spec's parent_attribute_id: "nested structured attribute relationships"); absent at the top.
    */
   parentKey?: string | null;
-}
-
-export interface DriverAttachHandle {
-  type: AttachHandleType;
-  /** PCI: {domain,bus,device,function[,physical_network]}; MDEV adds asked_type and vgpu_mark. */
-  info: JsonObject;
 }
 
 export interface DriverDeployable {

@@ -7,7 +7,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { spanBits } from "../../../src/domain/inventory/partition-fit.js";
-import { allocatePartition, fitsNow, partitionCreated, partitionDestroyed, partitionFailed, partitioningFromReport, releasePartition, type DevicePartitioning } from "../../../src/domain/inventory/partitioning.js";
+import { allocatePartition, fitsNow, partitionCreated, partitionDestroyed, partitionFailed, partitioningFromReport, releasePartition } from "../../../src/domain/inventory/partitioning.js";
+import type { DevicePartitioning } from "../../../src/domain/inventory/partition-state.js";
 import type { DriverPartitioning, DriverPartitionProfile, SlotPlacement } from "../../../src/domain/inventory/partitioning-report.js";
 import { DomainError } from "../../../src/domain/shared/types.js";
 import { h100 } from "./h100.js";

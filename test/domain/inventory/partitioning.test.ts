@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { allocatePartition, fitsNow, partitionCreated, partitionDestroyed, partitioningFromReport, releasePartition, type DevicePartitioning } from "../../../src/domain/inventory/partitioning.js";
+import { allocatePartition, fitsNow, partitionCreated, partitionDestroyed, partitioningFromReport, releasePartition } from "../../../src/domain/inventory/partitioning.js";
+import type { DevicePartitioning } from "../../../src/domain/inventory/partition-state.js";
 import { capacityFree, capacityFromReport, drawCapacity, releaseCapacity } from "../../../src/domain/inventory/capacity.js";
 import { DomainError } from "../../../src/domain/shared/types.js";
 import { h100 } from "./h100.js";

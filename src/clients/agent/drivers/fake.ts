@@ -10,7 +10,8 @@
  * memory or in a state file), as a real card's sysfs would show its loaded AFU.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import type { DriverAttachHandle, DriverDevice } from "../../../domain/inventory/report.js";
+import type { DriverAttachHandle } from "../../../domain/inventory/handle-report.js";
+import type { DriverDevice } from "../../../domain/inventory/report.js";
 import type { Cleaner, Driver, DriverEnv, FakeFpgaConfig, Programmer } from "./driver.js";
 import { bdfOf, cleanDigest } from "./clean-step.js";
 import { attributeList, functionIdTrait, regionTrait, sanitizeRpName } from "./naming.js";

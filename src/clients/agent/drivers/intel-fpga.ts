@@ -19,7 +19,8 @@
  * last VF when SR-IOV is on.
  */
 import { join } from "node:path";
-import type { DriverAttachHandle, DriverDeployable, DriverDevice } from "../../../domain/inventory/report.js";
+import type { DriverAttachHandle } from "../../../domain/inventory/handle-report.js";
+import type { DriverDeployable, DriverDevice } from "../../../domain/inventory/report.js";
 import type { Driver, Programmer, DriverEnv } from "./driver.js";
 import { runProgram } from "./host-commands.js";
 import { intelFpgaCleaner } from "./intel-fpga-clean.js";

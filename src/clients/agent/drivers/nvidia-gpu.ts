@@ -14,7 +14,8 @@
  * and removes its partitions (nvidia-partitioner.ts).
  */
 import { join } from "node:path";
-import type { DriverAttachHandle, DriverDevice } from "../../../domain/inventory/report.js";
+import type { DriverAttachHandle } from "../../../domain/inventory/handle-report.js";
+import type { DriverDevice } from "../../../domain/inventory/report.js";
 import type { Driver, DriverEnv, NvidiaGpuConfig } from "./driver.js";
 import { parseLspci, warnMalformed, type LspciDevice } from "./lspci.js";
 import { lspciDevice } from "./lspci-device.js";
