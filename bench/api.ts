@@ -52,6 +52,8 @@ async function profileStages(speedBefore: number) {
   // --profile-dir DIR keeps the profile there (for a closer look: node dist/bench/cpuprofile-share.js DIR).
   const dir = args["profile-dir"] ?? mkdtempSync(join(tmpdir(), "cyborg-es-cpu-prof-"));
   process.env.BENCH_SERVER_NODE_ARGS = `${process.env.BENCH_SERVER_NODE_ARGS ?? ""} --cpu-prof --cpu-prof-dir=${dir}`;
+  // The stages are told apart by the files on a sample's stack: the modules', not the bundle's one file.
+  process.env.SERVE_BUNDLE = "false";
   const t0 = performance.now();
   const server = await startBenchServer({});
   let r: RunResult;

@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import { buildSchema } from "graphql";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib/redis-server.js";
-import { bundleIsCurrent } from "../../src/cli/serve-module.js";
+import { bundleIsCurrent, bundleWanted } from "../../src/cli/serve-module.js";
 import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
 import { append, gpuHost } from "../projections/support.js";
 
@@ -41,10 +41,19 @@ describe("which code serve runs", () => {
     expect(bundleIsCurrent(bundle, module)).toBe(false);
   });
 
-  it("the built CLI loads serve from the bundle", async () => {
+  it("the built CLI loads serve from the bundle, or from the modules when SERVE_BUNDLE=false", async () => {
     const { serveModule } = (await import(pathToFileURL(join(dist, "src/cli/serve-module.js")).href)) as typeof import("../../src/cli/serve-module.js");
     const bundled = await import(pathToFileURL(join(dist, "server-bundle/serve.js")).href);
-    expect(await serveModule()).toBe(bundled);
+    const modules = await import(pathToFileURL(join(dist, "src/cli/serve.command.js")).href);
+    expect(await serveModule({})).toBe(bundled);
+    expect(await serveModule({ SERVE_BUNDLE: "true" })).toBe(bundled);
+    expect(await serveModule({ SERVE_BUNDLE: "false" })).toBe(modules);
+  });
+
+  it("refuses a SERVE_BUNDLE that is neither true nor false", () => {
+    expect(bundleWanted({})).toBe(true);
+    expect(bundleWanted({ SERVE_BUNDLE: "false" })).toBe(false);
+    expect(() => bundleWanted({ SERVE_BUNDLE: "no" })).toThrow(/SERVE_BUNDLE must be true or false, not "no"/);
   });
 });
 
