@@ -22,7 +22,8 @@ import { join } from "node:path";
 import type { Logger } from "../logger.js";
 import { releaseOwnership, takeOwnership } from "./dir-owner.js";
 import { rawText, type CapturedModel, type MemoryReadStore, type RawJson } from "./memory.js";
-import { readSnapshotBytes, writeSnapshot, type SnapshotBody, type SnapshotHeader } from "./snapshot-file.js";
+import { ChecksumThread } from "./checksum-thread.js";
+import { readSnapshotBytes, writeSnapshot, type SnapshotBody, type SnapshotBytesRead, type SnapshotHeader } from "./snapshot-file.js";
 
 export const SNAPSHOT_FORMAT = "cyborg-es read model";
 /**
@@ -66,25 +67,36 @@ export class ReadModelSnapshots {
       return [];
     }
     const loaded: string[] = [];
-    // Every file is read at once (node's I/O threads), each decoded here as soon as the one before is.
-    const reads = this.o.projections.map((p) => readSnapshotBytes(this.fileOf(p.name), { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, layout: p.layout }));
+    // Every file is read at once (node's I/O threads) and checked on a thread of its own, each decoded
+    // here as soon as the one before is, and put into the store once its check has passed.
+    const thread = new ChecksumThread();
+    const reads = this.o.projections.map((p) => readSnapshotBytes(this.fileOf(p.name), { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, layout: p.layout }, thread));
     for (const r of reads) r.catch(() => undefined); // a failed read is reported where it is awaited, not as an unhandled rejection
-    for (const [i, p] of this.o.projections.entries()) {
-      const t0 = performance.now();
-      const file = this.fileOf(p.name);
-      const read = await reads[i];
-      if (read === undefined) continue;
-      const model = read.ok ? decode(read.header, read.body) : read.reason;
-      if (typeof model === "string") {
-        this.o.log.warn({ projection: p.name, file, reason: model }, `the ${p.name} read-model snapshot is refused (${model}): rebuilding that model from the log`);
-        continue;
-      }
-      this.o.store.restore(p.name, model);
-      this.written.set(p.name, model.checkpoint);
-      loaded.push(p.name);
-      this.o.log.info({ projection: p.name, checkpoint: model.checkpoint.toString(), keys: model.hashes.length + model.zsets.length, ms: Math.round(performance.now() - t0) }, "read model loaded from its snapshot");
+    try {
+      for (const [i, p] of this.o.projections.entries()) if (await this.loadOne(p.name, reads[i]!)) loaded.push(p.name);
+    } finally {
+      await thread.close();
     }
     return loaded;
+  }
+
+  /** Puts one model's snapshot into the store once decoded and checked; whether it did. */
+  private async loadOne(name: string, reading: Promise<SnapshotBytesRead | undefined>): Promise<boolean> {
+    const t0 = performance.now();
+    const file = this.fileOf(name);
+    const read = await reading;
+    if (read === undefined) return false;
+    // Decoded while the thread checks the bytes; used only once the check passed.
+    let model = read.ok ? decodedOrWhy(read.header, read.body) : read.reason;
+    if (read.ok) model = (await read.verified) ?? model;
+    if (typeof model === "string") {
+      this.o.log.warn({ projection: name, file, reason: model }, `the ${name} read-model snapshot is refused (${model}): rebuilding that model from the log`);
+      return false;
+    }
+    this.o.store.restore(name, model);
+    this.written.set(name, model.checkpoint);
+    this.o.log.info({ projection: name, checkpoint: model.checkpoint.toString(), keys: model.hashes.length + model.zsets.length, ms: Math.round(performance.now() - t0) }, "read model loaded from its snapshot");
+    return true;
   }
 
   /** Writes the models that moved every `intervalMs` from now on. */
@@ -144,6 +156,15 @@ function entryLine(kind: "h" | "z", key: string, content: unknown[] | RawJson): 
   return Array.isArray(content) ? JSON.stringify([kind, key, content]) : `["${kind}",${JSON.stringify(key)},${rawText(content)}]`;
 }
 
+/** The model, or why the bytes are not one (they may not have been checked yet: decode fails on nothing). */
+function decodedOrWhy(header: SnapshotHeader, body: SnapshotBody): CapturedModel | string {
+  try {
+    return decode(header, body);
+  } catch (err) {
+    return `an entry cannot be read (${(err as Error).message})`;
+  }
+}
+
 /**
  * The model a checked snapshot holds, or why it cannot be one. Only the keys are read: each key's
  * content stays its bytes in the file's buffer until the service first uses it (memory.ts).
@@ -153,10 +174,12 @@ function decode(header: SnapshotHeader, body: SnapshotBody): CapturedModel | str
   const { bytes } = body;
   for (let at = body.start; at < body.end; ) {
     const nl = bytes.indexOf(0x0a, at);
-    const entry = rawEntry(bytes, at, nl) ?? parsedEntry(bytes.toString("utf8", at, nl));
-    if (typeof entry === "string") return entry;
-    if (entry[0] === "h") model.hashes.push([entry[1], entry[2]]);
-    else model.zsets.push([entry[1], entry[2]]);
+    if (!rawEntryInto(model, bytes, at, nl)) {
+      const entry = parsedEntry(bytes.toString("utf8", at, nl));
+      if (typeof entry === "string") return entry;
+      if (entry[0] === "h") model.hashes.push([entry[1], entry[2]]);
+      else model.zsets.push([entry[1], entry[2]]);
+    }
     at = nl + 1;
   }
   return model;
@@ -167,14 +190,15 @@ type Entry = [kind: "h" | "z", key: string, content: RawJson | never[]];
 const [QUOTE, COMMA, OPEN, CLOSE, BACKSLASH, H, Z] = [0x22, 0x2c, 0x5b, 0x5d, 0x5c, 0x68, 0x7a];
 
 /**
- * The line `bytes[start, end)` when it is `["h",<key>,[...]]` or `["z",<key>,[...]]`: its kind, key
- * and the place of its content; undefined for any other line (then parsed whole). The file's
- * checksum vouches for the bytes; the key is read as a JSON string (with its escapes).
+ * Puts the line `bytes[start, end)` into `model` when it is `["h",<key>,[...]]` or
+ * `["z",<key>,[...]]`: its key and the place of its content (no list per line: a restart reads
+ * some 170,000 of them); false for any other line (then parsed whole). The file's checksum
+ * vouches for the bytes; the key is read as a JSON string (with its escapes).
  */
-function rawEntry(bytes: Buffer, start: number, end: number): Entry | undefined {
+function rawEntryInto(model: CapturedModel, bytes: Buffer, start: number, end: number): boolean {
   const kind = bytes[start + 2];
   const opens = bytes[start] === OPEN && bytes[start + 1] === QUOTE && bytes[start + 3] === QUOTE && bytes[start + 4] === COMMA && bytes[start + 5] === QUOTE;
-  if (!opens || (kind !== H && kind !== Z)) return undefined;
+  if (!opens || (kind !== H && kind !== Z)) return false;
   let q = start + 6;
   let escaped = false;
   for (; q < end; q++) {
@@ -184,9 +208,10 @@ function rawEntry(bytes: Buffer, start: number, end: number): Entry | undefined 
       q++; // the escaped character
     } else if (c === QUOTE) break;
   }
-  if (q + 3 > end - 2 || bytes[q + 1] !== COMMA || bytes[q + 2] !== OPEN || bytes[end - 1] !== CLOSE || bytes[end - 2] !== CLOSE) return undefined;
+  if (q + 3 > end - 2 || bytes[q + 1] !== COMMA || bytes[q + 2] !== OPEN || bytes[end - 1] !== CLOSE || bytes[end - 2] !== CLOSE) return false;
   const key = escaped ? (JSON.parse(bytes.toString("utf8", start + 5, q + 1)) as string) : bytes.toString("utf8", start + 6, q);
-  return [kind === H ? "h" : "z", key, { bytes, start: q + 2, end: end - 1 }];
+  (kind === H ? model.hashes : model.zsets).push([key, { bytes, start: q + 2, end: end - 1 }]);
+  return true;
 }
 
 /** A line that is not in the shape `rawEntry` reads, parsed whole; or why it is refused. */

@@ -99,8 +99,9 @@ export class MemoryReadStore implements ReadStore {
 
   private forget(projection: string): void {
     const prefix = keyPrefix(projection);
-    for (const k of [...this.hashes.keys()]) if (k.startsWith(prefix)) this.hashes.delete(k);
-    for (const k of [...this.zsets.keys()]) if (k.startsWith(prefix)) this.zsets.delete(k);
+    // A Map may lose the key being visited: no copy of every key (a restart restores models one after another).
+    for (const k of this.hashes.keys()) if (k.startsWith(prefix)) this.hashes.delete(k);
+    for (const k of this.zsets.keys()) if (k.startsWith(prefix)) this.zsets.delete(k);
     this.checkpoints.delete(projection);
     this.origins.delete(projection);
     this.servingNames.delete(projection);
@@ -241,8 +242,9 @@ export class MemoryReadStore implements ReadStore {
   /** Puts back a captured projection in place of what the store holds of it (not marked serving: the projector marks it once caught up). */
   restore(projection: string, model: CapturedModel): void {
     const prefix = keyPrefix(projection);
-    const foreign = [...model.hashes, ...model.zsets].find(([k]) => !k.startsWith(prefix));
-    if (foreign) throw new RangeError(`key ${foreign[0]} is not of projection ${projection}`);
+    for (const list of [model.hashes, model.zsets]) {
+      for (const [k] of list) if (!k.startsWith(prefix)) throw new RangeError(`key ${k} is not of projection ${projection}`);
+    }
     this.forget(projection);
     for (const [k, fields] of model.hashes) this.hashes.set(k, Array.isArray(fields) ? toHash(fields) : fields);
     for (const [k, entries] of model.zsets) {

@@ -20,7 +20,7 @@
 import { createHash } from "node:crypto";
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import * as zlib from "node:zlib";
+import { crc32, type ChecksumThread } from "./checksum-thread.js";
 import type { Origin } from "./port.js";
 
 export interface SnapshotHeader {
@@ -47,16 +47,18 @@ export interface SnapshotBody {
   end: number;
 }
 
-export type SnapshotBytesRead = { ok: true; header: SnapshotHeader; body: SnapshotBody } | { ok: false; reason: string };
+/**
+ * `verified`: undefined once the file's checksum matched, or why it did not. Read with a
+ * ChecksumThread, the check may still be running when the read returns: nothing decoded from the
+ * body may be used before it has answered undefined.
+ */
+export type SnapshotBytesRead = { ok: true; header: SnapshotHeader; body: SnapshotBody; verified: Promise<string | undefined> } | { ok: false; reason: string };
 
 type Expected = { format: string; version: number; name: string; layout?: string };
 
-/** zlib's CRC-32 (node 20.15 and later), or undefined on an older node. */
-const crc32 = (zlib as Partial<typeof zlib>).crc32;
-
 /** The checksums a trailer may name, each as the hex of `bytes`. */
 const CHECKSUMS: Record<string, ((bytes: Uint8Array) => string) | undefined> = {
-  crc32: crc32 && ((bytes) => crc32(bytes).toString(16).padStart(8, "0")),
+  crc32: crc32 && ((bytes) => hex(crc32!(bytes))),
   sha256: (bytes) => createHash("sha256").update(bytes).digest("hex"),
 };
 
@@ -110,20 +112,30 @@ export async function writeSnapshot(file: string, header: SnapshotHeader, lines:
 export async function readSnapshot(file: string, expect: Expected): Promise<SnapshotRead | undefined> {
   const read = await readSnapshotBytes(file, expect);
   if (read === undefined || !read.ok) return read;
+  const refused = await read.verified;
+  if (refused !== undefined) return { ok: false, reason: refused };
   return { ok: true, header: read.header, lines: snapshotLines(read.body) };
 }
 
-/** Reads and checks `file` as `readSnapshot` does, leaving its lines as bytes; undefined when there is none. */
-export async function readSnapshotBytes(file: string, expect: Expected): Promise<SnapshotBytesRead | undefined> {
+/**
+ * Reads and checks `file` as `readSnapshot` does, leaving its lines as bytes; undefined when there
+ * is none. With `thread`, the file is read into shared memory and its CRC-32 computed on that
+ * thread (`verified` answers when it is done).
+ */
+export async function readSnapshotBytes(file: string, expect: Expected, thread?: ChecksumThread): Promise<SnapshotBytesRead | undefined> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = thread ? await readShared(file) : await readFile(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     return { ok: false, reason: `it cannot be read (${(err as Error).message})` };
   }
-  const checked = checkedBody(bytes);
-  if (typeof checked === "string") return { ok: false, reason: checked };
+  const trailer = trailerOf(bytes);
+  if (typeof trailer === "string") return { ok: false, reason: trailer };
+  const checked = trailer.end;
+  const verified = thread && trailer.kind === "crc32" ? thread.crc32(bytes.subarray(0, checked)).then((v) => matches(hex(v), trailer.sum)) : Promise.resolve(matches(CHECKSUMS[trailer.kind]!(bytes.subarray(0, checked)), trailer.sum));
+  // Refused below without waiting: nothing of it is used.
+  verified.catch(() => undefined);
   const headerEnd = bytes.indexOf(0x0a);
   const header = headerEnd < checked ? parseHeader(bytes.toString("utf8", 0, headerEnd)) : undefined;
   if (header === undefined) return { ok: false, reason: "its header is not a snapshot's" };
@@ -131,7 +143,28 @@ export async function readSnapshotBytes(file: string, expect: Expected): Promise
   if (header.version !== expect.version) return { ok: false, reason: `its format version is ${header.version}; this version reads ${expect.version}` };
   if (header.name !== expect.name) return { ok: false, reason: `it holds ${header.name}, not ${expect.name}` };
   if (header.layout !== expect.layout) return { ok: false, reason: `it was written by a build whose ${expect.name} code differs (layout ${header.layout ?? "none"}, this build's ${expect.layout ?? "none"})` };
-  return { ok: true, header, body: { bytes, start: headerEnd + 1, end: checked } };
+  return { ok: true, header, body: { bytes, start: headerEnd + 1, end: checked }, verified };
+}
+
+const hex = (crc: number) => crc.toString(16).padStart(8, "0");
+const matches = (computed: string, recorded: string): string | undefined => (computed === recorded ? undefined : "its checksum does not match its content (a corrupt file)");
+
+/** The file's bytes in shared memory (a worker thread can read them in place). */
+async function readShared(file: string): Promise<Buffer> {
+  const handle = await open(file, "r");
+  try {
+    const { size } = await handle.stat();
+    const bytes = Buffer.from(new SharedArrayBuffer(size));
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await handle.read(bytes, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return at === size ? bytes : bytes.subarray(0, at);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The lines of a checked body, decoded. */
@@ -145,8 +178,8 @@ export function snapshotLines(body: SnapshotBody): string[] {
   return lines;
 }
 
-/** The length of the checked part (header and lines), or why the file is refused. */
-function checkedBody(bytes: Buffer): number | string {
+/** The trailer: the length of the checked part (header and lines) and its checksum; or why the file is refused. */
+function trailerOf(bytes: Buffer): { end: number; kind: string; sum: string } | string {
   if (bytes.length === 0 || bytes[bytes.length - 1] !== 0x0a) return "it is torn (it does not end with its checksum line)";
   const start = bytes.lastIndexOf(0x0a, bytes.length - 2) + 1;
   let trailer: unknown;
@@ -160,8 +193,7 @@ function checkedBody(bytes: Buffer): number | string {
   const [kind, sum] = entries[0] as [string, string];
   const checksum = CHECKSUMS[kind];
   if (checksum === undefined) return `its checksum is a ${kind}, which this node cannot compute (node 20.15 or later can)`;
-  if (checksum(bytes.subarray(0, start)) !== sum) return "its checksum does not match its content (a corrupt file)";
-  return start;
+  return { end: start, kind, sum };
 }
 
 function parseHeader(line: string): SnapshotHeader | undefined {
