@@ -48,11 +48,13 @@ export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
 /** The SDK with a batching OTLP/HTTP exporter, or undefined when tracing is not configured. */
 export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<Tracing | undefined> {
   if (!tracingConfigured(env)) return undefined;
+  // CommonJS packages: their exports are the module's default, in node and in the server's bundle alike
+  // (the bundle gives no named exports for them).
   const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, resources, { W3CTraceContextPropagator }] = await Promise.all([
-    import("@opentelemetry/sdk-trace-node"),
-    import("@opentelemetry/exporter-trace-otlp-http"),
-    import("@opentelemetry/resources"),
-    import("@opentelemetry/core"),
+    import("@opentelemetry/sdk-trace-node").then((m) => m.default),
+    import("@opentelemetry/exporter-trace-otlp-http").then((m) => m.default),
+    import("@opentelemetry/resources").then((m) => m.default),
+    import("@opentelemetry/core").then((m) => m.default),
   ]);
   const resource = resources.resourceFromAttributes({ "service.name": "cyborg-es" }).merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });

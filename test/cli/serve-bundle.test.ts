@@ -5,6 +5,8 @@
  * modules' are. The bundle is the one `npm run build` wrote (the suite's setup builds the service).
  */
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -57,6 +59,37 @@ describe("which code serve runs", () => {
   });
 });
 
+/** `serve` from the built CLI (so from the bundle) on `dataDir`, once /readyz answers; its admin token. */
+async function startBuilt(dataDir: string, env: NodeJS.ProcessEnv = {}) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(dist, "src/cli/index.js"), "serve"], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (c: Buffer) => void (stderr += c.toString("utf8")));
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  };
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}: ${stderr.trim()}`);
+      if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const admin = (JSON.parse(readFileSync(join(dataDir, "tokens.json"), "utf8")) as { tokens: Array<{ token: string }> }).tokens[0]!.token;
+  const graphql = (query: string) =>
+    fetch(`http://127.0.0.1:${port}/graphql`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${admin}` }, body: JSON.stringify({ query }) });
+  return { graphql, stop };
+}
+
 describe("the bundled server", () => {
   it("starts, serves, and writes snapshots that carry the fingerprints of the read models' code it was built from", async () => {
     const dataDir = tempDir();
@@ -64,32 +97,16 @@ describe("the bundled server", () => {
     const log = await LmdbEventStore.open(join(dataDir, "events"));
     await append(log, gpuHost());
     await log.close();
-    const port = await freePort();
-    const child = spawn(process.execPath, [join(dist, "src/cli/index.js"), "serve"], {
-      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn" },
-      stdio: "ignore",
-    });
+    const server = await startBuilt(dataDir);
     try {
-      for (;;) {
-        if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
-        if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
       // It serves the schema the repository fixes: every type under its own name (a bundler renames
       // classes that share a name, and class names are GraphQL type names).
-      const admin = (JSON.parse(readFileSync(join(dataDir, "tokens.json"), "utf8")) as { tokens: Array<{ token: string }> }).tokens[0]!.token;
-      const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${admin}` },
-        body: JSON.stringify({ query: "{ __schema { types { name } } }" }),
-      });
+      const res = await server.graphql("{ __schema { types { name } } }");
       const served = ((await res.json()) as { data: { __schema: { types: Array<{ name: string }> } } }).data.__schema.types.map((t) => t.name).filter((n) => !n.startsWith("__"));
       const fixed = Object.keys(buildSchema(readFileSync("schema/schema.graphql", "utf8")).getTypeMap()).filter((n) => !n.startsWith("__"));
       expect(served.sort()).toEqual(fixed.sort());
     } finally {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
+      await server.stop();
     }
     const { projectionLayouts } = (await import(pathToFileURL(join(dist, "src/service/projection-layouts.js")).href)) as typeof import("../../src/service/projection-layouts.js");
     const expected = projectionLayouts();
@@ -100,5 +117,32 @@ describe("the bundled server", () => {
       expect(header.layout).toBe(expected[header.name]);
     }
     expect(existsSync(join(dist, "server-bundle/serve.js"))).toBe(true);
+  });
+
+  it("traces with OpenTelemetry when an OTLP endpoint is set: its packages load from the bundle", async () => {
+    let received = 0;
+    let got: () => void = () => undefined;
+    const spans = new Promise<void>((r) => (got = r));
+    const collector = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        if (req.url === "/v1/traces") {
+          received++;
+          got();
+        }
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, "127.0.0.1", () => r()));
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const server = await startBuilt(tempDir(), { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: "50" });
+    try {
+      expect((await server.graphql("{ deviceProfiles { name } }")).status).toBe(200);
+      await spans;
+      expect(received).toBeGreaterThan(0);
+    } finally {
+      await server.stop();
+      await new Promise((r) => collector.close(r));
+    }
   });
 });
