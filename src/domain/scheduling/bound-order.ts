@@ -23,18 +23,29 @@ export interface Bounded {
 export function hostsByBound(index: CandidateIndex, request: PlacementRequest, limits: PlacementLimits): Iterable<Bounded> {
   const unlimited = limits.hosts == null && limits.instanceHost == null;
   if (unlimited && index.freeOf) return fromLevels(index, request, limits);
-  return bucketed(hostsToTry(index, request, limits), request, limits);
+  return bucketed(hostsToTry(index, request, limits), request, limits, freeOnHost(index, request));
+}
+
+/** A host's free handles of a class: read from the index's levels when it keeps them, else summed over the host's providers. */
+type FreeOnHost = (host: CandidateHost, resourceClass: string) => number;
+
+function freeOnHost(index: CandidateIndex, request: PlacementRequest): FreeOnHost {
+  if (!index.freeOf) return freeOfClass;
+  const levels = new Map<string, FreeLevels | undefined>();
+  for (const g of request.groups) for (const need of g.alternatives) levels.set(need.resourceClass, index.freeOf(need.resourceClass));
+  return (host, resourceClass) => levels.get(resourceClass)?.byHost.get(host.hostname) ?? 0;
 }
 
 /** Bounds below this are bucketed; the few hosts at or above it are sorted. */
 const BUCKETS = 1024;
 
-function* bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, limits: PlacementLimits): Generator<Bounded> {
+/** `hosts` are within the limits (hostsToTry): only their agents' liveness is asked. */
+function* bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, limits: PlacementLimits, free: FreeOnHost): Generator<Bounded> {
   const buckets: CandidateHost[][] = [];
   const large: Bounded[] = [];
   for (const host of hosts) {
-    if (staleHost(limits, host) || !allowedBy(limits, host.hostname)) continue;
-    const b = bound(host, request);
+    if (staleHost(limits, host)) continue;
+    const b = bound(host, request, free);
     if (b >= BUCKETS) large.push({ host, bound: b });
     else (buckets[b] ??= []).push(host);
   }
@@ -43,11 +54,11 @@ function* bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, l
 }
 
 /** The free handles of every class the groups could use on the host: a bound of both its ready and its free handles. */
-export function bound(host: CandidateHost, request: PlacementRequest): number {
+export function bound(host: CandidateHost, request: PlacementRequest, free: FreeOnHost = freeOfClass): number {
   let sum = 0;
   for (const g of request.groups) {
     let most = 0;
-    for (const need of g.alternatives) most = Math.max(most, freeOfClass(host, need.resourceClass));
+    for (const need of g.alternatives) most = Math.max(most, free(host, need.resourceClass));
     sum += most;
   }
   return sum;
