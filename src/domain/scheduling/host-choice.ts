@@ -21,7 +21,10 @@ export const MAX_STEPS = 20_000;
 /** Handles already taken on a provider by earlier choices (capacity counts repeated choices on one host). */
 export type Taken = ReadonlyMap<string, number>;
 
-export function chooseOnHost(host: CandidateHost, request: PlacementRequest, taken: Taken = new Map()): HostChoice | null {
+/** Nothing taken yet (a decision's own choice): shared, never written. */
+const NOTHING_TAKEN: Taken = new Map();
+
+export function chooseOnHost(host: CandidateHost, request: PlacementRequest, taken: Taken = NOTHING_TAKEN): HostChoice | null {
   const options = request.groups.map((g) => optionsFor(host, g, taken));
   if (options.some((o) => o.length === 0)) return null;
   const picked = search(request.groups, options, taken);
@@ -88,7 +91,7 @@ function providersByClass(host: CandidateHost): Map<string, CandidateProvider[]>
 }
 
 function search(groups: readonly GroupRequest[], options: Option[][], taken: Taken): Option[] | null {
-  const used = new Map(taken);
+  const used = taken.size === 0 ? new Map<string, number>() : new Map(taken);
   const matched = new Map<MatchAttribute, string | number>();
   const picked: Option[] = [];
   let steps = 0;
