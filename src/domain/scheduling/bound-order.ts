@@ -23,18 +23,29 @@ export interface Bounded {
 export function hostsByBound(index: CandidateIndex, request: PlacementRequest, limits: PlacementLimits): Iterable<Bounded> {
   const unlimited = limits.hosts == null && limits.instanceHost == null;
   if (unlimited && index.freeOf) return fromLevels(index, request, limits);
-  return bucketed(hostsToTry(index, request, limits), request, limits);
+  return bucketed(hostsToTry(index, request, limits), request, limits, freeOnHost(index, request));
+}
+
+/** A host's free handles of a class: read from the index's levels when it keeps them, else summed over the host's providers. */
+type FreeOnHost = (host: CandidateHost, resourceClass: string) => number;
+
+function freeOnHost(index: CandidateIndex, request: PlacementRequest): FreeOnHost {
+  if (!index.freeOf) return freeOfClass;
+  const levels = new Map<string, FreeLevels | undefined>();
+  for (const g of request.groups) for (const need of g.alternatives) levels.set(need.resourceClass, index.freeOf(need.resourceClass));
+  return (host, resourceClass) => levels.get(resourceClass)?.byHost.get(host.hostname) ?? 0;
 }
 
 /** Bounds below this are bucketed; the few hosts at or above it are sorted. */
 const BUCKETS = 1024;
 
-function* bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, limits: PlacementLimits): Generator<Bounded> {
+/** `hosts` are within the limits (hostsToTry): only their agents' liveness is asked. */
+function* bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, limits: PlacementLimits, free: FreeOnHost): Generator<Bounded> {
   const buckets: CandidateHost[][] = [];
   const large: Bounded[] = [];
   for (const host of hosts) {
-    if (staleHost(limits, host) || !allowedBy(limits, host.hostname)) continue;
-    const b = bound(host, request);
+    if (staleHost(limits, host)) continue;
+    const b = bound(host, request, free);
     if (b >= BUCKETS) large.push({ host, bound: b });
     else (buckets[b] ??= []).push(host);
   }
@@ -43,11 +54,11 @@ function* bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, l
 }
 
 /** The free handles of every class the groups could use on the host: a bound of both its ready and its free handles. */
-export function bound(host: CandidateHost, request: PlacementRequest): number {
+export function bound(host: CandidateHost, request: PlacementRequest, free: FreeOnHost = freeOfClass): number {
   let sum = 0;
   for (const g of request.groups) {
     let most = 0;
-    for (const need of g.alternatives) most = Math.max(most, freeOfClass(host, need.resourceClass));
+    for (const need of g.alternatives) most = Math.max(most, free(host, need.resourceClass));
     sum += most;
   }
   return sum;
@@ -97,26 +108,21 @@ class LevelCursor {
 }
 
 function* fromLevels(index: CandidateIndex, request: PlacementRequest, limits: PlacementLimits): Generator<Bounded> {
-  const classes = [...new Set(request.groups.flatMap((g) => g.alternatives.map((n) => n.resourceClass)))];
-  const cursors = new Map(classes.map((rc) => [rc, new LevelCursor(index.freeOf!(rc))]));
-  const boundOf = (hostname: string) => {
-    let sum = 0;
-    for (const g of request.groups) {
-      let most = 0;
-      for (const need of g.alternatives) most = Math.max(most, cursors.get(need.resourceClass)!.levels?.byHost.get(hostname) ?? 0);
-      sum += most;
-    }
-    return sum;
-  };
-  const threshold = () => request.groups.reduce((s, g) => s + Math.max(0, ...g.alternatives.map((n) => cursors.get(n.resourceClass)!.level)), 0);
+  const byClass = new Map<string, LevelCursor>();
+  for (const g of request.groups) for (const n of g.alternatives) if (!byClass.has(n.resourceClass)) byClass.set(n.resourceClass, new LevelCursor(index.freeOf!(n.resourceClass)));
+  const cursors = [...byClass.values()];
+  // Per group, the cursors of its alternatives' classes: each host read is weighed without looking a class up.
+  const groups = request.groups.map((g) => g.alternatives.map((n) => byClass.get(n.resourceClass)!));
+  const boundOf = (hostname: string) => sumOfMost(groups, (c) => c.levels?.byHost.get(hostname) ?? 0);
   const seen = new Set<string>();
   const heap = new MaxHeap();
   for (;;) {
+    const threshold = sumOfMost(groups, (c) => c.level);
     // Every group needs at least one handle: a bound of 0 never fits, and neither can any host not yet reached once the threshold is 0.
-    const t = Math.max(1, threshold());
+    const t = Math.max(1, threshold);
     while (heap.size > 0 && heap.top()!.bound >= t) yield heap.pop()!;
-    if (t <= 1 && threshold() === 0) break;
-    const cursor = cheapest(cursors.values());
+    if (threshold === 0) break;
+    const cursor = cheapest(cursors);
     const hostname = cursor?.next();
     if (hostname === undefined) break;
     if (seen.has(hostname)) continue;
@@ -129,8 +135,19 @@ function* fromLevels(index: CandidateIndex, request: PlacementRequest, limits: P
   while (heap.size > 0 && heap.top()!.bound > 0) yield heap.pop()!;
 }
 
+/** Per group, the most of its alternatives' classes' values, summed. */
+function sumOfMost(groups: readonly (readonly LevelCursor[])[], value: (c: LevelCursor) => number): number {
+  let sum = 0;
+  for (const alternatives of groups) {
+    let most = 0;
+    for (const c of alternatives) most = Math.max(most, value(c));
+    sum += most;
+  }
+  return sum;
+}
+
 /** The class whose current level is lowered by reading the fewest hosts (a level above 0). */
-function cheapest(cursors: Iterable<LevelCursor>): LevelCursor | undefined {
+function cheapest(cursors: readonly LevelCursor[]): LevelCursor | undefined {
   let best: LevelCursor | undefined;
   for (const c of cursors) if (c.level > 0 && (best === undefined || c.remaining < best.remaining)) best = c;
   return best;

@@ -50,12 +50,17 @@ export function allowedBy(limits: PlacementLimits, hostname: string): boolean {
 
 /**
  * The hosts worth trying: those offering, for every group, the class of one of its alternatives
- * (the group with the fewest such hosts drives), within the limits. In no particular order: every
+ * (the group with the fewest such hosts drives), within the limits (those it answers are allowed
+ * by them: `allowedBy` need not be asked again). In no particular order: every
  * answer built from them is ordered by a total order of its own.
  */
 export function hostsToTry(index: CandidateIndex, request: PlacementRequest, limits: PlacementLimits): readonly CandidateHost[] {
-  const named = limits.instanceHost != null ? [limits.instanceHost] : limits.hosts ?? null;
-  if (named !== null) return [...new Set(named)].filter((h) => allowedBy(limits, h)).flatMap((h) => index.byName.get(h) ?? []);
+  if (limits.instanceHost != null) {
+    const host = allowedBy(limits, limits.instanceHost) ? index.byName.get(limits.instanceHost) : undefined;
+    return host ? [host] : [];
+  }
+  // Every named host is allowed by the limits that name it: no host is looked for in the list again.
+  if (limits.hosts != null) return [...new Set(limits.hosts)].flatMap((h) => index.byName.get(h) ?? []);
   let best: readonly CandidateHost[] | null = null;
   for (const g of request.groups) {
     const lists = g.alternatives.map((need) => index.byClass.get(need.resourceClass) ?? []);

@@ -21,7 +21,10 @@ export const MAX_STEPS = 20_000;
 /** Handles already taken on a provider by earlier choices (capacity counts repeated choices on one host). */
 export type Taken = ReadonlyMap<string, number>;
 
-export function chooseOnHost(host: CandidateHost, request: PlacementRequest, taken: Taken = new Map()): HostChoice | null {
+/** Nothing taken yet (a decision's own choice): shared, never written. */
+const NOTHING_TAKEN: Taken = new Map();
+
+export function chooseOnHost(host: CandidateHost, request: PlacementRequest, taken: Taken = NOTHING_TAKEN): HostChoice | null {
   const options = request.groups.map((g) => optionsFor(host, g, taken));
   if (options.some((o) => o.length === 0)) return null;
   const picked = search(request.groups, options, taken);
@@ -33,24 +36,35 @@ export function chooseOnHost(host: CandidateHost, request: PlacementRequest, tak
 export function optionsFor(host: CandidateHost, group: GroupRequest, taken: Taken): Option[] {
   const out: Option[] = [];
   const byClass = providersByClass(host);
-  group.alternatives.forEach((need, alternative) => {
+  for (let alternative = 0; alternative < group.alternatives.length; alternative++) {
+    const need = group.alternatives[alternative]!;
     const from = out.length;
     for (const provider of byClass.get(need.resourceClass) ?? NONE) {
       const room = providerRoom(provider, need, group.tolerations, taken.get(provider.rpUuid) ?? 0);
-      if (typeof room === "number") out.push({ alternative, need, provider, ready: runsNeed(provider, group) });
+      if (typeof room === "number") insertFrom(out, from, { alternative, need, provider, ready: runsNeed(provider, group) });
     }
-    if (out.length - from > 1) sortFrom(out, from);
-  });
+  }
   return out;
 }
 
 const NONE: readonly CandidateProvider[] = [];
 
-function sortFrom(out: Option[], from: number): void {
-  const part = out.splice(from).sort(
-    (a, b) => Number(b.ready) - Number(a.ready) || b.provider.free - a.provider.free || (a.provider.rpUuid < b.provider.rpUuid ? -1 : a.provider.rpUuid > b.provider.rpUuid ? 1 : 0),
-  );
-  for (const o of part) out.push(o);
+/** Inserts the option among those from `from` on, in order (a host has a few providers of a class: no sort's copy). */
+function insertFrom(out: Option[], from: number, o: Option): void {
+  let i = out.length;
+  out.push(o);
+  while (i > from && betterOption(o, out[i - 1]!)) {
+    out[i] = out[i - 1]!;
+    i--;
+  }
+  out[i] = o;
+}
+
+/** Ready first, then most free, then by uuid (a total order: providers' uuids differ). */
+function betterOption(a: Option, b: Option): boolean {
+  if (a.ready !== b.ready) return a.ready;
+  if (a.provider.free !== b.provider.free) return a.provider.free > b.provider.free;
+  return a.provider.rpUuid < b.provider.rpUuid;
 }
 
 /** Free handles on the host's providers of a class, whatever their traits or taints (a bound). */
@@ -77,7 +91,7 @@ function providersByClass(host: CandidateHost): Map<string, CandidateProvider[]>
 }
 
 function search(groups: readonly GroupRequest[], options: Option[][], taken: Taken): Option[] | null {
-  const used = new Map(taken);
+  const used = taken.size === 0 ? new Map<string, number>() : new Map(taken);
   const matched = new Map<MatchAttribute, string | number>();
   const picked: Option[] = [];
   let steps = 0;

@@ -84,3 +84,8 @@ export const arbRequest = fc
       groups: r.groups.map((g) => group(g.alternatives, { match: g.match, tolerations: g.tolerates ? [{ key: "example.com/burn-in", value: null, effect: null }] : [] })),
     }),
   );
+
+/** Requests most fleets can meet somewhere (one handle of a class per group, no traits): decisions with several fitting hosts to rank. */
+export const arbEasyRequest = fc
+  .array(fc.record({ resourceClass: fc.constantFrom(...CLASSES), match: fc.subarray(["numa_node"] as const) }), { minLength: 1, maxLength: 2 })
+  .map((groups): PlacementRequest => ({ enabled: true, groups: groups.map((g) => group([need(g.resourceClass)], { match: g.match })) }));

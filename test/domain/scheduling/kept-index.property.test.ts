@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import { capacity, indexCandidates, place, type CandidateHost, type CandidateIndex } from "../../../src/domain/scheduling/index.js";
 import { countByChoices, countOnHost } from "../../../src/domain/scheduling/capacity.js";
 import { bound, hostsByBound } from "../../../src/domain/scheduling/bound-order.js";
+import { chooseOnHost } from "../../../src/domain/scheduling/host-choice.js";
+import { compareChoices } from "../../../src/domain/scheduling/place.js";
 import { KeptCandidates } from "../../../src/domain/scheduling/kept-index.js";
-import { arbHosts, arbRequest } from "./fleet.js";
+import { arbEasyRequest, arbHosts, arbRequest } from "./fleet.js";
 
 /** A change the read side feeds the index: a host put again (new, or what it became), or gone. */
 type Change = { put: CandidateHost } | { remove: string };
@@ -58,6 +60,27 @@ describe("the candidates kept across decisions", () => {
         expect(levels(kept, classes)).toEqual(levels(scratch, classes));
         expect(place(request, kept, {}, max)).toEqual(place(request, scratch, {}, max));
         expect(capacity(request, kept)).toEqual(capacity(request, scratch));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("a decision within a host limit answers what weighing every named host answers, whatever changes the read side fed it", () => {
+    const arbNamed = fc.array(fc.constantFrom<string>("host-0", "host-1", "host-2", "host-3", "host-4", "host-9"), { maxLength: 7 });
+    fc.assert(
+      fc.property(arbChanges, fc.oneof(arbRequest, arbEasyRequest), arbNamed, fc.integer({ min: 1, max: 2 }), ({ first, changes }, request, named, max) => {
+        const kept = new KeptCandidates(first);
+        place(request, kept, { hosts: named }, max);
+        for (const c of changes) {
+          if ("put" in c) kept.put(c.put);
+          else kept.remove(c.remove);
+        }
+        // Weighed host by host from what the index should hold: the named hosts, each once.
+        const hosts = indexCandidates(finalHosts(first, changes)).hosts.filter((h) => named.includes(h.hostname) && !h.stale);
+        const every = hosts.flatMap((h) => chooseOnHost(h, request) ?? []);
+        const best = request.enabled ? every.sort(compareChoices).slice(0, max) : [];
+        const decision = place(request, kept, { hosts: named }, max);
+        expect(decision.ok ? decision.choices : []).toEqual(best);
       }),
       { numRuns: 500 },
     );
