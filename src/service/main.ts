@@ -38,7 +38,7 @@ import { Projector } from "../reactors/projector/projector.js";
 import { Archive } from "../audit/retention/archive.js";
 import { ArchiveReadingStore } from "../audit/retention/archived-log.js";
 import { RetentionScheduler } from "../audit/retention/scheduler.js";
-import { readYourWrites } from "../reactors/projector/read-your-writes.js";
+import { readYourWrites, untilReached } from "../reactors/projector/read-your-writes.js";
 import type { ReadStore } from "../infra/readstore/port.js";
 import type { PubSub } from "../infra/pubsub/port.js";
 
@@ -58,6 +58,8 @@ export interface ServiceOverrides {
   decorateStore?: (store: EventStore) => EventStore;
   /** The pub/sub every process hears (agent report times), when it is not the read side's (the API workers). */
   sharedPubSub?: PubSub;
+  /** Read-your-writes beyond this process (the API workers: every worker's models), given this process's wait. */
+  shareProgress?: (reached: (position: bigint) => Promise<void>) => (position: bigint) => Promise<void>;
   /** The request rate limit, when it is not this process's own (the API workers count in the primary). */
   rateLimit?: (config: Config) => Promise<RateLimit>;
 }
@@ -177,7 +179,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
 
     let url: string | undefined;
     if (config.roles.has("api")) {
-      const catchUp = readYourWrites({ ...models, log });
+      const catchUp = readYourWrites({ ...models, log, reached: overrides.shareProgress?.(untilReached(models)) });
       const rateLimit = await (overrides.rateLimit ?? rateLimitFor)(config);
       opened.push(() => rateLimit.close());
       const services = { app, readStore, store, auditStore, notifications, evictions, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement, reportAdmission };

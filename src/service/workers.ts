@@ -15,6 +15,7 @@ import type { Config, Role } from "../infra/config.js";
 import type { Logger } from "../infra/logger.js";
 import { ClusterPubSub } from "../infra/cluster/cluster-pubsub.js";
 import { ForwardedWritesStore } from "../infra/cluster/forwarded-writes.js";
+import { everyWorkerAt, PositionRelay } from "../infra/cluster/every-worker.js";
 import { primaryChannel, workerChannel, type Channel, type ClusterMessage } from "../infra/cluster/messages.js";
 import { CommitSignallingStore, serveWrites } from "../infra/cluster/write-server.js";
 import { lmdbDir } from "./adapters.js";
@@ -42,6 +43,9 @@ async function startPrimary(config: Config, log: Logger): Promise<Served> {
     for (const c of channels.values()) if (c !== except) c.send(msg);
   };
   const pubsub = new ClusterPubSub((msg) => broadcast(msg));
+  /** The workers that serve (a starting one answers nothing yet). */
+  const serving = new Set<Channel>();
+  const progress = new PositionRelay(() => serving);
   keepWorkersRateLimits();
   const reactors: Config = { ...config, roles: new Set([...config.roles].filter((r) => r !== "api")) };
   const service = await startService(reactors, log, {
@@ -62,14 +66,19 @@ async function startPrimary(config: Config, log: Logger): Promise<Served> {
         if (msg.cyborg === "publish") {
           pubsub.deliver(msg);
           broadcast(msg, channel);
-        } else if (msg.cyborg === "started") {
+        } else if (msg.cyborg === "await") progress.asked(channel, msg);
+        else if (msg.cyborg === "reached") progress.answered(channel, msg.id);
+        else if (msg.cyborg === "started") {
           started = msg.url !== undefined;
+          if (started) serving.add(channel);
           if (msg.url !== undefined) resolve(msg.url);
           else reject(new Error(`API worker ${index} could not start: ${msg.error}`));
         }
       });
       worker.once("exit", (code, signal) => {
         channels.delete(worker);
+        serving.delete(channel);
+        progress.answered(channel);
         if (!started) return reject(new Error(`API worker ${index} exited (${signal ?? code}) while starting`));
         if (stopping) return;
         log.error({ worker: index, code, signal }, `API worker ${index} exited; starting another in ${RESTART_DELAY_MS} ms`);
@@ -124,7 +133,7 @@ async function startWorker(config: Config, log: Logger): Promise<Served> {
     });
     // Its own read models (all in memory, the audit index too: the one on disk is the primary's); no retention.
     const api: Config = { ...config, roles: new Set<Role>(["api", "projector"]), RETENTION_DAYS: 0 };
-    const service = await startService(api, log.child({ worker: index }), { store, sharedPubSub: pubsub, rateLimit: workerRateLimit });
+    const service = await startService(api, log.child({ worker: index }), { store, sharedPubSub: pubsub, rateLimit: workerRateLimit, shareProgress: (reached) => everyWorkerAt(channel, reached) });
     channel.send({ cyborg: "started", url: service.url });
     // Without the primary nothing can be written: stop rather than answer with a log that no longer moves.
     channel.onClose(() => void service.close().finally(() => process.exit(1)));

@@ -43,7 +43,23 @@ export interface WorkerStarted {
   error?: string;
 }
 
-export type ClusterMessage = AppendRequest | AppendAnswer | Committed | Published | WorkerStarted;
+/**
+ * Read-your-writes across workers: a worker asks that every worker's read models reach `position`
+ * (`await`); the primary asks each worker (`reach`), which answers once its models show it
+ * (`reached`), and then answers the first (`awaited`).
+ */
+export interface AwaitPosition {
+  cyborg: "await" | "reach";
+  id: number;
+  position: bigint;
+}
+
+export interface PositionReached {
+  cyborg: "reached" | "awaited";
+  id: number;
+}
+
+export type ClusterMessage = AppendRequest | AppendAnswer | Committed | Published | WorkerStarted | AwaitPosition | PositionReached;
 
 export const isClusterMessage = (msg: unknown): msg is ClusterMessage =>
   typeof msg === "object" && msg !== null && typeof (msg as { cyborg?: unknown }).cyborg === "string";
