@@ -6,7 +6,12 @@
  *   npm run bench:api -- --redis                       # embedded log, read models on a throwaway redis-server
  *   npm run bench:api -- --url http://host:4000/graphql --token SERVICE --admin-token ADMIN
  *   npm run bench:api -- --profile [--profile-dir DIR]  # where the server's CPU goes, by stage, per flow
+ *   npm run bench:api -- --workers 4                   # the API workers' run with 4 workers (1: none)
  * Options: --clients 20 --flows 3000 --warmup 1000 --rounds 3
+ *
+ * Each round also runs the default configuration with API_WORKERS=2 (--workers N: N), reported as
+ * workers2_flows_per_s (workersN_...), with the server's CPU per flow over all its processes and
+ * the CPU this load generator took per flow (it shares the machine's cores with the workers).
  *
  * On an embedded server it also measures what observability costs: each round runs the flows on a
  * fresh server three times, interleaved, with metrics and tracing off, with metrics on (the
@@ -86,17 +91,24 @@ interface RunResult {
   /** When the measured flows began and ended (performance.now() of this process). */
   window: { startMs: number; endMs: number };
   bind_p99_ms: number;
+  /** This process's CPU time (the load generator) per measured flow. */
+  client_cpu_ms_per_flow: number;
   errors: number;
   errorSamples: string[];
 }
 
 /** Sets up hosts and a profile, then runs the warm-up and the measured flows against one server. */
-/** CPU time a local process has used, in ms (Linux: /proc/<pid>/stat utime + stime), or null. */
+/**
+ * CPU time a local process and its children (the API workers) have used, in ms (Linux:
+ * /proc/<pid>/stat utime + stime), or null.
+ */
 function cpuMs(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ)
+    const own = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ)
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean);
+    return children.reduce((sum, child) => sum + (cpuMs(Number(child)) ?? 0), own);
   } catch {
     return null;
   }
@@ -168,7 +180,9 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
   const t0 = performance.now();
   const window = { startMs: t0, endMs: t0 };
   const cpu0 = cpuMs(serverPid);
+  const client0 = process.cpuUsage();
   await run(flows, true);
+  const client = process.cpuUsage(client0);
   window.endMs = performance.now();
   const seconds = (window.endMs - t0) / 1000;
   const cpu1 = cpuMs(serverPid);
@@ -180,6 +194,7 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
     bind_p50_ms: +percentile(latencies, 50).toFixed(1),
     bind_p95_ms: +percentile(latencies, 95).toFixed(1),
     bind_p99_ms: +percentile(latencies, 99).toFixed(1),
+    client_cpu_ms_per_flow: +((client.user + client.system) / 1000 / flows).toFixed(3),
     errors,
     errorSamples,
     window,
@@ -211,6 +226,8 @@ const CONFIGS = {
   off: { METRICS: "off" },
   metrics: { METRICS: "on" },
   tracing: { METRICS: "off", OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.01" },
+  /** The default configuration with API workers (--workers N; 1 leaves this run out). */
+  workers: { METRICS: "on", API_WORKERS: String(args.workers ?? 2) },
 } as const;
 type ConfigName = keyof typeof CONFIGS;
 
@@ -232,9 +249,11 @@ async function main() {
   const mode = args.redis ? "redis" : "embedded";
   const redis = args.redis ? await startRedisServer() : undefined;
   const sink = await startSpanSink();
-  const results: Record<ConfigName, RunResult[]> = { off: [], metrics: [], tracing: [] };
+  const results: Record<ConfigName, RunResult[]> = { off: [], metrics: [], tracing: [], workers: [] };
+  const workers = Number(args.workers ?? 2);
   try {
-    const names = Object.keys(CONFIGS) as ConfigName[];
+    // API workers share the embedded log: not with Redis read models.
+    const names = (Object.keys(CONFIGS) as ConfigName[]).filter((n) => n !== "workers" || (workers > 1 && !redis));
     for (let round = 1; round <= rounds; round++) {
       // Each round starts with the next configuration, so a machine that slows down (or speeds up)
       // during the run does not always penalise the same one.
@@ -272,6 +291,16 @@ async function main() {
     server_cpu_ms_per_flow_off: results.off.map((r) => r.server_cpu_ms_per_flow),
     server_cpu_ms_per_flow_metrics: results.metrics.map((r) => r.server_cpu_ms_per_flow),
     server_cpu_ms_per_flow_tracing: results.tracing.map((r) => r.server_cpu_ms_per_flow),
+    ...(results.workers.length
+      ? {
+          [`workers${workers}_flows_per_s`]: Math.round(rate("workers")),
+          [`workers${workers}_flows_per_s_rounds`]: results.workers.map((r) => r.flows_per_s),
+          [`workers${workers}_server_cpu_ms_per_flow`]: results.workers.map((r) => r.server_cpu_ms_per_flow),
+          [`workers${workers}_bind_p99_ms`]: results.workers.map((r) => r.bind_p99_ms),
+          [`workers${workers}_client_cpu_ms_per_flow`]: results.workers.map((r) => r.client_cpu_ms_per_flow),
+        }
+      : {}),
+    client_cpu_ms_per_flow: results.metrics.map((r) => r.client_cpu_ms_per_flow),
     rounds,
   }, speedBefore);
 }

@@ -10,7 +10,7 @@
  */
 import type { RedisClient as Redis } from "../infra/redis-client.js";
 import { redisTargetOf } from "../infra/redis-url.js";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterCluster, RateLimiterClusterMaster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../infra/config.js";
 import type { Principal, Role } from "./auth/tokens.js";
 
@@ -37,12 +37,18 @@ export class RateLimit {
   private readonly redis: Redis | undefined;
 
   /** `redis`: the connection for the shared counters (rateLimitFor opens it when settings.redisUrl is set). */
+  /** `shared`: counters kept elsewhere (the API workers': in the primary process), instead of this process's memory. */
   constructor(
     private readonly settings: RateLimitSettings,
     redis?: Redis,
+    shared?: RateLimiterAbstract,
   ) {
     if (settings.requests === 0) return;
-    const options = { points: settings.requests, duration: settings.windowS, keyPrefix: `${settings.redisKeyPrefix ?? ""}cyborg-es:rate` };
+    if (shared) {
+      this.limiter = shared;
+      return;
+    }
+    const options = rateLimiterOptions(settings);
     const memory = new RateLimiterMemory(options);
     if (!redis) {
       this.limiter = memory;
@@ -95,6 +101,24 @@ export class RateLimit {
   }
 }
 
+const rateLimiterOptions = (settings: RateLimitSettings) => ({ points: settings.requests, duration: settings.windowS, keyPrefix: `${settings.redisKeyPrefix ?? ""}cyborg-es:rate` });
+
+const settingsOf = (config: Config): RateLimitSettings => ({ requests: config.RATE_LIMIT_REQUESTS, windowS: config.RATE_LIMIT_WINDOW_S, exemptRoles: exemptRolesOf(config), redisUrl: config.REDIS_URL, redisKeyPrefix: config.REDIS_KEY_PREFIX });
+
+/**
+ * The API workers' rate limit: every worker counts in the primary process (which must have called
+ * `keepWorkersRateLimits` before it forked them), so a token has one budget however the
+ * connections are spread. A count the primary does not answer within a second refuses the request.
+ */
+export async function workerRateLimit(config: Config): Promise<RateLimit> {
+  const settings = settingsOf(config);
+  if (settings.requests === 0) return new RateLimit(settings);
+  return new RateLimit(settings, undefined, new RateLimiterCluster({ ...rateLimiterOptions(settings), timeoutMs: 1000 }));
+}
+
+/** In the primary process: keeps the counters of every worker's rate limit. */
+export const keepWorkersRateLimits = (): void => void new RateLimiterClusterMaster();
+
 export const rateLimitedMessage = (r: RateLimited) =>
   `too many requests: a token may make ${r.limit} per ${r.windowS} s (RATE_LIMIT_REQUESTS); try again in ${r.retryAfterS} s`;
 
@@ -102,7 +126,7 @@ export const rateLimitedMessage = (r: RateLimited) =>
 export const exemptRolesOf = (config: Config): ReadonlySet<Role> => new Set(config.RATE_LIMIT_EXEMPT_ROLES.split(",").filter(Boolean) as Role[]);
 
 export async function rateLimitFor(config: Config): Promise<RateLimit> {
-  const settings = { requests: config.RATE_LIMIT_REQUESTS, windowS: config.RATE_LIMIT_WINDOW_S, exemptRoles: exemptRolesOf(config), redisUrl: config.REDIS_URL, redisKeyPrefix: config.REDIS_KEY_PREFIX };
+  const settings = settingsOf(config);
   const target = redisTargetOf(config);
   // Its own connection, failing fast while Redis is away (the insurance limiter counts meanwhile); ioredis is loaded only then.
   // Each counter is one key (one slot): it runs on a Redis Cluster as on one server.

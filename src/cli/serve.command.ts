@@ -6,7 +6,10 @@ import { startupBlock } from "./startup-block.js";
 export function serveCommand(): Command {
   return new Command("serve")
     .description("run the service (embedded by default; EventStoreDB + Redis when EVENTSTORE_URL and REDIS_URL are set)")
-    .action(async () => {
+    .option("--workers <n>", "API workers on the embedded log: a number, or cores (API_WORKERS; default 1)")
+    .action(async (opts: { workers?: string }) => {
+      // Through the environment: the API workers run this command again and read it from there.
+      if (opts.workers !== undefined) process.env.API_WORKERS = opts.workers;
       let config;
       try {
         config = loadConfig();
@@ -22,7 +25,7 @@ export function serveCommand(): Command {
       process.umask(0o077);
       // Loaded here: the other commands (os-acc, agent) start without the server's modules.
       const { startService } = await import("../service/main.js");
-      const service = await startService(config, log);
+      const service = config.apiWorkers > 1 ? await (await import("../service/workers.js")).startWithWorkers(config, log) : await startService(config, log);
       if (service.url) console.error(startupBlock(config, service.url));
       let stopping = false;
       const stop = async (signal: string) => {

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 import type { HealthRule } from "../domain/inventory/health-rules.js";
 import { loadHealthRules } from "./health-rules-file.js";
@@ -77,6 +78,14 @@ const schema = z.object({
   METRICS: z.enum(["on", "off"]).default("on"),
   /** Serve /metrics on this port instead of the API's (same HOST), e.g. to keep it off a public listener. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /**
+   * Embedded mode: how many processes serve the API (GraphQL, REST, WebSocket) on the one LMDB log;
+   * `cores` is one per core. Beside them one process writes the log and runs the reactors.
+   */
+  API_WORKERS: z
+    .string()
+    .regex(/^(cores|[1-9]\d{0,2})$/, "a number of API workers (1-256) or cores")
+    .default("1"),
   ROLES: z
     .string()
     .regex(/^(api|projector|binder|placement|nova)(,(api|projector|binder|placement|nova))*$/, "a comma list of api, projector, binder, placement, nova")
@@ -174,6 +183,8 @@ export type Config = z.infer<typeof schema> & {
   eventLog: "lmdb" | "esdb";
   readModels: "memory" | "redis";
   roles: Set<Role>;
+  /** API_WORKERS as a number (`cores`: this machine's). */
+  apiWorkers: number;
   /** HEALTH_RULES_FILE's rules, read and checked at start (the default rules without it). */
   healthRules: readonly HealthRule[];
 };
@@ -229,6 +240,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (roles.has("nova") && !c.NOVA_URL) {
     throw new ConfigError(`invalid configuration:\n  ROLES=${JSON.stringify(c.ROLES)}: the nova role needs NOVA_URL (Nova's compute endpoint, e.g. http://controller:8774/v2.1) and NOVA_TOKEN`);
   }
+  // `cores` where workers cannot run (EventStoreDB, Redis, an API-only process) is one: those scale by replicas.
+  const workersFit = !c.EVENTSTORE_URL && !c.REDIS_URL && roles.has("api") && roles.has("projector");
+  const apiWorkers = c.API_WORKERS === "cores" ? (workersFit ? availableParallelism() : 1) : Number(c.API_WORKERS);
+  if (apiWorkers > 256) throw new ConfigError(`invalid configuration:\n  API_WORKERS=${JSON.stringify(c.API_WORKERS)}: at most 256 API workers`);
+  if (apiWorkers > 1 && !workersFit) {
+    throw new ConfigError(
+      `invalid configuration:\n  API_WORKERS=${JSON.stringify(c.API_WORKERS)}: several API workers share the embedded LMDB log and keep their read models in memory; they need neither EVENTSTORE_URL nor REDIS_URL, and ROLES with api and projector (with EventStoreDB or Redis, run more replicas instead)`,
+    );
+  }
   let healthRules: readonly HealthRule[];
   try {
     healthRules = loadHealthRules(c.HEALTH_RULES_FILE);
@@ -241,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventLog: c.EVENTSTORE_URL ? "esdb" : "lmdb",
     readModels: c.REDIS_URL ? "redis" : "memory",
     roles,
+    apiWorkers,
     healthRules,
   };
 }

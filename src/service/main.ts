@@ -20,7 +20,7 @@ import { BindNotificationRouter } from "../api/notification-router.js";
 import { EvictionNotificationRouter } from "../api/eviction-router.js";
 import { ProgrammingFeed } from "../api/programming-feed.js";
 import { readiness } from "../api/readiness.js";
-import { exemptRolesOf, rateLimitFor } from "../api/rate-limit.js";
+import { exemptRolesOf, rateLimitFor, type RateLimit } from "../api/rate-limit.js";
 import { SocketQuota } from "../api/socket-quota.js";
 import { Application } from "../app/application.js";
 import { Binder, type BinderOptions } from "../reactors/binder/binder.js";
@@ -38,8 +38,9 @@ import { Projector } from "../reactors/projector/projector.js";
 import { Archive } from "../audit/retention/archive.js";
 import { ArchiveReadingStore } from "../audit/retention/archived-log.js";
 import { RetentionScheduler } from "../audit/retention/scheduler.js";
-import { readYourWrites } from "../reactors/projector/read-your-writes.js";
+import { readYourWrites, untilReached } from "../reactors/projector/read-your-writes.js";
 import type { ReadStore } from "../infra/readstore/port.js";
+import type { PubSub } from "../infra/pubsub/port.js";
 
 export interface ServiceOverrides {
   tokens?: TokenRegistry;
@@ -53,6 +54,14 @@ export interface ServiceOverrides {
   bindInline?: boolean;
   /** Tests: a shorter backoff for the Nova notifier. */
   nova?: NovaNotifierOptions["tuning"];
+  /** Wraps the event store this process opens (the API workers' primary: a signal after each commit). */
+  decorateStore?: (store: EventStore) => EventStore;
+  /** The pub/sub every process hears (agent report times), when it is not the read side's (the API workers). */
+  sharedPubSub?: PubSub;
+  /** Read-your-writes beyond this process (the API workers: every worker's models), given this process's wait. */
+  shareProgress?: (reached: (position: bigint) => Promise<void>) => (position: bigint) => Promise<void>;
+  /** The request rate limit, when it is not this process's own (the API workers count in the primary). */
+  rateLimit?: (config: Config) => Promise<RateLimit>;
 }
 
 export interface Service {
@@ -81,7 +90,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const tokens = overrides.tokens ?? loadTokenRegistry(config, log);
     const obs = await startObservability(config, log);
     opened.push(() => obs.close());
-    const store = obs.store(overrides.store ?? (await openEventStore(config)));
+    const store = obs.store(overrides.store ?? (overrides.decorateStore ?? ((s: EventStore) => s))(await openEventStore(config)));
     opened.push(() => store.close());
     // The audit index goes on disk beside the embedded log this process opened and projects (not a store a test passed in).
     const ownsIndex = config.roles.has("projector") && config.eventLog === "lmdb" && overrides.store === undefined;
@@ -121,7 +130,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const liveness = { intervalS: config.AGENT_REPORT_INTERVAL_S, staleAfter: config.AGENT_STALE_AFTER_PERIODS, goneAfter: config.AGENT_GONE_AFTER_PERIODS };
     const app = obs.app(new Application({ store, quota, maxBindings: config.MAX_BINDINGS_PER_MUTATION, bitstreams: await bitstreamOptions(config), liveness, healthRules: config.healthRules, keepIdlePartitions: config.PARTITION_KEEP_IDLE === "true", hostBooks: { maxEvents: config.HOST_PERIOD_EVENTS, maxDays: config.HOST_PERIOD_DAYS } }));
     // Every replica hears every agent's reports: liveness is the same whichever replica is asked.
-    await app.reportTimes.share(side.pubsub);
+    await app.reportTimes.share(overrides.sharedPubSub ?? side.pubsub);
     opened.push(() => app.reportTimes.close());
     // The binder's and invariant checker's folds are kept beside the read models' snapshots, by the process that holds them.
     const snapshots = side.snapshots?.owns ? new StateSnapshots({ dir: snapshotDir(config), events: store, log: log.child({ component: "snapshots" }), intervalMs: config.SNAPSHOT_INTERVAL_S * 1000 }) : undefined;
@@ -170,8 +179,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
 
     let url: string | undefined;
     if (config.roles.has("api")) {
-      const catchUp = readYourWrites({ ...models, log });
-      const rateLimit = await rateLimitFor(config);
+      const catchUp = readYourWrites({ ...models, log, reached: overrides.shareProgress?.(untilReached(models)) });
+      const rateLimit = await (overrides.rateLimit ?? rateLimitFor)(config);
       opened.push(() => rateLimit.close());
       const services = { app, readStore, store, auditStore, notifications, evictions, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement, reportAdmission };
       const ready = readiness({ store, readStore, names: models.names, projections: () => projector?.status() ?? [], followers: () => [...followers.status(), ...(binder ? [binder.status()] : []), ...(checker ? [checker.status()] : []), ...(eviction ? [eviction.status()] : []), ...(watchdog ? [watchdog.status()] : []), programming.status()], boundSubscriptions: () => notifications.listening });

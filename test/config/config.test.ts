@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/infra/config.js";
 
@@ -101,5 +102,16 @@ describe("configuration", () => {
     expect(() => loadConfig({ NOVA_URL: "controller:8774" })).toThrow(/NOVA_URL="controller:8774": must be a URL/);
     expect(() => loadConfig({ NOVA_URL: "http://n/v2.1", NOVA_EVENT_RETRY_S: "0" })).toThrow(/NOVA_EVENT_RETRY_S/);
     expect(() => loadConfig({ ROLES: "api,compute" })).toThrow(/ROLES="api,compute": a comma list of api, projector, binder, placement, nova/);
+  });
+
+  it("runs one API process by default, N with API_WORKERS, one per core with cores, and refuses workers where they cannot share the log", () => {
+    expect(loadConfig({}).apiWorkers).toBe(1);
+    expect(loadConfig({ API_WORKERS: "3" }).apiWorkers).toBe(3);
+    expect(loadConfig({ API_WORKERS: "cores" }).apiWorkers).toBe(availableParallelism());
+    expect(() => loadConfig({ API_WORKERS: "0" })).toThrow(/API_WORKERS="0": a number of API workers/);
+    expect(() => loadConfig({ API_WORKERS: "300" })).toThrow(/at most 256/);
+    expect(() => loadConfig({ API_WORKERS: "2", REDIS_URL: "redis://localhost:6379" })).toThrow(/API_WORKERS="2": several API workers share the embedded LMDB log/);
+    expect(() => loadConfig({ API_WORKERS: "2", ROLES: "api" })).toThrow(ConfigError);
+    expect(loadConfig({ API_WORKERS: "cores", EVENTSTORE_URL: "esdb://localhost:2113?tls=false" }).apiWorkers).toBe(1);
   });
 });

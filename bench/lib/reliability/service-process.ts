@@ -73,9 +73,13 @@ export class ServiceProcess {
     this.port ||= await freePort();
     this.killedByUs = false;
     let startOutput = "";
+    // API_WORKERS from the environment runs the suite on API workers (`API_WORKERS=2 npx vitest run
+    // test/reliability`); they share the embedded log, so a service given Redis or EventStoreDB runs without.
+    const shared = this.opts.env?.REDIS_URL !== undefined || this.opts.env?.EVENTSTORE_URL !== undefined;
     const child = spawn(process.execPath, [this.opts.cli, "serve"], {
       env: {
         ...process.env,
+        ...(shared ? { API_WORKERS: "1" } : {}),
         PORT: String(this.port),
         HOST: "127.0.0.1",
         DATA_DIR: this.dataDir,

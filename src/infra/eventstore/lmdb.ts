@@ -165,6 +165,18 @@ export class LmdbEventStore implements EventStore {
     );
   }
 
+  /**
+   * Another process committed to this environment (src/infra/eventstore/forwarded-writes.ts: the
+   * API workers' log is written by the primary). Reads after this call see that commit: lmdb-js
+   * keeps a read transaction until the next turn of the event loop, so it is renewed here; the
+   * subscriptions then read the new events from the log.
+   */
+  committedElsewhere(): void {
+    if (this.closed) return;
+    this.env.resetReadTxn();
+    this.notifier.fire();
+  }
+
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const head = readHead(this.db.heads, stream);
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;

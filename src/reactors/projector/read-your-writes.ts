@@ -17,6 +17,8 @@ export interface ReadYourWritesOptions {
   names: readonly string[];
   timeoutMs: number;
   log: { warn(obj: object, msg: string): void };
+  /** Waits for more than these models (the API workers: every worker's); default `untilReached` of these options. */
+  reached?: (position: bigint) => Promise<void>;
 }
 
 const POLL_MS = 5;
@@ -39,7 +41,7 @@ export function untilReached(o: Omit<ReadYourWritesOptions, "log">): (position: 
 }
 
 export function readYourWrites(o: ReadYourWritesOptions): () => Promise<void> {
-  const reached = untilReached(o);
+  const reached = o.reached ?? untilReached(o);
   return async () => {
     const head = await o.events.headPosition();
     if (head === undefined) return;
