@@ -55,6 +55,8 @@ export class MemoryReadStore implements ReadStore {
   private readonly checkpoints = new Map<string, bigint>();
   private readonly origins = new Map<string, Origin>();
   private readonly servingNames = new Set<string>();
+  /** Writes applied per projection since this store was made (the snapshots' measure of how much changed). */
+  private readonly writeCounts = new Map<string, number>();
   private guardReads = false;
 
   async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void> {
@@ -67,9 +69,15 @@ export class MemoryReadStore implements ReadStore {
     // Encode first: a value that is not JSON fails the batch before anything is written.
     const encoded = writes.map((w) => (w.op === "put" ? encodeFields(w.key, w.fields) : undefined));
     writes.forEach((w, i) => this.apply(w, encoded[i]));
+    this.writeCounts.set(projection, (this.writeCounts.get(projection) ?? 0) + writes.length);
     this.checkpoints.set(projection, checkpoint);
     if (origin) this.origins.set(projection, { log: origin.log, event: origin.event });
     else this.origins.delete(projection);
+  }
+
+  /** How many writes `projection` was given since this store was made: only grows (a snapshot compares two readings). */
+  writesTo(projection: string): number {
+    return this.writeCounts.get(projection) ?? 0;
   }
 
   async getCheckpoint(projection: string): Promise<bigint | undefined> {
