@@ -27,7 +27,8 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../logger.js";
 import { releaseOwnership, takeOwnership } from "./dir-owner.js";
-import { rawText, type CapturedModel, type MemoryReadStore, type RawJson } from "./memory.js";
+import type { CapturedModel, MemoryReadStore } from "./memory.js";
+import { rawText, type ModelCapture, type RawJson } from "./memory-capture.js";
 import { readSnapshotBytes, writeSnapshot, type SnapshotBody, type SnapshotHeader } from "./snapshot-file.js";
 
 export const SNAPSHOT_FORMAT = "cyborg-es read model";
@@ -99,7 +100,7 @@ export class ReadModelSnapshots {
         continue;
       }
       this.o.store.restore(p.name, model);
-      this.written.set(p.name, this.taken(p.name, model));
+      this.written.set(p.name, { checkpoint: model.checkpoint, writes: this.o.store.writesTo(p.name), keys: model.hashes.length + model.zsets.length, at: Date.now() });
       loaded.push(p.name);
       this.o.log.info({ projection: p.name, checkpoint: model.checkpoint.toString(), keys: model.hashes.length + model.zsets.length, ms: Math.round(performance.now() - t0) }, "read model loaded from its snapshot");
     }
@@ -145,24 +146,24 @@ export class ReadModelSnapshots {
     return changed >= Math.max(1, last.keys * REWRITE_SHARE) || Date.now() - last.at >= this.o.intervalMs * MAX_AGE_INTERVALS;
   }
 
-  private taken(name: string, model: CapturedModel): Written {
-    return { checkpoint: model.checkpoint, writes: this.o.store.writesTo(name), keys: model.hashes.length + model.zsets.length, at: Date.now() };
-  }
-
   private async writeEach(wanted: (name: string, last: Written) => boolean): Promise<void> {
     for (const p of this.o.projections) {
       // Taken only when it moved: a model loaded from its snapshot and not changed since is not written again.
       const checkpoint = await this.o.store.getCheckpoint(p.name);
       const last = this.written.get(p.name);
       if (checkpoint === undefined || last?.checkpoint === checkpoint || (last && !wanted(p.name, last))) continue;
-      const model = this.o.store.capture(p.name);
-      if (model?.origin === undefined || this.written.get(p.name)?.checkpoint === model.checkpoint) continue;
-      const taken = this.taken(p.name, model);
+      const model = this.o.store.openCapture(p.name);
+      if (model === undefined) continue;
+      if (model.origin === undefined || this.written.get(p.name)?.checkpoint === model.checkpoint) {
+        model.lines().return(undefined); // closes it
+        continue;
+      }
+      const writes = this.o.store.writesTo(p.name);
       const t0 = performance.now();
       try {
         const header = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, checkpoint: model.checkpoint.toString(), origin: model.origin, layout: p.layout };
         await writeSnapshot(this.fileOf(p.name), header, encode(model));
-        this.written.set(p.name, taken);
+        this.written.set(p.name, { checkpoint: model.checkpoint, writes, keys: model.keys, at: Date.now() });
         this.o.log.info({ projection: p.name, checkpoint: header.checkpoint, ms: Math.round(performance.now() - t0) }, "read-model snapshot written");
       } catch (err) {
         this.o.log.error({ err, projection: p.name }, "could not write the read-model snapshot; the next start reads more of the log");
@@ -175,9 +176,8 @@ export class ReadModelSnapshots {
   }
 }
 
-function* encode(model: CapturedModel): Generator<string> {
-  for (const [k, fields] of model.hashes) yield entryLine("h", k, fields);
-  for (const [k, entries] of model.zsets) yield entryLine("z", k, entries);
+function* encode(model: ModelCapture): Generator<string> {
+  for (const [kind, key, content] of model.lines()) yield entryLine(kind, key, content);
 }
 
 function entryLine(kind: "h" | "z", key: string, content: unknown[] | RawJson): string {
