@@ -16,8 +16,9 @@
  *   since. Writing a model costs its whole size, so a large model that changes a little (a fleet of
  *   hosts whose reports change nothing, a boot storm moving a few keys) is not rewritten every
  *   interval: the cost follows what changed, not the fleet's size, and a restart after a crash reads
- *   at most the log behind that share of the model (or those intervals). The model is taken in one
- *   synchronous step (its content matches its checkpoint), then written while the service goes on.
+ *   at most the log behind that share of the model (or those intervals). The model is taken
+ *   copy-on-write (memory-capture.ts: its content matches its checkpoint) and written while the
+ *   service goes on taking writes.
  *   `close()` writes every model that moved, after the projector stopped.
  *
  * One process at a time writes the directory (dir-owner.ts); another server on the same DATA_DIR
