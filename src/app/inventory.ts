@@ -1,6 +1,7 @@
 /** Host-inventory use cases: the agent's report and its confirmation, device status, and releasing an ARQ's handle. */
 import type { HostLiveness } from "../domain/inventory/liveness.js";
 import { decideReport, hostDecider, type HostCommand, type HostState } from "../domain/inventory/decider.js";
+import { settledAtEnd } from "../domain/inventory/state.js";
 import { digestOfValidated, validateDigest } from "../domain/inventory/digest.js";
 import type { InventoryEvent } from "../domain/inventory/events.js";
 import type { DriverDevice } from "../domain/inventory/report.js";
@@ -80,6 +81,8 @@ export async function confirmHostInventory(
   const wanted = validateDigest(digest);
   // A confirmation is the agent's report of an unchanged host: it counts for liveness.
   heard?.times.note(hostname, heard.at);
+  const fromEnd = await confirmedFromStreamEnd(s, hostname, wanted);
+  if (fromEnd) return fromEnd;
   const { state, revision } = await s.load(aggregates.host, hostname);
   // What this process saw settle, else what the host stream says settled (a report another
   // process took, or one taken before this process started).
@@ -89,6 +92,25 @@ export async function confirmHostInventory(
   return { hostname, added: 0, updated: 0, removed: 0, unchanged: known.unchanged, revision, digest: wanted };
 }
 
+
+/** Host stream events read from its end to find the settled report standing there. */
+const SETTLED_TAIL = 16;
+
+/**
+ * A host not in the aggregate cache (after a start, every host) is confirmed from the last events
+ * of its stream when they show the digest settled with only allocations and releases since
+ * (`settledAtEnd`): a few events read instead of the host's whole period folded, so the first round
+ * of confirmations after a start costs what the fleet's reports cost, not its history. Anything
+ * else (a cached host, an in-process digest, another digest, a change since) is the fold's answer.
+ */
+async function confirmedFromStreamEnd(s: Streams, hostname: string, wanted: string): Promise<InventoryReportView | null> {
+  const name = stream.host(hostname);
+  if (s.cache.get(name)) return null;
+  const tail = await s.store.readStream(name, { direction: "backwards", maxCount: SETTLED_TAIL });
+  const settled = settledAtEnd(tail);
+  if (settled?.digest !== wanted) return null;
+  return { hostname, added: 0, updated: 0, removed: 0, unchanged: settled.unchanged, revision: tail[0]!.revision, digest: wanted };
+}
 
 /** Idempotent: frees whatever handle the ARQ holds on the host, if any. */
 export async function releaseHandleForArq(s: Streams, ctx: CommandContext, hostname: string, arqUuid: string): Promise<void> {

@@ -44,6 +44,16 @@ describe("sendReport", () => {
     expect(s.calls.map((c) => c.op)).toEqual(["confirm", "report"]);
   });
 
+  it("does not send the full report when the confirmation got no answer or the server is busy: the report fails, to be sent again later", async () => {
+    for (const failure of [new Error("no answer within 30 s"), new Error("HTTP 503 UNAVAILABLE: the service is taking 16 host reports"), new Error("connect ECONNREFUSED 127.0.0.1:4000")]) {
+      const s = server(() => {
+        throw failure;
+      });
+      await expect(sendReport(s.post, "compute1", devices)).rejects.toBe(failure);
+      expect(s.calls.map((c) => c.op)).toEqual(["confirm"]);
+    }
+  });
+
   it("sends a report it cannot digest as it is, and lets the server's error through", async () => {
     const s = server(
       () => answer,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Application } from "../../src/app/application.js";
 import { reportDigest } from "../../src/domain/inventory/digest.js";
 import { rpUuidFor } from "../../src/domain/inventory/ids.js";
@@ -145,6 +145,24 @@ describe("confirming a host's inventory (application)", () => {
     expect(await restarted.confirmHostInventory(HOST, digest)).toEqual(unchanged(9));
     expect(await restarted.confirmHostInventory(HOST, reportDigest([fpga(HOST, "af", 2)]))).toBeNull();
     expect(await store.headPosition()).toBe(head);
+  });
+
+  it("after a restart, confirms from the host stream's last events (allocations and releases since are fine), without reading the stream from its start", async () => {
+    const { app, store } = setup();
+    await app.reportHostInventory(agent, HOST, devices());
+    await app.createDeviceProfile(ADMIN, { name: "dp1", groups: [{ "resources:FPGA": "1" }] });
+    const [arq] = await app.createArqs(ctx(), { deviceProfileName: "dp1" });
+    await app.startBinds(ctx(), [{ arqUuid: arq!.uuid, hostname: HOST, deviceRpUuid: rpUuidFor(`${HOST}_0000:af:00.0`), instanceUuid: "vm-1" }]);
+    expect((await app.allocateForArq(ADMIN, arq!.uuid)).ok).toBe(true);
+    const reads = vi.spyOn(store, "readStream");
+    const restarted = new Application({ store });
+    expect(await restarted.confirmHostInventory(HOST, digest)).toEqual(unchanged(10));
+    expect(reads.mock.calls.filter(([name]) => name === `host-${HOST}`).map(([, o]) => o?.direction)).toEqual(["backwards"]);
+    // Another digest, or a change since the settled report: the fold answers, as before.
+    expect(await new Application({ store }).confirmHostInventory(HOST, reportDigest([fpga(HOST, "af", 2)]))).toBeNull();
+    const deviceUuid = [...(await hostState(store, HOST)).devices.keys()][0]!;
+    await app.setDeviceStatus(ADMIN, HOST, deviceUuid, "MAINTAINING");
+    expect(await new Application({ store }).confirmHostInventory(HOST, digest)).toBeNull();
   });
 
   it("refuses a bad hostname or a digest that is not v1: and 64 hex digits", async () => {

@@ -104,6 +104,35 @@ describe("read-model snapshots", () => {
     expect(w.said("read-model snapshot written").slice(names.length).map((l) => [l.projection, l.checkpoint])).toEqual(names.map((n) => [n, head]));
   });
 
+  it("at the interval, rewrites a model only once the writes since its last snapshot reach a tenth of its keys, or it is 30 intervals old; a stop writes what moved", async () => {
+    const store = new MemoryReadStore();
+    const origin = (n: number) => ({ log: "log-1", event: `event-${n}` });
+    const puts = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ op: "put" as const, key: `{arqs}:arq:${from + i}`, fields: { n: i } }));
+    await store.applyBatch("arqs", puts(0, 40), 1n, undefined, origin(1));
+    const w = capturingLogger();
+    const snapshots = new ReadModelSnapshots({ store, dir: tempDir(), projections: [{ name: "arqs", layout: "v1" }], intervalMs: 60_000, log: w.log });
+    await snapshots.load();
+    const written = () => w.said("read-model snapshot written").map((l) => l.checkpoint);
+    await snapshots.writeDue();
+    expect(written()).toEqual(["1"]); // never written: written at once
+    await store.applyBatch("arqs", puts(100, 3), 2n, undefined, origin(2));
+    await snapshots.writeDue();
+    expect(written()).toEqual(["1"]); // 3 writes of 40 keys: not yet
+    await store.applyBatch("arqs", puts(200, 1), 3n, undefined, origin(3));
+    await snapshots.writeDue();
+    expect(written()).toEqual(["1", "3"]); // 4 writes: a tenth of 40
+    await store.applyBatch("arqs", puts(300, 1), 4n, undefined, origin(4));
+    await snapshots.writeDue();
+    expect(written()).toEqual(["1", "3"]);
+    const now = Date.now();
+    vi.spyOn(Date, "now").mockReturnValue(now + 30 * 60_000);
+    await snapshots.writeDue();
+    expect(written()).toEqual(["1", "3", "4"]); // 30 intervals old, and it moved
+    await store.applyBatch("arqs", puts(400, 1), 5n, undefined, origin(5));
+    await snapshots.close();
+    expect(written()).toEqual(["1", "3", "4", "5"]);
+  });
+
   it("refuses a torn, a corrupt, and another build's snapshot with a log line; those models are rebuilt from the log", async () => {
     const dir = tempDir();
     const before = await written(dir);

@@ -71,15 +71,26 @@ function digestOf(inputs: unknown[]): string | null {
 }
 
 /**
- * A failed confirmation falls through to the full report, whose answer is the one that counts:
- * a server from before confirmHostInventory refuses the operation, and an agent must still report.
+ * A confirmation the server refused as an operation falls through to the full report, whose answer
+ * is the one that counts: a server from before confirmHostInventory refuses the operation, and an
+ * agent must still report. Any other failure (no answer in time, a busy or failing server) is the
+ * report's failure, retried as any other: sending the whole report to a server that could not
+ * answer a few hundred bytes would only add to its load (a fleet's agents all at once).
  */
 async function confirm(post: PostGraphQL, hostname: string, digest: string): Promise<ReportAnswer | null> {
   try {
     return (await post<{ confirmHostInventory: ReportAnswer | null }>(CONFIRM, { hostname, digest })).confirmHostInventory;
-  } catch {
-    return null;
+  } catch (err) {
+    if (refusedAsOperation(err)) return null;
+    throw err;
   }
+}
+
+/** The server answered and refused the confirmation itself (an unknown field, an input it does not take). */
+function refusedAsOperation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const message = err instanceof Error ? err.message : "";
+  return code === "GRAPHQL_VALIDATION_FAILED" || code === "BAD_USER_INPUT" || /GRAPHQL_VALIDATION_FAILED|BAD_USER_INPUT|Cannot query field "?confirmHostInventory/.test(message);
 }
 
 /** GraphQL input objects accept exactly the input fields: drop anything else a driver carries. */

@@ -35,8 +35,30 @@ function evolveCounted(state: HostState, event: InventoryEvent): HostState {
     return { ...state, settledReport: { digest, unchanged, inventoryChanges: state.inventoryChanges } };
   }
   const next = evolveTree(state, event);
-  if (event.type === "AttachHandleAllocated" || event.type === "AttachHandleReleased") return next;
+  if (!changesInventory(event.type)) return next;
   return { ...next, inventoryChanges: state.inventoryChanges + 1 };
+}
+
+/** Whether an event on a host stream changes what a settled report was checked against: all but allocations, releases and the settling itself. */
+export function changesInventory(type: string): boolean {
+  return type !== "AttachHandleAllocated" && type !== "AttachHandleReleased" && type !== "HostReportSettled";
+}
+
+/**
+ * The settled report that still stands at the end of a host stream, told from its last events
+ * (newest first), without folding the host: the latest HostReportSettled when only allocations
+ * and releases follow it. Undefined when something else changed since, when a period starts
+ * first, or when these events do not reach back to one: then only the fold can tell.
+ */
+export function settledAtEnd(newestFirst: ReadonlyArray<{ type: string; data: unknown }>): { digest: string; unchanged: number } | undefined {
+  for (const e of newestFirst) {
+    if (e.type === "HostReportSettled") {
+      const { digest, unchanged } = e.data as { digest: string; unchanged: number };
+      return { digest, unchanged };
+    }
+    if (changesInventory(e.type) || e.type === "HostBooksClosed") return undefined;
+  }
+  return undefined;
 }
 
 /** Every handle of a device that is allocated, with its deployable. */

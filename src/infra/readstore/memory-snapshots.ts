@@ -10,9 +10,16 @@
  *   THIS log's is the projector's check, the one every store that outlives the process gets
  *   (src/reactors/projector/log-origin.ts): a model of another log, or of an older copy of this one,
  *   is logged, not served, and rebuilt.
- * - While running, a timer writes each model whose checkpoint moved since its last snapshot. The
- *   model is taken in one synchronous step (its content matches its checkpoint), then written
- *   while the service goes on. `close()` writes a last one after the projector stopped.
+ * - While running, a timer looks every interval for models worth writing again: one never written
+ *   that has a checkpoint, or one whose writes since its last snapshot reach `REWRITE_SHARE` of the
+ *   keys that snapshot held, or whose last snapshot is `MAX_AGE_INTERVALS` intervals old and moved
+ *   since. Writing a model costs its whole size, so a large model that changes a little (a fleet of
+ *   hosts whose reports change nothing, a boot storm moving a few keys) is not rewritten every
+ *   interval: the cost follows what changed, not the fleet's size, and a restart after a crash reads
+ *   at most the log behind that share of the model (or those intervals). The model is taken
+ *   copy-on-write (memory-capture.ts: its content matches its checkpoint) and written while the
+ *   service goes on taking writes.
+ *   `close()` writes every model that moved, after the projector stopped.
  *
  * One process at a time writes the directory (dir-owner.ts); another server on the same DATA_DIR
  * neither loads nor writes snapshots.
@@ -21,7 +28,8 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../logger.js";
 import { releaseOwnership, takeOwnership } from "./dir-owner.js";
-import { rawText, type CapturedModel, type MemoryReadStore, type RawJson } from "./memory.js";
+import type { CapturedModel, MemoryReadStore } from "./memory.js";
+import { rawText, type ModelCapture, type RawJson } from "./memory-capture.js";
 import { ChecksumThread } from "./checksum-thread.js";
 import { readSnapshotBytes, writeSnapshot, type SnapshotBody, type SnapshotBytesRead, type SnapshotHeader } from "./snapshot-file.js";
 
@@ -31,6 +39,19 @@ export const SNAPSHOT_FORMAT = "cyborg-es read model";
  * 2: sorted sets, like hashes, are kept as their text until first used (lines as in 1).
  */
 export const SNAPSHOT_FORMAT_VERSION = 2;
+/** A model is written again once the writes since its last snapshot reach this share of the keys that snapshot held. */
+export const REWRITE_SHARE = 0.1;
+/** ... or once its last snapshot is this many intervals old, if it moved since. */
+export const MAX_AGE_INTERVALS = 30;
+
+/** What the last snapshot of a model held, to tell when it is worth writing again. */
+interface Written {
+  checkpoint: bigint;
+  /** The store's write count of the model when it was taken (MemoryReadStore.writesTo). */
+  writes: number;
+  keys: number;
+  at: number;
+}
 
 export interface ReadModelSnapshotsOptions {
   store: MemoryReadStore;
@@ -48,7 +69,7 @@ export interface ReadModelSnapshotsOptions {
 export class ReadModelSnapshots {
   private timer?: NodeJS.Timeout;
   private writing?: Promise<void>;
-  private readonly written = new Map<string, bigint>();
+  private readonly written = new Map<string, Written>();
   private owned = false;
 
   constructor(private readonly o: ReadModelSnapshotsOptions) {}
@@ -94,7 +115,7 @@ export class ReadModelSnapshots {
       return false;
     }
     this.o.store.restore(name, model);
-    this.written.set(name, model.checkpoint);
+    this.written.set(name, { checkpoint: model.checkpoint, writes: this.o.store.writesTo(name), keys: model.hashes.length + model.zsets.length, at: Date.now() });
     this.o.log.info({ projection: name, checkpoint: model.checkpoint.toString(), keys: model.hashes.length + model.zsets.length, ms: Math.round(performance.now() - t0) }, "read model loaded from its snapshot");
     return true;
   }
@@ -102,16 +123,18 @@ export class ReadModelSnapshots {
   /** Writes the models that moved every `intervalMs` from now on. */
   start(): void {
     if (!this.owned || this.o.intervalMs <= 0) return;
-    this.timer = setInterval(() => void this.writeMoved(), this.o.intervalMs);
+    this.timer = setInterval(() => void this.writeDue(), this.o.intervalMs);
     this.timer.unref();
+  }
+
+  /** Writes a snapshot of each model worth writing again (see the file's comment; one run at a time): what the timer runs. */
+  async writeDue(): Promise<void> {
+    return this.run((name, last) => this.due(name, last));
   }
 
   /** Writes a snapshot of each model whose checkpoint moved since its last one (one run at a time). */
   async writeMoved(): Promise<void> {
-    if (!this.owned) return;
-    while (this.writing) await this.writing;
-    this.writing = this.writeEach().finally(() => (this.writing = undefined));
-    return this.writing;
+    return this.run(() => true);
   }
 
   /** Stops the timer, writes what moved since (call it after the projector stopped), and gives the directory back. */
@@ -123,18 +146,37 @@ export class ReadModelSnapshots {
     this.owned = false;
   }
 
-  private async writeEach(): Promise<void> {
+  private async run(wanted: (name: string, last: Written) => boolean): Promise<void> {
+    if (!this.owned) return;
+    while (this.writing) await this.writing;
+    this.writing = this.writeEach(wanted).finally(() => (this.writing = undefined));
+    return this.writing;
+  }
+
+  /** Whether a model that moved since its last snapshot is worth writing again now. */
+  private due(name: string, last: Written): boolean {
+    const changed = this.o.store.writesTo(name) - last.writes;
+    return changed >= Math.max(1, last.keys * REWRITE_SHARE) || Date.now() - last.at >= this.o.intervalMs * MAX_AGE_INTERVALS;
+  }
+
+  private async writeEach(wanted: (name: string, last: Written) => boolean): Promise<void> {
     for (const p of this.o.projections) {
       // Taken only when it moved: a model loaded from its snapshot and not changed since is not written again.
       const checkpoint = await this.o.store.getCheckpoint(p.name);
-      if (checkpoint === undefined || this.written.get(p.name) === checkpoint) continue;
-      const model = this.o.store.capture(p.name);
-      if (model?.origin === undefined || this.written.get(p.name) === model.checkpoint) continue;
+      const last = this.written.get(p.name);
+      if (checkpoint === undefined || last?.checkpoint === checkpoint || (last && !wanted(p.name, last))) continue;
+      const model = this.o.store.openCapture(p.name);
+      if (model === undefined) continue;
+      if (model.origin === undefined || this.written.get(p.name)?.checkpoint === model.checkpoint) {
+        model.lines().return(undefined); // closes it
+        continue;
+      }
+      const writes = this.o.store.writesTo(p.name);
       const t0 = performance.now();
       try {
         const header = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, checkpoint: model.checkpoint.toString(), origin: model.origin, layout: p.layout };
         await writeSnapshot(this.fileOf(p.name), header, encode(model));
-        this.written.set(p.name, model.checkpoint);
+        this.written.set(p.name, { checkpoint: model.checkpoint, writes, keys: model.keys, at: Date.now() });
         this.o.log.info({ projection: p.name, checkpoint: header.checkpoint, ms: Math.round(performance.now() - t0) }, "read-model snapshot written");
       } catch (err) {
         this.o.log.error({ err, projection: p.name }, "could not write the read-model snapshot; the next start reads more of the log");
@@ -147,9 +189,8 @@ export class ReadModelSnapshots {
   }
 }
 
-function* encode(model: CapturedModel): Generator<string> {
-  for (const [k, fields] of model.hashes) yield entryLine("h", k, fields);
-  for (const [k, entries] of model.zsets) yield entryLine("z", k, entries);
+function* encode(model: ModelCapture): Generator<string> {
+  for (const [kind, key, content] of model.lines()) yield entryLine(kind, key, content);
 }
 
 function entryLine(kind: "h" | "z", key: string, content: unknown[] | RawJson): string {

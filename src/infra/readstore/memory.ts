@@ -2,6 +2,10 @@ import { CheckpointMismatchError, ReadStoreUnavailableError } from "./port.js";
 import { otherLog, decodeCursor, encodeCursor, encodeFields, keyPrefix, projectionsOfKeys, validateBatch, compareEntries } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { SortedSet } from "./sorted-set.js";
+import { ModelCapture, rawText, type HashContent, type RawJson, type ZsetContent } from "./memory-capture.js";
+import { PartitionedMap } from "./partitioned-map.js";
+
+export { rawText, type RawJson } from "./memory-capture.js";
 
 /**
  * Everything one projection holds, with its checkpoint, as one moment of the store (a snapshot's
@@ -14,22 +18,6 @@ export interface CapturedModel {
   hashes: Array<[key: string, fields: Array<[field: string, json: string]> | RawJson]>;
   /** A sorted set's entries in Redis order, or (from and back to a snapshot) the JSON text of that array, not parsed yet. */
   zsets: Array<[key: string, entries: Array<[member: string, score: number]>| RawJson]>;
-}
-
-/**
- * A key's content as a snapshot holds it, not parsed yet: the UTF-8 JSON text in `bytes[start, end)`
- * (`[[field, json], ...]` for a hash, `[[member, score], ...]` for a sorted set). It is parsed when
- * the service first uses that key, so a restart reads only the keys.
- */
-export interface RawJson {
-  bytes: Buffer;
-  start: number;
-  end: number;
-}
-
-/** The text of a `RawJson`. */
-export function rawText(raw: RawJson): string {
-  return raw.bytes.toString("utf8", raw.start, raw.end);
 }
 
 /** A field as Redis would hold it (JSON), and its decoded value once somebody read it. */
@@ -49,12 +37,16 @@ type Hash = Map<string, Field>;
 export class MemoryReadStore implements ReadStore {
   readonly kind = "memory" as const;
   /** A hash loaded from a snapshot stays its text until first used (a restart parses only what it reads). */
-  private readonly hashes = new Map<string, Hash | RawJson>();
+  private readonly hashes = new PartitionedMap<Hash | RawJson>();
   /** A sorted set loaded from a snapshot likewise. */
-  private readonly zsets = new Map<string, SortedSet | RawJson>();
+  private readonly zsets = new PartitionedMap<SortedSet | RawJson>();
+  /** Snapshots being written, per projection: they keep what a key held before a write changes it. */
+  private readonly captures = new Map<string, Set<ModelCapture>>();
   private readonly checkpoints = new Map<string, bigint>();
   private readonly origins = new Map<string, Origin>();
   private readonly servingNames = new Set<string>();
+  /** Writes applied per projection since this store was made (the snapshots' measure of how much changed). */
+  private readonly writeCounts = new Map<string, number>();
   private guardReads = false;
 
   async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void> {
@@ -66,10 +58,20 @@ export class MemoryReadStore implements ReadStore {
     }
     // Encode first: a value that is not JSON fails the batch before anything is written.
     const encoded = writes.map((w) => (w.op === "put" ? encodeFields(w.key, w.fields) : undefined));
-    writes.forEach((w, i) => this.apply(w, encoded[i]));
+    const open = this.captures.get(projection);
+    writes.forEach((w, i) => {
+      if (open) for (const c of open) this.saving(c, w);
+      this.apply(w, encoded[i]);
+    });
+    this.writeCounts.set(projection, (this.writeCounts.get(projection) ?? 0) + writes.length);
     this.checkpoints.set(projection, checkpoint);
     if (origin) this.origins.set(projection, { log: origin.log, event: origin.event });
     else this.origins.delete(projection);
+  }
+
+  /** How many writes `projection` was given since this store was made: only grows (a snapshot compares two readings). */
+  writesTo(projection: string): number {
+    return this.writeCounts.get(projection) ?? 0;
   }
 
   async getCheckpoint(projection: string): Promise<bigint | undefined> {
@@ -99,9 +101,9 @@ export class MemoryReadStore implements ReadStore {
 
   private forget(projection: string): void {
     const prefix = keyPrefix(projection);
-    // A Map may lose the key being visited: no copy of every key (a restart restores models one after another).
-    for (const k of this.hashes.keys()) if (k.startsWith(prefix)) this.hashes.delete(k);
-    for (const k of this.zsets.keys()) if (k.startsWith(prefix)) this.zsets.delete(k);
+    for (const c of this.captures.get(projection) ?? []) c.void();
+    this.hashes.dropPrefix(prefix);
+    this.zsets.dropPrefix(prefix);
     this.checkpoints.delete(projection);
     this.origins.delete(projection);
     this.servingNames.delete(projection);
@@ -138,6 +140,7 @@ export class MemoryReadStore implements ReadStore {
 
   /** Forgets everything, as a Redis FLUSHALL would (tests of the projector's self-healing). */
   flushAll(): void {
+    for (const open of this.captures.values()) for (const c of open) c.void();
     this.hashes.clear();
     this.zsets.clear();
     this.checkpoints.clear();
@@ -209,7 +212,7 @@ export class MemoryReadStore implements ReadStore {
   async dump(projection: string): Promise<StoreDump> {
     const prefix = keyPrefix(projection);
     const keys: StoreDump["keys"] = {};
-    const names = [...this.hashes.keys(), ...this.zsets.keys()].filter((k) => k.startsWith(prefix)).sort();
+    const names = [...this.hashes.withPrefix(prefix).keys(), ...this.zsets.withPrefix(prefix).keys()].sort();
     for (const k of names) {
       const h = this.hash(k);
       if (h) {
@@ -226,17 +229,57 @@ export class MemoryReadStore implements ReadStore {
 
   async close(): Promise<void> {}
 
-  /** The projection as it is now, taken without an await (so its content matches its checkpoint); undefined without a checkpoint. */
-  capture(projection: string): CapturedModel | undefined {
+  /**
+   * The projection as it is now, to be read while the store goes on (memory-capture.ts: copy on
+   * write); undefined without a checkpoint. Read its `lines()` to the end (or leave them) to close it.
+   */
+  openCapture(projection: string): ModelCapture | undefined {
     const prefix = keyPrefix(projection);
     const checkpoint = this.checkpoints.get(projection);
     if (checkpoint === undefined) return undefined;
     const origin = this.origins.get(projection);
-    const hashes: CapturedModel["hashes"] = [];
-    for (const [k, h] of this.hashes) if (k.startsWith(prefix)) hashes.push([k, h instanceof Map ? Array.from(h, ([f, field]) => [f, field.json]) : h]);
-    const zsets: CapturedModel["zsets"] = [];
-    for (const [k, z] of this.zsets) if (k.startsWith(prefix)) zsets.push([k, z instanceof SortedSet ? Array.from(z.entriesAfter()) : z]);
-    return { checkpoint, ...(origin ? { origin: { ...origin } } : {}), hashes, zsets };
+    const source = {
+      hashKeys: this.hashes.withPrefix(prefix),
+      zsetKeys: this.zsets.withPrefix(prefix),
+      hashContent: (key: string): HashContent => {
+        const h = this.hashes.get(key);
+        return h instanceof Map ? Array.from(h, ([f, field]) => [f, field.json]) : h;
+      },
+      zsetContent: (key: string): ZsetContent => {
+        const z = this.zsets.get(key);
+        return z instanceof SortedSet ? Array.from(z.entriesAfter()) : z;
+      },
+    };
+    const open = this.captures.get(projection) ?? new Set<ModelCapture>();
+    this.captures.set(projection, open);
+    const capture = new ModelCapture(checkpoint, origin && { ...origin }, source, () => {
+      open.delete(capture);
+      if (open.size === 0 && this.captures.get(projection) === open) this.captures.delete(projection);
+    });
+    open.add(capture);
+    return capture;
+  }
+
+  /** Before `w` is applied: what the keys it changes hold now, for a capture being read. */
+  private saving(c: ModelCapture, w: Write): void {
+    switch (w.op) {
+      case "put":
+      case "unset":
+        return c.savingHash(w.key);
+      case "del":
+        c.savingHash(w.key);
+        return c.savingZset(w.key);
+      case "zadd":
+      case "zrem":
+        return c.savingZset(w.key);
+      case "index": {
+        c.savingHash(w.index);
+        const oldField = this.hash(w.index)?.get(w.member);
+        if (oldField !== undefined) c.savingZset(`${w.index}:${decoded(oldField) as string}`);
+        if (w.value !== null) c.savingZset(`${w.index}:${w.value}`);
+        return;
+      }
+    }
   }
 
   /** Puts back a captured projection in place of what the store holds of it (not marked serving: the projector marks it once caught up). */

@@ -1,0 +1,89 @@
+/**
+ * A capture of an in-memory model (src/infra/readstore/memory-capture.ts) is read while the store
+ * goes on taking writes: what it reads is the model at its checkpoint, whatever was written,
+ * deleted, set again or re-indexed meanwhile, and another model's keys are not part of it.
+ */
+import { describe, expect, it } from "vitest";
+import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
+import type { Write } from "../../src/infra/readstore/port.js";
+import { rawText, type CapturedLine } from "../../src/infra/readstore/memory-capture.js";
+
+const origin = (n: number) => ({ log: "log-1", event: `event-${n}` });
+const k = (part: string) => `{arqs}:${part}`;
+const ix = (member: string, value: string | null): Write => ({ op: "index", index: k("by-state"), member, value, order: k("all") });
+
+/** The lines as plain values, sorted by kind and key. */
+const plain = (lines: Iterable<CapturedLine>) =>
+  [...lines].map(([kind, key, content]) => [kind, key, Array.isArray(content) ? content : JSON.parse(rawText(content))]).sort((a, b) => `${a[0]}${a[1]}`.localeCompare(`${b[0]}${b[1]}`));
+
+async function seeded() {
+  const store = new MemoryReadStore();
+  await store.applyBatch(
+    "arqs",
+    [
+      { op: "put", key: k("a"), fields: { n: 1 } },
+      { op: "put", key: k("b"), fields: { n: 2, m: "x" } },
+      { op: "put", key: k("c"), fields: { n: 3 } },
+      { op: "zadd", key: k("all"), member: "a", score: 1 },
+      { op: "zadd", key: k("all"), member: "b", score: 2 },
+      ix("a", "bound"),
+      ix("b", "initial"),
+    ],
+    1n,
+    undefined,
+    origin(1),
+  );
+  await store.applyBatch("device-tree", [{ op: "put", key: "{device-tree}:host:h1", fields: { x: 1 } }], 7n, undefined, origin(7));
+  return store;
+}
+
+describe("a capture of an in-memory model", () => {
+  it("reads the model at its checkpoint while writes change, delete, add and re-index its keys", async () => {
+    const store = await seeded();
+    const expected = plain(store.openCapture("arqs")!.lines());
+    const capture = store.openCapture("arqs")!;
+    expect(capture.checkpoint).toBe(1n);
+    const lines = capture.lines();
+    const first = lines.next();
+    await store.applyBatch(
+      "arqs",
+      [
+        { op: "put", key: k("a"), fields: { n: 10 } },
+        { op: "del", key: k("b") },
+        { op: "put", key: k("d"), fields: { n: 4 } },
+        { op: "unset", key: k("c"), fields: ["n"] },
+        { op: "zadd", key: k("all"), member: "d", score: 4 },
+        { op: "zrem", key: k("all"), member: "a" },
+        ix("a", "deleted"),
+        ix("b", null),
+      ],
+      2n,
+      undefined,
+      origin(2),
+    );
+    // Deleted and set again while the capture walks: read once, as it was.
+    await store.applyBatch("arqs", [{ op: "put", key: k("c"), fields: { n: 30 } }, { op: "put", key: k("b"), fields: { n: 20 } }], 3n, undefined, origin(3));
+    const read = plain([first.value as CapturedLine, ...lines]);
+    expect(read).toEqual(expected);
+    expect(capture.keys).toBe(expected.length);
+    expect(read.map(([, key]) => key)).not.toContain("{device-tree}:host:h1");
+    // The store itself moved on.
+    expect(await store.getDocs([k("a"), k("b"), k("c"), k("d")])).toEqual([{ n: 10 }, { n: 20 }, { n: 30 }, { n: 4 }]);
+  });
+
+  it("once read, keeps nothing: later writes are not saved for it, and a new capture reads the store as it is", async () => {
+    const store = await seeded();
+    [...store.openCapture("arqs")!.lines()];
+    await store.applyBatch("arqs", [{ op: "put", key: k("a"), fields: { n: 10 } }], 2n, undefined, origin(2));
+    const again = plain(store.openCapture("arqs")!.lines());
+    expect(again.find(([, key]) => key === k("a"))).toEqual(["h", k("a"), [["n", "10"]]]);
+  });
+
+  it("a model dropped while its capture is read fails the reading", async () => {
+    const store = await seeded();
+    const lines = store.openCapture("arqs")!.lines();
+    lines.next();
+    await store.drop("arqs");
+    expect(() => [...lines]).toThrow(/dropped while its snapshot was being written/);
+  });
+});
