@@ -39,8 +39,8 @@ export async function openEventStore(config: Config): Promise<EventStore> {
 export const archiveDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "archive");
 
 /**
- * What a read model's rebuild replays: on the embedded log, the live log with the hosts' archived
- * periods (docs/operations.md, "Retention"); elsewhere undefined (the live log itself).
+ * What a read model's rebuild replays: on a store with retention (the embedded log, EventStoreDB), the live log with the hosts' archived
+ * periods (docs/operations.md, "Retention"); in memory undefined (the live log itself).
  */
 export const rebuildLog = (store: EventStore, config: Pick<Config, "DATA_DIR">): Pick<EventStore, "readAll"> | undefined =>
   store.archiving ? replayLog(store, new Archive(archiveDir(config), store.archiving)) : undefined;

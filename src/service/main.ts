@@ -120,9 +120,6 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const retention = new RetentionScheduler({ store, archive, days: config.RETENTION_DAYS, intervalMs: config.RETENTION_INTERVAL_S * 1000, index: projector, metrics: obs.metrics, log: log.child({ component: "retention" }) });
       retention.start();
       opened.push(() => retention.stop());
-    } else if (!archive && projector && config.RETENTION_DAYS > 0 && store.kind === "esdb") {
-      // Said once at start: the setting is not taken silently where it cannot apply.
-      log.warn({ retentionDays: config.RETENTION_DAYS }, "RETENTION_DAYS is not applied on EventStoreDB: archive ended streams by hand with $tb and a scavenge (docs/audit.md, \"Retention\"), or set RETENTION_DAYS=0 to silence this");
     }
     const models = { events: store, store: readStore, projector, names: projections.map((p) => p.name), timeoutMs: CATCH_UP_TIMEOUT_MS };
     // A project's ARQs made before its quota stream are counted once, from the arqs read model, on the stream's first use.

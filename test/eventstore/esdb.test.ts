@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, it } from "vitest";
 import { EsdbEventStore } from "../../src/infra/eventstore/esdb.js";
+import { CHECKPOINT_INTERVAL, retentionScenario } from "../support/esdb-retention.js";
 import { eventStoreContract } from "./contract.js";
 
 const url = process.env.EVENTSTORE_URL;
@@ -24,6 +25,17 @@ if (url) {
     },
     { strictEventIds: false },
   );
+  // Retention with the server's own delete and $tb, in a namespace of its own.
+  describe("retention on EventStoreDB", () => {
+    it("archives ended streams and hosts' closed periods; audit reads and verifies archive and live log together", async () => {
+      const store = EsdbEventStore.connect(url, { namespace: `retention-${randomUUID()}`, checkpointInterval: CHECKPOINT_INTERVAL });
+      try {
+        await retentionScenario(store, { allSkipsRemoved: false });
+      } finally {
+        await store.close();
+      }
+    });
+  });
 } else {
   console.warn("esdb contract skipped: set EVENTSTORE_URL=esdb://localhost:2113?tls=false (docker compose up eventstore)");
   describe.skip("EventStore contract: esdb (needs EVENTSTORE_URL)", () => {

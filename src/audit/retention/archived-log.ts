@@ -80,7 +80,9 @@ export function mergedLog(live: EventStore, archive: Archive, archived: (e: Reco
         // The live page ran out but the live log goes on: archived events after it wait for the next page.
         if (!l && page.length === max) break;
         if (!a && !l) break;
-        const e = l && (!a || l.position < a.position) ? page[i++]! : (cursor!.peeked = null, a!);
+        // An event both archived and live (EventStoreDB: a run cut short between recording its segment and removing its streams) is read once.
+        if (a && l && a.position === l.position) cursor!.peeked = null;
+        const e = l && (!a || l.position <= a.position) ? page[i++]! : (cursor!.peeked = null, a!);
         out.push(e);
         after = e.position;
         if (cursor) cursor.after = after;

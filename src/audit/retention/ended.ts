@@ -14,7 +14,7 @@
  * as long as the host), instances, uuid claims, the bitstream catalogue.
  */
 import { streamPrefix } from "../../domain/shared/types.js";
-import type { RecordedEvent } from "../../infra/eventstore/port.js";
+import type { EventStore, ReadStreamEndsOptions, RecordedEvent, StreamEnd } from "../../infra/eventstore/port.js";
 
 export interface EndRule {
   prefix: string;
@@ -37,3 +37,13 @@ export const END_RULES: readonly EndRule[] = [
   { prefix: streamPrefix.deviceProfile, types: ["DeviceProfileDeleted"] },
   { prefix: streamPrefix.idempotency, types: ["IdempotencyKeyClaimed", "IdempotentAnswerRecorded"], endedAt: lastClaimExpiry },
 ];
+
+/** The stream ends retention walks: the store's own list, or the archiving's where the store keeps none (EventStoreDB). */
+export async function streamEnds(store: EventStore, o: ReadStreamEndsOptions): Promise<StreamEnd[] | undefined> {
+  return (await store.readStreamEnds(o)) ?? (await store.archiving?.readStreamEnds?.(o));
+}
+
+/** Positions retention leaves in the live log. */
+export interface Pinned {
+  has(position: bigint): boolean;
+}

@@ -6,6 +6,7 @@
  */
 import { streamPrefix } from "../../domain/shared/types.js";
 import type { EventStore, StreamRemoval } from "../../infra/eventstore/port.js";
+import { streamEnds, type Pinned } from "./ended.js";
 
 /** A host stream's revisions due for the archive: those before `before`; `endedAt`: when that summary was recorded. */
 export interface DuePeriods extends StreamRemoval {
@@ -17,10 +18,10 @@ const SUMMARY = "HostBooksClosed";
 const PAGE = 256;
 
 /** The cursor after the last host stream looked at (undefined: start at the first). */
-export async function dueHostPeriods(store: EventStore, cutoff: Date, max: number, keep: ReadonlySet<bigint>, after?: string): Promise<{ due: DuePeriods[]; cursor?: string }> {
+export async function dueHostPeriods(store: EventStore, cutoff: Date, max: number, keep: Pinned, after?: string): Promise<{ due: DuePeriods[]; cursor?: string }> {
   const due: DuePeriods[] = [];
   for (;;) {
-    const page = await store.readStreamEnds({ prefix: streamPrefix.host, after, maxCount: PAGE });
+    const page = await streamEnds(store, { prefix: streamPrefix.host, after, maxCount: PAGE });
     if (!page || page.length === 0) return { due };
     for (const end of page) {
       const d = await closedPeriods(store, end.stream, cutoff, keep);
@@ -33,7 +34,7 @@ export async function dueHostPeriods(store: EventStore, cutoff: Date, max: numbe
 }
 
 /** The stream's revisions before its newest summary recorded at or before the cutoff, if any are still live. */
-async function closedPeriods(store: EventStore, stream: string, cutoff: Date, keep: ReadonlySet<bigint>): Promise<DuePeriods | undefined> {
+async function closedPeriods(store: EventStore, stream: string, cutoff: Date, keep: Pinned): Promise<DuePeriods | undefined> {
   const [first] = await store.readStream(stream, { maxCount: 1 });
   if (!first) return undefined;
   let last: number | undefined;

@@ -8,7 +8,7 @@ import { project as auditProject } from "../../../projections/audit/projection.j
 import type { ArchiveSegmentRecord, EventStore, RecordedEvent, StreamRemoval } from "../../infra/eventstore/port.js";
 import type { Write } from "../../infra/readstore/port.js";
 import { recordHash } from "./archive.js";
-import { END_RULES, type EndRule } from "./ended.js";
+import { END_RULES, streamEnds, type EndRule, type Pinned } from "./ended.js";
 import { dueHostPeriods } from "./host-periods.js";
 import { segmentFileName, writeSegment, type SegmentRefs } from "./segment-file.js";
 
@@ -48,7 +48,7 @@ const PAGE = 5000;
 /** Archives every ended stream due, a segment at a time. */
 export async function runRetention(store: EventStore, o: RetentionOptions): Promise<RetentionResult> {
   const archiving = store.archiving;
-  if (!archiving) throw new Error(`the ${store.kind} event store keeps no archive (EventStoreDB: stream metadata and scavenge, docs/audit.md)`);
+  if (!archiving) throw new Error(`the ${store.kind} event store keeps no archive (docs/audit.md, "Retention")`);
   const result: RetentionResult = { segments: 0, streams: 0, events: 0, written: [], dryRun: o.dryRun === true };
   const max = o.maxStreams ?? 50_000;
   const keep = await pinned(store);
@@ -92,11 +92,16 @@ async function archivedEvents(store: EventStore, d: DueStream): Promise<Recorded
   return store.readStream(d.stream, { fromRevision: first, maxCount: d.before - first });
 }
 
-/** Positions that stay in the live log: its first event (the log's identity for read models) and its last (the head). */
-async function pinned(store: EventStore): Promise<ReadonlySet<bigint>> {
+/**
+ * Positions that stay in the live log: its first event (the log's identity for read models), its
+ * last (the head), and those after the store's bound (EventStoreDB: the chain's newest checkpoint).
+ */
+async function pinned(store: EventStore): Promise<Pinned> {
   const [first] = await store.readAll({ maxCount: 1 });
   const head = await store.headPosition();
-  return new Set([first?.position, head].filter((p): p is bigint => p !== undefined));
+  const bound = await store.archiving?.keepAfter?.();
+  const set = new Set([first?.position, head].filter((p): p is bigint => p !== undefined));
+  return { has: (p) => set.has(p) || (bound !== undefined && p > bound) };
 }
 
 interface Cursor {
@@ -105,12 +110,12 @@ interface Cursor {
 }
 
 /** Up to `max` streams due, from `from` on in the rules' order; the cursor to go on from (undefined: done). */
-export async function dueStreams(store: EventStore, cutoff: Date, max: number, keep: ReadonlySet<bigint>, from: Cursor = { rule: 0 }): Promise<{ due: DueStream[]; cursor?: Cursor }> {
+export async function dueStreams(store: EventStore, cutoff: Date, max: number, keep: Pinned, from: Cursor = { rule: 0 }): Promise<{ due: DueStream[]; cursor?: Cursor }> {
   const due: DueStream[] = [];
   for (let { rule, after } = from; rule < END_RULES.length; rule++, after = undefined) {
     const r = END_RULES[rule]!;
     for (;;) {
-      const page = await store.readStreamEnds({ prefix: r.prefix, after, maxCount: PAGE });
+      const page = await streamEnds(store, { prefix: r.prefix, after, maxCount: PAGE });
       if (!page || page.length === 0) break;
       for (const end of page) {
         if (!r.types.includes(end.type)) continue;
@@ -125,7 +130,7 @@ export async function dueStreams(store: EventStore, cutoff: Date, max: number, k
   return { due };
 }
 
-async function ifDue(store: EventStore, rule: EndRule, stream: string, cutoff: Date, keep: ReadonlySet<bigint>): Promise<DueStream | undefined> {
+async function ifDue(store: EventStore, rule: EndRule, stream: string, cutoff: Date, keep: Pinned): Promise<DueStream | undefined> {
   // Its last event first (one read): a stream that ended, ends no earlier than that.
   const [last] = await store.readStream(stream, { direction: "backwards", maxCount: 1 });
   if (!last || last.recordedAt.getTime() > cutoff.getTime()) return undefined;

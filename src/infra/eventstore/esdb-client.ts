@@ -10,7 +10,11 @@ import {
   type AllStreamSubscription,
   type AppendResult,
   type AppendToStreamOptions,
+  type DeleteResult,
+  type DeleteStreamOptions,
   type Filter,
+  type SetStreamMetadataOptions,
+  type StreamMetadata,
   type JSONEventData,
   type ReadAllOptions,
   type ReadStreamOptions,
@@ -30,6 +34,10 @@ export interface EsdbClient {
   readStream(streamName: string, options?: ReadStreamOptions): StreamingRead<ResolvedEvent>;
   readAll(options?: EsdbReadAllOptions): StreamingRead<AllStreamResolvedEvent>;
   subscribeToAll(options?: SubscribeToAllOptions): AllStreamSubscription;
+  /** Soft delete: reads skip the stream at once, a scavenge reclaims it. */
+  deleteStream(streamName: string, options?: DeleteStreamOptions): Promise<DeleteResult>;
+  /** Retention only sets `truncateBefore` ($tb): reads start at that revision, a scavenge reclaims the events before it. */
+  setStreamMetadata(streamName: string, metadata: StreamMetadata, options?: SetStreamMetadataOptions): Promise<AppendResult>;
   dispose(): Promise<void>;
 }
 
@@ -55,6 +63,8 @@ export function connectClient(url: string): EsdbClient {
       return filter ? filteredReadAll(client, filter, rest) : client.readAll(rest);
     },
     subscribeToAll: (options) => client.subscribeToAll(options),
+    deleteStream: (stream, options) => client.deleteStream(stream, options),
+    setStreamMetadata: (stream, metadata, options) => client.setStreamMetadata(stream, metadata, options),
     dispose: () => client.dispose(),
   };
 }

@@ -3,6 +3,7 @@ import { LRUCache } from "lru-cache";
 import { checkExpectedRevision } from "./append-check.js";
 import { chainHashes, contentText, versionOf, type ChainCheckpoint } from "./chain.js";
 import { ChainKeeper, readChainCheckpoints } from "./esdb-chain.js";
+import { EsdbArchiving } from "./esdb-archiving.js";
 import { connectClient, type EsdbClient } from "./esdb-client.js";
 import { cancelOnExit, checkStreamName, fromPosition, namespacePrefix, ours, serverFilter, toEsdbExpected, toProposed, toRecorded } from "./esdb-mapping.js";
 import { KnownPositions } from "./esdb-positions.js";
@@ -63,6 +64,8 @@ export class EsdbEventStore implements EventStore {
   private readonly positions: KnownPositions;
   private readonly prefix: string;
   private readonly chain: ChainKeeper;
+  /** Retention (esdb-archiving.ts): ended streams deleted, hosts' closed periods cut with `$tb`. */
+  readonly archiving: EsdbArchiving;
 
   constructor(
     private readonly client: EsdbClient,
@@ -76,6 +79,11 @@ export class EsdbEventStore implements EventStore {
       append: (stream: string, events: readonly NewEvent[], expected: ExpectedRevision) => this.appendQuietly(stream, events, expected),
     };
     this.chain = new ChainKeeper(chainStore, options.checkpointInterval);
+    this.archiving = new EsdbArchiving({
+      store: this,
+      deleteStream: async (stream, revision) => void (await this.client.deleteStream(this.prefix + stream, { expectedRevision: BigInt(revision) })),
+      truncateBefore: async (stream, revision) => void (await this.client.setStreamMetadata(this.prefix + stream, { truncateBefore: revision })),
+    });
   }
 
   /** Connects with a connection string such as `esdb://localhost:2113?tls=false` (default: EVENTSTORE_URL). */

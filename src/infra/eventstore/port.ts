@@ -159,16 +159,20 @@ export interface ArchiveSegmentRecord {
   at: string;
 }
 
-/** The embedded store's retention: ended streams out of the live log, into archive segments it records. */
+/** Retention: ended streams out of the live log, into archive segments the store records. */
 export interface ArchivingStore {
   /**
-   * In one commit: removes each stream whole (events, revision index, ids), provided it is still at
+   * In one commit (EventStoreDB: the record first, then each stream): removes each stream whole (events, revision index, ids), provided it is still at
    * the revision given, or its revisions before `before`, and records the segment that now holds them. A stream that moved on, or
    * the log's first or last event, is refused with an error and nothing is removed.
    */
   removeStreams(removals: readonly StreamRemoval[], segment: ArchiveSegmentRecord): Promise<{ events: number }>;
   /** The segments recorded so far, in order. */
   readArchiveSegments(): Promise<ArchiveSegmentRecord[]>;
+  /** Retention's list of streams where the store's readStreamEnds has none (EventStoreDB). */
+  readStreamEnds?(options: ReadStreamEndsOptions): Promise<StreamEnd[]>;
+  /** Events after this position stay live whatever their age (EventStoreDB: those the chain's newest checkpoint does not cover). */
+  keepAfter?(): Promise<bigint>;
 }
 
 export interface EventStore {
@@ -211,9 +215,8 @@ export interface EventStore {
   readStreamEnds(options: ReadStreamEndsOptions): Promise<StreamEnd[] | undefined>;
   /**
    * Retention's removal of ended streams into archive segments (docs/audit.md, "Retention"): the
-   * embedded store has it; a store without it (memory) keeps everything. On EventStoreDB an
-   * operator truncates ended streams with their `$tb` metadata and a scavenge (docs/audit.md,
-   * "Retention"); the service says so at start when RETENTION_DAYS is set.
+   * embedded store and EventStoreDB (stream delete and `$tb`, esdb-archiving.ts) have it; a store
+   * without it (memory) keeps everything.
    */
   readonly archiving?: ArchivingStore;
   close(): Promise<void>;

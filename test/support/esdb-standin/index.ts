@@ -32,6 +32,11 @@
  * - Tombstones (hard delete, `tombstoneStream`): a `$streamDeleted` event in the stream's own name at
  *   revision long.MaxValue goes to $all; reading or appending to the stream afterwards is the
  *   client's StreamDeletedError. A stream that never existed reads as StreamNotFoundError.
+ * - Soft delete (`deleteStream`, with an expected revision checked as an append's) and stream
+ *   metadata's truncate-before (`setStreamMetadata` with `truncateBefore`, written as `$metadata` in
+ *   `$$<stream>`): reads of the stream and of $all skip the events before the mark at once (a
+ *   real server leaves them in $all until a scavenge; the adapter copes with either). A
+ *   soft-deleted stream reads as StreamNotFoundError; an append to it goes on at the next revision.
  * - Server-side filters (client's types `Filter`, utils/filter.d.ts): on the stream name or the
  *   event type, by prefixes or by a regex (searched, not anchored, as .NET's Regex.IsMatch); on
  *   reads of $all maxCount counts the events that pass.
@@ -56,10 +61,13 @@ import {
   type AllStreamSubscription,
   type AppendResult,
   type AppendToStreamOptions,
+  type DeleteResult,
+  type DeleteStreamOptions,
   type JSONEventData,
   type ReadPosition,
   type ReadStreamOptions,
   type ResolvedEvent,
+  type StreamMetadata,
   type StreamingRead,
   type SubscribeToAllOptions,
 } from "@eventstore/db-client";
@@ -158,7 +166,7 @@ export class EsdbStandIn {
     const failure = this.failures.shift();
     if (failure) return read(failure);
     if (this.log.isTombstoned(streamName)) return read(StreamDeletedError.fromStreamName(streamName));
-    const list = this.log.stream(streamName);
+    const list = this.log.readable(streamName);
     if (!list) return read(new StreamNotFoundError(undefined, streamName));
     const backwards = options.direction === BACKWARDS;
     const from = options.fromRevision ?? (backwards ? END : START);
@@ -179,10 +187,30 @@ export class EsdbStandIn {
     for (let k = 0; k < all.length && out.length < max; k++) {
       const e = all[backwards ? all.length - 1 - k : k]!;
       if (typeof from === "object" && (backwards ? e.position >= from.commit : e.position < from.commit)) continue;
-      if (passes(e, options.filter)) out.push(resolvedFromAll(e));
+      if (passes(e, options.filter) && this.log.isLive(e)) out.push(resolvedFromAll(e));
     }
     this.sentByReadAll += out.length;
     return read(out);
+  }
+
+  async deleteStream(streamName: string, options: DeleteStreamOptions = {}): Promise<DeleteResult> {
+    await this.arrive();
+    if (this.log.isTombstoned(streamName)) throw StreamDeletedError.fromStreamName(streamName);
+    const current = this.log.stream(streamName)?.at(-1)?.revision;
+    const expected = options.expectedRevision ?? ANY;
+    const holds = expected === ANY || (expected === "no_stream" ? current === undefined : current === expected);
+    if (!holds) throw wrongExpectedVersion(streamName, current ?? "no_stream", expected);
+    this.log.softDelete(streamName);
+    await networkTurn();
+    return { position: { commit: this.log.end, prepare: this.log.end } };
+  }
+
+  async setStreamMetadata(streamName: string, metadata: StreamMetadata): Promise<AppendResult> {
+    await this.arrive();
+    if (typeof metadata.truncateBefore !== "number") throw new Error("the stand-in keeps only a numeric truncateBefore of stream metadata");
+    const e = this.log.setTruncateBefore(streamName, BigInt(metadata.truncateBefore), randomUUID());
+    await networkTurn();
+    return { success: true, nextExpectedRevision: e.revision, position: { commit: e.position, prepare: e.position } };
   }
 
   subscribeToAll(options: SubscribeToAllOptions = {}): AllStreamSubscription {
@@ -252,6 +280,16 @@ class StandInClient implements EsdbClient {
     this.mine.add(sub);
     sub.once("close", () => this.mine.delete(sub));
     return sub;
+  }
+
+  deleteStream(streamName: string, options?: DeleteStreamOptions): Promise<DeleteResult> {
+    this.check();
+    return this.server.deleteStream(streamName, options);
+  }
+
+  setStreamMetadata(streamName: string, metadata: StreamMetadata): Promise<AppendResult> {
+    this.check();
+    return this.server.setStreamMetadata(streamName, metadata);
   }
 
   async dispose(): Promise<void> {

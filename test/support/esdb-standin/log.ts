@@ -32,6 +32,8 @@ export class StandInLog {
   readonly all: StoredEvent[] = [];
   private readonly streams = new Map<string, StoredEvent[]>();
   private readonly tombstoned = new Set<string>();
+  /** stream -> the first revision reads return: `$tb` from its metadata, or past its last event once soft-deleted. */
+  private readonly truncated = new Map<string, bigint>();
   /** Where the next record starts. The server writes its own records first: never 0. */
   private next = 1_024n;
   /** Called after every write, with what it wrote. */
@@ -39,6 +41,34 @@ export class StandInLog {
 
   stream(name: string): StoredEvent[] | undefined {
     return this.streams.get(name);
+  }
+
+  /** The stream's events that reads return (those before its `$tb` or a soft delete are skipped). */
+  readable(name: string): StoredEvent[] | undefined {
+    const list = this.streams.get(name);
+    const tb = this.truncated.get(name);
+    if (!list || tb === undefined) return list;
+    const live = list.filter((e) => e.revision >= tb);
+    // A soft-deleted stream reads as one that does not exist, until it is appended to again.
+    return live.length === 0 && tb > list.at(-1)!.revision ? undefined : live;
+  }
+
+  /** Whether reads of $all return this event (not truncated away nor soft-deleted). */
+  isLive(e: StoredEvent): boolean {
+    const tb = this.truncated.get(e.streamId);
+    return tb === undefined || e.revision >= tb;
+  }
+
+  /** Soft delete: the stream reads as not found; appended to again, it goes on at the next revision. */
+  softDelete(streamId: string): void {
+    const list = this.streams.get(streamId);
+    if (list) this.truncated.set(streamId, list.at(-1)!.revision + 1n);
+  }
+
+  /** Stream metadata's `$tb`: written as a `$metadata` event of `$$<stream>`; reads skip the revisions before it. */
+  setTruncateBefore(streamId: string, revision: bigint, id: string): StoredEvent {
+    this.truncated.set(streamId, revision);
+    return this.writeSystem(`$$${streamId}`, "$metadata", { $tb: Number(revision) }, id);
   }
 
   isTombstoned(name: string): boolean {

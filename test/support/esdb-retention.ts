@@ -1,0 +1,103 @@
+/**
+ * Retention on EventStoreDB, as one scenario that runs against the stand-in (test/audit/retention-esdb.test.ts)
+ * and against a real server when EVENTSTORE_URL is set (test/eventstore/esdb.test.ts).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { Application } from "../../src/app/application.js";
+import { Archive } from "../../src/audit/retention/archive.js";
+import { ArchiveReadingStore, verifyWithArchive } from "../../src/audit/retention/archived-log.js";
+import { runRetention } from "../../src/audit/retention/retention.js";
+import { verifyLog } from "../../src/audit/verify.js";
+import { rpUuidFor } from "../../src/domain/inventory/ids.js";
+import { stream } from "../../src/domain/shared/types.js";
+import { ChainKeeper } from "../../src/infra/eventstore/esdb-chain.js";
+import type { EsdbEventStore } from "../../src/infra/eventstore/esdb.js";
+import { ADMIN, ctx, fpga } from "../app/support.js";
+
+const HOST = "compute1";
+const RP = rpUuidFor(`${HOST}_0000:af:00.0`);
+const agent = { ...ADMIN, principal: "agent:compute1" };
+const nova = ctx();
+const binder = { principal: "system:binder", correlationId: "b", causationId: "b", at: "2026-03-01T10:02:00.000Z" };
+const BOOKS = { maxEvents: 10, maxDays: 0 };
+export const CHECKPOINT_INTERVAL = 4;
+
+/** A profile first (the log's first event stays live), the host, then `boots` boots: ARQs bound on it, then deleted. */
+export async function esdbHistory(store: EsdbEventStore, boots: number, checkpoints = true): Promise<string[]> {
+  const app = new Application({ store, hostBooks: BOOKS });
+  await app.createDeviceProfile(ADMIN, { name: "dp1", groups: [{ "resources:FPGA": "1" }] });
+  await app.reportHostInventory(agent, HOST, [fpga(HOST, "af", 2)]);
+  const arqs: string[] = [];
+  for (let i = 0; i < boots; i++) {
+    const [arq] = await app.createArqs(nova, { deviceProfileName: "dp1" });
+    await app.startBinds(nova, [{ arqUuid: arq!.uuid, hostname: HOST, deviceRpUuid: RP, instanceUuid: `vm-${i}` }]);
+    expect(await app.allocateForArq(binder, arq!.uuid)).toMatchObject({ ok: true });
+    await app.deleteArqs(nova, { arqUuids: [arq!.uuid] });
+    arqs.push(arq!.uuid);
+  }
+  // Every checkpoint due recorded (the adapter records them in the background as well).
+  if (checkpoints) await new ChainKeeper(store, CHECKPOINT_INTERVAL).record();
+  return arqs;
+}
+
+/**
+ * Runs retention on `store` (made with checkpointInterval CHECKPOINT_INTERVAL) and checks what the
+ * live log, audit and verify see. `allSkipsRemoved`: reads of $all leave the removed events out
+ * (the stand-in; a real server does so only after a scavenge).
+ */
+export async function retentionScenario(store: EsdbEventStore, o: { allSkipsRemoved: boolean }): Promise<void> {
+  const archiveDir = join(await mkdtemp(join(tmpdir(), "cyborg-es-esdb-retention-")), "archive");
+  const archive = new Archive(archiveDir, store.archiving);
+  const arqs = await esdbHistory(store, 12);
+  const hostStream = stream.host(HOST);
+  const host = await store.readStream(hostStream);
+  const all = await store.readAll();
+  const newest = (await store.readCheckpoints()).at(-1)!.position;
+
+  const r = await runRetention(store, { cutoff: new Date(Date.now() + 60_000), dir: archiveDir });
+  expect(r.segments).toBeGreaterThan(0);
+  // The ended ARQs the run took read as gone, the others as before.
+  const deleted: string[] = [];
+  for (const uuid of arqs) if ((await store.readStream(`arq-${uuid}`)).length === 0) deleted.push(uuid);
+  expect(deleted.length).toBeGreaterThan(0);
+  if (o.allSkipsRemoved) {
+    // $all no longer returns them either: every event that left is at or before the newest checkpoint.
+    const live = new Set((await store.readAll()).map((e) => e.position));
+    const gone = all.filter((e) => !live.has(e.position));
+    expect(gone.length).toBe(r.events);
+    expect(gone.every((e) => e.position <= newest)).toBe(true);
+    expect(new Set(gone.filter((e) => e.stream.startsWith("arq-")).map((e) => e.stream.slice(4)))).toEqual(new Set(deleted));
+  }
+  // The host stream is read from a summary on ($tb); audit reads it whole from archive and live log.
+  const liveHost = await store.readStream(hostStream);
+  expect(liveHost[0]!.type).toBe("HostBooksClosed");
+  expect(liveHost[0]!.revision).toBeGreaterThan(0);
+  const reading = new ArchiveReadingStore(store, archive);
+  expect((await reading.readStream(hostStream)).map((e) => [e.id, e.revision, e.hash])).toEqual(host.map((e) => [e.id, e.revision, e.hash]));
+  expect((await reading.readStream(`arq-${deleted[0]}`)).map((e) => e.type).at(-1)).toBe("ArqDeleted");
+
+  // verify: archive and live log together pass; the live log alone misses the archived events.
+  const both = await verifyWithArchive(store, archive);
+  expect(both.firstBreaks).toEqual([]);
+  // Every event written before the run, and those written since (the segment records, checkpoints).
+  const since = (await store.readAll({ after: all.at(-1)!.position })).length;
+  expect(since).toBeGreaterThan(0);
+  expect(both).toMatchObject({ ok: true, events: all.length + since });
+  expect((await verifyLog(store)).ok).toBe(false);
+  // Nothing more is due.
+  expect((await runRetention(store, { cutoff: new Date(Date.now() + 60_000), dir: archiveDir })).events).toBe(0);
+
+  // A changed byte in a segment is found.
+  const [segment] = await store.archiving.readArchiveSegments();
+  const path = join(archiveDir, segment!.file);
+  const bytes = readFileSync(path);
+  bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
+  writeFileSync(path, bytes);
+  const broken = await verifyWithArchive(store, archive);
+  expect(broken.ok).toBe(false);
+  expect(broken.firstBreaks[0]!.reason).toMatch(/segment 1 .*SHA-256 differs/);
+}
