@@ -6,6 +6,7 @@
 import type { DeviceTopology } from "../inventory/topology-report.js";
 import { isFunctionTraitFor } from "../shared/traits.js";
 import { providerRoom } from "./fit.js";
+import { tieBreak } from "./spread.js";
 import type { Assignment, CandidateHost, CandidateProvider, GroupRequest, HostChoice, MatchAttribute, Need, PlacementRequest } from "./types.js";
 
 interface Option {
@@ -21,16 +22,17 @@ export const MAX_STEPS = 20_000;
 /** Handles already taken on a provider by earlier choices (capacity counts repeated choices on one host). */
 export type Taken = ReadonlyMap<string, number>;
 
-export function chooseOnHost(host: CandidateHost, request: PlacementRequest, taken: Taken = new Map()): HostChoice | null {
-  const options = request.groups.map((g) => optionsFor(host, g, taken));
+/** `spread`: the request's key, ordering providers the weigher ranks equal (spread.ts). */
+export function chooseOnHost(host: CandidateHost, request: PlacementRequest, taken: Taken = new Map(), spread?: string | null): HostChoice | null {
+  const options = request.groups.map((g) => optionsFor(host, g, taken, spread));
   if (options.some((o) => o.length === 0)) return null;
   const picked = search(request.groups, options, taken);
   if (picked === null) return null;
   return scoreChoice(host.hostname, picked, options, taken);
 }
 
-/** The providers that could take the group on their own, best first: preferred alternative, ready, most free, uuid. */
-export function optionsFor(host: CandidateHost, group: GroupRequest, taken: Taken): Option[] {
+/** The providers that could take the group on their own, best first: preferred alternative, ready, most free, uuid (hashed with `spread`). */
+export function optionsFor(host: CandidateHost, group: GroupRequest, taken: Taken, spread?: string | null): Option[] {
   const out: Option[] = [];
   const byClass = providersByClass(host);
   group.alternatives.forEach((need, alternative) => {
@@ -39,17 +41,15 @@ export function optionsFor(host: CandidateHost, group: GroupRequest, taken: Take
       const room = providerRoom(provider, need, group.tolerations, taken.get(provider.rpUuid) ?? 0);
       if (typeof room === "number") out.push({ alternative, need, provider, ready: runsNeed(provider, group) });
     }
-    if (out.length - from > 1) sortFrom(out, from);
+    if (out.length - from > 1) sortFrom(out, from, spread);
   });
   return out;
 }
 
 const NONE: readonly CandidateProvider[] = [];
 
-function sortFrom(out: Option[], from: number): void {
-  const part = out.splice(from).sort(
-    (a, b) => Number(b.ready) - Number(a.ready) || b.provider.free - a.provider.free || (a.provider.rpUuid < b.provider.rpUuid ? -1 : a.provider.rpUuid > b.provider.rpUuid ? 1 : 0),
-  );
+function sortFrom(out: Option[], from: number, spread: string | null | undefined): void {
+  const part = out.splice(from).sort((a, b) => Number(b.ready) - Number(a.ready) || b.provider.free - a.provider.free || tieBreak(spread, a.provider.rpUuid, b.provider.rpUuid));
   for (const o of part) out.push(o);
 }
 
