@@ -73,26 +73,35 @@ export async function placementCapacity(
 
 /**
  * Creates the request's ARQs and binds them where the engine chose (createAndBindArqs: the deciders
- * check each allocation). A bind that loses a race (CONFLICT: the handle went to another) is tried
- * again on the next choice, at most MAX_PLACEMENT_TRIES times. No host: CONFLICT with the
- * explanation's short form in `details.explanation`.
+ * check each allocation). A bind that loses a race (CONFLICT: the handle went to another since the
+ * read models showed it free; refused at once, its ARQs deleted, rather than left for the binder
+ * to fail) is decided again on the candidates as the read models show them once caught up with
+ * the log (`catchUp`), at most
+ * MAX_PLACEMENT_TRIES tries in all. Equal requests placed at once start on different devices:
+ * the instance's uuid (with the try's number) spreads the ties (domain/scheduling/spread.ts).
+ * No host: CONFLICT with the explanation's short form in `details.explanation`.
  */
 export async function placeArqs(
   app: Application,
   store: ReadStore,
   ctx: CommandContext,
   spec: RequestSpec,
-  target: { instanceUuid: string; limits: PlacementLimits; allocate: boolean },
+  target: { instanceUuid: string; limits: PlacementLimits; allocate: boolean; catchUp?: () => Promise<void> },
 ): Promise<{ arqs: ArqView[]; hostname: string; alternatives: number[] }> {
   const stale = (h: string) => app.agentUnavailable(h) !== null;
-  const [request, index] = await Promise.all([placementRequest(store, spec), placementCandidates(store, target.limits.hosts)]);
-  const decision = place(request, index, { ...target.limits, stale }, MAX_PLACEMENT_TRIES);
-  if (!decision.ok) throw refusal(decision.explanation);
+  const request = await placementRequest(store, spec);
   let lastErr: unknown = null;
-  for (const choice of decision.choices) {
+  for (let attempt = 0; attempt < MAX_PLACEMENT_TRIES; attempt++) {
+    // After a lost race, the read models first show the log up to now (the bind that won, and others).
+    if (attempt > 0) await target.catchUp?.();
+    const index = await placementCandidates(store, target.limits.hosts);
+    const spread = attempt === 0 ? target.instanceUuid : `${target.instanceUuid}/${attempt}`;
+    const decision = place(request, index, { ...target.limits, stale, spread }, 1);
+    if (!decision.ok) throw lastErr ?? refusal(decision.explanation);
+    const choice = decision.choices[0]!;
     const providers = choice.assignments.map((a) => ({ hostname: choice.hostname, deviceRpUuid: a.rpUuid }));
     try {
-      const arqs = await app.createAndBindArqs(ctx, spec, { instanceUuid: target.instanceUuid, providers }, { allocate: target.allocate });
+      const arqs = await app.createAndBindArqs(ctx, spec, { instanceUuid: target.instanceUuid, providers }, { allocate: target.allocate, takenRefuses: true });
       return { arqs, hostname: choice.hostname, alternatives: choice.assignments.map((a) => a.alternative) };
     } catch (err) {
       if (!(err instanceof DomainError) || err.code !== "CONFLICT" || !String(err.field ?? "").endsWith("deviceRpUuid")) throw err;

@@ -203,7 +203,7 @@ export class Application {
   }
 
   /** Creates the ARQs and binds them to the instance on the providers given (os-acc's plug); a refused bind deletes them again. */
-  createAndBindArqs(ctx: CommandContext, spec: arqs.PlugSpec, target: { instanceUuid: unknown; providers: unknown }, opts: { allocate?: boolean } = {}): Promise<ArqView[]> {
+  createAndBindArqs(ctx: CommandContext, spec: arqs.PlugSpec, target: { instanceUuid: unknown; providers: unknown }, opts: { allocate?: boolean; takenRefuses?: boolean } = {}): Promise<ArqView[]> {
     return arqs.createAndBind(this.streams, this.newId, ctx, spec, target, { ...opts, catalogue: this.catalogue, quota: this.quota, maxBindings: this.maxBindings, agentDown: this.agentDown });
   }
   allocateForArq(ctx: CommandContext, arqUuid: string): Promise<arqs.AllocateResult> {

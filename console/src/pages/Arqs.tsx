@@ -4,6 +4,7 @@ import { gql, subscriptions } from "../lib/api";
 import { usePolled } from "../lib/hooks";
 import { Link, useLocation } from "../lib/router";
 import { PAGE_SIZE } from "./Pager";
+import { ArqExplanation } from "./ArqExplanation";
 
 interface Arq {
   uuid: string;
@@ -33,6 +34,9 @@ const CHANGES = `subscription { events(streamPrefix: "arq-", types: ["ArqCreated
 // The subscription compute schedulers use; with no filter, every bind this token may see.
 const BOUND = `subscription { acceleratorRequestBound { tag status reason arq { ${FIELDS} } } }`;
 const STATES = ["", "INITIAL", "BIND_STARTED", "BOUND", "UNBOUND", "BIND_FAILED", "DELETING"];
+
+// The states in which an ARQ waits for a device (or its bind failed): its detail explains why.
+const UNPLACED = new Set(["INITIAL", "UNBOUND", "BIND_FAILED"]);
 
 type Filter = { state: string; hostname: string; deviceProfileName: string; instanceUuid: string };
 
@@ -217,6 +221,9 @@ function ArqDetail({ session, uuid }: { session: Session; uuid: string }) {
           <dt>Attach handle</dt>
           <dd className="mono">{data.attachHandleType ? `${data.attachHandleType} ${JSON.stringify(data.attachHandleInfo)}` : "-"}</dd>
         </dl>
+      ) : null}
+      {data && UNPLACED.has(data.state) ? (
+        session.can("resource_provider:read") ? <ArqExplanation session={session} uuid={uuid} /> : <p className="muted">Why it is not bound needs a token allowed resource_provider:read.</p>
       ) : null}
       {session.can("audit:read") ? <Link to={`/history?stream=arq-${uuid}`}>History of this ARQ</Link> : null}{" "}
       <Link to="/arqs">Close</Link>

@@ -52,6 +52,8 @@ export interface PlanOptions {
   catalogueErrorsFail?: boolean;
   /** Why a host's agent cannot program now, or null (ReportTimes): such a bind fails instead of waiting. */
   agentDown?: (hostname: string) => string | null;
+  /** A bind that starts on a provider whose handles are all held is refused (CONFLICT) instead of waiting for the binder to fail it (decideBind). */
+  takenRefuses?: boolean;
   /** ARQs whose handle an earlier attempt of this call allocated (reused; any other allocation of an ARQ that starts now is a leftover). */
   allocatedBefore?: ReadonlySet<string>;
   /** Decided on the host's state before the binds, and appended with them: the agent's answer a waiting bind completes on (app/partitions.ts). */
@@ -84,7 +86,7 @@ export async function planBinds(s: Streams, ctx: CommandContext, bindings: reado
     plan.arqs.set(b.arqUuid, loaded);
     const p = programming[i]!;
     const host = p === "start only" ? undefined : carried.get(b.hostname);
-    const d = naming(i, () => decideBind(loaded.state, host?.state ?? null, { ...b, projectId: ctx.projectId ?? null, allocatedByThisBind: opts.allocatedBefore?.has(b.arqUuid) }, ctx.at, p === "start only" ? null : p));
+    const d = naming(i, () => decideBind(loaded.state, host?.state ?? null, { ...b, projectId: ctx.projectId ?? null, allocatedByThisBind: opts.allocatedBefore?.has(b.arqUuid), takenRefuses: opts.takenRefuses }, ctx.at, p === "start only" ? null : p));
     if (host && d.host.length > 0) {
       host.events.push(...d.host);
       host.state = d.hostAfter!;

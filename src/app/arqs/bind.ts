@@ -28,7 +28,7 @@ export async function startBinds(
   s: Streams,
   ctx: CommandContext,
   raw: unknown,
-  opts: { allocate?: boolean; catalogue?: BitstreamCatalogue; agentDown?: PlanOptions["agentDown"] } = {},
+  opts: { allocate?: boolean; takenRefuses?: boolean; catalogue?: BitstreamCatalogue; agentDown?: PlanOptions["agentDown"] } = {},
 ): Promise<ArqView[]> {
   const bindings = validateBindings(raw);
   await loadVisible(s, ctx, bindings.map((b) => b.arqUuid), (i) => `bindings[${i}].arqUuid`);
@@ -37,7 +37,7 @@ export async function startBinds(
   try {
     const allocate = opts.allocate ?? false;
     const streams = bindings.flatMap((b) => [stream.arq(b.arqUuid), stream.instance(b.instanceUuid), ...(allocate ? [stream.host(b.hostname)] : [])]);
-    const plan = await appendPlan(s, ctx, streams, () => planBinds(s, ctx, bindings, { allocate, recordInstances: true, bitstreams, agentDown: opts.agentDown, allocatedBefore: written.allocatedArqs }), (p) => written.note(p));
+    const plan = await appendPlan(s, ctx, streams, () => planBinds(s, ctx, bindings, { allocate, takenRefuses: opts.takenRefuses, recordInstances: true, bitstreams, agentDown: opts.agentDown, allocatedBefore: written.allocatedArqs }), (p) => written.note(p));
     return bindings.map((b) => plan!.view(b.arqUuid)!);
   } catch (err) {
     await written.undo(s, ctx);

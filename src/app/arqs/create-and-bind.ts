@@ -23,7 +23,7 @@ export async function createAndBind(
   ctx: CommandContext,
   spec: PlugSpec,
   rawTarget: { instanceUuid: unknown; providers: unknown },
-  opts: { allocate?: boolean; catalogue?: BitstreamCatalogue; quota?: ArqQuota; maxBindings?: number; agentDown?: (hostname: string) => string | null } = {},
+  opts: { allocate?: boolean; takenRefuses?: boolean; catalogue?: BitstreamCatalogue; quota?: ArqQuota; maxBindings?: number; agentDown?: (hostname: string) => string | null } = {},
 ): Promise<ArqView[]> {
   const target = validatePlugTarget(rawTarget.instanceUuid, rawTarget.providers);
   // Checked by the creation, before it writes: the providers cover the groups, the binds fit one call.
@@ -36,7 +36,7 @@ export async function createAndBind(
     : await createArqs(s, newId, ctx, { deviceProfileName: spec.deviceProfileName, check }, opts.quota);
   if (created.length === 0) return [];
   try {
-    return await startBinds(s, ctx, plugBindings(created, target), { allocate: opts.allocate, catalogue: opts.catalogue, agentDown: opts.agentDown });
+    return await startBinds(s, ctx, plugBindings(created, target), { allocate: opts.allocate, takenRefuses: opts.takenRefuses, catalogue: opts.catalogue, agentDown: opts.agentDown });
   } catch (err) {
     await deleteArqs(s, ctx, { arqUuids: created.map((a) => a.uuid) }).catch(() => undefined);
     throw err;

@@ -65,12 +65,14 @@ export interface BindProgramming {
  * `host`: the state of host-<target.hostname>, or null to decide only the start. `projectId`: the
  * caller's, for an ARQ that has none. `allocatedByThisBind`: the host's allocation for the ARQ was
  * made by an earlier attempt of this same bind (its ARQ step was refused), so it is reused even
- * though the bind starts now. `programming`: for a group that asks for a bitstream.
+ * though the bind starts now. `takenRefuses`: a provider whose handles are all held refuses a bind
+ * that starts now (CONFLICT on deviceRpUuid) rather than leaving it for the binder to fail: the
+ * placement engine's caller then tries its next choice. `programming`: for a group that asks for a bitstream.
  */
 export function decideBind(
   arq: ArqStreamState,
   host: HostState | null,
-  target: ArqBinding & { projectId?: string | null; allocatedByThisBind?: boolean },
+  target: ArqBinding & { projectId?: string | null; allocatedByThisBind?: boolean; takenRefuses?: boolean },
   at: string,
   programming: BindProgramming | null = null,
 ): BindDecision {
@@ -100,7 +102,8 @@ export function decideBind(
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     // A provider that does not fit the group never will: the caller who names it is refused at once.
-    if (isTargetMismatch(err) && started.length > 0) throw err;
+    const taken = target.takenRefuses === true && err.code === "CONFLICT" && err.field === "deviceRpUuid";
+    if ((taken || isTargetMismatch(err)) && started.length > 0) throw err;
     return refuse(err.message);
   }
   const hostAllocated = allocated.length > 0 ? fold(HOST, host, allocated) : host;

@@ -29,10 +29,17 @@ export interface Explanation {
   hosts: number;
   /** Hosts where the request fits now. */
   fitting: number;
-  /** Hosts ruled out, per rule (each host counted under its first rule). */
-  byRule: { rule: Rule; hosts: number }[];
+  /** Hosts ruled out, per rule (each host counted under its first rule), with one of them in words. */
+  byRule: RuleCount[];
   /** In detail, the hosts closest to fitting first (then by name), at most `detail` of them. */
   detail: HostVerdict[];
+}
+
+/** The hosts a rule ruled out first, and the first of them by name in words (what ruled it out, what would change). */
+export interface RuleCount {
+  rule: Rule;
+  hosts: number;
+  example: { hostname: string; message: string; change: string };
 }
 
 export function explain(request: PlacementRequest, index: CandidateIndex, limits: PlacementLimits = {}, detail = 20): Explanation {
@@ -49,9 +56,14 @@ export function explain(request: PlacementRequest, index: CandidateIndex, limits
   return {
     hosts: index.hosts.length,
     fitting,
-    byRule: RULES.filter((r) => counts.has(r)).map((rule) => ({ rule, hosts: counts.get(rule)! })),
+    byRule: RULES.filter((r) => counts.has(r)).map((rule) => ({ rule, hosts: counts.get(rule)!, example: exampleOf(ruled.find((r) => r.rule === rule)!.host, request, limits) })),
     detail: ruled.slice(0, detail).map((r) => judgeHost(r.host, request, limits)),
   };
+}
+
+function exampleOf(host: CandidateHost, request: PlacementRequest, limits: PlacementLimits): RuleCount["example"] {
+  const { message, change } = judgeHost(host, request, limits).ruledOut!;
+  return { hostname: host.hostname, message, change };
 }
 
 const closeness = (rule: Rule | null) => (rule === null ? RULES.length : RULES.indexOf(rule));
@@ -116,7 +128,7 @@ function judgeProvider(p: CandidateProvider, g: GroupRequest): ProviderVerdict {
 }
 
 /** The short form a refused bind carries: counts per rule and the closest host's reason. */
-export function shortExplanation(e: Explanation): { hosts: number; fitting: number; byRule: Explanation["byRule"]; closest: { hostname: string; rule: Rule; message: string; change: string } | null } {
+export function shortExplanation(e: Explanation): { hosts: number; fitting: number; byRule: { rule: Rule; hosts: number }[]; closest: { hostname: string; rule: Rule; message: string; change: string } | null } {
   const c = e.detail.find((d) => d.ruledOut !== null);
-  return { hosts: e.hosts, fitting: e.fitting, byRule: e.byRule, closest: c ? { hostname: c.hostname, ...c.ruledOut! } : null };
+  return { hosts: e.hosts, fitting: e.fitting, byRule: e.byRule.map(({ rule, hosts }) => ({ rule, hosts })), closest: c ? { hostname: c.hostname, ...c.ruledOut! } : null };
 }

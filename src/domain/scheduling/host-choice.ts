@@ -6,6 +6,7 @@
 import type { DeviceTopology } from "../inventory/topology-report.js";
 import { isFunctionTraitFor } from "../shared/traits.js";
 import { providerRoom } from "./fit.js";
+import { tieBreak } from "./spread.js";
 import type { Assignment, CandidateHost, CandidateProvider, GroupRequest, HostChoice, MatchAttribute, Need, PlacementRequest } from "./types.js";
 
 interface Option {
@@ -24,16 +25,17 @@ export type Taken = ReadonlyMap<string, number>;
 /** Nothing taken yet (a decision's own choice): shared, never written. */
 const NOTHING_TAKEN: Taken = new Map();
 
-export function chooseOnHost(host: CandidateHost, request: PlacementRequest, taken: Taken = NOTHING_TAKEN): HostChoice | null {
-  const options = request.groups.map((g) => optionsFor(host, g, taken));
+/** `spread`: the request's key, ordering providers the weigher ranks equal (spread.ts). */
+export function chooseOnHost(host: CandidateHost, request: PlacementRequest, taken: Taken = NOTHING_TAKEN, spread?: string | null): HostChoice | null {
+  const options = request.groups.map((g) => optionsFor(host, g, taken, spread));
   if (options.some((o) => o.length === 0)) return null;
   const picked = search(request.groups, options, taken);
   if (picked === null) return null;
   return scoreChoice(host.hostname, picked, options, taken);
 }
 
-/** The providers that could take the group on their own, best first: preferred alternative, ready, most free, uuid. */
-export function optionsFor(host: CandidateHost, group: GroupRequest, taken: Taken): Option[] {
+/** The providers that could take the group on their own, best first: preferred alternative, ready, most free, uuid (hashed with `spread`). */
+export function optionsFor(host: CandidateHost, group: GroupRequest, taken: Taken, spread?: string | null): Option[] {
   const out: Option[] = [];
   const byClass = providersByClass(host);
   for (let alternative = 0; alternative < group.alternatives.length; alternative++) {
@@ -41,7 +43,7 @@ export function optionsFor(host: CandidateHost, group: GroupRequest, taken: Take
     const from = out.length;
     for (const provider of byClass.get(need.resourceClass) ?? NONE) {
       const room = providerRoom(provider, need, group.tolerations, taken.get(provider.rpUuid) ?? 0);
-      if (typeof room === "number") insertFrom(out, from, { alternative, need, provider, ready: runsNeed(provider, group) });
+      if (typeof room === "number") insertFrom(out, from, { alternative, need, provider, ready: runsNeed(provider, group) }, spread);
     }
   }
   return out;
@@ -50,21 +52,21 @@ export function optionsFor(host: CandidateHost, group: GroupRequest, taken: Take
 const NONE: readonly CandidateProvider[] = [];
 
 /** Inserts the option among those from `from` on, in order (a host has a few providers of a class: no sort's copy). */
-function insertFrom(out: Option[], from: number, o: Option): void {
+function insertFrom(out: Option[], from: number, o: Option, spread: string | null | undefined): void {
   let i = out.length;
   out.push(o);
-  while (i > from && betterOption(o, out[i - 1]!)) {
+  while (i > from && betterOption(o, out[i - 1]!, spread)) {
     out[i] = out[i - 1]!;
     i--;
   }
   out[i] = o;
 }
 
-/** Ready first, then most free, then by uuid (a total order: providers' uuids differ). */
-function betterOption(a: Option, b: Option): boolean {
+/** Ready first, then most free, then by uuid, hashed with `spread` when there is one (a total order: providers' uuids differ). */
+function betterOption(a: Option, b: Option, spread: string | null | undefined): boolean {
   if (a.ready !== b.ready) return a.ready;
   if (a.provider.free !== b.provider.free) return a.provider.free > b.provider.free;
-  return a.provider.rpUuid < b.provider.rpUuid;
+  return tieBreak(spread, a.provider.rpUuid, b.provider.rpUuid) < 0;
 }
 
 /** Free handles on the host's providers of a class, whatever their traits or taints (a bound). */

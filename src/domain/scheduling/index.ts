@@ -7,5 +7,5 @@ export { KeptCandidates } from "./kept-index.js";
 export { FreeLevels } from "./free-levels.js";
 export { chooseOnHost } from "./host-choice.js";
 export { place, compareChoices, type Decision } from "./place.js";
-export { explain, judgeHost, shortExplanation, type Explanation, type HostVerdict, type ProviderVerdict } from "./explain.js";
+export { explain, judgeHost, shortExplanation, type Explanation, type RuleCount, type HostVerdict, type ProviderVerdict } from "./explain.js";
 export { capacity, type Capacity } from "./capacity.js";

@@ -7,6 +7,7 @@
 import { hostsByBound } from "./bound-order.js";
 import { explain, type Explanation } from "./explain.js";
 import { chooseOnHost } from "./host-choice.js";
+import { tieBreak } from "./spread.js";
 import type { CandidateIndex, HostChoice, PlacementLimits, PlacementRequest } from "./types.js";
 
 export type Decision = { ok: true; choices: HostChoice[] } | { ok: false; explanation: Explanation };
@@ -28,11 +29,11 @@ function bestChoices(request: PlacementRequest, index: CandidateIndex, limits: P
   const top: HostChoice[] = [];
   for (const { host, bound: most } of hostsByBound(index, request, limits)) {
     if (top.length === maxChoices && cannotBeat(most, top[top.length - 1]!)) break;
-    const choice = chooseOnHost(host, request);
+    const choice = chooseOnHost(host, request, undefined, limits.spread);
     if (choice === null) continue;
-    if (top.length === maxChoices && compareChoices(choice, top[top.length - 1]!) >= 0) continue;
+    if (top.length === maxChoices && compareChoices(choice, top[top.length - 1]!, limits.spread) >= 0) continue;
     let i = top.length;
-    while (i > 0 && compareChoices(choice, top[i - 1]!) < 0) i--;
+    while (i > 0 && compareChoices(choice, top[i - 1]!, limits.spread) < 0) i--;
     top.splice(i, 0, choice);
     if (top.length > maxChoices) top.pop();
   }
@@ -45,9 +46,9 @@ function cannotBeat(hostBound: number, kept: HostChoice): boolean {
   return hostBound < kept.ready;
 }
 
-/** Earlier alternatives, then more ready handles, then more free ones, then the host's name. */
-export function compareChoices(a: HostChoice, b: HostChoice): number {
-  return altSum(a) - altSum(b) || b.ready - a.ready || b.free - a.free || (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0);
+/** Earlier alternatives, then more ready handles, then more free ones, then the host's name (hashed with `spread`, when given: spread.ts). */
+export function compareChoices(a: HostChoice, b: HostChoice, spread?: string | null): number {
+  return altSum(a) - altSum(b) || b.ready - a.ready || b.free - a.free || tieBreak(spread, a.hostname, b.hostname);
 }
 
 const altSum = (c: HostChoice) => c.assignments.reduce((s, a) => s + a.alternative, 0);

@@ -61,6 +61,12 @@ export interface PlacementLimits {
    * `CandidateHost.stale`): liveness changes with time, so an index kept across decisions asks it.
    */
   stale?: (hostname: string) => boolean;
+  /**
+   * A stable key of the request (its instance's uuid): among hosts the weigher ranks equal, and
+   * providers equal on a host, a hash of it decides instead of the names (spread.ts), so equal
+   * requests placed at once spread over the devices rather than all racing for the first.
+   */
+  spread?: string | null;
 }
 
 /** The candidates as the engine reads them: hosts by name (sorted) and by the resource classes their providers offer. */

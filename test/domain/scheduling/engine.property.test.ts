@@ -7,6 +7,7 @@ import {
   explain,
   indexCandidates,
   place,
+  requestOf,
   providerFit,
   type CandidateHost,
   type CandidateProvider,
@@ -17,7 +18,7 @@ import {
 import { topologyValue } from "../../../src/domain/scheduling/host-choice.js";
 
 import { tolerates } from "../../../src/domain/shared/tolerations.js";
-import { arbHosts, arbRequest } from "./fleet.js";
+import { arbHosts, arbRequest, provider } from "./fleet.js";
 
 /** Every rule, checked from scratch: the choice is on an allowed, live host, each group on a provider that meets its alternative, handles and topology respected. */
 function violations(choice: HostChoice, hosts: CandidateHost[], request: PlacementRequest, limits: PlacementLimits): string[] {
@@ -127,6 +128,37 @@ describe("the placement engine (properties)", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it("with a spread key, answers the best hosts as weighing every host with that key would; only ties move", () => {
+    fc.assert(
+      fc.property(arbHosts, arbRequest, fc.integer({ min: 1, max: 3 }), fc.string({ minLength: 1, maxLength: 12 }), (hosts, request, max, key) => {
+        const index = indexCandidates(hosts);
+        const every = index.hosts.filter((h) => !h.stale).flatMap((h) => chooseOnHost(h, request, undefined, key) ?? []);
+        const best = request.enabled ? every.sort((a, b) => compareChoices(a, b, key)).slice(0, max) : [];
+        const decision = place(request, index, { spread: key }, max);
+        expect(decision.ok ? decision.choices : []).toEqual(best);
+        // The key changes which of equal choices comes first, never how good the first is.
+        const plain = place(request, index, {}, 1);
+        if (decision.ok && plain.ok) expect(compareChoices({ ...decision.choices[0]!, hostname: "" }, { ...plain.choices[0]!, hostname: "" })).toBe(0);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("spreads equal requests over equal hosts and providers by their keys", () => {
+    const hosts = Array.from({ length: 10 }, (_, h) => ({ hostname: `h${h}`, stale: false, providers: Array.from({ length: 4 }, (_, p) => provider({ rpUuid: `h${h}-p${p}` })) }));
+    const index = indexCandidates(hosts);
+    const request = requestOf([{ "resources:CUSTOM_GPU_A": "1" }]);
+    const firsts = Array.from({ length: 40 }, (_, i) => {
+      const d = place(request, index, { spread: `instance-${i}` }, 1);
+      return d.ok ? d.choices[0]!.assignments[0]!.rpUuid : null;
+    });
+    expect(new Set(firsts.map((rp) => rp?.split("-")[0])).size).toBeGreaterThan(5);
+    expect(new Set(firsts).size).toBeGreaterThan(20);
+    // Without a key every request takes the same first device, as before.
+    expect(new Set(Array.from({ length: 5 }, () => JSON.stringify(place(request, index, {}, 1)))).size).toBe(1);
+    expect(place(request, index, { spread: "instance-1" }, 1)).toEqual(place(request, index, { spread: "instance-1" }, 1));
   });
 
   it("is deterministic: the order hosts and providers arrive in does not change the choice", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { capacity, explain, indexCandidates, place, requestOf, withoutCandidates, type CandidateHost } from "../../../src/domain/scheduling/index.js";
+import { capacity, explain, indexCandidates, place, requestOf, shortExplanation, withoutCandidates, type CandidateHost } from "../../../src/domain/scheduling/index.js";
 import { provider } from "./fleet.js";
 
 const topo = (numaNode: number, linkDomain: string | null = null) => ({ numaNode, pcieRoot: null, pcieSwitch: null, linkDomain });
@@ -51,7 +51,11 @@ describe("the placement engine", () => {
     const d = place(request, indexCandidates(hosts));
     expect(d.ok).toBe(false);
     if (d.ok) return;
-    expect(d.explanation.byRule).toEqual([
+    expect(d.explanation.byRule).toMatchObject([
+      { rule: "RESOURCE_CLASS", hosts: 1, example: { hostname: "a", change: "a provider offering CUSTOM_GPU_L40S" } },
+      { rule: "TOPOLOGY", hosts: 1, example: { hostname: "b", message: expect.stringContaining("accel:match") } },
+    ]);
+    expect(shortExplanation(d.explanation).byRule).toEqual([
       { rule: "RESOURCE_CLASS", hosts: 1 },
       { rule: "TOPOLOGY", hosts: 1 },
     ]);
@@ -103,6 +107,6 @@ describe("the placement engine", () => {
     const d = place(request, indexCandidates(hosts), { instanceHost: "a" });
     expect(d.ok && d.choices.map((c) => c.hostname)).toEqual(["a"]);
     const e = explain(request, indexCandidates(hosts), { instanceHost: "a" });
-    expect(e.byRule).toEqual([{ rule: "HOST_LIMIT", hosts: 1 }]);
+    expect(e.byRule).toEqual([{ rule: "HOST_LIMIT", hosts: 1, example: { hostname: "b", message: "the instance is on a", change: "b among the hosts the request allows" } }]);
   });
 });

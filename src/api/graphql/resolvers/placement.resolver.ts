@@ -85,6 +85,7 @@ export class PlacementResolver {
       instanceUuid,
       limits: { hosts: hosts ?? null, instanceHost: instanceHost ?? null },
       allocate: ctx.services.bindInline,
+      catchUp: () => ctx.services.catchUp(),
     });
     return { hostname: placed.hostname, alternatives: placed.alternatives, acceleratorRequests: placed.arqs };
   }

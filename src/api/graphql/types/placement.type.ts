@@ -30,10 +30,18 @@ export class PlacementHostVerdict {
   @Field(() => [PlacementGroupVerdict]) groups!: PlacementGroupVerdict[];
 }
 
+@ObjectType({ description: "One host a rule ruled out, in words" })
+export class PlacementRuleExample {
+  @Field(() => String) hostname!: string;
+  @Field(() => String, { description: "What ruled the host out" }) message!: string;
+  @Field(() => String, { description: "What would have to change" }) change!: string;
+}
+
 @ObjectType()
 export class PlacementRuleCount {
   @Field(() => String) rule!: string;
   @Field(() => Int) hosts!: number;
+  @Field(() => PlacementRuleExample, { description: "The first of those hosts by name, in words" }) example!: PlacementRuleExample;
 }
 
 @ObjectType({ description: "Where a request could be placed, and per host and provider why not" })
