@@ -30,7 +30,7 @@ import { CandidatesFeed } from "./kept-candidates.js";
 /** Hosts a request may name. */
 export const MAX_PLACEMENT_HOSTS = 1000;
 /** Binds tried, each on the engine's next choice, before a placement gives up. */
-export const MAX_PLACEMENT_TRIES = 3;
+export const MAX_PLACEMENT_TRIES = 8;
 
 export type RequestSpec = { deviceProfileName: string } | { groups: unknown };
 

@@ -68,13 +68,16 @@ export async function deleteArqs(s: Streams, ctx: CommandContext, sel: DeleteSel
 }
 
 /** Appends the release plan; the process's locks cover the ARQs, their hosts and instances as they stand now. */
-async function release(s: Streams, ctx: CommandContext, req: ReleaseRequest, known: ReadonlyArray<{ hostname: string | null; instanceUuid: string | null } | null>) {
+async function release(s: Streams, ctx: CommandContext, req: ReleaseRequest, known: ReadonlyArray<{ hostname: string | null; instanceUuid: string | null; projectId: string | null } | null>) {
   const released: Released = { held: new Map(), committed: new Set() };
   const streams = [
     ...req.arqUuids.map(stream.arq),
     ...known.flatMap((a) => (a?.hostname ? [stream.host(a.hostname)] : [])),
     ...known.flatMap((a) => (a?.instanceUuid ? [stream.instance(a.instanceUuid)] : [])),
     ...(req.instance ? [stream.instance(req.instance.instanceUuid)] : []),
+    // A delete releases the ARQs' claims: this process's creations in those projects wait for it
+    // rather than refuse its release step again and again (its ARQs deleted, their claims held).
+    ...(req.how === "delete" ? known.flatMap((a) => (a?.projectId ? [stream.quota(a.projectId)] : [])) : []),
   ];
   const noteCommitted = (p: ReleasePlan) => {
     for (const st of p.arqSteps) if (st.result && st.events.length > 0) released.committed.add(st.id);

@@ -59,7 +59,7 @@ export class PlacementResolver {
   @Mutation(() => Placement, {
     description:
       "Creates the ARQs of a profile (or inline groups) and binds them where the placement engine chose, in one step: as " +
-      "createAndBindAcceleratorRequests on the engine's providers; a bind that loses a race is tried on the next choice (at most 3). " +
+      "createAndBindAcceleratorRequests on the engine's providers; a bind that loses a race is tried on the next choice (at most 8 tries). " +
       "No host: CONFLICT, with the explanation's short form in extensions.details.explanation",
   })
   async placeAcceleratorRequests(
