@@ -15,21 +15,23 @@ import { startTestService, TOKENS, type TestService } from "./harness.js";
 
 /**
  * Forwards to `target` (HTTP, and WebSocket upgrades as they are); the first request whose body
- * matches `lose` is applied, but its answer is cut; requests matching `unavailable` are answered
- * 503 UNAVAILABLE without reaching the service.
+ * matches `lose` is applied, but its answer is cut; requests matching `unknown` are refused as a
+ * service without that operation refuses them (GRAPHQL_VALIDATION_FAILED), without reaching it.
  */
 async function lossyProxy(target: string) {
   const seen: Array<{ operation: string; key: string | undefined }> = [];
   let lose: RegExp | null = null;
-  let unavailable: RegExp | null = null;
+  let unknown: RegExp | null = null;
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString();
     const key = req.headers["idempotency-key"] as string | undefined;
     seen.push({ operation: /\b(reportHostInventory|confirmHostInventory|createAcceleratorRequests|bindAcceleratorRequests|createAndBindAcceleratorRequests)\b/.exec(body)?.[1] ?? "other", key });
-    if (unavailable?.test(body)) {
-      res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ errors: [{ message: "read store rebuilding", extensions: { code: "UNAVAILABLE" } }] }));
+    const operation = unknown?.exec(body)?.[0];
+    if (operation) {
+      const message = `Cannot query field "${operation}" on type "Mutation".`;
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ errors: [{ message, extensions: { code: "GRAPHQL_VALIDATION_FAILED" } }] }));
       return;
     }
     const headers: Record<string, string> = {};
@@ -59,7 +61,7 @@ async function lossyProxy(target: string) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
     seen,
     loseNext: (operation: RegExp) => (lose = operation),
-    unavailable: (operation: RegExp | null) => (unavailable = operation),
+    unknown: (operation: RegExp | null) => (unknown = operation),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
@@ -78,10 +80,10 @@ describe("clients that send idempotency keys", () => {
   });
 
   it("the agent: a full report whose answer was lost is retried under its key and answered as first applied", async () => {
-    // The digest confirmation, which would answer the retry on its own, is unavailable meanwhile:
-    // the retry is the full report again.
+    // The digest confirmation, which would answer the retry on its own, is refused meanwhile as a
+    // service from before it refuses it: the retry is the full report again.
     proxy.loseNext(/reportHostInventory/);
-    proxy.unavailable(/confirmHostInventory/);
+    proxy.unknown(/confirmHostInventory/);
     const summary = await reportOnce({
       client: { url: proxy.url, token: TOKENS.agent.token },
       hostname: "compute1",
@@ -93,7 +95,7 @@ describe("clients that send idempotency keys", () => {
       minRetryMs: 10,
       lastGood: new Map(),
     });
-    proxy.unavailable(null);
+    proxy.unknown(null);
     // The answer is the first attempt's (what it added), not a second application's (nothing changed).
     expect(summary.added).toBeGreaterThan(0);
     const reports = proxy.seen.filter((s) => s.operation === "reportHostInventory");
