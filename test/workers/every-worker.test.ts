@@ -5,23 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { everyWorkerAt, PositionRelay } from "../../src/infra/cluster/every-worker.js";
-import type { Channel, ClusterMessage } from "../../src/infra/cluster/messages.js";
-
-function channelPair(): [Channel, Channel] {
-  const listeners: [Set<(m: ClusterMessage) => void>, Set<(m: ClusterMessage) => void>] = [new Set(), new Set()];
-  const end = (mine: 0 | 1): Channel => ({
-    send: (msg) => {
-      const copy = structuredClone(msg);
-      setImmediate(() => listeners[1 - mine]!.forEach((fn) => fn(copy)));
-    },
-    onMessage: (fn) => {
-      listeners[mine]!.add(fn);
-      return () => listeners[mine]!.delete(fn);
-    },
-    onClose: () => undefined,
-  });
-  return [end(0), end(1)];
-}
+import type { Channel } from "../../src/infra/cluster/messages.js";
+import { channelPair } from "./channel-pair.js";
 
 /** A worker whose models reach a position when the test says so. */
 function worker(relay: PositionRelay, serving: Set<Channel>) {

@@ -10,28 +10,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { decodeError, encodeError } from "../../src/infra/cluster/error-codec.js";
 import { ForwardedWritesStore, PrimaryGoneError } from "../../src/infra/cluster/forwarded-writes.js";
-import type { Channel, ClusterMessage } from "../../src/infra/cluster/messages.js";
+import { channelPair } from "./channel-pair.js";
 import { CommitSignallingStore, serveWrites } from "../../src/infra/cluster/write-server.js";
 import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
 import { WrongExpectedRevisionError } from "../../src/infra/eventstore/port.js";
-
-/** Two ends of a channel; messages are structured-cloned as the advanced IPC serialization does. */
-function channelPair(): [Channel, Channel, () => void] {
-  const listeners: [Set<(m: ClusterMessage) => void>, Set<(m: ClusterMessage) => void>] = [new Set(), new Set()];
-  const closers: Array<() => void> = [];
-  const end = (mine: 0 | 1): Channel => ({
-    send: (msg) => {
-      const copy = structuredClone(msg);
-      setImmediate(() => listeners[1 - mine]!.forEach((fn) => fn(copy)));
-    },
-    onMessage: (fn) => {
-      listeners[mine]!.add(fn);
-      return () => listeners[mine]!.delete(fn);
-    },
-    onClose: (fn) => closers.push(fn),
-  });
-  return [end(0), end(1), () => closers.forEach((c) => c())];
-}
 
 const event = (id: string) => ({ id, type: "Something", data: { n: 1 }, metadata: { principal: "test", correlationId: id, causationId: id, at: "2026-11-28T00:00:00.000Z" } });
 
