@@ -4,7 +4,6 @@
  * as before; audit verifies and reads the whole stream across archive and live log; and a read
  * model rebuilt after it (replaying the archived periods) is the one built before.
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +25,7 @@ import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { replay } from "../../src/reactors/projector/rebuild.js";
 import { Slots } from "../../src/reactors/projector/slots.js";
 import { ADMIN, ctx, fpga } from "../app/support.js";
+import { damageFirstSegment } from "../support/archive-damage.js";
 
 const HOST = "compute1";
 const RP = rpUuidFor(`${HOST}_0000:af:00.0`);
@@ -118,11 +118,7 @@ describe("retention of a host stream's closed periods", () => {
     expect((await reading.readStream(hostStream)).map((e) => [e.id, e.revision, e.hash])).toEqual(whole.map((e) => [e.id, e.revision, e.hash]));
     expect((await reading.readStream(hostStream, { fromRevision: 2, maxCount: 3 })).map((e) => e.revision)).toEqual([2, 3, 4]);
 
-    const [segment] = await store.archiving.readArchiveSegments();
-    const path = join(archiveDir, segment!.file);
-    const bytes = readFileSync(path);
-    bytes[Math.floor(bytes.length / 3)]! ^= 0x01;
-    writeFileSync(path, bytes);
+    await damageFirstSegment(store.archiving!, archiveDir, 1 / 3);
     const broken = await verifyWithArchive(store, archive);
     expect(broken.ok).toBe(false);
     expect(broken.firstBreaks[0]!.reason).toMatch(/segment 1 .*SHA-256 differs/);

@@ -3,7 +3,6 @@
  * the live log keeps the rest, and audit still reads and verifies the archived events.
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +13,7 @@ import { runRetention } from "../../src/audit/retention/retention.js";
 import { verifyLog } from "../../src/audit/verify.js";
 import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
 import type { NewEvent } from "../../src/infra/eventstore/port.js";
+import { damageFirstSegment } from "../support/archive-damage.js";
 
 const meta = (c: string) => ({ principal: "nova", correlationId: c, causationId: c, at: "2026-01-01T00:00:00.000Z" });
 const ev = (type: string, data: unknown, c = "c-1"): NewEvent => ({ id: randomUUID(), type, data, metadata: meta(c) });
@@ -104,11 +104,7 @@ describe("retention on the embedded log", () => {
     const { store, archiveDir, archive } = await setup();
     await history(store, 5, 1);
     await runRetention(store, { cutoff: later(), dir: archiveDir });
-    const [segment] = await store.archiving.readArchiveSegments();
-    const path = join(archiveDir, segment!.file);
-    const bytes = readFileSync(path);
-    bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
-    writeFileSync(path, bytes);
+    await damageFirstSegment(store.archiving!, archiveDir);
     const report = await verifyWithArchive(store, archive);
     expect(report.ok).toBe(false);
     expect(report.firstBreaks[0]!.reason).toMatch(/segment 1 .*SHA-256 differs/);

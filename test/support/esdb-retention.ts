@@ -2,7 +2,6 @@
  * Retention on EventStoreDB, as one scenario that runs against the stand-in (test/audit/retention-esdb.test.ts)
  * and against a real server when EVENTSTORE_URL is set (test/eventstore/esdb.test.ts).
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import { stream } from "../../src/domain/shared/types.js";
 import { ChainKeeper } from "../../src/infra/eventstore/esdb-chain.js";
 import type { EsdbEventStore } from "../../src/infra/eventstore/esdb.js";
 import { ADMIN, ctx, fpga } from "../app/support.js";
+import { damageFirstSegment } from "./archive-damage.js";
 
 const HOST = "compute1";
 const RP = rpUuidFor(`${HOST}_0000:af:00.0`);
@@ -92,11 +92,7 @@ export async function retentionScenario(store: EsdbEventStore, o: { allSkipsRemo
   expect((await runRetention(store, { cutoff: new Date(Date.now() + 60_000), dir: archiveDir })).events).toBe(0);
 
   // A changed byte in a segment is found.
-  const [segment] = await store.archiving.readArchiveSegments();
-  const path = join(archiveDir, segment!.file);
-  const bytes = readFileSync(path);
-  bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
-  writeFileSync(path, bytes);
+  await damageFirstSegment(store.archiving!, archiveDir);
   const broken = await verifyWithArchive(store, archive);
   expect(broken.ok).toBe(false);
   expect(broken.firstBreaks[0]!.reason).toMatch(/segment 1 .*SHA-256 differs/);
