@@ -9,7 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collect, FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
-import { launchBrowser, offlineContext, screenshot, watchCsp } from "../support/browser.js";
+import { launchBrowser, screenshot, signedInConsole } from "../support/browser.js";
 
 const WAIT = { timeout: 15_000 };
 const TAINT = `mutation($uuid: ID!, $taint: TaintInput!) { taintDevice(uuid: $uuid, taint: $taint) { uuid lifecycleState } }`;
@@ -44,13 +44,7 @@ describe("the console's device page", () => {
 
     browser = await launchBrowser();
     origin = new URL(t.url).origin;
-    const { context } = await offlineContext(browser, origin);
-    violations = await watchCsp(context);
-    page = await context.newPage();
-    await page.goto(`${origin}/console/`);
-    await page.getByLabel("Bearer token").fill(TOKENS.admin.token);
-    await page.keyboard.press("Enter");
-    await page.getByRole("navigation", { name: "Sections" }).waitFor(WAIT);
+    ({ page, violations } = await signedInConsole(browser, origin, TOKENS.admin.token));
   });
   afterAll(async () => {
     await browser?.close();

@@ -9,7 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
-import { launchBrowser, offlineContext, screenshot, watchCsp } from "../support/browser.js";
+import { launchBrowser, screenshot, signedInConsole } from "../support/browser.js";
 import { barShares } from "../support/png.js";
 
 const WAIT = { timeout: 15_000 };
@@ -62,12 +62,7 @@ describe("the console's overview", () => {
 
     browser = await launchBrowser();
     const origin = new URL(t.url).origin;
-    const { context } = await offlineContext(browser, origin);
-    violations = await watchCsp(context);
-    page = await context.newPage();
-    await page.goto(`${origin}/console/`);
-    await page.getByLabel("Bearer token").fill(TOKENS.admin.token);
-    await page.keyboard.press("Enter");
+    ({ page, violations } = await signedInConsole(browser, origin, TOKENS.admin.token));
   });
   afterAll(async () => {
     await browser?.close();

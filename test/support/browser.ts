@@ -75,6 +75,21 @@ export async function watchCsp(context: BrowserContext): Promise<string[]> {
   return violations;
 }
 
+/**
+ * A page of the console at `origin`, signed in with `token` (the sections' navigation shown), in
+ * an offline context whose CSP refusals are watched.
+ */
+export async function signedInConsole(browser: Browser, origin: string, token: string): Promise<{ page: Page; violations: string[] }> {
+  const { context } = await offlineContext(browser, origin);
+  const violations = await watchCsp(context);
+  const page = await context.newPage();
+  await page.goto(`${origin}/console/`);
+  await page.getByLabel("Bearer token").fill(token);
+  await page.keyboard.press("Enter");
+  await page.getByRole("navigation", { name: "Sections" }).waitFor({ timeout: 15_000 });
+  return { page, violations };
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = join(ARTIFACTS, "screenshots");
   mkdirSync(dir, { recursive: true });
