@@ -17,22 +17,14 @@ import { ArchiveReadingStore, replayLog, verifyWithArchive } from "../../src/aud
 import { retractions, runRetention } from "../../src/audit/retention/retention.js";
 import { encodeHostState } from "../../src/domain/inventory/books.js";
 import { hostDecider } from "../../src/domain/inventory/decider.js";
-import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
 import type { EventStore } from "../../src/infra/eventstore/port.js";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { replay } from "../../src/reactors/projector/rebuild.js";
 import { Slots } from "../../src/reactors/projector/slots.js";
-import { ADMIN, ctx, fpga } from "../app/support.js";
 import { damageFirstSegment } from "../support/archive-damage.js";
-
-const HOST = "compute1";
-const RP = rpUuidFor(`${HOST}_0000:af:00.0`);
-const agent = { ...ADMIN, principal: "agent:compute1" };
-const nova = ctx();
-const binder = { principal: "system:binder", correlationId: "b", causationId: "b", at: "2026-03-01T10:02:00.000Z" };
-const BOOKS = { maxEvents: 10, maxDays: 0 };
+import { BOOKS, boot, bootHistory, HOST } from "../support/host-boots.js";
 
 const dirs: string[] = [];
 const stores: LmdbEventStore[] = [];
@@ -50,23 +42,6 @@ async function setup() {
   return { store, archiveDir, archive: new Archive(archiveDir, store.archiving) };
 }
 
-/** One boot: an ARQ bound on the host, then deleted (its handle released). */
-async function boot(app: Application, i: number) {
-  const [arq] = await app.createArqs(nova, { deviceProfileName: "dp1" });
-  await app.startBinds(nova, [{ arqUuid: arq!.uuid, hostname: HOST, deviceRpUuid: RP, instanceUuid: `vm-${i}` }]);
-  expect(await app.allocateForArq(binder, arq!.uuid)).toMatchObject({ ok: true });
-  await app.deleteArqs(nova, { arqUuids: [arq!.uuid] });
-}
-
-/** A profile first (the log's first event stays live), then the host and `boots` boots. */
-async function history(store: EventStore, boots: number) {
-  const app = new Application({ store, hostBooks: BOOKS });
-  await app.createDeviceProfile(ADMIN, { name: "dp1", groups: [{ "resources:FPGA": "1" }] });
-  await app.reportHostInventory(agent, HOST, [fpga(HOST, "af", 2)]);
-  for (let i = 0; i < boots; i++) await boot(app, i);
-  return app;
-}
-
 /** Every model but the audit index (which retention trims on purpose), rebuilt from `source`. */
 async function models(store: EventStore, source?: Pick<EventStore, "readAll">) {
   const readStore = new MemoryReadStore();
@@ -82,7 +57,7 @@ const hostStream = stream.host(HOST);
 describe("retention of a host stream's closed periods", () => {
   it("archives the periods before the newest summary older than the cutoff; the host reads and takes writes as before", async () => {
     const { store, archiveDir } = await setup();
-    await history(store, 20);
+    await bootHistory(store, 20);
     const whole = await store.readStream(hostStream);
     const latest = whole.findLast((e) => e.type === "HostBooksClosed")!;
     const state = await loadAggregate(store, hostStream, hostDecider);
@@ -108,7 +83,7 @@ describe("retention of a host stream's closed periods", () => {
 
   it("verifies archive and live log together, finds a changed byte, and reads the whole stream back for audit", async () => {
     const { store, archiveDir, archive } = await setup();
-    await history(store, 12);
+    await bootHistory(store, 12);
     const whole = await store.readStream(hostStream);
     await runRetention(store, { cutoff: later(), dir: archiveDir });
     const report = await verifyWithArchive(store, archive);
@@ -126,7 +101,7 @@ describe("retention of a host stream's closed periods", () => {
 
   it("answers a device's history from the archive and the live log, before and after the index drops archived entries", async () => {
     const { store, archiveDir, archive } = await setup();
-    await history(store, 12);
+    await bootHistory(store, 12);
     const { audit } = await import("../../projections/audit/projection.js").then((m) => ({ audit: m.projection }));
     const indexOf = async (source?: Pick<EventStore, "readAll">) => {
       const index = new MemoryReadStore();
@@ -154,7 +129,7 @@ describe("retention of a host stream's closed periods", () => {
 
   it("rebuilds the read models after retention, with the archived periods replayed, to the models built before", async () => {
     const { store, archiveDir, archive } = await setup();
-    await history(store, 15);
+    await bootHistory(store, 15);
     const before = await models(store);
     expect(Object.keys(before["device-tree"]!).length).toBeGreaterThan(0);
     await runRetention(store, { cutoff: later(), dir: archiveDir });

@@ -6,39 +6,21 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { Application } from "../../src/app/application.js";
 import { Archive } from "../../src/audit/retention/archive.js";
 import { ArchiveReadingStore, verifyWithArchive } from "../../src/audit/retention/archived-log.js";
 import { runRetention } from "../../src/audit/retention/retention.js";
 import { verifyLog } from "../../src/audit/verify.js";
-import { rpUuidFor } from "../../src/domain/inventory/ids.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { ChainKeeper } from "../../src/infra/eventstore/esdb-chain.js";
 import type { EsdbEventStore } from "../../src/infra/eventstore/esdb.js";
-import { ADMIN, ctx, fpga } from "../app/support.js";
 import { damageFirstSegment } from "./archive-damage.js";
+import { bootHistory, HOST } from "./host-boots.js";
 
-const HOST = "compute1";
-const RP = rpUuidFor(`${HOST}_0000:af:00.0`);
-const agent = { ...ADMIN, principal: "agent:compute1" };
-const nova = ctx();
-const binder = { principal: "system:binder", correlationId: "b", causationId: "b", at: "2026-03-01T10:02:00.000Z" };
-const BOOKS = { maxEvents: 10, maxDays: 0 };
 export const CHECKPOINT_INTERVAL = 4;
 
-/** A profile first (the log's first event stays live), the host, then `boots` boots: ARQs bound on it, then deleted. */
+/** bootHistory's log, with every chain checkpoint due recorded (unless `checkpoints` is false); the booted ARQs' uuids. */
 export async function esdbHistory(store: EsdbEventStore, boots: number, checkpoints = true): Promise<string[]> {
-  const app = new Application({ store, hostBooks: BOOKS });
-  await app.createDeviceProfile(ADMIN, { name: "dp1", groups: [{ "resources:FPGA": "1" }] });
-  await app.reportHostInventory(agent, HOST, [fpga(HOST, "af", 2)]);
-  const arqs: string[] = [];
-  for (let i = 0; i < boots; i++) {
-    const [arq] = await app.createArqs(nova, { deviceProfileName: "dp1" });
-    await app.startBinds(nova, [{ arqUuid: arq!.uuid, hostname: HOST, deviceRpUuid: RP, instanceUuid: `vm-${i}` }]);
-    expect(await app.allocateForArq(binder, arq!.uuid)).toMatchObject({ ok: true });
-    await app.deleteArqs(nova, { arqUuids: [arq!.uuid] });
-    arqs.push(arq!.uuid);
-  }
+  const { arqs } = await bootHistory(store, boots);
   // Every checkpoint due recorded (the adapter records them in the background as well).
   if (checkpoints) await new ChainKeeper(store, CHECKPOINT_INTERVAL).record();
   return arqs;
