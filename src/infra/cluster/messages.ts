@@ -73,36 +73,37 @@ export interface Channel {
   onClose(fn: () => void): void;
 }
 
-/** The worker's end, over `process.send`. */
-export function primaryChannel(proc: NodeJS.Process = process): Channel {
+/** What both ends of node:cluster's IPC offer: a worker process, and the primary's Worker object. */
+interface IpcEnd {
+  send?(msg: unknown): unknown;
+  on(e: "message", fn: (msg: unknown) => void): unknown;
+  off(e: "message", fn: (msg: unknown) => void): unknown;
+  once(e: "disconnect", fn: () => void): unknown;
+}
+
+/** A channel over `end`, which sends only while `connected()`. */
+function ipcChannel(end: IpcEnd, connected: () => boolean): Channel {
   return {
     send: (msg) => {
-      if (proc.connected) proc.send!(msg);
+      if (connected()) end.send!(msg);
     },
     onMessage: (fn) => {
       const listener = (msg: unknown) => {
         if (isClusterMessage(msg)) fn(msg);
       };
-      proc.on("message", listener);
-      return () => proc.off("message", listener);
+      end.on("message", listener);
+      return () => end.off("message", listener);
     },
-    onClose: (fn) => proc.once("disconnect", fn),
+    onClose: (fn) => void end.once("disconnect", fn),
   };
 }
 
+/** The worker's end, over `process.send`. */
+export function primaryChannel(proc: NodeJS.Process = process): Channel {
+  return ipcChannel(proc, () => proc.connected);
+}
+
 /** The primary's end of one worker's channel. */
-export function workerChannel(worker: { send(msg: unknown): boolean; isConnected(): boolean; on(e: "message", fn: (msg: unknown) => void): unknown; off(e: "message", fn: (msg: unknown) => void): unknown; once(e: "disconnect", fn: () => void): unknown }): Channel {
-  return {
-    send: (msg) => {
-      if (worker.isConnected()) worker.send(msg);
-    },
-    onMessage: (fn) => {
-      const listener = (msg: unknown) => {
-        if (isClusterMessage(msg)) fn(msg);
-      };
-      worker.on("message", listener);
-      return () => worker.off("message", listener);
-    },
-    onClose: (fn) => worker.once("disconnect", fn),
-  };
+export function workerChannel(worker: IpcEnd & { send(msg: unknown): boolean; isConnected(): boolean }): Channel {
+  return ipcChannel(worker, () => worker.isConnected());
 }
