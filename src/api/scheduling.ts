@@ -76,8 +76,8 @@ export async function placementCapacity(
  * check each allocation). A bind that loses a race (CONFLICT: the handle went to another since the
  * read models showed it free; refused at once, its ARQs deleted, rather than left for the binder
  * to fail) is decided again on the candidates as the read models show them once caught up with
- * the log (`catchUp`), at most
- * MAX_PLACEMENT_TRIES tries in all. Equal requests placed at once start on different devices:
+ * the log (`catchUp`), at most MAX_PLACEMENT_TRIES tries in all. Equal requests placed at once
+ * start on different devices:
  * the instance's uuid (with the try's number) spreads the ties (domain/scheduling/spread.ts).
  * No host: CONFLICT with the explanation's short form in `details.explanation`.
  */
