@@ -44,21 +44,43 @@ export interface RuleCount {
 
 export function explain(request: PlacementRequest, index: CandidateIndex, limits: PlacementLimits = {}, detail = 20): Explanation {
   const counts = new Map<Rule, number>();
-  const ruled: { host: CandidateHost; rule: Rule | null }[] = [];
+  // Per rule, the first host it ruled out by name (its example); and the `detail` closest hosts, kept in order as they come.
+  const firstOf = new Map<Rule, CandidateHost>();
+  const closest: Ruled[] = [];
   let fitting = 0;
   for (const host of index.hosts) {
     const rule = hostRuleOf(host, request, limits);
     if (rule === null) fitting++;
-    else counts.set(rule, (counts.get(rule) ?? 0) + 1);
-    ruled.push({ host, rule });
+    else {
+      counts.set(rule, (counts.get(rule) ?? 0) + 1);
+      const first = firstOf.get(rule);
+      if (first === undefined || host.hostname < first.hostname) firstOf.set(rule, host);
+    }
+    keepClosest(closest, host, rule, detail);
   }
-  ruled.sort((a, b) => closeness(b.rule) - closeness(a.rule) || (a.host.hostname < b.host.hostname ? -1 : 1));
   return {
     hosts: index.hosts.length,
     fitting,
-    byRule: RULES.filter((r) => counts.has(r)).map((rule) => ({ rule, hosts: counts.get(rule)!, example: exampleOf(ruled.find((r) => r.rule === rule)!.host, request, limits) })),
-    detail: ruled.slice(0, detail).map((r) => judgeHost(r.host, request, limits)),
+    byRule: RULES.filter((r) => counts.has(r)).map((rule) => ({ rule, hosts: counts.get(rule)!, example: exampleOf(firstOf.get(rule)!, request, limits) })),
+    detail: closest.map((r) => judgeHost(r.host, request, limits)),
   };
+}
+
+interface Ruled {
+  host: CandidateHost;
+  rule: Rule | null;
+  closeness: number;
+}
+
+/** Closer to fitting first, then by name: a fleet's hosts are not sorted (nor wrapped) to show twenty of them. */
+function keepClosest(kept: Ruled[], host: CandidateHost, rule: Rule | null, most: number): void {
+  const close = closeness(rule);
+  const before = (b: Ruled) => close > b.closeness || (close === b.closeness && host.hostname < b.host.hostname);
+  if (most <= 0 || (kept.length === most && !before(kept[kept.length - 1]!))) return;
+  let i = kept.length;
+  while (i > 0 && before(kept[i - 1]!)) i--;
+  kept.splice(i, 0, { host, rule, closeness: close });
+  if (kept.length > most) kept.pop();
 }
 
 function exampleOf(host: CandidateHost, request: PlacementRequest, limits: PlacementLimits): RuleCount["example"] {

@@ -2,16 +2,28 @@
  * The candidates kept across decisions: the read side puts a host again whenever the read models
  * show it changed (or removes it), instead of indexing the whole fleet for every decision. Besides
  * hosts by name and by class, it keeps each class's free handles per host by level (`FreeLevels`),
- * so a decision without a host limit reaches the hosts with the most free handles first and stops
- * (place.ts) without weighing the rest. Answers are those of an index built from scratch of the
- * same hosts (test/domain/scheduling/kept-index.property.test.ts).
+ * and, for the request shapes asked for most recently (request-shape.ts), each host's bound by
+ * level, so a decision without a host limit reaches the hosts that could give the most first and
+ * stops (place.ts) without reading the rest. Answers are those of an index built from scratch of
+ * the same hosts (test/domain/scheduling/kept-index.property.test.ts).
  */
 import { FreeLevels } from "./free-levels.js";
-import type { CandidateHost, CandidateIndex } from "./types.js";
+import { boundOfShape, shapeKey } from "./request-shape.js";
+import type { CandidateHost, CandidateIndex, RequestShape } from "./types.js";
+
+/** Request shapes whose bounds are kept (the least recently asked for is dropped): profiles in use, with room. */
+export const KEPT_SHAPES = 32;
+
+interface ShapeBounds {
+  shape: RequestShape;
+  levels: FreeLevels;
+}
 
 export class KeptCandidates implements CandidateIndex {
   private readonly named = new Map<string, CandidateHost>();
   private readonly free = new Map<string, FreeLevels>();
+  /** By shape key, least recently asked for first. */
+  private readonly shapes = new Map<string, ShapeBounds>();
   /** Host names sorted; null once a host came or went. */
   private order: string[] | null = [];
   /** `hosts` and `byClass` as of the last change; null until asked for after one. */
@@ -31,6 +43,7 @@ export class KeptCandidates implements CandidateIndex {
     const free = freeByClass(kept);
     if (before !== undefined) for (const rc of freeByClass(before).keys()) if (!free.has(rc)) this.levelsOf(rc).delete(host.hostname);
     for (const [rc, n] of free) this.levelsOf(rc).set(host.hostname, n);
+    for (const s of this.shapes.values()) setBound(s, host.hostname, boundOfShape(s.shape, (rc) => free.get(rc) ?? 0));
   }
 
   remove(hostname: string): void {
@@ -40,6 +53,7 @@ export class KeptCandidates implements CandidateIndex {
     this.order = null;
     this.lists = null;
     for (const rc of freeByClass(before).keys()) this.levelsOf(rc).delete(hostname);
+    for (const s of this.shapes.values()) s.levels.delete(hostname);
   }
 
   get byName(): ReadonlyMap<string, CandidateHost> {
@@ -57,6 +71,26 @@ export class KeptCandidates implements CandidateIndex {
   freeOf(resourceClass: string): FreeLevels | undefined {
     const levels = this.free.get(resourceClass);
     return levels && levels.size > 0 ? levels : undefined;
+  }
+
+  /** Kept from the first time a shape is asked for: that first decision reads the hosts offering its classes once. */
+  boundsOf(shape: RequestShape): FreeLevels {
+    const key = shapeKey(shape);
+    let kept = this.shapes.get(key);
+    if (kept) {
+      this.shapes.delete(key);
+    } else {
+      kept = { shape, levels: new FreeLevels() };
+      const classes = [...new Set(shape.flat())].flatMap((rc) => this.free.get(rc) ?? []);
+      for (const levels of classes) {
+        for (const hostname of levels.byHost.keys()) {
+          if (!kept.levels.byHost.has(hostname)) setBound(kept, hostname, boundOfShape(shape, (rc) => this.free.get(rc)?.byHost.get(hostname) ?? 0));
+        }
+      }
+      if (this.shapes.size >= KEPT_SHAPES) this.shapes.delete(this.shapes.keys().next().value!);
+    }
+    this.shapes.set(key, kept);
+    return kept.levels;
   }
 
   private levelsOf(resourceClass: string): FreeLevels {
@@ -80,6 +114,12 @@ export class KeptCandidates implements CandidateIndex {
     }
     return (this.lists = { hosts, byClass });
   }
+}
+
+/** Only hosts that could give something are kept (a bound of 0 never fits). */
+function setBound(s: ShapeBounds, hostname: string, bound: number): void {
+  if (bound > 0) s.levels.set(hostname, bound);
+  else s.levels.delete(hostname);
 }
 
 /** The host's free handles per class, whatever the providers' traits, taints or state (a bound of what it can give). */

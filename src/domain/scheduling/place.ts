@@ -28,7 +28,11 @@ export function place(request: PlacementRequest, index: CandidateIndex, limits: 
 function bestChoices(request: PlacementRequest, index: CandidateIndex, limits: PlacementLimits, maxChoices: number): HostChoice[] {
   const top: HostChoice[] = [];
   for (const { host, bound: most } of hostsByBound(index, request, limits)) {
-    if (top.length === maxChoices && cannotBeat(most, top[top.length - 1]!)) break;
+    if (top.length === maxChoices) {
+      const last = top[top.length - 1]!;
+      if (cannotBeat(most, last)) break;
+      if (canOnlyTie(most, last) && tieBreak(limits.spread, host.hostname, last.hostname) > 0) continue;
+    }
     const choice = chooseOnHost(host, request, undefined, limits.spread);
     if (choice === null) continue;
     if (top.length === maxChoices && compareChoices(choice, top[top.length - 1]!, limits.spread) >= 0) continue;
@@ -44,6 +48,16 @@ function bestChoices(request: PlacementRequest, index: CandidateIndex, limits: P
 function cannotBeat(hostBound: number, kept: HostChoice): boolean {
   if (kept.assignments.some((a) => a.alternative !== 0)) return false;
   return hostBound < kept.ready;
+}
+
+/**
+ * Whether a host of this bound can at best tie with `kept` on the weigher's numbers: its ready and
+ * free handles are at most its bound, which equals `kept`'s ready handles. Then the tie-break alone
+ * decides, and a host that loses it is passed over without working out its choice (among many
+ * hosts ranked equal, as on a fleet of identical hosts, that is most of them).
+ */
+function canOnlyTie(hostBound: number, kept: HostChoice): boolean {
+  return hostBound === kept.ready && kept.assignments.every((a) => a.alternative === 0);
 }
 
 /** Earlier alternatives, then more ready handles, then more free ones, then the host's name (hashed with `spread`, when given: spread.ts). */

@@ -7,6 +7,9 @@ import type { MatchAttribute, Need } from "../shared/placement-keys.js";
 import type { TaintEffect, Toleration } from "../shared/tolerations.js";
 import type { FreeLevels } from "./free-levels.js";
 
+/** A request's shape: per group, the resource classes its alternatives may use (request-shape.ts). */
+export type RequestShape = readonly (readonly string[])[];
+
 export type { Need, MatchAttribute };
 
 /** One profile group as the engine reads it: its alternatives in order of preference (the group's own keys first). */
@@ -76,6 +79,8 @@ export interface CandidateIndex {
   readonly byClass: ReadonlyMap<string, readonly CandidateHost[]>;
   /** The hosts' free handles of a class by level (an index kept across decisions has them): decisions without a host limit start from the hosts with the most. */
   freeOf?(resourceClass: string): FreeLevels | undefined;
+  /** Every host's bound for requests of this shape, by level (an index kept across decisions has them): decisions without a host limit read hosts in bound order. */
+  boundsOf?(shape: RequestShape): FreeLevels | undefined;
 }
 
 /** The rules, in the order they are checked: a refusal names the first that ruled a host or provider out. */

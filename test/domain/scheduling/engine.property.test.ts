@@ -9,6 +9,7 @@ import {
   place,
   requestOf,
   providerFit,
+  RULES,
   type CandidateHost,
   type CandidateProvider,
   type HostChoice,
@@ -16,6 +17,7 @@ import {
   type PlacementRequest,
 } from "../../../src/domain/scheduling/index.js";
 import { topologyValue } from "../../../src/domain/scheduling/host-choice.js";
+import { hostRuleOf } from "../../../src/domain/scheduling/explain.js";
 
 import { tolerates } from "../../../src/domain/shared/tolerations.js";
 import { arbHosts, arbRequest, provider } from "./fleet.js";
@@ -82,6 +84,24 @@ describe("the placement engine (properties)", () => {
         } else {
           expect(possible).toBe(false);
         }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("shows the hosts closest to fitting first, then by name, and each rule's first host by name as its example", () => {
+    fc.assert(
+      fc.property(arbHosts, arbRequest, arbLimits, fc.integer({ min: 0, max: 4 }), (hosts, request, limits, detail) => {
+        const index = indexCandidates(hosts);
+        const e = explain(request, index, limits, detail);
+        const rank = (h: (typeof hosts)[number]) => {
+          const rule = hostRuleOf(h, request, limits);
+          return rule === null ? RULES.length : RULES.indexOf(rule);
+        };
+        const byName = [...index.hosts].sort((a, b) => (a.hostname < b.hostname ? -1 : 1));
+        const closest = [...byName].sort((a, b) => rank(b) - rank(a)).slice(0, detail);
+        expect(e.detail.map((v) => v.hostname)).toEqual(closest.map((h) => h.hostname));
+        for (const r of e.byRule) expect(r.example.hostname).toBe(byName.find((h) => hostRuleOf(h, request, limits) === r.rule)!.hostname);
       }),
       { numRuns: 400 },
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { capacity, explain, indexCandidates, place, requestOf, shortExplanation, withoutCandidates, type CandidateHost } from "../../../src/domain/scheduling/index.js";
+import { capacity, explain, indexCandidates, KeptCandidates, place, requestOf, shortExplanation, withoutCandidates, type CandidateHost } from "../../../src/domain/scheduling/index.js";
 import { provider } from "./fleet.js";
 
 const topo = (numaNode: number, linkDomain: string | null = null) => ({ numaNode, pcieRoot: null, pcieSwitch: null, linkDomain });
@@ -108,5 +108,25 @@ describe("the placement engine", () => {
     expect(d.ok && d.choices.map((c) => c.hostname)).toEqual(["a"]);
     const e = explain(request, indexCandidates(hosts), { instanceHost: "a" });
     expect(e.byRule).toEqual([{ rule: "HOST_LIMIT", hosts: 1, example: { hostname: "b", message: "the instance is on a", change: "b among the hosts the request allows" } }]);
+  });
+
+  it("weighs a host whose bound is above the kept choice's ready handles, whatever the tie-break says", () => {
+    // "a" could give 4 (2 of them tainted), so it is reached first and kept with 2 ready; "b" gives 3
+    // and must win on ready handles even though its name comes after "a"'s. Many equal hosts follow.
+    const taint = [{ key: "maintenance", value: "", effect: "NoSchedule" as const }];
+    const fleet: CandidateHost[] = [
+      { hostname: "a", stale: false, providers: [provider({ rpUuid: "a-0", free: 2 }), provider({ rpUuid: "a-1", free: 2, taints: taint })] },
+      { hostname: "b", stale: false, providers: [provider({ rpUuid: "b-0", free: 3 })] },
+      ...Array.from({ length: 20 }, (_, i): CandidateHost => ({ hostname: `c${i}`, stale: false, providers: [provider({ rpUuid: `c${i}-0`, free: 2 })] })),
+    ];
+    const request = requestOf([{ "resources:CUSTOM_GPU_A": "1" }]);
+    const kept = new KeptCandidates(fleet);
+    for (const index of [kept, indexCandidates(fleet)]) {
+      const d = place(request, index, {}, 1);
+      expect(d.ok && d.choices.map((c) => [c.hostname, c.ready])).toEqual([["b", 3]]);
+      const three = place(request, index, {}, 3);
+      // Among the hosts ranked equal (2 ready, 2 free), names decide: "a" before "c0" and "c1".
+      expect(three.ok && three.choices.map((c) => c.hostname)).toEqual(["b", "a", "c0"]);
+    }
   });
 });
