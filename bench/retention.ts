@@ -30,7 +30,6 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { open } from "lmdb";
 import { projection as audit } from "../projections/audit/projection.js";
 import { history } from "../src/audit/history.js";
 import { encodeHostState } from "../src/domain/inventory/books.js";
@@ -44,6 +43,7 @@ import type { AppendStep, NewEvent } from "../src/infra/eventstore/port.js";
 import { createLogger } from "../src/infra/logger.js";
 import { LmdbReadStore } from "../src/infra/readstore/lmdb.js";
 import { Projector } from "../src/reactors/projector/projector.js";
+import { lmdbUsedBytes } from "./lib/lmdb-used-bytes.js";
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -58,19 +58,6 @@ const HOST_PERIOD = arg("host-period-events", 1000);
 
 const meta = (c: string) => ({ principal: "nova", roles: ["service"], correlationId: c, causationId: c, at: new Date().toISOString(), project: "p-1" });
 const ev = (type: string, data: unknown, c: string): NewEvent => ({ id: randomUUID(), type, data, metadata: meta(c) });
-/** Pages the named databases use (what the data takes; the file also holds free pages LMDB reuses). */
-function usedBytes(dir: string): number {
-  const env = open({ path: dir, maxDbs: 8 });
-  const names = [...env.getKeys()].filter((k): k is string => typeof k === "string");
-  let pages = 0;
-  let pageSize = 4096;
-  for (const name of names) {
-    const st = env.openDB({ name }).getStats() as { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
-    pageSize = st.pageSize;
-    pages += st.treeBranchPageCount + st.treeLeafPageCount + st.overflowPages;
-  }
-  return pages * pageSize;
-}
 const dirBytes = (dir: string): number => readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
 
 interface Vm {
@@ -107,7 +94,7 @@ async function main(): Promise<void> {
     await projector.waitFor(head);
     if ((today + 1) % 30 === 0 || today === DAYS - 1) {
       const live = await liveCounts(store);
-      samples.push({ day: today + 1, log_file_bytes: dirBytes(eventsDir), index_file_bytes: dirBytes(indexDir), log_used_bytes: usedBytes(eventsDir), index_used_bytes: usedBytes(indexDir), live_events: live.events, live_objects: live.objects, live_host_events: live.hostEvents });
+      samples.push({ day: today + 1, log_file_bytes: dirBytes(eventsDir), index_file_bytes: dirBytes(indexDir), log_used_bytes: lmdbUsedBytes(eventsDir), index_used_bytes: lmdbUsedBytes(indexDir), live_events: live.events, live_objects: live.objects, live_host_events: live.hostEvents });
       console.error(`day ${today + 1}: ${JSON.stringify(samples.at(-1))}`);
     }
   }

@@ -171,4 +171,29 @@ describe("retention and the audit index", () => {
     await projector.stop();
     expect(gone).toBeTruthy();
   });
+
+  it("drops archived entries from an idle log's index too: no event has to come", async () => {
+    const { MemoryReadStore } = await import("../../src/infra/readstore/memory.js");
+    const { Projector } = await import("../../src/reactors/projector/projector.js");
+    const { projection: audit, objectKey, requestKey } = await import("../../projections/audit/projection.js");
+    const { RetentionScheduler } = await import("../../src/audit/retention/scheduler.js");
+    const { createLogger } = await import("../../src/infra/logger.js");
+    const { store, archive } = await setup();
+    await history(store, 1, 1);
+    const readStore = new MemoryReadStore();
+    // A health check far away: nothing but the retraction itself wakes the projector.
+    const projector = new Projector({ events: store, store: readStore, projections: [audit], healthCheckMs: 600_000 });
+    await projector.start();
+    const members = async () => (await readStore.getMembers([objectKey("vm-1"), requestKey("req-0")])).map((m) => m.length);
+    expect(await members()).toEqual([2, 3]);
+    const head = await store.headPosition();
+    const scheduler = new RetentionScheduler({ store, archive, days: 0, intervalMs: 60_000, index: projector, log: createLogger("silent"), now: later });
+    await scheduler.runOnce();
+    await scheduler.retractArchived();
+    expect(await members()).toEqual([0, 0]);
+    // The removals moved no checkpoint: the index is still at the log's head, which nothing moved.
+    expect(await store.headPosition()).toBe(head);
+    expect(projector.status().map((p) => p.checkpoint)).toEqual([head!.toString()]);
+    await projector.stop();
+  });
 });

@@ -257,6 +257,16 @@ export function readStoreContract(adapter: string, make: () => Promise<ContractH
         expect(await store.getDocs([k("a")])).toEqual([{ v: 1 }]);
       });
 
+      it("applies writes that stay at the stored checkpoint only when guarded by it", async () => {
+        await store.applyBatch(P, [{ op: "zadd", key: k("z"), member: "m1", score: 1 }, { op: "zadd", key: k("z"), member: "m2", score: 2 }], 10n);
+        await expect(store.applyBatch(P, [{ op: "zrem", key: k("z"), member: "m1" }], 10n)).rejects.toBeInstanceOf(CheckpointMismatchError);
+        await expect(store.applyBatch(P, [{ op: "zrem", key: k("z"), member: "m1" }], 10n, 9n)).rejects.toBeInstanceOf(CheckpointMismatchError);
+        expect(await store.getMembers([k("z")])).toEqual([["m1", "m2"]]);
+        await store.applyBatch(P, [{ op: "zrem", key: k("z"), member: "m1" }], 10n, 10n);
+        expect(await store.getMembers([k("z")])).toEqual([["m2"]]);
+        expect(await store.getCheckpoint(P)).toBe(10n);
+      });
+
       it("guards on the expected checkpoint", async () => {
         await store.applyBatch(P, [], 3n, null);
         await expect(store.applyBatch(P, [{ op: "put", key: k("a"), fields: { v: 1 } }], 4n, null)).rejects.toMatchObject({

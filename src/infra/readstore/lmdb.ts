@@ -4,7 +4,7 @@ import { decodeKey, encodeKey, fieldValue, join, openDatabases, orderMember, pre
 import { intersect, rangeOne, removeRange, zadd, zrem } from "./lmdb-sorted-sets.js";
 import { clearUnsynced, markUnsynced } from "./lmdb-unsynced.js";
 import { CheckpointMismatchError, ReadStoreUnavailableError } from "./port.js";
-import { otherLog, decodeCursor, keyPrefix, projectionsOfKeys, validateBatch } from "./keys-and-cursors.js";
+import { otherLog, stillOrBack, decodeCursor, keyPrefix, projectionsOfKeys, validateBatch } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 
 /**
@@ -64,7 +64,7 @@ export class LmdbReadStore implements ReadStore {
       const meta = this.db.meta.get(name);
       const current = meta?.checkpoint == null ? undefined : BigInt(meta.checkpoint);
       const guardFails = expected !== undefined && (expected === null ? current !== undefined : current !== expected);
-      if (guardFails || otherLog(meta?.log, origin) || (current !== undefined && checkpoint <= current)) {
+      if (guardFails || otherLog(meta?.log, origin) || (current !== undefined && stillOrBack(checkpoint, current, expected))) {
         throw new CheckpointMismatchError(projection, expected, current, checkpoint);
       }
       for (const w of prepared) this.apply(w);

@@ -1,5 +1,5 @@
 import { CheckpointMismatchError, ReadStoreUnavailableError } from "./port.js";
-import { otherLog, decodeCursor, encodeCursor, encodeFields, keyPrefix, projectionsOfKeys, validateBatch, compareEntries } from "./keys-and-cursors.js";
+import { otherLog, stillOrBack, decodeCursor, encodeCursor, encodeFields, keyPrefix, projectionsOfKeys, validateBatch, compareEntries } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { SortedSet } from "./sorted-set.js";
 import { ModelCapture, rawText, type HashContent, type RawJson, type ZsetContent } from "./memory-capture.js";
@@ -53,7 +53,7 @@ export class MemoryReadStore implements ReadStore {
     validateBatch(projection, writes, checkpoint);
     const current = this.checkpoints.get(projection);
     const guardFails = expected !== undefined && (expected === null ? current !== undefined : current !== expected);
-    if (guardFails || otherLog(this.origins.get(projection)?.log, origin) || (current !== undefined && checkpoint <= current)) {
+    if (guardFails || otherLog(this.origins.get(projection)?.log, origin) || (current !== undefined && stillOrBack(checkpoint, current, expected))) {
       throw new CheckpointMismatchError(projection, expected, current, checkpoint);
     }
     // Encode first: a value that is not JSON fails the batch before anything is written.

@@ -5,7 +5,7 @@
  * commands), and fast (one round trip for a thousand events). Every key it touches is in KEYS
  * (KEYS[1] is the projection's meta key) and shares the projection's hash tag, so it runs on
  * Redis Cluster too. ARGV[1]: the expected checkpoint ('*' any, '-' none, or 20 digits);
- * ARGV[2]: the new one; ARGV[3] and ARGV[4]: the origin's log and event, kept beside the
+ * ARGV[2]: the new one (the stored one only when ARGV[1] names it: writes that move no checkpoint); ARGV[3] and ARGV[4]: the origin's log and event, kept beside the
  * checkpoint ('' and '': none; a model stamped with another log refuses the batch);
  * ARGV[5]: the ops, combined per key by redis-batch.ts, as one MessagePack
  * array (redis-ops.ts; one argument decoded in C costs a fraction of thousands of arguments):
@@ -27,7 +27,7 @@ if expected ~= '*' then
     return redis.error_reply('CHECKPOINT_MISMATCH ' .. (cur or '-'))
   end
 end
-if cur and cp <= cur then return redis.error_reply('CHECKPOINT_MISMATCH ' .. cur) end
+if cur and (cp < cur or (cp == cur and expected ~= cur)) then return redis.error_reply('CHECKPOINT_MISMATCH ' .. cur) end
 if log ~= '' and stored[2] and stored[2] ~= log then return redis.error_reply('CHECKPOINT_MISMATCH ' .. (cur or '-')) end
 local a = cmsgpack.unpack(ARGV[5])
 local call = redis.call

@@ -144,6 +144,7 @@ export class Projector {
         if (this.o.now() - this.lastHealth >= this.o.healthCheckMs) await this.healthCheck();
         const batch = await this.nextBatch();
         if (batch.length > 0) await this.apply(batch);
+        else await this.applyRetractions();
         await this.serving.update(this.reader.head);
         failures = 0;
       } catch (err) {
@@ -171,6 +172,8 @@ export class Projector {
       if (queued >= this.o.batchSize || (queued > 0 && (!this.reader.catchingUp || this.o.now() - firstWait >= 20))) {
         return this.reader.take(this.o.batchSize);
       }
+      // Retractions are committed on their own while no event comes (applyRetractions).
+      if (queued === 0 && this.retracting()) return [];
       const untilHealth = this.o.healthCheckMs - (this.o.now() - this.lastHealth);
       if (untilHealth <= 0) return [];
       await this.pause(queued > 0 ? 20 : Math.max(1, untilHealth));
@@ -216,7 +219,8 @@ export class Projector {
   /**
    * Writes that take out of a model what events no longer in the log wrote (retention moved them
    * to the archive: a rebuild from the log would not write them either). They go with the model's
-   * next batches, at most RETRACT_BATCH a batch; the promise settles once they are all committed.
+   * next batches, or on their own while no event comes, at most RETRACT_BATCH a commit; the
+   * promise settles once they are all committed.
    */
   retract(projection: string, writes: readonly Write[]): Promise<void> {
     if (writes.length === 0) return Promise.resolve();
@@ -224,7 +228,41 @@ export class Projector {
       const queue = this.retractions.get(projection) ?? [];
       queue.push({ writes: [...writes], done: resolve });
       this.retractions.set(projection, queue);
+      this.wakeLoop?.();
     });
+  }
+
+  /** Whether a model that can take them has retractions queued. */
+  private retracting(): boolean {
+    return this.slots.all.some((s) => !s.failed && s.processed !== undefined && (this.retractions.get(s.projection.name)?.length ?? 0) > 0);
+  }
+
+  /** With no event to apply: each model's next retracting writes, committed at the checkpoint it has (a model that has applied nothing yet waits for its first batch). */
+  private async applyRetractions(): Promise<void> {
+    for (const s of this.slots.all) {
+      if (s.failed || s.processed === undefined) continue;
+      const taken = this.nextRetractions(s);
+      if (taken.length === 0) continue;
+      await this.checkpoints.commit(s, taken, { position: s.processed, id: s.processedEvent! });
+      this.retracted(s, taken.length);
+    }
+  }
+
+  /** The model's next retracting writes, at most RETRACT_BATCH. */
+  private nextRetractions(s: Slot): Write[] {
+    return this.retractions.get(s.projection.name)?.[0]?.writes.slice(0, RETRACT_BATCH) ?? [];
+  }
+
+  /** After a commit: the first `count` queued retracting writes are done; a retract() call whose writes are all in resolves. */
+  private retracted(s: Slot, count: number): void {
+    const queue = this.retractions.get(s.projection.name);
+    const first = queue?.[0];
+    if (!first || count === 0) return;
+    first.writes.splice(0, count);
+    if (first.writes.length === 0) {
+      queue.shift();
+      first.done();
+    }
   }
 
   /** Commits the batch for one model with its checkpoint (or, live with nothing to write, only moves it in memory). */
@@ -232,8 +270,7 @@ export class Projector {
     const last = batch.at(-1)!;
     const projected = projectBatch(s, batch, this.o.log);
     if (projected === undefined) return;
-    const retracting = this.retractions.get(s.projection.name)?.[0];
-    const taken = retracting?.writes.slice(0, RETRACT_BATCH) ?? [];
+    const taken = this.nextRetractions(s);
     const writes = taken.length > 0 ? [...projected, ...taken] : projected;
     if (writes.length === 0 && !persist) {
       s.processed = last.position;
@@ -241,13 +278,7 @@ export class Projector {
       return;
     }
     await this.checkpoints.commit(s, writes, last);
-    if (retracting && taken.length > 0) {
-      retracting.writes.splice(0, taken.length);
-      if (retracting.writes.length === 0) {
-        this.retractions.get(s.projection.name)!.shift();
-        retracting.done();
-      }
-    }
+    this.retracted(s, taken.length);
   }
 
   /** After a batch: hooks learn what every model committed; waiters that are done resolve. */
