@@ -19,11 +19,22 @@ export interface Bounded {
   bound: number;
 }
 
-export function hostsByBound(index: CandidateIndex, request: PlacementRequest, limits: PlacementLimits): Iterable<Bounded> {
+/** Called with each host in bound order, largest first; returns false to stop. */
+export type BoundVisitor = (host: CandidateHost, bound: number) => boolean;
+
+/** Visits the hosts in bound order without making an object per host (a decision on a fleet reads thousands). */
+export function visitByBound(index: CandidateIndex, request: PlacementRequest, limits: PlacementLimits, visit: BoundVisitor): void {
   const unlimited = limits.hosts == null && limits.instanceHost == null;
   const levels = unlimited ? index.boundsOf?.(shapeOf(request)) : undefined;
-  if (levels) return fromBounds(index, levels, limits);
-  return bucketed(hostsToTry(index, request, limits), request, limits, freeOnHost(index, request));
+  if (levels) fromBounds(index, levels, limits, visit);
+  else bucketed(hostsToTry(index, request, limits), request, limits, freeOnHost(index, request), visit);
+}
+
+/** The same, as a list (tests, tools). */
+export function hostsByBound(index: CandidateIndex, request: PlacementRequest, limits: PlacementLimits): Bounded[] {
+  const out: Bounded[] = [];
+  visitByBound(index, request, limits, (host, bound) => out.push({ host, bound }) > 0);
+  return out;
 }
 
 /** A host's free handles of a class: read from the index's levels when it keeps them, else summed over the host's providers. */
@@ -40,7 +51,7 @@ function freeOnHost(index: CandidateIndex, request: PlacementRequest): FreeOnHos
 const BUCKETS = 1024;
 
 /** `hosts` are within the limits (hostsToTry): only their agents' liveness is asked. */
-function* bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, limits: PlacementLimits, free: FreeOnHost): Generator<Bounded> {
+function bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, limits: PlacementLimits, free: FreeOnHost, visit: BoundVisitor): void {
   const buckets: CandidateHost[][] = [];
   const large: Bounded[] = [];
   const shape = shapeOf(request);
@@ -50,8 +61,8 @@ function* bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, l
     if (b >= BUCKETS) large.push({ host, bound: b });
     else (buckets[b] ??= []).push(host);
   }
-  yield* large.sort((x, y) => y.bound - x.bound);
-  for (let b = buckets.length - 1; b >= 0; b--) for (const host of buckets[b] ?? []) yield { host, bound: b };
+  for (const { host, bound } of large.sort((x, y) => y.bound - x.bound)) if (!visit(host, bound)) return;
+  for (let b = buckets.length - 1; b >= 0; b--) for (const host of buckets[b] ?? []) if (!visit(host, b)) return;
 }
 
 /** The free handles of every class the groups could use on the host: a bound of both its ready and its free handles. */
@@ -60,14 +71,14 @@ export function bound(host: CandidateHost, request: PlacementRequest, free: Free
 }
 
 /** Hosts by their bound for the request's shape as the index keeps it: largest first, no host's bound worked out. */
-function* fromBounds(index: CandidateIndex, levels: FreeLevels, limits: PlacementLimits): Generator<Bounded> {
+function fromBounds(index: CandidateIndex, levels: FreeLevels, limits: PlacementLimits, visit: BoundVisitor): void {
   for (const b of levels.descending()) {
     // Every group needs at least one handle: a host of bound 0 never fits.
     if (b <= 0) return;
     for (const hostname of levels.hostsAt(b)) {
       const host = index.byName.get(hostname);
       if (!host || staleHost(limits, host) || !allowedBy(limits, hostname)) continue;
-      yield { host, bound: b };
+      if (!visit(host, b)) return;
     }
   }
 }

@@ -4,7 +4,7 @@
  * what the groups need, then free handles), after the alternatives each choice took: a host
  * meeting every group with its first alternative comes before one that needs a later one.
  */
-import { hostsByBound } from "./bound-order.js";
+import { visitByBound } from "./bound-order.js";
 import { explain, type Explanation } from "./explain.js";
 import { chooseOnHost } from "./host-choice.js";
 import { tieBreak } from "./spread.js";
@@ -27,20 +27,21 @@ export function place(request: PlacementRequest, index: CandidateIndex, limits: 
  */
 function bestChoices(request: PlacementRequest, index: CandidateIndex, limits: PlacementLimits, maxChoices: number): HostChoice[] {
   const top: HostChoice[] = [];
-  for (const { host, bound: most } of hostsByBound(index, request, limits)) {
+  visitByBound(index, request, limits, (host, most) => {
     if (top.length === maxChoices) {
       const last = top[top.length - 1]!;
-      if (cannotBeat(most, last)) break;
-      if (canOnlyTie(most, last) && tieBreak(limits.spread, host.hostname, last.hostname) > 0) continue;
+      if (cannotBeat(most, last)) return false;
+      if (canOnlyTie(most, last) && tieBreak(limits.spread, host.hostname, last.hostname) > 0) return true;
     }
     const choice = chooseOnHost(host, request, undefined, limits.spread);
-    if (choice === null) continue;
-    if (top.length === maxChoices && compareChoices(choice, top[top.length - 1]!, limits.spread) >= 0) continue;
+    if (choice === null) return true;
+    if (top.length === maxChoices && compareChoices(choice, top[top.length - 1]!, limits.spread) >= 0) return true;
     let i = top.length;
     while (i > 0 && compareChoices(choice, top[i - 1]!, limits.spread) < 0) i--;
     top.splice(i, 0, choice);
     if (top.length > maxChoices) top.pop();
-  }
+    return true;
+  });
   return top;
 }
 
