@@ -11,7 +11,7 @@
 import { allowedBy, hostsToTry, staleHost } from "./candidates.js";
 import type { FreeLevels } from "./free-levels.js";
 import { freeOfClass } from "./host-choice.js";
-import { boundOfShape, shapeOf } from "./request-shape.js";
+import { boundOfShape, shapeOf, toleratesNothing } from "./request-shape.js";
 import type { CandidateHost, CandidateIndex, PlacementLimits, PlacementRequest } from "./types.js";
 
 export interface Bounded {
@@ -25,7 +25,7 @@ export type BoundVisitor = (host: CandidateHost, bound: number) => boolean;
 /** Visits the hosts in bound order without making an object per host (a decision on a fleet reads thousands). */
 export function visitByBound(index: CandidateIndex, request: PlacementRequest, limits: PlacementLimits, visit: BoundVisitor): void {
   const unlimited = limits.hosts == null && limits.instanceHost == null;
-  const levels = unlimited ? index.boundsOf?.(shapeOf(request)) : undefined;
+  const levels = unlimited ? index.boundsOf?.(shapeOf(request), toleratesNothing(request)) : undefined;
   if (levels) fromBounds(index, levels, limits, visit);
   else bucketed(hostsToTry(index, request, limits), request, limits, freeOnHost(index, request), visit);
 }
@@ -65,9 +65,10 @@ function bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, li
   for (let b = buckets.length - 1; b >= 0; b--) for (const host of buckets[b] ?? []) if (!visit(host, b)) return;
 }
 
-/** The free handles of every class the groups could use on the host: a bound of both its ready and its free handles. */
-export function bound(host: CandidateHost, request: PlacementRequest, free: FreeOnHost = freeOfClass): number {
-  return boundOfShape(shapeOf(request), (rc) => free(host, rc));
+/** The free handles of every class the groups could use on the host (only on providers open to it when the request tolerates nothing): a bound of both its ready and its free handles. */
+export function bound(host: CandidateHost, request: PlacementRequest, free?: FreeOnHost): number {
+  const openOnly = toleratesNothing(request);
+  return boundOfShape(shapeOf(request), (rc) => (free ? free(host, rc) : freeOfClass(host, rc, openOnly)));
 }
 
 /** Hosts by their bound for the request's shape as the index keeps it: largest first, no host's bound worked out. */

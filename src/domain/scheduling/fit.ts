@@ -13,6 +13,12 @@ export type Fit = { ok: true; room: number } | ({ ok: false } & RuledOut);
 const CLOSED_STATES = new Set(["FAILED", "CLEANING", "QUALIFYING", "LOST"]);
 
 /**
+ * Whether a request that tolerates no taint could use the provider at all: its device takes new
+ * work and carries no taint. Its free handles then bound what such a request gets there.
+ */
+export const openToAll = (p: CandidateProvider): boolean => p.taints.length === 0 && !CLOSED_STATES.has(p.lifecycle);
+
+/**
  * How many more times the provider can take `need` (at least 1), or the first rule that rules it
  * out. `used`: handles of this provider already given to other groups of the same choice.
  */

@@ -5,7 +5,7 @@
  */
 import type { DeviceTopology } from "../inventory/topology-report.js";
 import { isFunctionTraitFor } from "../shared/traits.js";
-import { providerRoom } from "./fit.js";
+import { openToAll, providerRoom } from "./fit.js";
 import { tieBreak } from "./spread.js";
 import type { Assignment, CandidateHost, CandidateProvider, GroupRequest, HostChoice, MatchAttribute, Need, PlacementRequest } from "./types.js";
 
@@ -69,10 +69,10 @@ function betterOption(a: Option, b: Option, spread: string | null | undefined): 
   return tieBreak(spread, a.provider.rpUuid, b.provider.rpUuid) < 0;
 }
 
-/** Free handles on the host's providers of a class, whatever their traits or taints (a bound). */
-export function freeOfClass(host: CandidateHost, resourceClass: string): number {
+/** Free handles on the host's providers of a class, whatever their traits or taints (a bound); `openOnly`: on those open to a request that tolerates nothing. */
+export function freeOfClass(host: CandidateHost, resourceClass: string, openOnly = false): number {
   let free = 0;
-  for (const p of providersByClass(host).get(resourceClass) ?? NONE) free += p.free;
+  for (const p of providersByClass(host).get(resourceClass) ?? NONE) if (!openOnly || openToAll(p)) free += p.free;
   return free;
 }
 

@@ -7,6 +7,7 @@
  * stops (place.ts) without reading the rest. Answers are those of an index built from scratch of
  * the same hosts (test/domain/scheduling/kept-index.property.test.ts).
  */
+import { openToAll } from "./fit.js";
 import { FreeLevels } from "./free-levels.js";
 import { boundOfShape, shapeKey } from "./request-shape.js";
 import type { CandidateHost, CandidateIndex, RequestShape } from "./types.js";
@@ -16,6 +17,8 @@ export const KEPT_SHAPES = 32;
 
 interface ShapeBounds {
   shape: RequestShape;
+  /** Counting only providers open to a request that tolerates nothing (fit.ts: openToAll). */
+  openOnly: boolean;
   levels: FreeLevels;
 }
 
@@ -43,7 +46,11 @@ export class KeptCandidates implements CandidateIndex {
     const free = freeByClass(kept);
     if (before !== undefined) for (const rc of freeByClass(before).keys()) if (!free.has(rc)) this.levelsOf(rc).delete(host.hostname);
     for (const [rc, n] of free) this.levelsOf(rc).set(host.hostname, n);
-    for (const s of this.shapes.values()) setBound(s, host.hostname, boundOfShape(s.shape, (rc) => free.get(rc) ?? 0));
+    let open: Map<string, number> | undefined;
+    for (const s of this.shapes.values()) {
+      const counted = s.openOnly ? (open ??= freeByClass(kept, true)) : free;
+      setBound(s, host.hostname, boundOfShape(s.shape, (rc) => counted.get(rc) ?? 0));
+    }
   }
 
   remove(hostname: string): void {
@@ -74,18 +81,18 @@ export class KeptCandidates implements CandidateIndex {
   }
 
   /** Kept from the first time a shape is asked for: that first decision reads the hosts offering its classes once. */
-  boundsOf(shape: RequestShape): FreeLevels {
-    const key = shapeKey(shape);
+  boundsOf(shape: RequestShape, openOnly = false): FreeLevels {
+    const key = `${openOnly ? "open" : "all"}\u0002${shapeKey(shape)}`;
     let kept = this.shapes.get(key);
     if (kept) {
       this.shapes.delete(key);
     } else {
-      kept = { shape, levels: new FreeLevels() };
-      const classes = [...new Set(shape.flat())].flatMap((rc) => this.free.get(rc) ?? []);
-      for (const levels of classes) {
-        for (const hostname of levels.byHost.keys()) {
-          if (!kept.levels.byHost.has(hostname)) setBound(kept, hostname, boundOfShape(shape, (rc) => this.free.get(rc)?.byHost.get(hostname) ?? 0));
-        }
+      kept = { shape, openOnly, levels: new FreeLevels() };
+      const hostnames = new Set<string>();
+      for (const rc of new Set(shape.flat())) for (const hostname of this.free.get(rc)?.byHost.keys() ?? []) hostnames.add(hostname);
+      for (const hostname of hostnames) {
+        const counted = openOnly ? freeByClass(this.named.get(hostname)!, true) : undefined;
+        setBound(kept, hostname, boundOfShape(shape, (rc) => (counted ? (counted.get(rc) ?? 0) : (this.free.get(rc)?.byHost.get(hostname) ?? 0))));
       }
       if (this.shapes.size >= KEPT_SHAPES) this.shapes.delete(this.shapes.keys().next().value!);
     }
@@ -122,9 +129,9 @@ function setBound(s: ShapeBounds, hostname: string, bound: number): void {
   else s.levels.delete(hostname);
 }
 
-/** The host's free handles per class, whatever the providers' traits, taints or state (a bound of what it can give). */
-export function freeByClass(host: CandidateHost): Map<string, number> {
+/** The host's free handles per class, whatever the providers' traits, taints or state (a bound of what it can give); `openOnly`: on providers open to a request that tolerates nothing. */
+export function freeByClass(host: CandidateHost, openOnly = false): Map<string, number> {
   const out = new Map<string, number>();
-  for (const p of host.providers) out.set(p.resourceClass, (out.get(p.resourceClass) ?? 0) + p.free);
+  for (const p of host.providers) if (!openOnly || openToAll(p)) out.set(p.resourceClass, (out.get(p.resourceClass) ?? 0) + p.free);
   return out;
 }

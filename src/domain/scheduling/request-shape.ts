@@ -3,8 +3,15 @@
  * a request (the most its providers could give: per group, the free handles of its best-provided
  * class, summed) depends only on the shape, so an index kept across decisions can keep every host's
  * bound for the shapes asked for (kept-index.ts), and a decision reads hosts in bound order at once.
+ *
+ * A request that tolerates no taint (most do) can use no tainted provider and no device that takes
+ * nothing new (fit.ts: openToAll), so its bound counts only the others: a host whose free handles
+ * are tainted or being cleaned ranks by what the request could really get there.
  */
 import type { PlacementRequest, RequestShape } from "./types.js";
+
+/** Whether the request tolerates no taint: its bound counts only providers open to it (fit.ts: openToAll). */
+export const toleratesNothing = (request: PlacementRequest): boolean => request.groups.every((g) => g.tolerations.length === 0);
 
 /** Per group, its classes (sorted, each once); the groups sorted too: a bound is a sum of maxima, whatever their order. */
 export function shapeOf(request: PlacementRequest): RequestShape {

@@ -79,8 +79,12 @@ export interface CandidateIndex {
   readonly byClass: ReadonlyMap<string, readonly CandidateHost[]>;
   /** The hosts' free handles of a class by level (an index kept across decisions has them): decisions without a host limit start from the hosts with the most. */
   freeOf?(resourceClass: string): FreeLevels | undefined;
-  /** Every host's bound for requests of this shape, by level (an index kept across decisions has them): decisions without a host limit read hosts in bound order. */
-  boundsOf?(shape: RequestShape): FreeLevels | undefined;
+  /**
+   * Every host's bound for requests of this shape, by level (an index kept across decisions has
+   * them): decisions without a host limit read hosts in bound order. `openOnly`: counting only
+   * providers open to a request that tolerates nothing (request-shape.ts).
+   */
+  boundsOf?(shape: RequestShape, openOnly?: boolean): FreeLevels | undefined;
 }
 
 /** The rules, in the order they are checked: a refusal names the first that ruled a host or provider out. */
