@@ -56,4 +56,33 @@ describe("quota backfill", () => {
     expect((await store.readStream(stream.quota("p1"))).map((e) => e.type)).toEqual(["QuotaBackfilled", "QuotaLimitsSet"]);
     await expect(app.createArqs(ctx(), { deviceProfileName: "dp1" })).rejects.toMatchObject({ code: "QUOTA_EXCEEDED" });
   });
+
+  it("a delete that a project's first backfill overtakes releases the claim the backfill gave its ARQ", async () => {
+    // The compute service's ARQs claim nothing, so their delete takes no quota lock; a member's first
+    // creation may backfill the project between the delete's plan and its append.
+    let overtake: (() => Promise<void>) | undefined;
+    class OvertakenStore extends MemoryEventStore {
+      override async appendSequence(steps: Parameters<MemoryEventStore["appendSequence"]>[0]) {
+        const go = steps.some((st) => st.events.some((e) => e.type === "ArqDeleted")) ? overtake : undefined;
+        overtake = undefined;
+        await go?.();
+        return super.appendSequence(steps);
+      }
+    }
+    const store = new OvertakenStore();
+    const before = new Application({ store });
+    await before.createDeviceProfile(ADMIN, { name: "dp1", groups: [{ "resources:FPGA": "1" }] });
+    const [arq] = await before.createArqs(ctx(), { deviceProfileName: "dp1" });
+    const app = new Application({ store, quota: { defaults: { ARQS: 5 }, existing: async () => [{ arqUuid: arq!.uuid, group: arq!.group }] } });
+    overtake = async () => {
+      await app.setProjectQuota(ADMIN, "p1", [{ resourceClass: "FPGA", limit: 5 }]);
+    };
+    await app.deleteArqs(ctx(), { arqUuids: [arq!.uuid] });
+    expect(overtake).toBeUndefined();
+    const events = await store.readStream(stream.quota("p1"));
+    expect(events.map((e) => e.type)).toEqual(["QuotaBackfilled", "QuotaLimitsSet", "QuotaReleased"]);
+    const quota = await app.projectQuota("p1");
+    expect(quota.claims).toBe(0);
+    expect(quota.classes).toContainEqual({ resourceClass: "FPGA", limit: 5, own: true, usage: 0 });
+  });
 });

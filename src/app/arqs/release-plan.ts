@@ -118,7 +118,9 @@ export async function planRelease(s: Streams, ctx: CommandContext, req: ReleaseR
     ...[...byProject].map(async ([projectId, arqUuids]) => {
       const l = await s.load(aggregates.quota, projectId);
       const events = aggregates.quota.decider.decide({ type: "Release", data: { projectId, arqUuids, at } }, l.state);
-      if (events.length > 0) plan.quotaSteps.push(new Decided(aggregates.quota, projectId, l, events));
+      // A stream not started yet may be started by a creation's backfill, which claims the project's
+      // ARQs (these too): the release then waits on it as it stands (no event, its revision checked).
+      if (events.length > 0 || !l.state.started) plan.quotaSteps.push(new Decided(aggregates.quota, projectId, l, events));
     }),
     ...[...byHost].map(async ([hostname, arqUuids]) => {
       const l = await s.load(aggregates.host, hostname);

@@ -77,7 +77,7 @@ async function release(s: Streams, ctx: CommandContext, req: ReleaseRequest, kno
     ...(req.instance ? [stream.instance(req.instance.instanceUuid)] : []),
     // A delete releases the ARQs' claims: this process's creations in those projects wait for it
     // rather than refuse its release step again and again (its ARQs deleted, their claims held).
-    ...(req.how === "delete" ? known.flatMap((a) => (a?.projectId ? [stream.quota(a.projectId)] : [])) : []),
+    ...(req.how === "delete" ? (await claimingProjects(s, req.arqUuids, known)).map(stream.quota) : []),
   ];
   const noteCommitted = (p: ReleasePlan) => {
     for (const st of p.arqSteps) if (st.result && st.events.length > 0) released.committed.add(st.id);
@@ -85,6 +85,18 @@ async function release(s: Streams, ctx: CommandContext, req: ReleaseRequest, kno
   const plan = (await appendPlan(s, ctx, streams, () => planRelease(s, ctx, req, released), noteCommitted))!;
   if (req.how === "delete") await removeUnusedInlineProfiles(s, ctx, plan.profileSteps);
   return plan;
+}
+
+/**
+ * The projects in which some of these ARQs hold a claim. An ARQ's claim is appended with its
+ * creation (or by its project's first backfill, which the release plan guards against), and only
+ * its release takes it back, so a project none of them claims in needs no lock: deletes there
+ * (the compute service's ARQs claim nothing) do not wait for one another.
+ */
+async function claimingProjects(s: Streams, arqUuids: readonly string[], known: ReadonlyArray<{ projectId: string | null } | null>): Promise<string[]> {
+  const projects = [...new Set(known.flatMap((a) => (a?.projectId ? [a.projectId] : [])))];
+  const quotas = await Promise.all(projects.map((p) => s.load(aggregates.quota, p)));
+  return projects.filter((_, i) => arqUuids.some((id) => quotas[i]!.state.claims.has(id)));
 }
 
 /** The ARQs that were not deleted already (an ARQ never created stays: the delete will say NOT_FOUND). */
