@@ -99,7 +99,9 @@ export interface ReadStore {
    * `expected` guards against a store that changed under the projector: `undefined` skips the check,
    * `null` requires that the projection has no checkpoint, a position requires exactly that one.
    * Throws CheckpointMismatchError (and writes nothing) when the guard fails or when `checkpoint`
-   * is not after the stored one, so replaying an applied event can never apply it twice.
+   * is not after the stored one, so replaying an applied event can never apply it twice; a batch
+   * may stay at the stored checkpoint only when `expected` names it (writes no event brings:
+   * retention's retractions on an idle log).
    * `origin` is stored with the checkpoint (without one, the stored origin is removed: it would
    * name another event), and a model stamped with another log (`origin.log`) refuses the batch
    * with CheckpointMismatchError, as a failed guard does.
