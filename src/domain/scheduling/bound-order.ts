@@ -66,9 +66,9 @@ function bucketed(hosts: readonly CandidateHost[], request: PlacementRequest, li
 }
 
 /** The free handles of every class the groups could use on the host (only on providers open to it when the request tolerates nothing): a bound of both its ready and its free handles. */
-export function bound(host: CandidateHost, request: PlacementRequest, free?: FreeOnHost): number {
+export function bound(host: CandidateHost, request: PlacementRequest): number {
   const openOnly = toleratesNothing(request);
-  return boundOfShape(shapeOf(request), (rc) => (free ? free(host, rc) : freeOfClass(host, rc, openOnly)));
+  return boundOfShape(shapeOf(request), (rc) => freeOfClass(host, rc, openOnly));
 }
 
 /** Hosts by their bound for the request's shape as the index keeps it: largest first, no host's bound worked out. */

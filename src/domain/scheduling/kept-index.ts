@@ -91,8 +91,8 @@ export class KeptCandidates implements CandidateIndex {
       const hostnames = new Set<string>();
       for (const rc of new Set(shape.flat())) for (const hostname of this.free.get(rc)?.byHost.keys() ?? []) hostnames.add(hostname);
       for (const hostname of hostnames) {
-        const counted = openOnly ? freeByClass(this.named.get(hostname)!, true) : undefined;
-        setBound(kept, hostname, boundOfShape(shape, (rc) => (counted ? (counted.get(rc) ?? 0) : (this.free.get(rc)?.byHost.get(hostname) ?? 0))));
+        const counted = freeByClass(this.named.get(hostname)!, openOnly);
+        setBound(kept, hostname, boundOfShape(shape, (rc) => counted.get(rc) ?? 0));
       }
       if (this.shapes.size >= KEPT_SHAPES) this.shapes.delete(this.shapes.keys().next().value!);
     }

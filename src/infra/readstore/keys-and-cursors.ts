@@ -23,7 +23,6 @@ export function projectionsOfKeys(keys: readonly string[]): string[] {
   return out;
 }
 
-/** A model stamped with another log than the batch's refuses it (applyBatch). */
 /**
  * Whether a batch at `checkpoint` would take the model back, or leave it where it is unguarded.
  * A batch may stay at the stored checkpoint only when it names that checkpoint as the one it
@@ -32,6 +31,7 @@ export function projectionsOfKeys(keys: readonly string[]): string[] {
  */
 export const stillOrBack = (checkpoint: bigint, current: bigint, expected: bigint | null | undefined): boolean => checkpoint < current || (checkpoint === current && expected !== current);
 
+/** A model stamped with another log than the batch's refuses it (applyBatch). */
 export const otherLog = (stored: string | undefined | null, origin: Origin | undefined): boolean => origin !== undefined && stored != null && stored !== origin.log;
 
 const NAME_RE = /^[a-z][a-z0-9-]{0,63}$/;
