@@ -32,7 +32,7 @@ import { join } from "node:path";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
-import { stageTimes, type CpuProfile } from "./lib/cpu-stages.js";
+import { processStageTimes, type CpuProfile } from "./lib/cpu-stages.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
@@ -67,13 +67,14 @@ async function profileStages(speedBefore: number) {
   } finally {
     await server.close();
   }
-  const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
-  if (!file) throw new Error(`the server wrote no CPU profile into ${dir}`);
-  const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as CpuProfile;
+  // One file a thread: the main thread's, and the audit index's write thread (src/infra/readstore/lmdb-writer.ts).
+  const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
+  if (files.length === 0) throw new Error(`the server wrote no CPU profile into ${dir}`);
+  const profiles = files.map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as CpuProfile);
   if (!args["profile-dir"]) rmSync(dir, { recursive: true, force: true });
-  const { stages, busyMs } = stageTimes(profile, r.window.startMs - t0, r.window.endMs - t0);
+  const { stages, busyMs } = processStageTimes(profiles, () => "audit index: its write thread", r.window.startMs - t0, r.window.endMs - t0);
   const perFlowUs = (share: number) => Math.round(share * (r.server_cpu_ms_per_flow ?? Number.NaN) * 1000);
-  process.stderr.write(`server main thread busy ${busyMs.toFixed(0)} ms over the measured flows; CPU per flow ${r.server_cpu_ms_per_flow} ms (all threads)\n`);
+  process.stderr.write(`server threads busy ${busyMs.toFixed(0)} ms over the measured flows (${profiles.length} profiled); CPU per flow ${r.server_cpu_ms_per_flow} ms (all threads)\n`);
   for (const s of stages) process.stderr.write(`  ${s.stage.padEnd(34)} ${String(perFlowUs(s.share)).padStart(6)} us/flow  ${(s.share * 100).toFixed(1).padStart(5)}%\n`);
   report("profile", r, { stages_us_per_flow: Object.fromEntries(stages.map((s) => [s.stage, perFlowUs(s.share)])), stages_pct: Object.fromEntries(stages.map((s) => [s.stage, +(s.share * 100).toFixed(1)])) }, speedBefore);
 }

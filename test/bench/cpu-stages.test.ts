@@ -1,6 +1,6 @@
 /** bench:api --profile's split of a CPU profile by stage: the innermost claimed frame decides. */
 import { describe, expect, it } from "vitest";
-import { stageTimes, type CpuProfile } from "../../bench/lib/cpu-stages.js";
+import { processStageTimes, stageTimes, type CpuProfile } from "../../bench/lib/cpu-stages.js";
 
 const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url }, children });
 
@@ -45,5 +45,26 @@ describe("stageTimes", () => {
   it("leaves out what came before skipMs (the start-up) and after untilMs (the stop)", () => {
     expect(stageTimes(profile, 3.5, 11.5).busyMs).toBe(3);
     expect(stageTimes(profile, 3.5).busyMs).toBe(6);
+  });
+});
+
+describe("processStageTimes", () => {
+  it("splits the main thread by stage and charges each other thread's busy time to its stage, on the main thread's window", () => {
+    const main = { ...profile, startTime: 1_000_000 };
+    // A write thread started 2 ms after the main thread: busy 1 ms at 3-4 and 1 ms at 11-12 (main's clock), idle between.
+    const thread: CpuProfile = {
+      nodes: [frame(1, "(root)", "", [2, 3]), frame(2, "zadd", "file:///x/dist/src/infra/readstore/lmdb-sorted-sets.js"), frame(3, "(idle)", "")],
+      samples: [3, 2, 3, 2],
+      timeDeltas: [1000, 1000, 7000, 1000],
+      startTime: 1_002_000,
+    };
+    const all = processStageTimes([thread, main], () => "audit index: its write thread");
+    expect(all.busyMs).toBe(11);
+    expect(Object.fromEntries(all.stages.map((s) => [s.stage, s.ms]))).toMatchObject({ "audit index: its write thread": 2, "audit index": 1, "read models (projections)": 2 });
+    expect(all.stages.reduce((a, s) => a + s.share, 0)).toBeCloseTo(1);
+    // The main thread's window 3.5-11.5 ms holds the thread's first sample (at 4) but not its last (at 12).
+    const window = processStageTimes([main, thread], () => "t", 3.5, 11.5);
+    expect(window.busyMs).toBe(4);
+    expect(window.stages.find((s) => s.stage === "t")?.ms).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,17 +10,85 @@ import { readStoreContract } from "./contract.js";
 
 const tempDir = () => mkdtemp(join(tmpdir(), "lmdb-readstore-"));
 
+/** The contract's harness over a store opened in `dir` (removed at close). */
+const harness = (store: LmdbReadStore, dir: string) => ({
+  store,
+  reset: () => store.flushAll(),
+  async close() {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  },
+});
+
 readStoreContract("lmdb", async () => {
   const dir = await tempDir();
-  const store = await LmdbReadStore.open(dir);
-  return {
-    store,
-    reset: () => store.flushAll(),
-    async close() {
+  return harness(await LmdbReadStore.open(dir), dir);
+});
+
+// Writes on the store's own thread run the compiled thread script: checked when the build is there
+// and newer than the sources (CI builds first), with the compiled store and its port's classes.
+const built = (f: string) => new URL(`../../dist/src/infra/readstore/${f}.js`, import.meta.url);
+const fresh = (() => {
+  try {
+    const sources = ["lmdb", "lmdb-writer", "lmdb-writes", "lmdb-write-thread", "lmdb-layout", "lmdb-sorted-sets", "port"].map((f) => statSync(new URL(`../../src/infra/readstore/${f}.ts`, import.meta.url)).mtimeMs);
+    return statSync(built("lmdb-write-thread")).mtimeMs >= Math.max(...sources);
+  } catch {
+    return false;
+  }
+})();
+type Compiled = { lmdb: typeof import("../../src/infra/readstore/lmdb.js"); port: typeof import("../../src/infra/readstore/port.js") };
+const compiled = async (): Promise<Compiled> => ({ lmdb: await import(built("lmdb").href), port: await import(built("port").href) });
+
+if (fresh) {
+  const { lmdb, port } = await compiled();
+  readStoreContract(
+    "lmdb, writes on the store's thread",
+    async () => {
+      const dir = await tempDir();
+      const store = await lmdb.LmdbReadStore.open(dir, { writeThread: true });
+      if (!store.writesOnThread) throw new Error("the compiled store did not start its write thread");
+      return harness(store, dir);
+    },
+    port,
+  );
+}
+
+describe.runIf(fresh)("LMDB read store, writes on the store's thread", () => {
+  it("keeps what the thread wrote across close and reopen, and reads it at once after each write", async () => {
+    const { lmdb } = await compiled();
+    const dir = await tempDir();
+    try {
+      const store = await lmdb.LmdbReadStore.open(dir, { writeThread: true });
+      for (let i = 1; i <= 50; i++) {
+        await store.applyBatch("t", [{ op: "zadd", key: "{t}:z", member: `m${i}`, score: i }, { op: "put", key: "{t}:d", fields: { n: i } }], BigInt(i));
+        // Read on this thread right after the write resolved: no turn of the event loop in between.
+        expect([await store.count(["{t}:z"]), await store.getDocs(["{t}:d"])]).toEqual([[i], [{ n: i }]]);
+      }
+      await store.close();
+      await expect(store.applyBatch("t", [], 51n)).rejects.toThrow(/closed/);
+      const again = await LmdbReadStore.open(dir);
+      expect(await again.getCheckpoint("t")).toBe(50n);
+      expect((await again.range(["{t}:z"], { limit: 3 })).items.map((e) => e.member)).toEqual(["m1", "m2", "m3"]);
+      await again.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a key too long for LMDB with a RangeError and writes nothing of its batch", async () => {
+    const { lmdb } = await compiled();
+    const dir = await tempDir();
+    const store = await lmdb.LmdbReadStore.open(dir, { writeThread: true });
+    try {
+      const long = `{t}:${"k".repeat(3000)}`;
+      await expect(store.applyBatch("t", [{ op: "put", key: "{t}:a", fields: { v: 1 } }, { op: "put", key: long, fields: { v: 1 } }], 1n)).rejects.toBeInstanceOf(RangeError);
+      expect(await store.getDocs(["{t}:a"])).toEqual([null]);
+      expect(await store.getCheckpoint("t")).toBeUndefined();
+    } finally {
       await store.close();
       await rm(dir, { recursive: true, force: true });
-    },
-  };
+    }
+  });
 });
 
 describe("LMDB read store adapter", () => {

@@ -47,7 +47,7 @@ export async function openDiskIndex(dir: string, projection: string, events: Eve
       const [e] = await events.readAll({ maxCount: 1 });
       if (e) await writeIdentity(dir, { firstEventId: e.id });
     };
-    store = await LmdbReadStore.open(dir, { beforeFirstWrite: first ? undefined : learn, afterClose: release });
+    store = await LmdbReadStore.open(dir, { beforeFirstWrite: first ? undefined : learn, afterClose: release, writeThread: true });
     const checkpoint = await store.getCheckpoint(projection);
     const stale = checkpoint === undefined ? undefined : whyStale(checkpoint, head, first?.id, saved);
     if (stale) {

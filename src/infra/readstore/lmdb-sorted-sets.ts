@@ -62,8 +62,53 @@ export function intersect(scores: LmdbDatabases["scores"], first: Buffer, rest: 
   return { items, total: all.length, hasMore: from >= 0 && from + limit < all.length };
 }
 
-export function zadd(db: LmdbDatabases, k: Buffer, member: Buffer, score: number, nx: boolean): void {
-  const { scores, order, sizes } = db;
+/**
+ * The member counts of the keys one batch touches: each read from `sizes` once and written back
+ * once at the end of the batch (`flush`), instead of a read and a write for every member added or
+ * removed (the audit index adds several members to one request's key in one batch).
+ */
+export class SizeTally {
+  private readonly counts = new Map<string, { k: Buffer; n: number; changed: boolean }>();
+
+  constructor(private readonly sizes: LmdbDatabases["sizes"]) {}
+
+  get(k: Buffer): number {
+    return this.entry(k).n;
+  }
+
+  add(k: Buffer, by: number): void {
+    const e = this.entry(k);
+    e.n += by;
+    e.changed = true;
+  }
+
+  /** The key is gone (del): its count is 0 from here on. */
+  clear(k: Buffer): void {
+    const e = this.entry(k);
+    e.n = 0;
+    e.changed = true;
+  }
+
+  /** Writes the counts that changed (inside the batch's transaction). */
+  flush(): void {
+    for (const e of this.counts.values()) {
+      if (!e.changed) continue;
+      if (e.n > 0) this.sizes.putSync(e.k, e.n);
+      else this.sizes.removeSync(e.k);
+    }
+    this.counts.clear();
+  }
+
+  private entry(k: Buffer) {
+    const id = k.toString("latin1");
+    let e = this.counts.get(id);
+    if (!e) this.counts.set(id, (e = { k, n: this.sizes.get(k) ?? 0, changed: false }));
+    return e;
+  }
+}
+
+export function zadd(db: LmdbDatabases, sizes: SizeTally, k: Buffer, member: Buffer, score: number, nx: boolean): void {
+  const { scores, order } = db;
   const { tail, cut } = tailOf(k, member);
   const at = join(k, tail);
   const old = scores.get(at);
@@ -72,23 +117,21 @@ export function zadd(db: LmdbDatabases, k: Buffer, member: Buffer, score: number
     if (nx || Buffer.compare(old.subarray(0, 8), s) === 0) return;
     order.removeSync(join(k, old.subarray(0, 8), tail));
   } else {
-    sizes.putSync(k, (sizes.get(k) ?? 0) + 1);
+    sizes.add(k, 1);
   }
   scores.putSync(at, cut ? join(s, cut) : s);
   order.putSync(join(k, s, tail), cut ?? EMPTY);
 }
 
-export function zrem(db: LmdbDatabases, k: Buffer, member: Buffer): void {
-  const { scores, order, sizes } = db;
+export function zrem(db: LmdbDatabases, sizes: SizeTally, k: Buffer, member: Buffer): void {
+  const { scores, order } = db;
   const { tail } = tailOf(k, member);
   const at = join(k, tail);
   const old = scores.get(at);
   if (old === undefined) return;
   scores.removeSync(at);
   order.removeSync(join(k, old.subarray(0, 8), tail));
-  const size = sizes.get(k)! - 1;
-  if (size > 0) sizes.putSync(k, size);
-  else sizes.removeSync(k);
+  sizes.add(k, -1);
 }
 
 /** Removes every entry in [start, end), a thousand keys at a time (no cursor over changing pages). */

@@ -1,10 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import { open, type RootDatabase } from "lmdb";
-import { decodeKey, encodeKey, fieldValue, join, openDatabases, orderMember, prefixEnd, prepareBatch, readableKey, readField, readScore, tailOf, type LmdbDatabases, type Meta, type Prepared } from "./lmdb-layout.js";
-import { intersect, rangeOne, removeRange, zadd, zrem } from "./lmdb-sorted-sets.js";
+import { decodeKey, openDatabases, orderMember, prefixEnd, readableKey, readField, readScore, type LmdbDatabases, type Meta } from "./lmdb-layout.js";
+import { intersect, rangeOne } from "./lmdb-sorted-sets.js";
 import { clearUnsynced, markUnsynced } from "./lmdb-unsynced.js";
-import { CheckpointMismatchError, ReadStoreUnavailableError } from "./port.js";
-import { otherLog, stillOrBack, decodeCursor, keyPrefix, projectionsOfKeys, validateBatch } from "./keys-and-cursors.js";
+import { inProcessWriter, threadWriter, writeThreadAvailable, type LmdbWriter } from "./lmdb-writer.js";
+import { ReadStoreUnavailableError } from "./port.js";
+import { decodeCursor, keyPrefix, projectionsOfKeys, validateBatch } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 
 /**
@@ -14,11 +15,13 @@ import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump,
  * marks included. Nothing of the data is kept in memory; reads are synchronous LMDB reads, so a
  * read sees one snapshot.
  *
- * A batch is validated and encoded first, then applied in an LMDB write transaction: the
- * checkpoint guard is checked inside it, and a failing guard (or any error) aborts it, so nothing
- * is written. Transactions are lmdb's asynchronous ones: those asked for in one turn of the event
- * loop commit together, on lmdb's writer thread, and each call resolves once its writes are
+ * A batch is validated first, then encoded and applied in an LMDB write transaction
+ * (lmdb-writes.ts): the checkpoint guard is checked inside it, and a failing guard (or any error)
+ * aborts it, so nothing is written. Transactions are lmdb's asynchronous ones: those asked for
+ * together commit together, on lmdb's writer thread, and each call resolves once its writes are
  * committed (a synchronous commit per batch took a tenth of the server's CPU under a boot storm).
+ * With `writeThread` they are asked for on a thread of the store's own (lmdb-writer.ts), which
+ * takes their encoding off the caller's thread.
  *
  * Durability: commits are not synced (noSync), which costs a third of a synced commit's CPU; a
  * machine crash could then corrupt the file, so the directory is marked while the store is open
@@ -30,6 +33,8 @@ export interface LmdbReadStoreOptions {
   beforeFirstWrite?: () => Promise<void>;
   /** Awaited once the environment is closed: disk-index.ts lets go of the directory. */
   afterClose?: () => Promise<void>;
+  /** Writes on a thread of the store's own where its compiled script exists (lmdb-writer.ts); default: on the caller's thread. */
+  writeThread?: boolean;
 }
 
 export class LmdbReadStore implements ReadStore {
@@ -39,6 +44,7 @@ export class LmdbReadStore implements ReadStore {
   private constructor(
     private readonly env: RootDatabase,
     private readonly db: LmdbDatabases,
+    private readonly writer: LmdbWriter,
     private readonly dir: string,
     private beforeFirstWrite: (() => Promise<void>) | undefined,
     private readonly afterClose: (() => Promise<void>) | undefined,
@@ -48,29 +54,20 @@ export class LmdbReadStore implements ReadStore {
   static async open(dir: string, options: LmdbReadStoreOptions = {}): Promise<LmdbReadStore> {
     await mkdir(dir, { recursive: true });
     await markUnsynced(dir);
-    const env = open({ path: dir, maxDbs: 8, noSync: true });
-    return new LmdbReadStore(env, openDatabases(env), dir, options.beforeFirstWrite, options.afterClose);
+    const settings = { maxDbs: 8, noSync: true };
+    const env = open({ path: dir, ...settings });
+    const db = openDatabases(env);
+    const writer = options.writeThread && writeThreadAvailable() ? threadWriter(dir, settings, env) : inProcessWriter(env, db);
+    return new LmdbReadStore(env, db, writer, dir, options.beforeFirstWrite, options.afterClose);
   }
 
   async applyBatch(projection: string, writes: readonly Write[], checkpoint: bigint, expected?: bigint | null, origin?: Origin): Promise<void> {
     validateBatch(projection, writes, checkpoint);
-    const prepared = prepareBatch(writes);
     if (this.beforeFirstWrite) {
       await this.beforeFirstWrite();
       this.beforeFirstWrite = undefined;
     }
-    const name = Buffer.from(projection);
-    await this.write(() => {
-      const meta = this.db.meta.get(name);
-      const current = meta?.checkpoint == null ? undefined : BigInt(meta.checkpoint);
-      const guardFails = expected !== undefined && (expected === null ? current !== undefined : current !== expected);
-      if (guardFails || otherLog(meta?.log, origin) || (current !== undefined && stillOrBack(checkpoint, current, expected))) {
-        throw new CheckpointMismatchError(projection, expected, current, checkpoint);
-      }
-      for (const w of prepared) this.apply(w);
-      const stamp = origin ? { log: origin.log, event: origin.event } : {};
-      this.db.meta.putSync(name, { checkpoint: checkpoint.toString(), serving: meta?.serving ?? false, ...stamp });
-    });
+    await this.writer.run("applyBatch", { projection, writes, checkpoint, expected, origin });
   }
 
   async getCheckpoint(projection: string): Promise<bigint | undefined> {
@@ -98,32 +95,17 @@ export class LmdbReadStore implements ReadStore {
   }
 
   async drop(projection: string): Promise<void> {
-    const start = Buffer.from(keyPrefix(projection));
-    await this.write(() => {
-      for (const db of [this.db.fields, this.db.scores, this.db.order, this.db.sizes]) removeRange(db, start, prefixEnd(start));
-      this.db.meta.removeSync(Buffer.from(projection));
-    });
+    await this.writer.run("drop", { projection, prefix: keyPrefix(projection) });
   }
 
   async markServing(projection: string, checkpoint: bigint | null): Promise<boolean> {
     keyPrefix(projection);
-    const name = Buffer.from(projection);
-    return this.write(() => {
-      const meta = this.db.meta.get(name);
-      if ((meta?.checkpoint ?? null) !== (checkpoint?.toString() ?? null)) return false;
-      this.db.meta.putSync(name, { ...meta, checkpoint: meta?.checkpoint ?? null, serving: true });
-      return true;
-    });
+    return this.writer.run("markServing", { projection, checkpoint });
   }
 
   async unmarkServing(projection: string): Promise<void> {
     keyPrefix(projection);
-    const name = Buffer.from(projection);
-    await this.write(() => {
-      const meta = this.db.meta.get(name);
-      if (meta?.checkpoint == null) this.db.meta.removeSync(name);
-      else this.db.meta.putSync(name, { ...meta, serving: false });
-    });
+    await this.writer.run("unmarkServing", { projection });
   }
 
   async serving(projections: readonly string[]): Promise<boolean[]> {
@@ -138,9 +120,7 @@ export class LmdbReadStore implements ReadStore {
 
   /** Forgets everything (tests of the projector's self-healing, as a Redis FLUSHALL). */
   async flushAll(): Promise<void> {
-    await this.write(() => {
-      for (const db of Object.values(this.db)) db.clearSync();
-    });
+    await this.writer.run("flushAll", undefined);
   }
 
   async getDocs(keys: readonly string[]): Promise<Array<Doc | null>> {
@@ -207,18 +187,19 @@ export class LmdbReadStore implements ReadStore {
     return { checkpoint: this.meta(projection)?.checkpoint ?? null, keys };
   }
 
+  /** Whether writes run on the store's own thread. */
+  get writesOnThread(): boolean {
+    return this.writer.thread;
+  }
+
   /** Syncs what was committed, closes, and clears the directory's mark (lmdb-unsynced.ts). */
   async close(): Promise<void> {
+    await this.writer.close();
     const env = this.env as RootDatabase & { sync(done: (err?: Error) => void): void };
     await new Promise<void>((resolve, reject) => env.sync((err) => (err ? reject(err) : resolve())));
     await this.env.close();
     await clearUnsynced(this.dir);
     await this.afterClose?.();
-  }
-
-  /** One synchronous write transaction (no sync to disk: a fraction of a millisecond); aborted, and rejected, when `fn` throws. */
-  private async write<T>(fn: () => T): Promise<T> {
-    return this.env.transaction(fn);
   }
 
   private meta(projection: string): Meta | undefined {
@@ -234,48 +215,5 @@ export class LmdbReadStore implements ReadStore {
 
   private size(k: Buffer | undefined): number {
     return k ? (this.db.sizes.get(k) ?? 0) : 0;
-  }
-
-  /** Applies one write inside the batch's transaction. */
-  private apply(w: Prepared): void {
-    const { fields, scores, order, sizes } = this.db;
-    switch (w.op) {
-      case "put":
-        for (const [f, json] of w.fields) {
-          const { tail, cut } = tailOf(w.k, f);
-          fields.putSync(join(w.k, tail), fieldValue(cut, json));
-        }
-        return;
-      case "unset":
-        for (const f of w.fields) fields.removeSync(join(w.k, tailOf(w.k, f).tail));
-        return;
-      case "del":
-        for (const db of [fields, scores, order]) removeRange(db, w.k, prefixEnd(w.k));
-        sizes.removeSync(w.k);
-        return;
-      case "zadd":
-        zadd(this.db, w.k, w.member, w.score, w.nx);
-        return;
-      case "zrem":
-        zrem(this.db, w.k, w.member);
-        return;
-      case "index": {
-        // The family's doc, member -> the value it is filed under.
-        const { tail, cut } = tailOf(w.k, w.member);
-        const at = join(w.k, tail);
-        const stored = fields.get(at);
-        const old = stored === undefined ? null : (readField(at, w.k.length, stored)[1] as string);
-        if (old === w.value) return;
-        if (old !== null) zrem(this.db, encodeKey(`${w.index}:${old}`), w.member);
-        if (w.value === null) {
-          fields.removeSync(at);
-          return;
-        }
-        const s = scores.get(join(w.order, tailOf(w.order, w.member).tail));
-        zadd(this.db, w.family!, w.member, s === undefined ? 0 : readScore(s), false);
-        fields.putSync(at, fieldValue(cut, JSON.stringify(w.value)));
-        return;
-      }
-    }
   }
 }
