@@ -4,6 +4,7 @@
  * only when Prometheus scrapes (`watch`). Every label takes values from a small fixed set: root
  * field names of the schema, error codes, route templates; never an id.
  */
+import { getHeapStatistics } from "node:v8";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ProjectionStatus } from "../reactors/projector/progress.js";
 import { DEVICE_LIFECYCLE_STATES } from "../domain/inventory/device-lifecycle.js";
@@ -59,6 +60,16 @@ function processRegistry(): Registry {
   if (!processMetrics) {
     processMetrics = new Registry();
     collectDefaultMetrics({ register: processMetrics });
+    // Beside nodejs_heap_size_used_bytes: how close the heap is to the limit where V8's garbage
+    // collector stops the process for seconds at a time (docs/deployment.md, "Memory").
+    new Gauge({
+      name: "cyborg_heap_size_limit_bytes",
+      help: "The JavaScript heap's size limit (node's --max-old-space-size, or V8's default for this machine)",
+      registers: [processMetrics],
+      collect() {
+        this.set(getHeapStatistics().heap_size_limit);
+      },
+    });
   }
   return processMetrics;
 }

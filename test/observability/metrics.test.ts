@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { getHeapStatistics } from "node:v8";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projections } from "../../projections/index.js";
 import { freePort } from "../../bench/lib/redis-server.js";
@@ -52,6 +53,7 @@ export const EXPECTED_METRICS = {
   process_resident_memory_bytes: "gauge",
   nodejs_eventloop_lag_seconds: "gauge",
   nodejs_heap_size_used_bytes: "gauge",
+  cyborg_heap_size_limit_bytes: "gauge",
 } as const;
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -93,6 +95,8 @@ describe("GET /metrics after a scheduler's flow", () => {
     expect(m.value("cyborg_eventstore_appended_events_total")).toBeGreaterThan(10);
     expect(m.value("cyborg_bind_duration_seconds_count", { outcome: "bound" })).toBe(1);
     expect(m.value("cyborg_binds_in_flight")).toBe(0);
+    // The test process's own limit (vitest's fork runs node's default).
+    expect(m.value("cyborg_heap_size_limit_bytes")).toBe(getHeapStatistics().heap_size_limit);
     expect(m.value("cyborg_subscriptions_open")).toBe(1);
     const live = m.samples.filter((s) => s.name === "cyborg_projection_live");
     // One per read model (projections/index.ts).
