@@ -19,7 +19,7 @@
  * the whole x is kept in the value (scores: after S; order: the value; fields: the name's JSON,
  * a newline, then the field's JSON). Members still sort by their bytes, except two cut members of
  * one score with the same first ~1900 bytes, which sort by hash. A key whose K leaves less than
- * MIN_TAIL bytes for T is refused before the transaction (prepareBatch), and read as empty.
+ * MIN_TAIL bytes for T is refused by prepareBatch, which aborts its batch's transaction, and read as empty.
  *
  * Why not lmdb-js's array keys (ordered-binary): they separate elements with a 0x00 byte and write
  * strings of 64 characters or more raw, so ["x".repeat(64), "b"] and ["x".repeat(64) + "\0b"] are
@@ -173,7 +173,7 @@ export function readableKey(key: string): Buffer | undefined {
 }
 
 /**
- * Encodes a validated batch before its transaction: fields as JSON (a value that is not JSON
+ * Encodes a validated batch inside its transaction, before the first write (lmdb-writes.ts): fields as JSON (a value that is not JSON
  * throws here), keys as K; a key too long to leave room for its entries is refused with a RangeError.
  */
 export function prepareBatch(writes: readonly Write[]): Prepared[] {
