@@ -44,8 +44,8 @@ export const writeThreadAvailable = (): boolean => existsSync(fileURLToPath(SCRI
 
 /**
  * Writes as the thread receives them: those asked for in one turn of the event loop go in one
- * message. A projector batch travels as JSON text (the structured clone of its writes, object by
- * object, cost the main thread half of what moving them saved); the rare others as they are.
+ * message (a message wakes the thread: one a turn, not one a batch). A projector batch travels as
+ * JSON text, its bigints as decimal strings; the rare others as they are.
  */
 export type ThreadRequest = { id: number; name: "applyBatch"; batch: WireBatch } | { id: number; name: Exclude<WriteName, "applyBatch">; args: unknown };
 export interface WireBatch {
