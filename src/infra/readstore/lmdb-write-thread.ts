@@ -2,8 +2,8 @@
  * The LMDB read store's write thread (lmdb-writer.ts): opens the environment the store reads, runs
  * each write it is sent in one of lmdb's asynchronous transactions (lmdb-writes.ts), and answers
  * once it is committed, with its result or the error that aborted it (the writes of one message
- * in one answer). A close request is answered
- * by closing the environment and ending the thread, after every write sent before it.
+ * in one answer). A close request closes the environment and ends the thread, after every write
+ * sent before it.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { open } from "lmdb";
