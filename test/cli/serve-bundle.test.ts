@@ -64,9 +64,10 @@ async function startBuilt(dataDir: string, env: NodeJS.ProcessEnv = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, [join(dist, "src/cli/index.js"), "serve"], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
-  let stderr = "";
+  let [stdout, stderr] = ["", ""];
+  child.stdout!.on("data", (c: Buffer) => void (stdout += c.toString("utf8")));
   child.stderr!.on("data", (c: Buffer) => void (stderr += c.toString("utf8")));
   const stop = async () => {
     if (child.exitCode !== null) return;
@@ -87,7 +88,7 @@ async function startBuilt(dataDir: string, env: NodeJS.ProcessEnv = {}) {
   const admin = (JSON.parse(readFileSync(join(dataDir, "tokens.json"), "utf8")) as { tokens: Array<{ token: string }> }).tokens[0]!.token;
   const graphql = (query: string) =>
     fetch(`http://127.0.0.1:${port}/graphql`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${admin}` }, body: JSON.stringify({ query }) });
-  return { graphql, stop };
+  return { graphql, stop, logs: () => stdout };
 }
 
 describe("the bundled server", () => {
@@ -117,6 +118,18 @@ describe("the bundled server", () => {
       expect(header.layout).toBe(expected[header.name]);
     }
     expect(existsSync(join(dist, "server-bundle/serve.js"))).toBe(true);
+  });
+
+  it("writes the audit index on a thread of its own: the thread's script is found from the bundle's chunk", async () => {
+    const server = await startBuilt(tempDir(), { LOG_LEVEL: "info" });
+    try {
+      expect((await server.graphql("{ deviceProfiles { name } }")).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    const line = server.logs().split("\n").find((l) => l.includes('"writeThread"'));
+    expect(line, "the audit index's log line").toBeDefined();
+    expect(JSON.parse(line!)).toMatchObject({ projection: "audit", writeThread: true });
   });
 
   it("traces with OpenTelemetry when an OTLP endpoint is set: its packages load from the bundle", async () => {

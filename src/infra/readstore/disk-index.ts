@@ -55,6 +55,7 @@ export async function openDiskIndex(dir: string, projection: string, events: Eve
       await store.drop(projection);
     }
     if (first && saved?.firstEventId !== first.id) await writeIdentity(dir, { firstEventId: first.id });
+    log?.info({ projection, dir, writeThread: store.writesOnThread }, `the ${projection} model is on disk in ${dir}, written ${store.writesOnThread ? "on a thread of its own" : "on the main thread"}`);
     return store;
   } catch (err) {
     await (store ? store.close() : release());

@@ -111,16 +111,29 @@ export function zadd(db: LmdbDatabases, sizes: SizeTally, k: Buffer, member: Buf
   const { scores, order } = db;
   const { tail, cut } = tailOf(k, member);
   const at = join(k, tail);
-  const old = scores.get(at);
   const s = scoreBytes(score); // -0 as 0
-  if (old !== undefined) {
-    if (nx || Buffer.compare(old.subarray(0, 8), s) === 0) return;
-    order.removeSync(join(k, old.subarray(0, 8), tail));
-  } else {
+  const stored = cut ? join(s, cut) : s;
+  // A new member (the common case: the audit index adds one an event) is found new and written in
+  // one B-tree descent: the put refuses a member that is there already.
+  if (putIfAbsent(scores, at, stored)) {
     sizes.add(k, 1);
+    order.putSync(join(k, s, tail), cut ?? EMPTY);
+    return;
   }
-  scores.putSync(at, cut ? join(s, cut) : s);
+  const old = scores.get(at)!;
+  if (nx || Buffer.compare(old.subarray(0, 8), s) === 0) return;
+  order.removeSync(join(k, old.subarray(0, 8), tail));
+  scores.putSync(at, stored);
   order.putSync(join(k, s, tail), cut ?? EMPTY);
+}
+
+/**
+ * A put that leaves an existing entry as it is; whether it wrote. Inside a write transaction
+ * lmdb-js's putSync says whether the put took place (its typings say void).
+ */
+function putIfAbsent(d: LmdbDatabases["scores"], key: Buffer, value: Buffer): boolean {
+  const putSync = d.putSync as unknown as (this: typeof d, k: Buffer, v: Buffer, o: { noOverwrite: true }) => boolean;
+  return putSync.call(d, key, value, { noOverwrite: true });
 }
 
 export function zrem(db: LmdbDatabases, sizes: SizeTally, k: Buffer, member: Buffer): void {

@@ -36,11 +36,15 @@ export function inProcessWriter(env: RootDatabase, db: LmdbDatabases): LmdbWrite
   };
 }
 
-/** The thread's script beside this module (the bundle has it beside its main file too: scripts/build.mjs). */
-const SCRIPT = new URL("./lmdb-write-thread.js", import.meta.url);
+/**
+ * The thread's script: beside this module among the compiled modules, and beside the bundle's main
+ * file in the server's bundle (scripts/build.mjs), where this module sits in a chunk shared with the
+ * thread's entry, one folder below (chunks/).
+ */
+const SCRIPT = [new URL("./lmdb-write-thread.js", import.meta.url), new URL("../lmdb-write-thread.js", import.meta.url)].find((u) => existsSync(fileURLToPath(u)));
 
 /** Whether a write thread can run here. */
-export const writeThreadAvailable = (): boolean => existsSync(fileURLToPath(SCRIPT));
+export const writeThreadAvailable = (): boolean => SCRIPT !== undefined;
 
 /**
  * Writes as the thread receives them: those asked for in one turn of the event loop go in one
@@ -85,6 +89,7 @@ export function fromWire(b: WireBatch): BatchArgs {
 
 /** Writes on a thread of their own that opens `dir` with `options` (the environment this thread reads). */
 export function threadWriter(dir: string, options: object, env: RootDatabase): LmdbWriter {
+  if (!SCRIPT) throw new Error("the read store's write thread has no script here (lmdb-write-thread.js)");
   const worker = new Worker(SCRIPT, { workerData: { dir, options } });
   // Held open only while it has writes to answer: an idle store keeps no process alive.
   worker.unref();
