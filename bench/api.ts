@@ -72,7 +72,7 @@ async function profileStages(speedBefore: number) {
   if (files.length === 0) throw new Error(`the server wrote no CPU profile into ${dir}`);
   const profiles = files.map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as CpuProfile);
   if (!args["profile-dir"]) rmSync(dir, { recursive: true, force: true });
-  const { stages, busyMs } = processStageTimes(profiles, () => "audit index: its write thread", r.window.startMs - t0, r.window.endMs - t0);
+  const { stages, busyMs } = processStageTimes(profiles, "audit index: its write thread", r.window.startMs - t0, r.window.endMs - t0);
   const perFlowUs = (share: number) => Math.round(share * (r.server_cpu_ms_per_flow ?? Number.NaN) * 1000);
   process.stderr.write(`server threads busy ${busyMs.toFixed(0)} ms over the measured flows (${profiles.length} profiled); CPU per flow ${r.server_cpu_ms_per_flow} ms (all threads)\n`);
   for (const s of stages) process.stderr.write(`  ${s.stage.padEnd(34)} ${String(perFlowUs(s.share)).padStart(6)} us/flow  ${(s.share * 100).toFixed(1).padStart(5)}%\n`);

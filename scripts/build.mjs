@@ -82,7 +82,7 @@ async function bundleServer() {
   const { build } = await import("esbuild");
   const { projectionLayouts } = await import(new URL("../dist/src/service/projection-layouts.js", import.meta.url).href);
   await build({
-    // The read store's write thread is loaded by its path beside the main file (src/infra/readstore/lmdb-writer.ts).
+    // The read store's write thread, loaded by its path: an entry beside the main file (src/infra/readstore/lmdb-writer.ts finds it).
     entryPoints: { serve: "dist/src/cli/serve.command.js", "lmdb-write-thread": "dist/src/infra/readstore/lmdb-write-thread.js" },
     outdir: BUNDLE_DIR,
     // What the service imports only in some modes (EventStoreDB, Redis, Glance) stays in chunks loaded then, with the packages they import.

@@ -66,19 +66,16 @@ export function stageTimes(p: CpuProfile, skipMs = 0, untilMs = Infinity): Stage
     ms.set(stage, (ms.get(stage) ?? 0) + dt);
     busy += dt;
   });
-  const stages = [...ms]
-    .map(([stage, t]) => ({ stage, ms: t, share: busy > 0 ? t / busy : 0 }))
-    .sort((a, b) => (a.stage === "other" ? 1 : b.stage === "other" ? -1 : b.ms - a.ms));
-  return { stages, busyMs: busy };
+  return ranked(ms, busy);
 }
 
 /**
  * One process's profiles, one a thread (node --cpu-prof writes a file for each: the main thread's
  * and its workers'): the main thread's busy time by stage, and each other thread's whole busy time
- * as the stage `threadStage` names (the LMDB read store's write thread: the audit index). The
+ * as the stage `threadStage` (the LMDB read store's write thread: the audit index). The
  * window is the main thread's; the others are placed on it by their start times.
  */
-export function processStageTimes(profiles: readonly CpuProfile[], threadStage: (p: CpuProfile) => string, skipMs = 0, untilMs = Infinity): StageTimes {
+export function processStageTimes(profiles: readonly CpuProfile[], threadStage: string, skipMs = 0, untilMs = Infinity): StageTimes {
   if (profiles.length === 0) throw new RangeError("no profile to read");
   const start = (p: CpuProfile) => p.startTime ?? 0;
   const main = profiles.reduce((a, b) => (start(b) < start(a) ? b : a));
@@ -89,8 +86,13 @@ export function processStageTimes(profiles: readonly CpuProfile[], threadStage: 
     const t = stageTimes(p, skipMs - offset, untilMs - offset);
     busy += t.busyMs;
     if (p === main) for (const s of t.stages) ms.set(s.stage, (ms.get(s.stage) ?? 0) + s.ms);
-    else if (t.busyMs > 0) ms.set(threadStage(p), (ms.get(threadStage(p)) ?? 0) + t.busyMs);
+    else if (t.busyMs > 0) ms.set(threadStage, (ms.get(threadStage) ?? 0) + t.busyMs);
   }
+  return ranked(ms, busy);
+}
+
+/** Busy time by stage as shares of `busy`, largest first, "other" last. */
+function ranked(ms: ReadonlyMap<string, number>, busy: number): StageTimes {
   const stages = [...ms]
     .map(([stage, t]) => ({ stage, ms: t, share: busy > 0 ? t / busy : 0 }))
     .sort((a, b) => (a.stage === "other" ? 1 : b.stage === "other" ? -1 : b.ms - a.ms));

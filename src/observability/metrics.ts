@@ -60,8 +60,8 @@ function processRegistry(): Registry {
   if (!processMetrics) {
     processMetrics = new Registry();
     collectDefaultMetrics({ register: processMetrics });
-    // Beside nodejs_heap_size_used_bytes: how close the heap is to the limit where V8's garbage
-    // collector stops the process for seconds at a time (docs/deployment.md, "Memory").
+    // Beside nodejs_heap_size_used_bytes: the room the heap has before node stops the process out
+    // of memory (docs/deployment.md, "Memory").
     new Gauge({
       name: "cyborg_heap_size_limit_bytes",
       help: "The JavaScript heap's size limit (node's --max-old-space-size, or V8's default for this machine)",

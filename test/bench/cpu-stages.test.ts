@@ -58,12 +58,12 @@ describe("processStageTimes", () => {
       timeDeltas: [1000, 1000, 7000, 1000],
       startTime: 1_002_000,
     };
-    const all = processStageTimes([thread, main], () => "audit index: its write thread");
+    const all = processStageTimes([thread, main], "audit index: its write thread");
     expect(all.busyMs).toBe(11);
     expect(Object.fromEntries(all.stages.map((s) => [s.stage, s.ms]))).toMatchObject({ "audit index: its write thread": 2, "audit index": 1, "read models (projections)": 2 });
     expect(all.stages.reduce((a, s) => a + s.share, 0)).toBeCloseTo(1);
     // The main thread's window 3.5-11.5 ms holds the thread's first sample (at 4) but not its last (at 12).
-    const window = processStageTimes([main, thread], () => "t", 3.5, 11.5);
+    const window = processStageTimes([main, thread], "t", 3.5, 11.5);
     expect(window.busyMs).toBe(4);
     expect(window.stages.find((s) => s.stage === "t")?.ms).toBe(1);
   });

@@ -72,10 +72,6 @@ export class SizeTally {
 
   constructor(private readonly sizes: LmdbDatabases["sizes"]) {}
 
-  get(k: Buffer): number {
-    return this.entry(k).n;
-  }
-
   add(k: Buffer, by: number): void {
     const e = this.entry(k);
     e.n += by;

@@ -2,7 +2,7 @@
  * The writes of the LMDB read store (lmdb.ts), each run inside one write transaction over its
  * databases (lmdb-layout.ts): where the transaction runs (the caller's thread or the store's write
  * thread, lmdb-writer.ts) does not change what they do. Every argument and result is plain data
- * (a worker thread receives them by structured clone); a failure throws, which aborts the
+ * that can cross to a worker thread (lmdb-writer.ts: how); a failure throws, which aborts the
  * transaction, so nothing of a failed write is committed.
  */
 import { encodeKey, fieldValue, join, prefixEnd, prepareBatch, readField, readScore, tailOf, type LmdbDatabases, type Prepared } from "./lmdb-layout.js";
