@@ -102,6 +102,12 @@ export function encodeFields(key: string, fields: Readonly<Record<string, unknow
   return out;
 }
 
+/** Sets a read doc's field: one named `__proto__` is a field like any other, not the doc's prototype. */
+export function setDocField(doc: Record<string, unknown>, field: string, value: unknown): void {
+  if (field === "__proto__") Object.defineProperty(doc, field, { value, enumerable: true, writable: true, configurable: true });
+  else doc[field] = value;
+}
+
 /** Cursors are opaque to clients: base64url of "<score>:<member>". */
 export function encodeCursor(score: number, member: string): string {
   return Buffer.from(`${String(score)}:${member}`, "utf8").toString("base64url");

@@ -5,7 +5,7 @@ import { intersect, rangeOne } from "./lmdb-sorted-sets.js";
 import { clearUnsynced, markUnsynced } from "./lmdb-unsynced.js";
 import { inProcessWriter, threadWriter, writeThreadAvailable, type LmdbWriter } from "./lmdb-writer.js";
 import { ReadStoreUnavailableError } from "./port.js";
-import { decodeCursor, keyPrefix, projectionsOfKeys, validateBatch } from "./keys-and-cursors.js";
+import { decodeCursor, keyPrefix, projectionsOfKeys, setDocField, validateBatch } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 
 /**
@@ -131,7 +131,7 @@ export class LmdbReadStore implements ReadStore {
       let doc: Doc | null = null;
       for (const { key: e, value } of this.db.fields.getRange({ start: k, end: prefixEnd(k) })) {
         const [field, v] = readField(e, k.length, value);
-        (doc ??= {})[field] = v;
+        setDocField((doc ??= {}), field, v);
       }
       return doc;
     });
@@ -171,7 +171,7 @@ export class LmdbReadStore implements ReadStore {
       const { key, end: at } = decodeKey(e);
       const [field, v] = readField(e, at, value);
       if (!hashes.has(key)) hashes.set(key, {});
-      hashes.get(key)![field] = v;
+      setDocField(hashes.get(key)!, field, v);
     }
     const zsets = new Map<string, Array<[string, number]>>();
     for (const e of this.db.order.getKeys({ start, end })) {

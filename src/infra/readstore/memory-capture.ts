@@ -2,7 +2,7 @@ import type { Origin } from "./port.js";
 
 /**
  * A key's content as a snapshot holds it, not parsed yet: the UTF-8 JSON text in `bytes[start, end)`
- * (`[[field, json], ...]` for a hash, `[[member, score], ...]` for a sorted set). It is parsed when
+ * (`{"field":value,...}` for a hash, `[[member, score], ...]` for a sorted set). It is parsed when
  * the service first uses that key, so a restart reads only the keys.
  */
 export interface RawJson {
@@ -16,10 +16,10 @@ export function rawText(raw: RawJson): string {
   return raw.bytes.toString("utf8", raw.start, raw.end);
 }
 
-/** A hash's fields as a snapshot line holds them, or the snapshot text not parsed yet; undefined: no such hash. */
-export type HashContent = Array<[field: string, json: string]> | RawJson | undefined;
-/** A sorted set's entries in Redis order, or the snapshot text not parsed yet; undefined: no such set. */
-export type ZsetContent = Array<[member: string, score: number]> | RawJson | undefined;
+/** A hash as the JSON object of its fields, in a string or still in the snapshot's bytes; undefined: no such hash. */
+export type HashContent = string | RawJson | undefined;
+/** A sorted set's entries in Redis order, or their JSON text (in a string or still in the snapshot's bytes); undefined: no such set. */
+export type ZsetContent = Array<[member: string, score: number]> | string | RawJson | undefined;
 
 export type CapturedLine = ["h", string, Exclude<HashContent, undefined>] | ["z", string, Exclude<ZsetContent, undefined>];
 

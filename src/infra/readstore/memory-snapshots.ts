@@ -37,8 +37,10 @@ export const SNAPSHOT_FORMAT = "cyborg-es read model";
 /**
  * Raised whenever the file's layout changes; a projection's own changes are told by its `layout`.
  * 2: sorted sets, like hashes, are kept as their text until first used (lines as in 1).
+ * 3: a hash's content is the JSON object of its fields, `["h",<key>,{"field":value,...}]`, as the
+ *    store keeps it (a list of `[field, json]` before).
  */
-export const SNAPSHOT_FORMAT_VERSION = 2;
+export const SNAPSHOT_FORMAT_VERSION = 3;
 /** A model is written again once the writes since its last snapshot reach this share of the keys that snapshot held. */
 export const REWRITE_SHARE = 0.1;
 /** ... or once its last snapshot is this many intervals old, if it moved since. */
@@ -193,8 +195,9 @@ function* encode(model: ModelCapture): Generator<string> {
   for (const [kind, key, content] of model.lines()) yield entryLine(kind, key, content);
 }
 
-function entryLine(kind: "h" | "z", key: string, content: unknown[] | RawJson): string {
-  return Array.isArray(content) ? JSON.stringify([kind, key, content]) : `["${kind}",${JSON.stringify(key)},${rawText(content)}]`;
+function entryLine(kind: "h" | "z", key: string, content: string | unknown[] | RawJson): string {
+  if (Array.isArray(content)) return JSON.stringify([kind, key, content]);
+  return `["${kind}",${JSON.stringify(key)},${typeof content === "string" ? content : rawText(content)}]`;
 }
 
 /** The model, or why the bytes are not one (they may not have been checked yet: decode fails on nothing). */
@@ -218,20 +221,20 @@ function decode(header: SnapshotHeader, body: SnapshotBody): CapturedModel | str
     if (!rawEntryInto(model, bytes, at, nl)) {
       const entry = parsedEntry(bytes.toString("utf8", at, nl));
       if (typeof entry === "string") return entry;
-      if (entry[0] === "h") model.hashes.push([entry[1], entry[2]]);
-      else model.zsets.push([entry[1], entry[2]]);
+      if (entry[0] === "h") model.hashes.push([entry[1], JSON.stringify(entry[2])]);
+      else model.zsets.push([entry[1], entry[2] as never[]]);
     }
     at = nl + 1;
   }
   return model;
 }
 
-type Entry = [kind: "h" | "z", key: string, content: RawJson | never[]];
+type Entry = [kind: "h" | "z", key: string, content: object];
 
-const [QUOTE, COMMA, OPEN, CLOSE, BACKSLASH, H, Z] = [0x22, 0x2c, 0x5b, 0x5d, 0x5c, 0x68, 0x7a];
+const [QUOTE, COMMA, OPEN, CLOSE, OPEN_OBJECT, CLOSE_OBJECT, BACKSLASH, H, Z] = [0x22, 0x2c, 0x5b, 0x5d, 0x7b, 0x7d, 0x5c, 0x68, 0x7a];
 
 /**
- * Puts the line `bytes[start, end)` into `model` when it is `["h",<key>,[...]]` or
+ * Puts the line `bytes[start, end)` into `model` when it is `["h",<key>,{...}]` or
  * `["z",<key>,[...]]`: its key and the place of its content (no list per line: a restart reads
  * some 170,000 of them); false for any other line (then parsed whole). The file's checksum
  * vouches for the bytes; the key is read as a JSON string (with its escapes).
@@ -249,7 +252,8 @@ function rawEntryInto(model: CapturedModel, bytes: Buffer, start: number, end: n
       q++; // the escaped character
     } else if (c === QUOTE) break;
   }
-  if (q + 3 > end - 2 || bytes[q + 1] !== COMMA || bytes[q + 2] !== OPEN || bytes[end - 1] !== CLOSE || bytes[end - 2] !== CLOSE) return false;
+  const [opening, closing] = kind === H ? [OPEN_OBJECT, CLOSE_OBJECT] : [OPEN, CLOSE];
+  if (q + 3 > end - 2 || bytes[q + 1] !== COMMA || bytes[q + 2] !== opening || bytes[end - 1] !== CLOSE || bytes[end - 2] !== closing) return false;
   const key = escaped ? (JSON.parse(bytes.toString("utf8", start + 5, q + 1)) as string) : bytes.toString("utf8", start + 6, q);
   (kind === H ? model.hashes : model.zsets).push([key, { bytes, start: q + 2, end: end - 1 }]);
   return true;
@@ -265,6 +269,7 @@ function parsedEntry(line: string): Entry | string {
   }
   const [kind, key, content] = Array.isArray(value) ? value : [];
   if (kind !== "h" && kind !== "z") return `it holds an entry of unknown kind ${JSON.stringify(kind)}`;
-  if (typeof key !== "string" || !Array.isArray(content)) return "an entry is not a key and its content";
-  return [kind, key, content as never[]];
+  const fits = kind === "h" ? typeof content === "object" && content !== null && !Array.isArray(content) : Array.isArray(content);
+  if (typeof key !== "string" || !fits) return "an entry is not a key and its content";
+  return [kind, key, content as object];
 }

@@ -4,6 +4,8 @@ import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump,
 import { SortedSet } from "./sorted-set.js";
 import { ModelCapture, rawText, type HashContent, type RawJson, type ZsetContent } from "./memory-capture.js";
 import { PartitionedMap } from "./partitioned-map.js";
+import { docOf, FIELD_MAP_FROM, fieldMapOf, fieldValue, textOf, type FieldMap, type HashValue } from "./hash-text.js";
+import { RecentKeys } from "./recent-keys.js";
 
 export { rawText, type RawJson } from "./memory-capture.js";
 
@@ -14,32 +16,35 @@ export { rawText, type RawJson } from "./memory-capture.js";
 export interface CapturedModel {
   checkpoint: bigint;
   origin?: Origin;
-  /** A hash's fields, or (from and back to a snapshot) the JSON text of that array, not parsed yet. */
-  hashes: Array<[key: string, fields: Array<[field: string, json: string]> | RawJson]>;
+  /** A hash as the JSON object of its fields (`{"field":value,...}`), or that text in a snapshot's bytes, not read yet. */
+  hashes: Array<[key: string, fields: string | RawJson]>;
   /** A sorted set's entries in Redis order, or (from and back to a snapshot) the JSON text of that array, not parsed yet. */
-  zsets: Array<[key: string, entries: Array<[member: string, score: number]>| RawJson]>;
+  zsets: Array<[key: string, entries: Array<[member: string, score: number]> | string | RawJson]>;
 }
-
-/** A field as Redis would hold it (JSON), and its decoded value once somebody read it. */
-interface Field {
-  json: string;
-  value?: unknown;
-}
-type Hash = Map<string, Field>;
 
 /**
  * The read store of the embedded mode (and of tests): Redis semantics in process memory. Values
- * are JSON-encoded on write, as in Redis, so both adapters return equal values. A field is decoded
- * on its first read and then shared, deeply frozen, by every later read until it is written again
- * (reads outnumber writes; a caller that tried to change what it read would throw).
- * A batch is validated, then applied without an await: atomic.
+ * are JSON-encoded on write, as in Redis, so both adapters return equal values. A hash, and a
+ * small sorted set, is kept as its JSON text (hash-text.ts) and parsed at each read, so a fleet's
+ * models are a few objects per key on the heap, not one per field, value and member: the garbage
+ * collector's marking, which pauses the service, follows the number of objects. The keys written
+ * lately (RECENT_KEYS of each kind) are kept in the form quick to change (a map of fields, a
+ * SortedSet) until newer writes push them out (recent-keys.ts): a key written several times in a
+ * row is parsed once. A batch is validated, then applied without an await: atomic.
  */
 export class MemoryReadStore implements ReadStore {
   readonly kind = "memory" as const;
   /** A hash loaded from a snapshot stays its text until first used (a restart parses only what it reads). */
-  private readonly hashes = new PartitionedMap<Hash | RawJson>();
-  /** A sorted set loaded from a snapshot likewise. */
-  private readonly zsets = new PartitionedMap<SortedSet | RawJson>();
+  private readonly hashes = new PartitionedMap<HashValue | RawJson>();
+  /**
+   * A sorted set of up to `SMALL_SET` members is kept as its JSON text (`[[member, score], ...]`)
+   * and built when used, for the same reason as hashes (most sets are an object's few children);
+   * a larger one as a SortedSet. One loaded from a snapshot stays its text in the snapshot's bytes until used.
+   */
+  private readonly zsets = new PartitionedMap<SortedSet | string | RawJson>();
+  /** The keys written lately, kept in the form quick to change (memory: RECENT_KEYS of each kind). */
+  private readonly recentHashes = new RecentKeys(RECENT_KEYS, (key) => this.settleHash(key));
+  private readonly recentZsets = new RecentKeys(RECENT_KEYS, (key) => this.settleZset(key));
   /** Snapshots being written, per projection: they keep what a key held before a write changes it. */
   private readonly captures = new Map<string, Set<ModelCapture>>();
   private readonly checkpoints = new Map<string, bigint>();
@@ -152,10 +157,7 @@ export class MemoryReadStore implements ReadStore {
     this.guard(keys);
     return keys.map((k) => {
       const h = this.hash(k);
-      if (!h) return null;
-      const doc: Doc = {};
-      for (const [f, field] of h) doc[f] = decoded(field);
-      return doc;
+      return h === undefined ? null : docOf(h);
     });
   }
 
@@ -216,9 +218,8 @@ export class MemoryReadStore implements ReadStore {
     for (const k of names) {
       const h = this.hash(k);
       if (h) {
-        const hash: Record<string, unknown> = {};
-        for (const f of [...h.keys()].sort()) hash[f] = JSON.parse(h.get(f)!.json);
-        keys[k] = { hash };
+        const doc = docOf(h);
+        keys[k] = { hash: Object.fromEntries(Object.keys(doc).sort().map((f) => [f, doc[f]])) };
       } else {
         keys[k] = { zset: Array.from(this.zset(k)!.entriesAfter()) };
       }
@@ -243,11 +244,11 @@ export class MemoryReadStore implements ReadStore {
       zsetKeys: this.zsets.withPrefix(prefix),
       hashContent: (key: string): HashContent => {
         const h = this.hashes.get(key);
-        return h instanceof Map ? Array.from(h, ([f, field]) => [f, field.json]) : h;
+        return h === undefined || isRaw(h) ? h : textOf(h);
       },
       zsetContent: (key: string): ZsetContent => {
         const z = this.zsets.get(key);
-        return z instanceof SortedSet ? Array.from(z.entriesAfter()) : z;
+        return z instanceof SortedSet ? z.entries() : z;
       },
     };
     const open = this.captures.get(projection) ?? new Set<ModelCapture>();
@@ -274,8 +275,8 @@ export class MemoryReadStore implements ReadStore {
         return c.savingZset(w.key);
       case "index": {
         c.savingHash(w.index);
-        const oldField = this.hash(w.index)?.get(w.member);
-        if (oldField !== undefined) c.savingZset(`${w.index}:${decoded(oldField) as string}`);
+        const old = this.indexed(w.index, w.member);
+        if (old !== null) c.savingZset(`${w.index}:${old}`);
         if (w.value !== null) c.savingZset(`${w.index}:${w.value}`);
         return;
       }
@@ -289,11 +290,14 @@ export class MemoryReadStore implements ReadStore {
       for (const [k] of list) if (!k.startsWith(prefix)) throw new RangeError(`key ${k} is not of projection ${projection}`);
     }
     this.forget(projection);
-    for (const [k, fields] of model.hashes) this.hashes.set(k, Array.isArray(fields) ? toHash(fields) : fields);
+    for (const [k, fields] of model.hashes) {
+      if ((typeof fields === "string" ? fields.length : fields.end - fields.start) > 2) this.hashes.set(k, fields); // "{}": an empty hash is none
+    }
     for (const [k, entries] of model.zsets) {
       if (!Array.isArray(entries)) {
-        if (entries.end - entries.start > 2) this.zsets.set(k, entries); // "[]": an empty set is none
-      } else if (entries.length > 0) this.zsets.set(k, SortedSet.of(entries));
+        if ((typeof entries === "string" ? entries.length : entries.end - entries.start) > 2) this.zsets.set(k, entries); // "[]": an empty set is none
+      } else if (entries.length > SMALL_SET) this.zsets.set(k, SortedSet.of(entries));
+      else if (entries.length > 0) this.zsets.set(k, JSON.stringify(SortedSet.of(entries).entries()));
     }
     this.checkpoints.set(projection, model.checkpoint);
     if (model.origin) this.origins.set(projection, { ...model.origin });
@@ -303,14 +307,13 @@ export class MemoryReadStore implements ReadStore {
     switch (w.op) {
       case "put": {
         if (fields!.length === 0) return;
-        let h = this.hash(w.key);
-        if (!h) this.hashes.set(w.key, (h = new Map()));
-        for (const [f, json] of fields!) h.set(f, { json });
+        const h = this.changingHash(w.key, true)!;
+        for (const [f, json] of fields!) h.set(f, fieldValue(json));
         return;
       }
       case "unset": {
-        const h = this.hash(w.key);
-        if (!h) return;
+        const h = this.changingHash(w.key, false);
+        if (h === undefined) return;
         for (const f of w.fields) h.delete(f);
         if (h.size === 0) this.hashes.delete(w.key);
         return;
@@ -326,76 +329,109 @@ export class MemoryReadStore implements ReadStore {
         this.zrem(w.key, w.member);
         return;
       case "index": {
-        const rev = this.hash(w.index);
-        const oldField = rev?.get(w.member);
-        const old = oldField === undefined ? null : (decoded(oldField) as string);
+        const old = this.indexed(w.index, w.member);
         if (old === w.value) return;
         if (old !== null) this.zrem(`${w.index}:${old}`, w.member);
+        const rev = this.changingHash(w.index, w.value !== null)!;
         if (w.value === null) {
-          rev!.delete(w.member);
-          if (rev!.size === 0) this.hashes.delete(w.index);
+          rev.delete(w.member);
+          if (rev.size === 0) this.hashes.delete(w.index);
           return;
         }
         this.zadd(`${w.index}:${w.value}`, w.member, this.zset(w.order)?.score(w.member) ?? 0, false);
-        const field = { json: JSON.stringify(w.value), value: w.value };
-        if (rev) rev.set(w.member, field);
-        else this.hashes.set(w.index, new Map([[w.member, field]]));
+        rev.set(w.member, w.value);
         return;
       }
     }
   }
 
-  /** The hash at `key`, parsed now if it is still a snapshot's text. */
-  private hash(key: string): Hash | undefined {
-    const h = this.hashes.get(key);
-    if (h === undefined || h instanceof Map) return h;
-    const parsed = toHash(JSON.parse(rawText(h)) as Array<[string, string]>);
-    this.hashes.set(key, parsed);
-    return parsed;
+  /**
+   * The hash at `key` as a map of fields, to be changed (a new one when `create`), kept in that
+   * form while it is among the keys written lately (`recent`).
+   */
+  private changingHash(key: string, create: boolean): FieldMap | undefined {
+    const h = this.hash(key);
+    if (h instanceof Map) return h;
+    if (h === undefined && !create) return undefined;
+    const fields: FieldMap = h === undefined ? new Map() : fieldMapOf(h);
+    this.hashes.set(key, fields);
+    this.recentHashes.add(key);
+    return fields;
   }
 
-  /** The sorted set at `key`, built now if it is still a snapshot's text (an empty one is none). */
-  private zset(key: string): SortedSet | undefined {
+  /** A hash no longer among those written lately: kept as its text again, unless it is large. */
+  private settleHash(key: string): void {
+    const h = this.hashes.get(key);
+    if (h instanceof Map && h.size <= FIELD_MAP_FROM) this.hashes.set(key, textOf(h));
+  }
+
+  /** The hash at `key`, its text taken out of the snapshot's bytes now if it was still there. */
+  private hash(key: string): HashValue | undefined {
+    const h = this.hashes.get(key);
+    if (h === undefined || !isRaw(h)) return h;
+    const text = rawText(h);
+    this.hashes.set(key, text);
+    return text;
+  }
+
+  /** The value an index holds for `member` (its reverse hash's field), or null. */
+  private indexed(index: string, member: string): string | null {
+    const h = this.hash(index);
+    if (h === undefined) return null;
+    if (h instanceof Map) return (h.get(member) as string | undefined) ?? null;
+    const doc = docOf(h);
+    return Object.hasOwn(doc, member) ? (doc[member] as string) : null;
+  }
+
+  /**
+   * The sorted set at `key` (an empty one is none): built from its text for this read if it is
+   * small, kept built if it is large or being changed (`changing`: among the keys written lately).
+   */
+  private zset(key: string, changing = false): SortedSet | undefined {
     const z = this.zsets.get(key);
     if (z === undefined || z instanceof SortedSet) return z;
-    const entries = JSON.parse(rawText(z)) as Array<[string, number]>;
+    const text = typeof z === "string" ? z : rawText(z);
+    const entries = JSON.parse(text) as Array<[string, number]>;
     if (entries.length === 0) {
       this.zsets.delete(key);
       return undefined;
     }
     const built = SortedSet.of(entries);
-    this.zsets.set(key, built);
+    if (changing || built.size > SMALL_SET) this.zsets.set(key, built);
+    else if (typeof z !== "string") this.zsets.set(key, text);
+    if (changing) this.recentZsets.add(key);
     return built;
   }
 
+  /** A sorted set no longer among those written lately: kept as its text again, unless it is large. */
+  private settleZset(key: string): void {
+    const z = this.zsets.get(key);
+    if (z instanceof SortedSet && z.size <= SMALL_SET) this.zsets.set(key, JSON.stringify(z.entries()));
+  }
+
   private zadd(key: string, member: string, score: number, nx = false): void {
-    let z = this.zset(key);
-    if (!z) this.zsets.set(key, (z = new SortedSet()));
+    let z = this.zset(key, true);
+    if (!z) {
+      this.zsets.set(key, (z = new SortedSet()));
+      this.recentZsets.add(key);
+    }
     // Redis stores -0 as 0.
     z.add(member, score === 0 ? 0 : score, nx);
   }
 
   private zrem(key: string, member: string): void {
-    const z = this.zset(key);
+    const z = this.zset(key, true);
     if (!z) return;
     z.remove(member);
     if (z.size === 0) this.zsets.delete(key);
   }
 }
 
-function decoded(field: Field): unknown {
-  if (!("value" in field)) field.value = deepFreeze(JSON.parse(field.json));
-  return field.value;
-}
+/** Sorted sets of up to this many members are kept as their text (once not among the keys written lately). */
+const SMALL_SET = 32;
+/** How many hashes, and how many sorted sets, written lately are kept in their quick-to-change form. */
+const RECENT_KEYS = 4096;
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
-
-function toHash(fields: ReadonlyArray<[field: string, json: string]>): Hash {
-  return new Map(fields.map(([f, json]) => [f, { json }]));
+function isRaw(h: HashValue | RawJson): h is RawJson {
+  return typeof h !== "string" && !(h instanceof Map);
 }

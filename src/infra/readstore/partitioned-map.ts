@@ -14,7 +14,7 @@ export class PartitionedMap<V> {
     const prefix = prefixOf(key);
     let part = this.parts.get(prefix);
     if (!part) this.parts.set(prefix, (part = new Map()));
-    part.set(key, value);
+    part.set(part.has(key) ? key : flat(key), value);
   }
 
   delete(key: string): void {
@@ -38,6 +38,16 @@ export class PartitionedMap<V> {
 }
 
 const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
+
+/**
+ * `key` as one piece of text: a key built by joining strings is held by V8 as the pieces and a node
+ * joining them (more objects for the garbage collector to mark, for as long as the key is kept).
+ * `normalize()` returns a flat copy; a key that normalization would change is kept as it is.
+ */
+function flat(key: string): string {
+  const copy = key.normalize();
+  return copy === key ? copy : key;
+}
 
 /** `{name}:` of `{name}:rest`, else "". */
 export function prefixOf(key: string): string {

@@ -141,7 +141,7 @@ export interface ReadStore {
 
   /**
    * Docs by key, in one round trip; null where there is no doc. A doc read is the caller's to
-   * keep, but its values may be shared and frozen (memory): never change them.
+   * keep, but its values may be shared and frozen (a store may cache them): never change them.
    */
   getDocs(keys: readonly string[]): Promise<Array<Doc | null>>;
   /** All members of ordered indexes, in order, in one round trip (for small per-parent indexes). */

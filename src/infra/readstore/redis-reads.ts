@@ -6,7 +6,7 @@ import { ReplyError } from "ioredis";
 import type { RedisClient as Redis } from "../redis-client.js";
 import { pipelineOf, type Pipeline } from "./redis-pipeline.js";
 import { ReadStoreUnavailableError } from "./port.js";
-import { compareEntries, decodeCursor, encodeCursor, metaKey, projectionsOfKeys } from "./keys-and-cursors.js";
+import { compareEntries, decodeCursor, encodeCursor, metaKey, projectionsOfKeys, setDocField } from "./keys-and-cursors.js";
 import type { Doc, RangeItem, RangeOptions, RangePage } from "./port.js";
 
 
@@ -103,7 +103,7 @@ export function decodeHash(raw: Record<string, string> | null | undefined): Doc 
   const fields = Object.keys(raw);
   if (fields.length === 0) return null;
   const doc: Doc = {};
-  for (const f of fields) doc[f] = JSON.parse(raw[f]!);
+  for (const f of fields) setDocField(doc, f, JSON.parse(raw[f]!));
   return doc;
 }
 

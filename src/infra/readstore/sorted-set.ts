@@ -93,6 +93,13 @@ export class SortedSet {
     }
   }
 
+  /** Every entry in order, as a list (a snapshot's, or the store's text of a small set). */
+  entries(): Array<[string, number]> {
+    const out: Array<[string, number]> = [];
+    for (const chunk of this.chunks) for (const e of chunk) out.push([e.m, e.s]);
+    return out;
+  }
+
   /** How many members are scored at most `s`. */
   countUpTo(s: number): number {
     let lo = 0;
