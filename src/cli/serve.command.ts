@@ -23,6 +23,10 @@ export function serveCommand(): Command {
       const log = createLogger(config.LOG_LEVEL);
       // The log, the read models on disk, the bitstreams and the tokens: readable by this user only.
       process.umask(0o077);
+      // A service runs as in production unless NODE_ENV says otherwise: graphql-js then leaves out a
+      // development check it makes on every type test of every field it executes (read once, as
+      // graphql is loaded: below). Apollo's own choices are set explicitly (api/http-server.ts).
+      process.env.NODE_ENV ??= "production";
       // Loaded here: the other commands (os-acc, agent) start without the server's modules.
       const { startService } = await import("../service/main.js");
       const service = config.apiWorkers > 1 ? await (await import("../service/workers.js")).startWithWorkers(config, log) : await startService(config, log);

@@ -189,7 +189,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, socketQuota, routes, consoleConfig, ...observed }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
-      log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readModelsOf(side.readStore) }, "cyborg-es is serving");
+      log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readModelsOf(side.readStore), nodeEnv: process.env.NODE_ENV }, "cyborg-es is serving");
     }
     return { url, store, readStore, app, projector, binder, followers, notifications, close };
   } catch (err) {

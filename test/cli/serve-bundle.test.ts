@@ -120,8 +120,8 @@ describe("the bundled server", () => {
     expect(existsSync(join(dist, "server-bundle/serve.js"))).toBe(true);
   });
 
-  it("writes the audit index on a thread of its own: the thread's script is found from the bundle's chunk", async () => {
-    const server = await startBuilt(tempDir(), { LOG_LEVEL: "info" });
+  it("writes the audit index on a thread of its own: the thread's script is found from the bundle's chunk; runs as in production without NODE_ENV", async () => {
+    const server = await startBuilt(tempDir(), { LOG_LEVEL: "info", NODE_ENV: undefined });
     try {
       expect((await server.graphql("{ deviceProfiles { name } }")).status).toBe(200);
     } finally {
@@ -130,6 +130,15 @@ describe("the bundled server", () => {
     const line = server.logs().split("\n").find((l) => l.includes('"writeThread"'));
     expect(line, "the audit index's log line").toBeDefined();
     expect(JSON.parse(line!)).toMatchObject({ projection: "audit", writeThread: true });
+    const serving = server.logs().split("\n").find((l) => l.includes("cyborg-es is serving"));
+    expect(JSON.parse(serving!)).toMatchObject({ nodeEnv: "production" });
+  });
+
+  it("keeps a NODE_ENV that is set", async () => {
+    const server = await startBuilt(tempDir(), { LOG_LEVEL: "info", NODE_ENV: "development" });
+    await server.stop();
+    const serving = server.logs().split("\n").find((l) => l.includes("cyborg-es is serving"));
+    expect(JSON.parse(serving!)).toMatchObject({ nodeEnv: "development" });
   });
 
   it("traces with OpenTelemetry when an OTLP endpoint is set: its packages load from the bundle", async () => {
