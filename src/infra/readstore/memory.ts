@@ -6,6 +6,7 @@ import { ModelCapture, rawText, type HashContent, type RawJson, type ZsetContent
 import { PartitionedMap } from "./partitioned-map.js";
 import { docOf, FIELD_MAP_FROM, fieldMapOf, fieldValue, textOf, type FieldMap, type HashValue } from "./hash-text.js";
 import { RecentKeys } from "./recent-keys.js";
+import { flat } from "./flat-text.js";
 
 export { rawText, type RawJson } from "./memory-capture.js";
 
@@ -297,7 +298,7 @@ export class MemoryReadStore implements ReadStore {
       if (!Array.isArray(entries)) {
         if ((typeof entries === "string" ? entries.length : entries.end - entries.start) > 2) this.zsets.set(k, entries); // "[]": an empty set is none
       } else if (entries.length > SMALL_SET) this.zsets.set(k, SortedSet.of(entries));
-      else if (entries.length > 0) this.zsets.set(k, JSON.stringify(SortedSet.of(entries).entries()));
+      else if (entries.length > 0) this.zsets.set(k, flat(JSON.stringify(SortedSet.of(entries).entries())));
     }
     this.checkpoints.set(projection, model.checkpoint);
     if (model.origin) this.origins.set(projection, { ...model.origin });
@@ -362,7 +363,7 @@ export class MemoryReadStore implements ReadStore {
   /** A hash no longer among those written lately: kept as its text again, unless it is large. */
   private settleHash(key: string): void {
     const h = this.hashes.get(key);
-    if (h instanceof Map && h.size <= FIELD_MAP_FROM) this.hashes.set(key, textOf(h));
+    if (h instanceof Map && h.size <= FIELD_MAP_FROM) this.hashes.set(key, flat(textOf(h)));
   }
 
   /** The hash at `key`, its text taken out of the snapshot's bytes now if it was still there. */
@@ -406,7 +407,7 @@ export class MemoryReadStore implements ReadStore {
   /** A sorted set no longer among those written lately: kept as its text again, unless it is large. */
   private settleZset(key: string): void {
     const z = this.zsets.get(key);
-    if (z instanceof SortedSet && z.size <= SMALL_SET) this.zsets.set(key, JSON.stringify(z.entries()));
+    if (z instanceof SortedSet && z.size <= SMALL_SET) this.zsets.set(key, flat(JSON.stringify(z.entries())));
   }
 
   private zadd(key: string, member: string, score: number, nx = false): void {

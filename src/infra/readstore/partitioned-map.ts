@@ -1,3 +1,5 @@
+import { flat } from "./flat-text.js";
+
 /**
  * A map of read-store keys kept one inner map per projection prefix (`{name}:`, the key's start),
  * so that one projection's keys are walked (a snapshot, a drop) without the others': a small
@@ -38,16 +40,6 @@ export class PartitionedMap<V> {
 }
 
 const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();
-
-/**
- * `key` as one piece of text: a key built by joining strings is held by V8 as the pieces and a node
- * joining them (more objects for the garbage collector to mark, for as long as the key is kept).
- * `normalize()` returns a flat copy; a key that normalization would change is kept as it is.
- */
-function flat(key: string): string {
-  const copy = key.normalize();
-  return copy === key ? copy : key;
-}
 
 /** `{name}:` of `{name}:rest`, else "". */
 export function prefixOf(key: string): string {
