@@ -35,7 +35,10 @@ export interface CapturedModel {
  */
 export class MemoryReadStore implements ReadStore {
   readonly kind = "memory" as const;
-  /** A hash loaded from a snapshot stays its text until first used (a restart parses only what it reads). */
+  /**
+   * A hash: its JSON text, or a map of fields while written lately or when large. One loaded from a
+   * snapshot stays in the snapshot's bytes until first used (a restart reads only the keys).
+   */
   private readonly hashes = new PartitionedMap<HashValue | RawJson>();
   /**
    * A sorted set of up to `SMALL_SET` members is kept as its JSON text (`[[member, score], ...]`)
