@@ -45,7 +45,7 @@ export function fieldMapOf(h: HashValue): FieldMap {
 }
 
 /** The value a field's JSON holds, frozen to be shared by every read. */
-export function fieldValue(json: string): unknown {
+export function frozenValue(json: string): unknown {
   return deepFreeze(JSON.parse(json));
 }
 

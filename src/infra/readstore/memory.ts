@@ -4,7 +4,7 @@ import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump,
 import { SortedSet } from "./sorted-set.js";
 import { ModelCapture, rawText, type HashContent, type RawJson, type ZsetContent } from "./memory-capture.js";
 import { PartitionedMap } from "./partitioned-map.js";
-import { docOf, FIELD_MAP_FROM, fieldMapOf, fieldValue, textOf, type FieldMap, type HashValue } from "./hash-text.js";
+import { docOf, FIELD_MAP_FROM, fieldMapOf, frozenValue, textOf, type FieldMap, type HashValue } from "./hash-text.js";
 import { RecentKeys } from "./recent-keys.js";
 import { flat } from "./flat-text.js";
 
@@ -225,7 +225,7 @@ export class MemoryReadStore implements ReadStore {
         const doc = docOf(h);
         keys[k] = { hash: Object.fromEntries(Object.keys(doc).sort().map((f) => [f, doc[f]])) };
       } else {
-        keys[k] = { zset: Array.from(this.zset(k)!.entriesAfter()) };
+        keys[k] = { zset: this.zset(k)!.entries() };
       }
     }
     const cp = this.checkpoints.get(projection);
@@ -312,7 +312,7 @@ export class MemoryReadStore implements ReadStore {
       case "put": {
         if (fields!.length === 0) return;
         const h = this.changingHash(w.key, true)!;
-        for (const [f, json] of fields!) h.set(f, fieldValue(json));
+        for (const [f, json] of fields!) h.set(f, frozenValue(json));
         return;
       }
       case "unset": {
