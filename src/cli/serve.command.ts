@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { ConfigError, loadConfig } from "../infra/config.js";
 import { createLogger } from "../infra/logger.js";
+import { settlePretenuring } from "./pretenuring.js";
 import { startupBlock } from "./startup-block.js";
 
 export function serveCommand(): Command {
@@ -27,9 +28,13 @@ export function serveCommand(): Command {
       // development check it makes on every type test of every field it executes (read once, as
       // graphql is loaded: below). Apollo's own choices are set explicitly (api/http-server.ts).
       process.env.NODE_ENV ??= "production";
+      // Before the service allocates anything: a first start's replay would teach V8 to put every
+      // decoded event straight into the old generation (./pretenuring.ts).
+      const pretenuring = settlePretenuring();
       // Loaded here: the other commands (os-acc, agent) start without the server's modules.
       const { startService } = await import("../service/main.js");
       const service = config.apiWorkers > 1 ? await (await import("../service/workers.js")).startWithWorkers(config, log) : await startService(config, log);
+      log.info({ pretenuring }, pretenuring ? "V8 pretenures allocation sites (node's default, as asked)" : "V8 pretenuring off: short-lived objects stay in the young generation");
       if (service.url) console.error(startupBlock(config, service.url));
       let stopping = false;
       const stop = async (signal: string) => {

@@ -132,13 +132,17 @@ describe("the bundled server", () => {
     expect(JSON.parse(line!)).toMatchObject({ projection: "audit", writeThread: true });
     const serving = server.logs().split("\n").find((l) => l.includes("cyborg-es is serving"));
     expect(JSON.parse(serving!)).toMatchObject({ nodeEnv: "production" });
+    const v8 = server.logs().split("\n").find((l) => l.includes('"pretenuring"'));
+    expect(JSON.parse(v8!)).toMatchObject({ pretenuring: false });
   });
 
-  it("keeps a NODE_ENV that is set", async () => {
-    const server = await startBuilt(tempDir(), { LOG_LEVEL: "info", NODE_ENV: "development" });
+  it("keeps a NODE_ENV that is set, and V8's pretenuring when node's defaults are asked for", async () => {
+    const server = await startBuilt(tempDir(), { LOG_LEVEL: "info", NODE_ENV: "development", CYBORG_ES_NODE_DEFAULTS: "1" });
     await server.stop();
     const serving = server.logs().split("\n").find((l) => l.includes("cyborg-es is serving"));
     expect(JSON.parse(serving!)).toMatchObject({ nodeEnv: "development" });
+    const v8 = server.logs().split("\n").find((l) => l.includes('"pretenuring"'));
+    expect(JSON.parse(v8!)).toMatchObject({ pretenuring: true });
   });
 
   it("traces with OpenTelemetry when an OTLP endpoint is set: its packages load from the bundle", async () => {
