@@ -16,6 +16,16 @@ const schema = z.object({
    */
   AUDIT_INDEX: z.enum(["disk", "memory"]).default("disk"),
   /**
+   * Embedded mode: read models kept on disk in DATA_DIR/disk-models instead of the process's heap
+   * (names separated by commas, e.g. device-tree,deployables,resource-providers): a large fleet's
+   * models, whose size in memory makes the garbage collector pause the service. Empty: all in memory.
+   */
+  READ_MODELS_ON_DISK: z
+    .string()
+    .regex(/^[a-z][a-z-]*(,[a-z][a-z-]*)*$/, "read-model names separated by commas, e.g. device-tree,deployables,resource-providers")
+    .optional()
+    .transform((list) => (list ? [...new Set(list.split(","))] : [])),
+  /**
    * Embedded mode: how often the in-memory read models are written to DATA_DIR/read-models (each
    * one whose checkpoint moved; and once more at a clean stop), so that a restart reads only the
    * log after them. 0: no snapshots (every start rebuilds them from the whole log).
@@ -221,6 +231,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const redisProblem = c.REDIS_URL === undefined ? undefined : redisUrlProblem({ url: c.REDIS_URL, cluster: c.REDIS_CLUSTER === "true" });
   if (redisProblem) throw new ConfigError(`invalid configuration:\n  REDIS_URL=${JSON.stringify(c.REDIS_URL)}: ${redisProblem}`);
+  if (c.READ_MODELS_ON_DISK.length > 0 && c.REDIS_URL) {
+    throw new ConfigError(
+      `invalid configuration:\n  READ_MODELS_ON_DISK=${JSON.stringify(c.READ_MODELS_ON_DISK.join(","))}: with REDIS_URL every read model is in Redis; the setting is for the embedded mode`,
+    );
+  }
   if (c.REDIS_CLUSTER === "true" && !c.REDIS_URL) {
     throw new ConfigError("invalid configuration:\n  REDIS_CLUSTER=true: it says REDIS_URL names a Redis Cluster's nodes, so it needs REDIS_URL (e.g. redis://10.0.0.1:7000,redis://10.0.0.2:7000)");
   }

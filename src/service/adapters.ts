@@ -9,7 +9,7 @@ import { name as AUDIT } from "../../projections/audit/projection.js";
 import type { ArqQuota } from "../app/arqs/quota.js";
 import { ARQS_CLASS } from "../domain/quotas/amounts.js";
 import type { ApplicationOptions } from "../app/application.js";
-import type { Config } from "../infra/config.js";
+import { ConfigError, type Config } from "../infra/config.js";
 import type { EventStore } from "../infra/eventstore/port.js";
 import type { Logger } from "../infra/logger.js";
 import { redisTargetOf } from "../infra/redis-url.js";
@@ -46,6 +46,8 @@ export const rebuildLog = (store: EventStore, config: Pick<Config, "DATA_DIR">):
   store.archiving ? replayLog(store, new Archive(archiveDir(config), store.archiving)) : undefined;
 
 export const auditIndexDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "audit-index");
+/** Where the embedded mode keeps the read models READ_MODELS_ON_DISK names. */
+export const diskModelsDir = (config: Pick<Config, "DATA_DIR">): string => join(config.DATA_DIR, "disk-models");
 
 export interface ReadSideOptions {
   /**
@@ -76,17 +78,54 @@ export async function openReadSide(config: Config, options: ReadSideOptions = {}
   }
   const [{ MemoryReadStore }, { InProcessPubSub }] = await Promise.all([import("../infra/readstore/memory.js"), import("../infra/pubsub/in-process.js")]);
   const memory = new MemoryReadStore();
-  if (config.AUDIT_INDEX !== "disk" || options.auditIndexOf === undefined) {
+  const onDisk = modelsOnDisk(config);
+  const log = options.auditIndexOf;
+  if (log === undefined || (config.AUDIT_INDEX !== "disk" && onDisk.length === 0)) {
     // AUDIT_INDEX=memory: the audit index, which grows with the log, is rebuilt at every start, not written to a snapshot every interval.
     return { readStore: memory, pubsub: new InProcessPubSub(), snapshots: await loadSnapshots(config, memory, options, new Set([AUDIT])) };
   }
   const [{ openDiskIndex }, { SplitReadStore }] = await Promise.all([import("../infra/readstore/disk-index.js"), import("../infra/readstore/split.js")]);
-  const dir = auditIndexDir(config);
-  const index = await openDiskIndex(dir, AUDIT, options.auditIndexOf, options.log).catch((err: Error) => {
-    throw new Error(`cannot open the audit index in ${dir} (${err.message}); AUDIT_INDEX=memory keeps it in memory instead`, { cause: err });
-  });
-  const snapshots = await loadSnapshots(config, memory, options, new Set(index ? [AUDIT] : []));
-  return { readStore: index ? new SplitReadStore(memory, new Map([[AUDIT, index]])) : memory, pubsub: new InProcessPubSub(), snapshots };
+  const apart = new Map<string, ReadStore>();
+  const opened: ReadStore[] = [];
+  try {
+    if (config.AUDIT_INDEX === "disk") {
+      const dir = auditIndexDir(config);
+      const index = await openDiskIndex(dir, [AUDIT], log, options.log).catch((err: Error) => {
+        throw new Error(`cannot open the audit index in ${dir} (${err.message}); AUDIT_INDEX=memory keeps it in memory instead`, { cause: err });
+      });
+      if (index) {
+        opened.push(index);
+        apart.set(AUDIT, index);
+      }
+    }
+    if (onDisk.length > 0) {
+      const dir = diskModelsDir(config);
+      const models = await openDiskIndex(dir, onDisk, log, options.log).catch((err: Error) => {
+        throw new Error(`cannot open the read models on disk in ${dir} (${err.message}); without READ_MODELS_ON_DISK they are kept in memory`, { cause: err });
+      });
+      if (models) {
+        opened.push(models);
+        for (const name of onDisk) apart.set(name, models);
+      }
+    }
+    // The audit index kept in memory is rebuilt at every start (above); a model on disk needs no snapshot.
+    const snapshots = await loadSnapshots(config, memory, options, new Set([AUDIT, ...apart.keys()]));
+    return { readStore: apart.size > 0 ? new SplitReadStore(memory, apart) : memory, pubsub: new InProcessPubSub(), snapshots };
+  } catch (err) {
+    await Promise.all(opened.map((s) => s.close()));
+    throw err;
+  }
+}
+
+/** READ_MODELS_ON_DISK, each name checked to be a read model's (the audit index has AUDIT_INDEX). */
+export function modelsOnDisk(config: Pick<Config, "READ_MODELS_ON_DISK">): string[] {
+  const known = projections.map((p) => p.name).filter((name) => name !== AUDIT);
+  const unknown = config.READ_MODELS_ON_DISK.filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    const which = unknown.map((n) => JSON.stringify(n)).join(", ");
+    throw new ConfigError(`invalid configuration:\n  READ_MODELS_ON_DISK=${JSON.stringify(config.READ_MODELS_ON_DISK.join(","))}: ${which} ${unknown.length === 1 ? "is not a read model" : "are not read models"}; the read models are ${known.join(", ")} (the audit index has AUDIT_INDEX)`);
+  }
+  return config.READ_MODELS_ON_DISK;
 }
 
 /** Loads the snapshots of the models kept in `memory` (all but those `apart` or left out), when this process projects its own embedded log. */

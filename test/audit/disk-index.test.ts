@@ -30,7 +30,7 @@ afterEach(() => {
 
 /** openDiskIndex, which must get the directory (no other holder in these tests). */
 async function open(dir: string, events: MemoryEventStore): Promise<LmdbReadStore> {
-  const store = await openDiskIndex(dir, "audit", events);
+  const store = await openDiskIndex(dir, ["audit"], events);
   expect(store).toBeDefined();
   return store!;
 }
@@ -111,7 +111,7 @@ describe("openDiskIndex: one process at a time", () => {
     const dir = tempDir();
     const events = await logOf(1);
     const first = await open(dir, events);
-    expect(await openDiskIndex(dir, "audit", events)).toBeUndefined();
+    expect(await openDiskIndex(dir, ["audit"], events)).toBeUndefined();
     await first.close();
     expect(existsSync(join(dir, "owner.json"))).toBe(false);
     await (await open(dir, events)).close();
@@ -127,7 +127,7 @@ describe("openDiskIndex: one process at a time", () => {
     writeFileSync(join(dir, "owner.json"), JSON.stringify({ pid: process.ppid, bootId: "another boot" }));
     await (await open(dir, events)).close();
     writeFileSync(join(dir, "owner.json"), JSON.stringify({ pid: process.ppid, bootId }));
-    expect(await openDiskIndex(dir, "audit", events)).toBeUndefined();
+    expect(await openDiskIndex(dir, ["audit"], events)).toBeUndefined();
   });
 });
 

@@ -129,7 +129,7 @@ describe("the bundled server", () => {
     }
     const line = server.logs().split("\n").find((l) => l.includes('"writeThread"'));
     expect(line, "the audit index's log line").toBeDefined();
-    expect(JSON.parse(line!)).toMatchObject({ projection: "audit", writeThread: true });
+    expect(JSON.parse(line!)).toMatchObject({ projections: ["audit"], writeThread: true });
     const serving = server.logs().split("\n").find((l) => l.includes("cyborg-es is serving"));
     expect(JSON.parse(serving!)).toMatchObject({ nodeEnv: "production" });
     const v8 = server.logs().split("\n").find((l) => l.includes('"pretenuring"'));

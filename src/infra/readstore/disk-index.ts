@@ -1,9 +1,10 @@
 /**
- * A read model kept on disk beside the embedded log (the audit index: it grows with the log, so in
- * memory it would cost the process about 11-15 KB a boot flow for ever). Unlike the in-memory
- * models it outlives the process, so before the projector trusts it, it must be the model of THIS
- * log: the directory remembers the id of the log's first event (`log-identity.json`), and the
- * model is dropped, to be rebuilt from the log, when
+ * Read models kept on disk beside the embedded log: the audit index (it grows with the log, so in
+ * memory it would cost the process about 11-15 KB a boot flow for ever), and the models
+ * READ_MODELS_ON_DISK names (a large fleet's, kept out of the JavaScript heap). Unlike the
+ * in-memory models they outlive the process, so before the projector trusts one, it must be the
+ * model of THIS log: the directory remembers the id of the log's first event
+ * (`log-identity.json`), and a model is dropped, to be rebuilt from the log, when
  *   - it has a checkpoint but the log is empty, or ends before that checkpoint (a truncated or
  *     replaced log), or
  *   - the log's first event is not the one it remembers, or it remembers none (fails closed: an
@@ -11,7 +12,7 @@
  * A rebuild costs one replay of the log for that model (bench/RESULTS.md: audit index on disk).
  *
  * One process at a time projects into the directory (`owner.json`: its pid and the machine's boot
- * id): a second server started on the same DATA_DIR gets undefined and keeps the model in memory
+ * id): a second server started on the same DATA_DIR gets undefined and keeps the models in memory
  * (two projectors writing one model would undo each other's checkpoints). A holder whose process
  * is gone, or that ran before the machine restarted, is replaced.
  */
@@ -29,13 +30,14 @@ interface LogIdentity {
 }
 
 /**
- * Opens the on-disk store in `dir` for `projection`, dropping the model when it is not that of
+ * Opens the on-disk store in `dir` for `projections`, dropping each model that is not that of
  * `events`; undefined when another process holds the directory (see above).
  */
-export async function openDiskIndex(dir: string, projection: string, events: EventStore, log?: Logger): Promise<LmdbReadStore | undefined> {
+export async function openDiskIndex(dir: string, projections: readonly string[], events: EventStore, log?: Logger): Promise<LmdbReadStore | undefined> {
   await mkdir(dir, { recursive: true });
+  const names = projections.join(", ");
   if (!(await takeOwnership(dir))) {
-    log?.warn({ projection, dir }, `another process projects into ${dir}: this one keeps the ${projection} model in memory`);
+    log?.warn({ projections, dir }, `another process projects into ${dir}: this one keeps ${names} in memory`);
     return undefined;
   }
   const release = () => rm(join(dir, OWNER_FILE), { force: true });
@@ -48,14 +50,16 @@ export async function openDiskIndex(dir: string, projection: string, events: Eve
       if (e) await writeIdentity(dir, { firstEventId: e.id });
     };
     store = await LmdbReadStore.open(dir, { beforeFirstWrite: first ? undefined : learn, afterClose: release, writeThread: true });
-    const checkpoint = await store.getCheckpoint(projection);
-    const stale = checkpoint === undefined ? undefined : whyStale(checkpoint, head, first?.id, saved);
-    if (stale) {
-      log?.warn({ projection, dir, checkpoint: checkpoint!.toString() }, `the ${projection} model on disk is not this log's (${stale}): rebuilding it from the log`);
-      await store.drop(projection);
+    for (const projection of projections) {
+      const checkpoint = await store.getCheckpoint(projection);
+      const stale = checkpoint === undefined ? undefined : whyStale(checkpoint, head, first?.id, saved);
+      if (stale) {
+        log?.warn({ projection, dir, checkpoint: checkpoint!.toString() }, `the ${projection} model on disk is not this log's (${stale}): rebuilding it from the log`);
+        await store.drop(projection);
+      }
     }
     if (first && saved?.firstEventId !== first.id) await writeIdentity(dir, { firstEventId: first.id });
-    log?.info({ projection, dir, writeThread: store.writesOnThread }, `the ${projection} model is on disk in ${dir}, written ${store.writesOnThread ? "on a thread of its own" : "on the main thread"}`);
+    log?.info({ projections, dir, writeThread: store.writesOnThread }, `${names} on disk in ${dir}, written ${store.writesOnThread ? "on a thread of its own" : "on the main thread"}`);
     return store;
   } catch (err) {
     await (store ? store.close() : release());

@@ -1,6 +1,7 @@
 /**
- * A read store that keeps some projections in another store: the embedded mode keeps the audit
- * index on disk (LmdbReadStore, it grows with the log) and every other model in memory. Each call
+ * A read store that keeps some projections in other stores: the embedded mode keeps the audit
+ * index on disk (LmdbReadStore, it grows with the log), the models READ_MODELS_ON_DISK names in
+ * another LmdbReadStore, and every other model in memory. Each call
  * goes to the store of its projection; a read naming keys of both is split, and its answers come
  * back in the order of its keys. A range intersects indexes of one store only (of one projection,
  * in practice): keys of both are refused.
@@ -42,7 +43,7 @@ export class SplitReadStore implements ReadStore {
   }
 
   watchReconnects(listener: () => void): () => void {
-    const stops = [this.main, ...this.apart.values()].map((s) => s.watchReconnects(listener));
+    const stops = this.stores().map((s) => s.watchReconnects(listener));
     return () => stops.forEach((stop) => stop());
   }
 
@@ -63,7 +64,8 @@ export class SplitReadStore implements ReadStore {
   }
 
   guarded(): ReadStore {
-    return new SplitReadStore(this.main.guarded(), new Map([...this.apart].map(([name, s]) => [name, s.guarded()])));
+    const views = new Map(this.stores().map((s) => [s, s.guarded()]));
+    return new SplitReadStore(views.get(this.main)!, new Map([...this.apart].map(([name, s]) => [name, views.get(s)!])));
   }
 
   getDocs(keys: readonly string[]): Promise<Array<Doc | null>> {
@@ -90,11 +92,16 @@ export class SplitReadStore implements ReadStore {
 
   /** Forgets everything in each store that can (memory, lmdb), as a Redis FLUSHALL would (tests of the projector's self-healing). */
   async flushAll(): Promise<void> {
-    for (const s of [this.main, ...this.apart.values()]) await (s as Partial<{ flushAll(): unknown }>).flushAll?.();
+    for (const s of this.stores()) await (s as Partial<{ flushAll(): unknown }>).flushAll?.();
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.main, ...this.apart.values()].map((s) => s.close()));
+    await Promise.all(this.stores().map((s) => s.close()));
+  }
+
+  /** Each store once (one store may keep several projections apart). */
+  private stores(): ReadStore[] {
+    return [...new Set([this.main, ...this.apart.values()])];
   }
 
   private of(projection: string): ReadStore {
