@@ -9,13 +9,11 @@ import { streamPrefix } from "../domain/shared/types.js";
  * entry never goes back to an older revision, so concurrent handlers and conflicts keep it correct.
  * States are immutable and may be shared. Least recently used entries are dropped beyond the limit.
  *
- * Host streams have their own limit, apart from the ARQ, instance and key streams a boot storm
- * makes and drops. A host's folded state is large (a tree of 8 devices with their deployables,
- * handles and attributes: about 83 KB of heap), and a fleet's agents report in turn, so a limit
- * that held every host would grow the heap by the fleet's size (0.8 GB at 10,000 hosts) and the
- * garbage collector's work with it. A host out of the cache costs little: its agent's
- * confirmation reads the stream's last events (app/inventory.ts), and a bind or a whole report
- * folds the host's latest period (about 1 ms for a registered host of 8 devices and 102 events).
+ * Host streams have their own limit. Every agent reports once an interval, so a fleet reads its
+ * hosts in a cycle; in one least-recently-used cache shared with the ARQ, instance and key streams
+ * a boot storm makes, a fleet of about as many hosts as entries would find none of them cached
+ * (each host's entry is the oldest by its next report), and every report would fold its host's
+ * stream from the log again.
  */
 export interface CachedAggregate {
   state: unknown;
@@ -23,15 +21,12 @@ export interface CachedAggregate {
   position: bigint | null;
 }
 
-/** Host streams cached by default: the busiest hosts of a fleet, about 85 MB of heap at 8 devices a host. */
-export const MAX_HOSTS = 1024;
-
 export class AggregateCache {
   private readonly entries: LRUCache<string, CachedAggregate>;
   private readonly hosts: LRUCache<string, CachedAggregate>;
 
-  /** `max` entries of every other stream, and `maxHosts` host streams (those binds and reports touched last). */
-  constructor(max = 10_000, maxHosts = MAX_HOSTS) {
+  /** `max` entries of every other stream, and `maxHosts` host streams (a fleet's hosts, with room to spare). */
+  constructor(max = 10_000, maxHosts = 100_000) {
     this.entries = new LRUCache({ max });
     this.hosts = new LRUCache({ max: maxHosts });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { AggregateCache, MAX_HOSTS } from "../../src/app/aggregate-cache.js";
+import { AggregateCache } from "../../src/app/aggregate-cache.js";
 import { handleCommand, loadAggregate } from "../../src/app/handle.js";
 import type { Decider } from "../../src/domain/shared/decider.js";
 import { DomainError } from "../../src/domain/shared/types.js";
@@ -119,14 +119,6 @@ describe("handleCommand", () => {
       expect(cache.size).toBe(6);
       cache.set("host-h4", entry);
       expect([cache.get("host-h0"), cache.size]).toEqual([undefined, 6]);
-    });
-    it("holds at most MAX_HOSTS host streams by default, the ones used last", () => {
-      const cache = new AggregateCache();
-      const entry = { state: 0, revision: 0, position: 0n };
-      for (let h = 0; h < MAX_HOSTS + 500; h++) cache.set(`host-h${h}`, entry);
-      expect(cache.size).toBe(MAX_HOSTS);
-      expect(cache.get("host-h0")).toBeUndefined();
-      expect(cache.get(`host-h${MAX_HOSTS + 499}`)).toBeDefined();
     });
   });
 });
