@@ -16,10 +16,12 @@ import v8 from "node:v8";
 
 export const NO_PRETENURING = "--no-allocation-site-pretenuring";
 
+/** The flag on node's command line, either way. */
+const FLAG = /^--(no-)?allocation[-_]site[-_]pretenuring$/;
+
 /** Whether serve should turn pretenuring off: not when node's command line says anything about it, nor when node's defaults are asked for. */
 export function wantsNoPretenuring(execArgv: readonly string[], env: NodeJS.ProcessEnv): boolean {
-  if (env.CYBORG_ES_NODE_DEFAULTS === "1") return false;
-  return !execArgv.some((a) => /^--(no-)?allocation[-_]site[-_]pretenuring$/.test(a));
+  return env.CYBORG_ES_NODE_DEFAULTS !== "1" && !execArgv.some((a) => FLAG.test(a));
 }
 
 /** Turns pretenuring off unless told otherwise; answers whether V8 pretenures from now on. */
@@ -28,5 +30,5 @@ export function settlePretenuring(execArgv: readonly string[] = process.execArgv
     v8.setFlagsFromString(NO_PRETENURING);
     return false;
   }
-  return !execArgv.some((a) => /^--no-allocation[-_]site[-_]pretenuring$/.test(a));
+  return !execArgv.some((a) => FLAG.test(a) && a.startsWith("--no-"));
 }

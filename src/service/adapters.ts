@@ -87,27 +87,18 @@ export async function openReadSide(config: Config, options: ReadSideOptions = {}
   const [{ openDiskIndex }, { SplitReadStore }] = await Promise.all([import("../infra/readstore/disk-index.js"), import("../infra/readstore/split.js")]);
   const apart = new Map<string, ReadStore>();
   const opened: ReadStore[] = [];
+  /** Opens one store on disk for `names`; none when another process holds its directory (they stay in memory). */
+  const openApart = async (dir: string, names: string[], what: string, instead: string) => {
+    const store = await openDiskIndex(dir, names, log, options.log).catch((err: Error) => {
+      throw new Error(`cannot open ${what} in ${dir} (${err.message}); ${instead}`, { cause: err });
+    });
+    if (!store) return;
+    opened.push(store);
+    for (const name of names) apart.set(name, store);
+  };
   try {
-    if (config.AUDIT_INDEX === "disk") {
-      const dir = auditIndexDir(config);
-      const index = await openDiskIndex(dir, [AUDIT], log, options.log).catch((err: Error) => {
-        throw new Error(`cannot open the audit index in ${dir} (${err.message}); AUDIT_INDEX=memory keeps it in memory instead`, { cause: err });
-      });
-      if (index) {
-        opened.push(index);
-        apart.set(AUDIT, index);
-      }
-    }
-    if (onDisk.length > 0) {
-      const dir = diskModelsDir(config);
-      const models = await openDiskIndex(dir, onDisk, log, options.log).catch((err: Error) => {
-        throw new Error(`cannot open the read models on disk in ${dir} (${err.message}); without READ_MODELS_ON_DISK they are kept in memory`, { cause: err });
-      });
-      if (models) {
-        opened.push(models);
-        for (const name of onDisk) apart.set(name, models);
-      }
-    }
+    if (config.AUDIT_INDEX === "disk") await openApart(auditIndexDir(config), [AUDIT], "the audit index", "AUDIT_INDEX=memory keeps it in memory instead");
+    if (onDisk.length > 0) await openApart(diskModelsDir(config), onDisk, "the read models on disk", "without READ_MODELS_ON_DISK they are kept in memory");
     // The audit index kept in memory is rebuilt at every start (above); a model on disk needs no snapshot.
     const snapshots = await loadSnapshots(config, memory, options, new Set([AUDIT, ...apart.keys()]));
     return { readStore: apart.size > 0 ? new SplitReadStore(memory, apart) : memory, pubsub: new InProcessPubSub(), snapshots };

@@ -301,7 +301,7 @@ export class MemoryReadStore implements ReadStore {
       if (!Array.isArray(entries)) {
         if ((typeof entries === "string" ? entries.length : entries.end - entries.start) > 2) this.zsets.set(k, entries); // "[]": an empty set is none
       } else if (entries.length > SMALL_SET) this.zsets.set(k, SortedSet.of(entries));
-      else if (entries.length > 0) this.zsets.set(k, flat(JSON.stringify(SortedSet.of(entries).entries())));
+      else if (entries.length > 0) this.zsets.set(k, setText(SortedSet.of(entries)));
     }
     this.checkpoints.set(projection, model.checkpoint);
     if (model.origin) this.origins.set(projection, { ...model.origin });
@@ -410,7 +410,7 @@ export class MemoryReadStore implements ReadStore {
   /** A sorted set no longer among those written lately: kept as its text again, unless it is large. */
   private settleZset(key: string): void {
     const z = this.zsets.get(key);
-    if (z instanceof SortedSet && z.size <= SMALL_SET) this.zsets.set(key, flat(JSON.stringify(z.entries())));
+    if (z instanceof SortedSet && z.size <= SMALL_SET) this.zsets.set(key, setText(z));
   }
 
   private zadd(key: string, member: string, score: number, nx = false): void {
@@ -435,6 +435,11 @@ export class MemoryReadStore implements ReadStore {
 const SMALL_SET = 32;
 /** How many hashes, and how many sorted sets, written lately are kept in their quick-to-change form. */
 const RECENT_KEYS = 4096;
+
+/** A small set's text as the store keeps it: `[[member, score], ...]`, flat. */
+function setText(z: SortedSet): string {
+  return flat(JSON.stringify(z.entries()));
+}
 
 function isRaw(h: HashValue | RawJson): h is RawJson {
   return typeof h !== "string" && !(h instanceof Map);
