@@ -15,6 +15,8 @@
  *          service writes it: the run measures a registered fleet after a restart, not registration)
  *          --restart-first (the embedded server is restarted once, from its snapshots, before the
  *          fleet starts: a service restarted since its first start, not one that replayed its log)
+ *          --scrape-s 15 (/metrics read every so many seconds from the start, as a Prometheus
+ *          would; 0: never)
  *
  * The hosts' first reports (whole ones: registration) are spread over `--register-s`; the warm-up
  * lasts until `--warmup-s`, then the boot storm starts (on registered hosts) and `--minutes` are
@@ -33,6 +35,7 @@ import { Fleet, httpPoster, type ReportSample } from "./lib/fleet/agents.js";
 import { devicesFor, SimulatedHost, templateDevices } from "./lib/fleet/host-devices.js";
 import { preregister } from "./lib/fleet/preregister.js";
 import { RssSampler, rssMiB } from "./lib/fleet/rss.js";
+import { Scraper } from "./lib/fleet/scraper.js";
 import { BootStorm, STORM_PROFILE } from "./lib/fleet/storm.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
 import { processCpuSeconds } from "./lib/process-cpu.js";
@@ -117,13 +120,16 @@ async function main() {
   const loadTimer = setInterval(() => loads.push(loadavg()[0]!), 5_000);
   const fleet = new Fleet({ hosts, post: httpPoster(url), intervalMs: intervalS * 1000, registerMs: registerS * 1000, jitter: Number(args.jitter ?? 0.1), churn: Number(args.churn ?? 0.01), random });
   const storm = new BootStorm({ url, token: serviceToken, profile, hostnames: () => [...fleet.registered], bootsPerS: Number(args["boots-per-s"] ?? 5), connections: Number(args.connections ?? 8), random });
+  const scrapeS = Number(args["scrape-s"] ?? 15);
+  const scraper = scrapeS > 0 ? new Scraper(url.replace(/\/graphql$/, "/metrics"), adminToken, scrapeS * 1000) : undefined;
   const t0 = Date.now();
   fleet.start();
   const progress = setInterval(() => {
     const s = fleet.stats;
     const recent = s.samples.filter((x) => x.at > Date.now() - 30_000).map((x) => x.ms);
     const mib = pid ? rssMiB(pid()) : null;
-    log(`${fleet.registered.size} hosts registered; ${s.samples.length} reports (${s.failed} failed, ${s.inFlight} in flight), last 30 s p99 ${p(recent, 99)} ms; ${storm.flows} boots (${storm.failed} failed); RSS ${mib ?? "-"} MiB; load ${loadavg()[0]!.toFixed(1)}`);
+    const scrapes = scraper?.samples.filter((x) => x.at > Date.now() - 30_000).map((x) => Math.round(x.ms)) ?? [];
+    log(`${fleet.registered.size} hosts registered; ${s.samples.length} reports (${s.failed} failed, ${s.inFlight} in flight), last 30 s p99 ${p(recent, 99)} ms; ${storm.flows} boots (${storm.failed} failed); scrapes ${scrapes.join(", ") || "-"} ms; RSS ${mib ?? "-"} MiB; load ${loadavg()[0]!.toFixed(1)}`);
   }, 30_000);
 
   await new Promise((r) => setTimeout(r, warmupS * 1000));
@@ -140,10 +146,12 @@ async function main() {
   clearInterval(progress);
   clearInterval(loadTimer);
   rss?.stop();
+  scraper?.stop();
 
   const size = await readModelSize(url, adminToken);
   const reports = fleet.stats.samples;
   const measured = reports.filter((x) => x.at >= measuredFrom);
+  const scraped = scraper?.samples.filter((x) => x.at >= measuredFrom) ?? [];
   const registration = reports.filter((x: ReportSample) => x.at < measuredFrom && x.full).map((x) => x.ms);
   const memory = rss?.after(measuredFrom + 5_000) ?? null;
   const dataMiB = server ? dirMiB(server.dataDir) : null;
@@ -175,6 +183,12 @@ async function main() {
     failed_flows: storm.failed,
     bind_p50_ms: p(storm.bindMs.map((x) => x.ms), 50),
     bind_p99_ms: p(storm.bindMs.map((x) => x.ms), 99),
+    scrape_s: scrapeS,
+    scrapes: scraped.length,
+    failed_scrapes: scraped.filter((x) => !x.ok).length,
+    scrape_p50_ms: p(scraped.map((x) => x.ms), 50),
+    scrape_max_ms: scraped.length ? Math.round(Math.max(...scraped.map((x) => x.ms))) : null,
+    first_scrape_ms: scraper?.samples[0] ? Math.round(scraper.samples[0].ms) : null,
     server_cpu_pct: cpuFrom !== null && cpuTo !== null ? +(((cpuTo - cpuFrom) / measuredS) * 100).toFixed(1) : null,
     rss_mib: memory?.last ?? null,
     rss_after_warmup_mib: memory,

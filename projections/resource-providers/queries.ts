@@ -7,7 +7,8 @@ import type { DriverCapacity } from "../../src/domain/inventory/partitioning-rep
 import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { attributesView } from "../shared/deployables.js";
 import { hostsChangedSince as changedSince } from "../shared/changed-hosts.js";
-import { k } from "./projection.js";
+import { HostFeed, type HostView } from "../shared/host-feed.js";
+import { k, name } from "./projection.js";
 
 export type ResourceProviderView = {
   uuid: string;
@@ -131,15 +132,41 @@ function capacityOf(rps: readonly ResourceProviderView[]): HostCapacityView[] {
 /** One device and its lifecycle state. */
 export type DeviceStateView = { deviceUuid: string; state: DeviceLifecycleState };
 
-/**
- * The fleet in one pass over the providers (what a metrics scrape reads): capacity per host and
- * class, and each device with a provider and its lifecycle state.
- */
-export async function fleetView(store: ReadStore): Promise<{ capacity: HostCapacityView[]; devices: DeviceStateView[] }> {
-  const rps = await listResourceProviders(store);
-  const devices = new Map<string, DeviceLifecycleState>();
-  for (const rp of rps) devices.set(rp.deviceUuid, rp.deviceState);
-  return { capacity: capacityOf(rps), devices: [...devices].map(([deviceUuid, state]) => ({ deviceUuid, state })) };
+/** One host's part of the fleet (what the metrics' capacity and device gauges show): its capacity per class, and each device with a provider and its lifecycle state. */
+export type FleetHostView = { hostname: string; capacity: HostCapacityView[]; devices: DeviceStateView[] };
+
+/** The named hosts' parts of the fleet; a host without providers is left out. */
+export async function fleetHosts(store: ReadStore, hostnames: readonly string[]): Promise<FleetHostView[]> {
+  const providers = await Promise.all(hostnames.map((h) => listResourceProviders(store, h)));
+  return providers.flatMap((rps, i) => {
+    if (rps.length === 0) return [];
+    const devices = new Map<string, DeviceLifecycleState>();
+    for (const rp of rps) devices.set(rp.deviceUuid, rp.deviceState);
+    return [{ hostname: hostnames[i]!, capacity: capacityOf(rps), devices: [...devices].map(([deviceUuid, state]) => ({ deviceUuid, state })) }];
+  });
+}
+
+/** The fleet, host by host, as one process keeps it (a scrape reads it: only the hosts changed since the last are read again). */
+export class FleetView implements HostView<FleetHostView> {
+  private readonly byName = new Map<string, FleetHostView>();
+
+  put(host: FleetHostView): void {
+    this.byName.set(host.hostname, host);
+  }
+
+  remove(hostname: string): void {
+    this.byName.delete(hostname);
+  }
+
+  /** Every host's part, each the same object while nothing of the host changed. */
+  hosts(): FleetHostView[] {
+    return [...this.byName.values()];
+  }
+}
+
+/** The fleet kept by a host-feed over this model (projections/shared/host-feed.ts). */
+export function fleetFeed(store: ReadStore): HostFeed<FleetHostView, FleetView> {
+  return new HostFeed(store, { models: [name], changedSince: [hostsChangedSince], read: fleetHosts, empty: () => new FleetView() });
 }
 
 /** Hosts whose providers changed at or after `position` (every host with a provider's event when undefined). */

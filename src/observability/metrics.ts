@@ -8,7 +8,8 @@ import { getHeapStatistics } from "node:v8";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ProjectionStatus } from "../reactors/projector/progress.js";
 import { DEVICE_LIFECYCLE_STATES } from "../domain/inventory/device-lifecycle.js";
-import { DeviceStateTracker, type DeviceStateSample } from "./device-states.js";
+import { DeviceStateTracker, type HostDevicesSample } from "./device-states.js";
+import { FleetExposition, type FleetHostSample } from "./fleet-exposition.js";
 
 /** What GraphQL and REST front doors record per operation. */
 export interface OperationMetrics {
@@ -46,10 +47,11 @@ export interface MetricSources {
   /** Whole host reports being taken and waiting for their turn (api/report-admission.ts). */
   reportAdmission?: () => { inFlight: number; queued: number };
   /**
-   * Read once per scrape, in one pass over the read model: capacity per host and resource class, and
-   * each device with its lifecycle state (a read model being rebuilt gives none).
+   * Read at each scrape: each host's capacity per resource class and its devices with their
+   * lifecycle states, a host's object kept while nothing of it changed (fleetFeed in
+   * projections/resource-providers/queries.ts); a read model being rebuilt gives none.
    */
-  fleet?: () => Promise<{ capacity: readonly CapacitySample[]; devices: readonly DeviceStateSample[] }>;
+  fleet?: () => Promise<ReadonlyArray<FleetHostSample & HostDevicesSample>>;
   /** The liveness of a host's agent (asked for each host with capacity). */
   agent?: (hostname: string) => AgentSample;
 }
@@ -85,8 +87,8 @@ export class Metrics implements OperationMetrics {
   readonly registry = new Registry();
   private sources: MetricSources = {};
   private readonly seen = new Map<string, Set<string>>();
-  /** What the capacity gauges show, read at the start of each scrape. */
-  private fleet: readonly CapacitySample[] = [];
+  /** The per-host families, written apart from the registry (fleet-exposition.ts). */
+  private readonly fleetText = new FleetExposition();
   /** Devices per lifecycle state at the last scrape that could read them (none before). */
   private deviceCounts: Readonly<Record<string, number>> | undefined;
   private readonly deviceStates = new DeviceStateTracker();
@@ -246,28 +248,12 @@ export class Metrics implements OperationMetrics {
         this.set(sources().openSubscriptions?.() ?? 0);
       },
     });
-    this.capacityGauges();
+    this.deviceGauge();
     this.processMetrics = opts.processMetrics !== false;
   }
 
-  /** Total, used and reserved per resource class and host, and each host's agent's liveness. */
-  private capacityGauges(): void {
-    const fleet = () => this.fleet;
-    const capacity = (field: "total" | "used" | "reserved", help: string) =>
-      new Gauge({
-        name: `cyborg_capacity_${field}`,
-        help,
-        labelNames: ["resource_class", "host"] as const,
-        registers: [this.registry],
-        collect() {
-          this.reset();
-          for (const c of fleet()) this.set({ resource_class: c.resourceClass, host: c.hostname }, c[field]);
-        },
-      });
-    capacity("total", "Accelerators the host's resource providers of the class offer (Placement's inventory total)");
-    capacity("used", "Of those, allocated to ARQs");
-    capacity("reserved", "Of those, reserved (a device in maintenance, or lost while allocated); free = total - used - reserved");
-    const sources = () => this.sources;
+  /** Devices per lifecycle state (the per-host families are written by fleet-exposition.ts). */
+  private deviceGauge(): void {
     const deviceCounts = () => this.deviceCounts;
     new Gauge({
       name: "cyborg_devices",
@@ -278,29 +264,6 @@ export class Metrics implements OperationMetrics {
         this.reset();
         const counts = deviceCounts();
         if (counts) for (const state of DEVICE_LIFECYCLE_STATES) this.set({ state }, counts[state] ?? 0);
-      },
-    });
-    const hosts = () => [...new Set(fleet().map((c) => c.hostname))];
-    new Gauge({
-      name: "cyborg_agent_live",
-      help: "1 while the host's agent reports on time (hostStatus liveness LIVE), 0 when it is STALE or GONE",
-      labelNames: ["host"] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        const agent = sources().agent;
-        if (agent) for (const host of hosts()) this.set({ host }, agent(host).live ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: "cyborg_agent_silent_seconds",
-      help: "Seconds since the host's agent last reported (since the service started, when it has not)",
-      labelNames: ["host"] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        const agent = sources().agent;
-        if (agent) for (const host of hosts()) this.set({ host }, agent(host).silentForS);
       },
     });
   }
@@ -352,16 +315,15 @@ export class Metrics implements OperationMetrics {
 
   /** The Prometheus text format, and its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
-    // A read model being rebuilt answers UNAVAILABLE: the capacity gauges are left out meanwhile.
+    // A read model being rebuilt answers UNAVAILABLE: the per-host samples are left out meanwhile.
     const fleet = await this.sources.fleet?.().catch(() => undefined);
-    this.fleet = fleet?.capacity ?? [];
     this.deviceCounts = undefined;
     if (fleet) {
-      const { counts, ended } = this.deviceStates.update(fleet.devices, this.now());
+      const { counts, ended } = this.deviceStates.update(fleet, this.now());
       this.deviceCounts = counts;
       for (const stay of ended) this.stateSeconds.observe({ state: stay.state }, stay.seconds);
     }
-    const own = await this.registry.metrics();
+    const own = (await this.registry.metrics()) + this.fleetText.render(fleet ?? [], this.sources.agent);
     return { contentType: this.registry.contentType, body: this.processMetrics ? (await processRegistry().metrics()) + own : own };
   }
 

@@ -6,7 +6,7 @@
 import { BoundNotifier } from "../../projections/arqs/bound-notifier.js";
 import { EvictionNotifier } from "../../projections/arqs/eviction-notifier.js";
 import { projections } from "../../projections/index.js";
-import { fleetView } from "../../projections/resource-providers/queries.js";
+import { fleetFeed } from "../../projections/resource-providers/queries.js";
 import { liveArqsOf } from "../../projections/arqs/queries.js";
 import { archiveDir, arqQuota, bitstreamOptions, openEventStore, openReadSide, readModelsOf, rebuildLog, snapshotDir } from "./adapters.js";
 import { ReportAdmission } from "../api/report-admission.js";
@@ -162,12 +162,13 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const programming = new ProgrammingFeed(store, log.child({ component: "programming-feed" }));
     opened.push(() => notifications.close(), () => evictions.close(), () => programming.close());
     const reportAdmission = new ReportAdmission({ maxInFlight: config.REPORT_MAX_IN_FLIGHT, maxQueued: config.REPORT_MAX_QUEUED, retryAfterS: config.REPORT_RETRY_AFTER_S });
+    const fleet = fleetFeed(readStore);
     obs.metrics?.watch({
       projections: () => projector?.status() ?? [],
       reportAdmission: () => reportAdmission.load(),
       openSubscriptions: () => notifications.listening,
       bindsInFlight: () => binder?.bindsInFlight ?? 0,
-      fleet: () => fleetView(readStore),
+      fleet: async () => (await fleet.current()).hosts(),
       agent: (hostname) => {
         const l = app.reportTimes.liveness(hostname);
         return { live: l.state === "LIVE", silentForS: l.silentForS };

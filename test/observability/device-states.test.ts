@@ -7,7 +7,7 @@ function scraper() {
   let now = 1_000_000;
   let devices: Array<{ deviceUuid: string; state: DeviceLifecycleState }> = [];
   const m = new Metrics({ processMetrics: false, now: () => now });
-  m.watch({ fleet: async () => ({ capacity: [], devices }) });
+  m.watch({ fleet: async () => [{ hostname: "h1", capacity: [], devices }] });
   return {
     at: (ms: number, d: typeof devices) => {
       now = ms;

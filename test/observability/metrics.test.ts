@@ -6,24 +6,7 @@ import { projections } from "../../projections/index.js";
 import { freePort } from "../../bench/lib/redis-server.js";
 import { collect, FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "../api/harness.js";
 import * as op from "../api/operations.js";
-
-/** `# TYPE` lines and samples of a Prometheus text exposition. */
-function parse(text: string) {
-  const types = new Map<string, string>();
-  const samples: Array<{ name: string; labels: Record<string, string>; value: number }> = [];
-  for (const line of text.split("\n")) {
-    const t = /^# TYPE (\S+) (\S+)$/.exec(line);
-    if (t) types.set(t[1]!, t[2]!);
-    const s = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!s) continue;
-    const labels: Record<string, string> = {};
-    for (const m of (s[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[m[1]!] = m[2]!;
-    samples.push({ name: s[1]!, labels, value: Number(s[3]) });
-  }
-  const value = (name: string, labels: Record<string, string> = {}) =>
-    samples.filter((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v)).reduce((n, x) => n + x.value, 0);
-  return { types, samples, value };
-}
+import { parse } from "./exposition.js";
 
 /** Every metric an operator relies on, with its type (docs/operations.md: "Metrics"). */
 export const EXPECTED_METRICS = {
@@ -119,6 +102,26 @@ describe("GET /metrics after a scheduler's flow", () => {
     const listed = new Map([...readme.matchAll(/^\| `(cyborg_\w+)` \| (\w+) \|/gm)].map((x) => [x[1]!, x[2]!]));
     const served = new Map([...m.types].filter(([name]) => name.startsWith("cyborg_")));
     expect(listed).toEqual(served);
+  });
+
+  it("follows binds and releases in the capacity gauges from one scrape to the next", async () => {
+    await t.ok("admin", op.CREATE_PROFILE, { input: { name: "fpga-follow", groups: [{ "resources:FPGA": "1" }] } });
+    await t.ok("agent", op.REPORT, { hostname: "compute1", devices: FAKE_HOST_DEVICES(2) });
+    const used = async () => (await scrape()).value("cyborg_capacity_used", { resource_class: "FPGA", host: "compute1" });
+    // The flow above left one handle bound; this test alone finds none.
+    const before = await used();
+    expect([0, 1]).toContain(before);
+    const rp = (await t.ok("service", op.RPS, { hostname: "compute1" })).resourceProviders[0];
+    const arqs = (await t.ok("service", op.CREATE_ARQS, { name: "fpga-follow" })).createAcceleratorRequests;
+    const instance = randomUUID();
+    const sub = collect<op.BoundEvent>(t.ws("service"), op.BOUND, { instance });
+    await t.ok("service", op.BIND, { bindings: [{ arqUuid: arqs[0].uuid, hostname: "compute1", deviceRpUuid: rp.uuid, instanceUuid: instance }] });
+    await sub.next(1);
+    sub.unsubscribe();
+    expect(await used()).toBe(before + 1);
+    await t.ok("service", op.DELETE_ARQS, { instance });
+    expect(await used()).toBe(before);
+    expect((await scrape()).value("cyborg_capacity_total", { resource_class: "FPGA", host: "compute1" })).toBe(2);
   });
 
   it("counts REST requests by route template, never by path", async () => {

@@ -62,7 +62,10 @@ export function queriesOf(store: ReadStore) {
     getProfilesByName: (names: readonly string[]) => profiles.getProfilesByName(store, names),
     getProfileByUuid: (uuid: string) => profiles.getProfileByUuid(store, uuid),
     listResourceProviders: (hostname?: string | null) => rps.listResourceProviders(store, hostname),
-    fleetView: () => rps.fleetView(store),
+    fleetView: async () => {
+      const hosts = (await rps.fleetFeed(store).current()).hosts();
+      return { capacity: hosts.flatMap((h) => h.capacity), devices: hosts.flatMap((h) => h.devices) };
+    },
   };
 }
 
