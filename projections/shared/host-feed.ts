@@ -35,7 +35,7 @@ export type HostFeedSource<H extends { hostname: string }, V extends HostView<H>
 };
 
 /** Hosts read in one go. */
-const SLICE = 8;
+const SLICE = 4;
 /** How long the reading holds the event loop before it gives it a turn. */
 const HOLD_MS = 4;
 

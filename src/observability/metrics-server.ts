@@ -1,12 +1,18 @@
 /** GET /metrics on a port of its own (METRICS_PORT), for a scraper that should not reach the API. */
+import { once } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Metrics } from "./metrics.js";
 
+/** The scrape's text, chunk by chunk as the socket takes it (a large fleet's is megabytes). */
 export async function sendMetrics(metrics: Metrics, res: ServerResponse): Promise<void> {
-  const { contentType, body } = await metrics.scrape();
-  res.writeHead(200, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
-  res.end(body);
+  const { contentType, chunks } = await metrics.scrape();
+  res.writeHead(200, { "content-type": contentType });
+  for (const chunk of chunks) {
+    if (res.destroyed) return;
+    if (!res.write(chunk)) await Promise.race([once(res, "drain"), once(res, "close")]);
+  }
+  res.end();
 }
 
 export async function startMetricsServer(metrics: Metrics, port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {

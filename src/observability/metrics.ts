@@ -313,8 +313,8 @@ export class Metrics implements OperationMetrics {
     this.agentReports.inc({ result });
   }
 
-  /** The Prometheus text format, and its content type. */
-  async scrape(): Promise<{ contentType: string; body: string }> {
+  /** The Prometheus text format, in chunks to send one after another, and its content type. */
+  async scrape(): Promise<{ contentType: string; chunks: string[] }> {
     // A read model being rebuilt answers UNAVAILABLE: the per-host samples are left out meanwhile.
     const fleet = await this.sources.fleet?.().catch(() => undefined);
     this.deviceCounts = undefined;
@@ -323,8 +323,8 @@ export class Metrics implements OperationMetrics {
       this.deviceCounts = counts;
       for (const stay of ended) this.stateSeconds.observe({ state: stay.state }, stay.seconds);
     }
-    const own = (await this.registry.metrics()) + this.fleetText.render(fleet ?? [], this.sources.agent);
-    return { contentType: this.registry.contentType, body: this.processMetrics ? (await processRegistry().metrics()) + own : own };
+    const own = [await this.registry.metrics(), ...(await this.fleetText.render(fleet ?? [], this.sources.agent))];
+    return { contentType: this.registry.contentType, chunks: this.processMetrics ? [await processRegistry().metrics(), ...own] : own };
   }
 
   /** A value a caller names: kept while the label has few values, "other" past that. */

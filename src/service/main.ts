@@ -163,6 +163,10 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     opened.push(() => notifications.close(), () => evictions.close(), () => programming.close());
     const reportAdmission = new ReportAdmission({ maxInFlight: config.REPORT_MAX_IN_FLIGHT, maxQueued: config.REPORT_MAX_QUEUED, retryAfterS: config.REPORT_RETRY_AFTER_S });
     const fleet = fleetFeed(readStore);
+    // Read the fleet once now, a few hosts at a time, so that the first scrape does not wait for
+    // every host (at 10,000 hosts on disk that is longer than Prometheus's scrape timeout); a model
+    // not yet readable is read at the first scrape instead.
+    if (obs.metrics) void fleet.current().catch(() => undefined);
     obs.metrics?.watch({
       projections: () => projector?.status() ?? [],
       reportAdmission: () => reportAdmission.load(),

@@ -13,7 +13,7 @@ function scraper() {
       now = ms;
       devices = d;
     },
-    scrapeBody: async () => (await m.scrape()).body,
+    scrapeBody: async () => (await m.scrape()).chunks.join(""),
   };
 }
 
@@ -43,6 +43,6 @@ describe("device lifecycle metrics", () => {
   it("shows no device counts while the read model cannot be read", async () => {
     const m = new Metrics({ processMetrics: false });
     m.watch({ fleet: async () => Promise.reject(new Error("read model being rebuilt")) });
-    expect((await m.scrape()).body).not.toMatch(/cyborg_devices\{/);
+    expect((await m.scrape()).chunks.join("")).not.toMatch(/cyborg_devices\{/);
   });
 });

@@ -23,7 +23,7 @@ const host = (hostname: string, used: number, states: DeviceLifecycleState[] = [
 function scraper(hosts: Host[]) {
   const m = new Metrics({ processMetrics: false });
   m.watch({ fleet: async () => [...hosts], agent: (h) => ({ live: h !== "silent", silentForS: h === "silent" ? 900 : 12 }) });
-  return async () => (await m.scrape()).body;
+  return async () => (await m.scrape()).chunks.join("");
 }
 
 describe("the fleet's per-host metrics", () => {
