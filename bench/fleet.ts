@@ -36,6 +36,7 @@ import { devicesFor, SimulatedHost, templateDevices } from "./lib/fleet/host-dev
 import { preregister } from "./lib/fleet/preregister.js";
 import { RssSampler, rssMiB } from "./lib/fleet/rss.js";
 import { Scraper } from "./lib/fleet/scraper.js";
+import { bindStages } from "./lib/fleet/server-histograms.js";
 import { BootStorm, STORM_PROFILE } from "./lib/fleet/storm.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
 import { processCpuSeconds } from "./lib/process-cpu.js";
@@ -189,6 +190,8 @@ async function main() {
     scrape_p50_ms: p(scraped.map((x) => x.ms), 50),
     scrape_max_ms: scraped.length ? Math.round(Math.max(...scraped.map((x) => x.ms))) : null,
     first_scrape_ms: scraper?.samples[0] ? Math.round(scraper.samples[0].ms) : null,
+    // The server's histograms over the whole run, from the last scrape: where a bind's time goes.
+    server_histograms: scraper?.last ? bindStages(scraper.last) : null,
     server_cpu_pct: cpuFrom !== null && cpuTo !== null ? +(((cpuTo - cpuFrom) / measuredS) * 100).toFixed(1) : null,
     rss_mib: memory?.last ?? null,
     rss_after_warmup_mib: memory,

@@ -3,6 +3,8 @@ export type ScrapeSample = { at: number; ms: number; ok: boolean; bytes: number 
 
 export class Scraper {
   readonly samples: ScrapeSample[] = [];
+  /** The last scrape's text. */
+  last = "";
   private readonly timer: NodeJS.Timeout;
   private busy = false;
 
@@ -23,6 +25,7 @@ export class Scraper {
     try {
       const res = await fetch(this.url, { headers: { authorization: `Bearer ${this.token}` }, signal: AbortSignal.timeout(10_000) });
       const body = await res.text();
+      if (res.ok) this.last = body;
       this.samples.push({ at, ms: performance.now() - t, ok: res.ok, bytes: body.length });
     } catch {
       this.samples.push({ at, ms: performance.now() - t, ok: false, bytes: 0 });
