@@ -14,7 +14,7 @@
  * up. A view read whole is built apart and takes the old one's place at the end; hosts read again
  * are put into the view together once all of them are read.
  */
-import { setImmediate as turn } from "node:timers/promises";
+import { EventLoopTurns } from "../../src/infra/event-loop-turns.js";
 import type { ReadStore } from "../../src/infra/readstore/port.js";
 
 /** What a host-feed keeps: hosts put (added, or replacing what was known) and removed by name. */
@@ -36,8 +36,6 @@ export type HostFeedSource<H extends { hostname: string }, V extends HostView<H>
 
 /** Hosts read in one go. */
 const SLICE = 4;
-/** How long the reading holds the event loop before it gives it a turn. */
-const HOLD_MS = 4;
 
 export class HostFeed<H extends { hostname: string }, V extends HostView<H>> {
   private view: V;
@@ -96,12 +94,9 @@ export class HostFeed<H extends { hostname: string }, V extends HostView<H>> {
 
 /** Reads the named hosts a slice at a time, giving the event loop a turn every few milliseconds. */
 async function readSliced<H extends { hostname: string }>(store: ReadStore, source: HostFeedSource<H, HostView<H>>, names: readonly string[], take: (host: H) => void): Promise<void> {
-  let held = performance.now();
+  const turns = new EventLoopTurns();
   for (let i = 0; i < names.length; i += SLICE) {
     for (const host of await source.read(store, names.slice(i, i + SLICE))) take(host);
-    if (performance.now() - held >= HOLD_MS) {
-      await turn();
-      held = performance.now();
-    }
+    await turns.after();
   }
 }

@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { projections } from "../../projections/index.js";
 import { Application } from "../../src/app/application.js";
@@ -14,11 +15,13 @@ import { loadAggregate } from "../../src/app/handle.js";
 import { history as historyOf } from "../../src/audit/history.js";
 import { Archive } from "../../src/audit/retention/archive.js";
 import { ArchiveReadingStore, replayLog, verifyWithArchive } from "../../src/audit/retention/archived-log.js";
+import { dueHostPeriods } from "../../src/audit/retention/host-periods.js";
 import { retractions, runRetention } from "../../src/audit/retention/retention.js";
 import { encodeHostState } from "../../src/domain/inventory/books.js";
 import { hostDecider } from "../../src/domain/inventory/decider.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
+import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import type { EventStore } from "../../src/infra/eventstore/port.js";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { replay } from "../../src/reactors/projector/rebuild.js";
@@ -136,5 +139,24 @@ describe("retention of a host stream's closed periods", () => {
     expect(await models(store, replayLog(store, archive))).toEqual(before);
     // The live log alone no longer holds the host's discovery: a rebuild from it alone would differ.
     expect(await models(store)).not.toEqual(before);
+  });
+});
+
+describe("looking for a fleet's closed periods", () => {
+  it("gives the event loop turns while it reads every host stream from its end", async () => {
+    const store = new MemoryEventStore();
+    const meta = { principal: "test", correlationId: "c", causationId: "c", at: new Date(0).toISOString() };
+    for (let h = 0; h < 2_000; h++) {
+      const events = Array.from({ length: 40 }, (_, i) => ({ id: randomUUID(), type: "DeviceStatusChanged", data: { hostname: `h${h}`, deviceUuid: `d${i}`, status: "ENABLED" }, metadata: meta }));
+      await store.append(stream.host(`h${h}`), events, "any");
+    }
+    let ticks = 0;
+    const ticking = setInterval(() => ticks++, 0);
+    const { due, cursor } = await dueHostPeriods(store, new Date(), 100, { has: () => false });
+    clearInterval(ticking);
+    expect(due).toEqual([]);
+    expect(cursor).toBeUndefined();
+    // 2,000 streams of 40 events read without a turn would let no timer run until the end.
+    expect(ticks).toBeGreaterThan(1);
   });
 });

@@ -5,6 +5,7 @@
  * archive, and the stream is read from that summary on.
  */
 import { streamPrefix } from "../../domain/shared/types.js";
+import { EventLoopTurns } from "../../infra/event-loop-turns.js";
 import type { EventStore, StreamRemoval } from "../../infra/eventstore/port.js";
 import { streamEnds, type Pinned } from "./ended.js";
 
@@ -17,13 +18,19 @@ export interface DuePeriods extends StreamRemoval {
 const SUMMARY = "HostBooksClosed";
 const PAGE = 256;
 
-/** The cursor after the last host stream looked at (undefined: start at the first). */
+/**
+ * The cursor after the last host stream looked at (undefined: start at the first). Every host
+ * stream is read from its end, which for a fleet of 10,000 hosts is seconds of reads: the event
+ * loop gets a turn every few milliseconds.
+ */
 export async function dueHostPeriods(store: EventStore, cutoff: Date, max: number, keep: Pinned, after?: string): Promise<{ due: DuePeriods[]; cursor?: string }> {
   const due: DuePeriods[] = [];
+  const turns = new EventLoopTurns();
   for (;;) {
     const page = await streamEnds(store, { prefix: streamPrefix.host, after, maxCount: PAGE });
     if (!page || page.length === 0) return { due };
     for (const end of page) {
+      await turns.after();
       const d = await closedPeriods(store, end.stream, cutoff, keep);
       if (d) due.push(d);
       if (due.length >= max) return { due, cursor: end.stream };
