@@ -2,8 +2,8 @@
  * A view of every host, kept across reads by one process: read whole once, then, before each use,
  * only the hosts the inventory models marked as changed at or after the position the view was last
  * read at (changed-hosts.ts) are read again and put into the view, or removed from it. The
- * placement engine's candidates (src/api/kept-candidates.ts) and the metrics' fleet gauges
- * (src/observability/fleet-gauges.ts) are two such views.
+ * placement engine's candidates (src/api/kept-candidates.ts) and the fleet the metrics show
+ * (fleetFeed in projections/resource-providers/queries.ts) are two such views.
  *
  * A view may come from several models with their own checkpoints; it counts as read up to the
  * lowest of them, so a change one model showed before another is read again once all show it. A
