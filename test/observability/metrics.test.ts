@@ -52,6 +52,17 @@ describe("GET /metrics after a scheduler's flow", () => {
     return parse(await res.text());
   };
 
+  /** One ARQ of the profile bound on compute1's first provider, its bound event received; the subscription is left open. */
+  const bindOne = async (profile: string) => {
+    const rp = (await t.ok("service", op.RPS, { hostname: "compute1" })).resourceProviders[0];
+    const arqs = (await t.ok("service", op.CREATE_ARQS, { name: profile })).createAcceleratorRequests;
+    const instance = randomUUID();
+    const sub = collect<op.BoundEvent>(t.ws("service"), op.BOUND, { instance });
+    await t.ok("service", op.BIND, { bindings: [{ arqUuid: arqs[0].uuid, hostname: "compute1", deviceRpUuid: rp.uuid, instanceUuid: instance }] });
+    await sub.next(1);
+    return { instance, sub };
+  };
+
   it("names every metric with its type, counts the flow, and puts no id in a label", async () => {
     await t.ok("admin", op.CREATE_PROFILE, { input: { name: "fpga-1", groups: [{ "resources:FPGA": "1", "trait:CUSTOM_FAKE_DEVICE": "required" }] } });
     const bad = await t.gql("admin", op.CREATE_PROFILE, { input: { name: "bad", groups: [{ "resources:FPGA": "0" }] } });
@@ -59,12 +70,7 @@ describe("GET /metrics after a scheduler's flow", () => {
     await t.ok("agent", op.REPORT, { hostname: "compute1", devices: FAKE_HOST_DEVICES(2) });
     await t.ok("agent", op.REPORT, { hostname: "compute1", devices: FAKE_HOST_DEVICES(2) });
     await t.ok("agent", op.CONFIRM, { hostname: "compute1", digest: `v1:${"0".repeat(64)}` });
-    const rp = (await t.ok("service", op.RPS, { hostname: "compute1" })).resourceProviders[0];
-    const arqs = (await t.ok("service", op.CREATE_ARQS, { name: "fpga-1" })).createAcceleratorRequests;
-    const instance = randomUUID();
-    const sub = collect<op.BoundEvent>(t.ws("service"), op.BOUND, { instance });
-    await t.ok("service", op.BIND, { bindings: [{ arqUuid: arqs[0].uuid, hostname: "compute1", deviceRpUuid: rp.uuid, instanceUuid: instance }] });
-    await sub.next(1);
+    const { sub } = await bindOne("fpga-1");
 
     const m = await scrape();
     for (const [name, type] of Object.entries(EXPECTED_METRICS)) expect(m.types.get(name), name).toBe(type);
@@ -111,12 +117,7 @@ describe("GET /metrics after a scheduler's flow", () => {
     // The flow above left one handle bound; this test alone finds none.
     const before = await used();
     expect([0, 1]).toContain(before);
-    const rp = (await t.ok("service", op.RPS, { hostname: "compute1" })).resourceProviders[0];
-    const arqs = (await t.ok("service", op.CREATE_ARQS, { name: "fpga-follow" })).createAcceleratorRequests;
-    const instance = randomUUID();
-    const sub = collect<op.BoundEvent>(t.ws("service"), op.BOUND, { instance });
-    await t.ok("service", op.BIND, { bindings: [{ arqUuid: arqs[0].uuid, hostname: "compute1", deviceRpUuid: rp.uuid, instanceUuid: instance }] });
-    await sub.next(1);
+    const { instance, sub } = await bindOne("fpga-follow");
     sub.unsubscribe();
     expect(await used()).toBe(before + 1);
     await t.ok("service", op.DELETE_ARQS, { instance });
