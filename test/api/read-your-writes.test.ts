@@ -1,11 +1,13 @@
 /**
  * Read-your-writes through every front door: with the projector held at a write, a mutation (a
  * REST POST, a keyed mutation) answers only once the read models show it, so a read sent at once
- * sees it; a query and a refused mutation answer at once meanwhile.
+ * sees it; a query and a refused mutation answer at once meanwhile, but for a refusal that undid
+ * what the call wrote (create-and-bind's), which waits until the models show the undoing.
  */
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HeldWrites } from "../support/held-writes.js";
-import { startTestService, TOKENS, type TestService } from "./harness.js";
+import { FAKE_HOST_DEVICES, startTestService, TOKENS, type TestService } from "./harness.js";
 import * as op from "./operations.js";
 
 const PROFILE = `query($name: String!) { deviceProfile(name: $name) { name } }`;
@@ -93,5 +95,19 @@ describe("read-your-writes", () => {
     const { afterRelease } = await whileHeld(() => t.ok("admin", op.CREATE_PROFILE, { input: { name: "ryw-behind", groups: GROUPS } }), meanwhile);
     expect(afterRelease).toBe(true);
     expect(during).toEqual({ query: { deviceProfile: { name: "ryw-gql" } }, refused: "CONFLICT" });
+  });
+
+  it("a refusal after writes the call undid (create-and-bind refused at its bind) answers once the models show the undoing", async () => {
+    await t.ok("admin", op.CREATE_PROFILE, { input: { name: "ryw-pgpu", groups: [{ "resources:PGPU": "1" }] } });
+    await t.ok("agent", op.REPORT, { hostname: "compute1", devices: FAKE_HOST_DEVICES(2) });
+    const rp = (await t.ok("service", op.RPS, { hostname: "compute1" })).resourceProviders[0].uuid as string;
+    const count = async () => (await t.ok("admin", `{ acceleratorRequests { totalCount } }`)).acceleratorRequests.totalCount as number;
+    const before = await count();
+    const plug = `mutation($i: ID!, $r: [PlugProviderInput!]!) { createAndBindAcceleratorRequests(instanceUuid: $i, providers: $r, deviceProfileName: "ryw-pgpu") { uuid } }`;
+    // The fake device's provider offers FPGA: the bind is refused, after the ARQ was created.
+    const { answer, afterRelease } = await whileHeld(() => t.gql("service", plug, { i: randomUUID(), r: [{ hostname: "compute1", deviceRpUuid: rp }] }));
+    expect(answer.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", details: { reason: "TARGET_MISMATCH" } });
+    expect(afterRelease).toBe(true);
+    expect(await count()).toBe(before);
   });
 });

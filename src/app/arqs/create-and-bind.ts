@@ -1,7 +1,8 @@
 /**
  * os-acc's plug as one command: create the ARQs (a device profile by name, or inline groups), then
  * bind each to its group's provider. A bind that is refused (the instance already has its
- * accelerators, a provider unknown) deletes the ARQs this call created, so nothing is left behind.
+ * accelerators, a provider unknown) deletes the ARQs this call created, so nothing is left behind,
+ * and its error is marked so the front doors answer once the read models show the deletion.
  */
 import { checkProvidersCover, plugBindings, validatePlugTarget } from "../../domain/arqs/bind.js";
 import type { ArqView } from "../../domain/arqs/view.js";
@@ -13,6 +14,7 @@ import { startBinds } from "./bind.js";
 import { createArqs, type CreationCheck } from "./create.js";
 import { createArqsForGroups } from "./create-inline.js";
 import type { ArqQuota } from "./quota.js";
+import { afterUndoneWrites } from "../undone-writes.js";
 import { deleteArqs } from "./release.js";
 
 export type PlugSpec = { deviceProfileName: string } | { groups: unknown };
@@ -39,6 +41,6 @@ export async function createAndBind(
     return await startBinds(s, ctx, plugBindings(created, target), { allocate: opts.allocate, takenRefuses: opts.takenRefuses, catalogue: opts.catalogue, agentDown: opts.agentDown });
   } catch (err) {
     await deleteArqs(s, ctx, { arqUuids: created.map((a) => a.uuid) }).catch(() => undefined);
-    throw err;
+    throw afterUndoneWrites(err);
   }
 }
