@@ -21,6 +21,7 @@ import { encodeHostState } from "../../src/domain/inventory/books.js";
 import { hostDecider } from "../../src/domain/inventory/decider.js";
 import { stream } from "../../src/domain/shared/types.js";
 import { LmdbEventStore } from "../../src/infra/eventstore/lmdb.js";
+import { EventLoopTurns } from "../../src/infra/event-loop-turns.js";
 import { MemoryEventStore } from "../../src/infra/eventstore/memory.js";
 import type { EventStore } from "../../src/infra/eventstore/port.js";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
@@ -150,13 +151,25 @@ describe("looking for a fleet's closed periods", () => {
       const events = Array.from({ length: 40 }, (_, i) => ({ id: randomUUID(), type: "DeviceStatusChanged", data: { hostname: `h${h}`, deviceUuid: `d${i}`, status: "ENABLED" }, metadata: meta }));
       await store.append(stream.host(`h${h}`), events, "any");
     }
-    let ticks = 0;
-    const ticking = setInterval(() => ticks++, 0);
-    const { due, cursor } = await dueHostPeriods(store, new Date(), 100, { has: () => false });
-    clearInterval(ticking);
+    // Counts the event loop's turns while it reads: an immediate that schedules the next runs once per turn.
+    const turnsWhile = async (turns: EventLoopTurns) => {
+      let n = 0;
+      let counting = true;
+      const count = () => {
+        n++;
+        if (counting) setImmediate(count);
+      };
+      setImmediate(count);
+      const found = await dueHostPeriods(store, new Date(), 100, { has: () => false }, undefined, turns);
+      counting = false;
+      return { ...found, n };
+    };
+    // The in-memory log's reads resolve without a turn: a walk that never gives one lets none run.
+    expect((await turnsWhile(new EventLoopTurns(Infinity))).n).toBeLessThanOrEqual(1);
+    // Asked to give a turn at every step (held 0 ms at most; the default gives one every 4 ms): one per host.
+    const { due, cursor, n } = await turnsWhile(new EventLoopTurns(0));
     expect(due).toEqual([]);
     expect(cursor).toBeUndefined();
-    // 2,000 streams of 40 events read without a turn would let no timer run until the end.
-    expect(ticks).toBeGreaterThan(1);
+    expect(n).toBeGreaterThanOrEqual(2_000);
   });
 });

@@ -21,11 +21,17 @@ const PAGE = 256;
 /**
  * The cursor after the last host stream looked at (undefined: start at the first). Every host
  * stream is read from its end, which for a fleet of 10,000 hosts is seconds of reads: the event
- * loop gets a turn every few milliseconds.
+ * loop gets a turn every few milliseconds (`turns`).
  */
-export async function dueHostPeriods(store: EventStore, cutoff: Date, max: number, keep: Pinned, after?: string): Promise<{ due: DuePeriods[]; cursor?: string }> {
+export async function dueHostPeriods(
+  store: EventStore,
+  cutoff: Date,
+  max: number,
+  keep: Pinned,
+  after?: string,
+  turns = new EventLoopTurns(),
+): Promise<{ due: DuePeriods[]; cursor?: string }> {
   const due: DuePeriods[] = [];
-  const turns = new EventLoopTurns();
   for (;;) {
     const page = await streamEnds(store, { prefix: streamPrefix.host, after, maxCount: PAGE });
     if (!page || page.length === 0) return { due };
