@@ -1,13 +1,15 @@
 /**
- * GraphQL over HTTP at /graphql: Apollo's executeHTTPGraphQLRequest with no framework (it halves
- * the cost per request here), the body and query-text guards before parsing, the rate limit, and
- * the request's span when tracing is on.
+ * GraphQL over HTTP at /graphql, with no framework (it halved the cost per request here): the body
+ * and query-text guards before parsing, the rate limit, and the request's span when tracing is on;
+ * then the common POST runs directly (graphql/direct-operation.ts), and anything else through
+ * Apollo's executeHTTPGraphQLRequest.
  */
 import { ApolloServer, HeaderMap } from "@apollo/server";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CORRELATION_ATTRIBUTE, run as runInSpan, SpanKind, type Tracing } from "../observability/tracing.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import { createContext, type ApiContext } from "./graphql/context.js";
+import { directOperation, type DirectOperations } from "./graphql/direct-operation.js";
 import { validCorrelationId, type ApiServices } from "./services.js";
 import { queryTextRefusal } from "./graphql/guards.js";
 import { graphqlError, headerValue, readBody, sendJson } from "./http-util.js";
@@ -15,6 +17,8 @@ import { rateLimitedMessage, type RateLimit } from "./rate-limit.js";
 
 export interface GraphqlHttpOptions {
   apollo: ApolloServer<ApiContext>;
+  /** Runs the common POST without Apollo's pipeline; absent, Apollo answers every request. */
+  direct?: DirectOperations;
   services: ApiServices;
   tokens: TokenRegistry;
   maxBodyBytes: number;
@@ -74,8 +78,6 @@ async function execute(o: GraphqlHttpOptions, req: IncomingMessage, res: ServerR
     if (!posted) return;
     body = posted.body;
   }
-  const headers = new HeaderMap();
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
   const principal = o.tokens.authenticate(req.headers.authorization);
   const limited = await o.rateLimit?.take(principal, req.socket.remoteAddress);
   if (limited) {
@@ -86,9 +88,20 @@ async function execute(o: GraphqlHttpOptions, req: IncomingMessage, res: ServerR
     return sendJson(res, 401, graphqlError(UNKNOWN_TOKEN, "UNAUTHENTICATED"), { "www-authenticate": 'Bearer realm="cyborg-es", error="invalid_token"' });
   }
   const idempotencyKey = headerValue(req.headers["idempotency-key"]) ?? (body as { extensions?: { idempotencyKey?: unknown } } | undefined)?.extensions?.idempotencyKey;
+  const context = () => createContext(o.services, principal, correlationId, idempotencyKey);
+  if (o.direct && req.method === "POST") {
+    const direct = await directOperation(o.direct, { contentType: req.headers["content-type"], accept: headerValue(req.headers.accept), body }, context);
+    if (direct) {
+      for (const [k, v] of direct.headers) res.setHeader(k, v);
+      res.statusCode = direct.status;
+      return void res.end(direct.body);
+    }
+  }
+  const headers = new HeaderMap();
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
   const result = await o.apollo.executeHTTPGraphQLRequest({
     httpGraphQLRequest: { method: (req.method ?? "GET").toUpperCase(), headers, search, body },
-    context: async () => createContext(o.services, principal, correlationId, idempotencyKey),
+    context: async () => context(),
   });
   for (const [k, v] of result.headers) res.setHeader(k, v);
   res.statusCode = result.status ?? 200;

@@ -27,6 +27,8 @@ export interface GraphqlWsOptions {
   quota?: SocketQuota;
   /** The formatter HTTP answers use: a stable code, never internal text. */
   format(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  /** Parsed and validated query texts, shared with GraphQL over HTTP. */
+  documents?: DocumentCache;
 }
 
 /** What a connection counts against its token: the releases of the connection and its subscriptions. */
@@ -37,7 +39,7 @@ interface Held {
 
 export function startGraphqlWs(o: GraphqlWsOptions): { close(): Promise<void> } {
   const wss = new WebSocketServer({ server: o.http, path: "/graphql", maxPayload: o.maxPayload });
-  const documents = new DocumentCache(o.schema);
+  const documents = o.documents ?? new DocumentCache(o.schema);
   const held = new WeakMap<object, Held>();
   const heldBy = (extra: object): Held => {
     let h = held.get(extra);

@@ -14,6 +14,7 @@ import { sendMetrics } from "../observability/metrics-server.js";
 import type { Tracing } from "../observability/tracing.js";
 import type { TokenRegistry } from "./auth/tokens.js";
 import type { ApiContext } from "./graphql/context.js";
+import { DocumentCache } from "./graphql/document-cache.js";
 import type { ApiServices } from "./services.js";
 import { formatError, unavailableStatusPlugin } from "./graphql/errors.js";
 import { warningsPlugin } from "./graphql/warnings.js";
@@ -57,6 +58,8 @@ export interface HttpServerOptions {
   consoleConfig?: { adminTokenCommand?: string };
   /** Routes tried before GraphQL's 404 (bitstream content). */
   routes?: HttpRoute[];
+  /** Every GraphQL request through Apollo's pipeline, none run directly (graphql/direct-operation.ts). */
+  apolloOnly?: boolean;
 }
 
 export interface RunningServer {
@@ -77,7 +80,8 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
   const operations = operationsPlugin({ schema, metrics: opts.metrics, tracing: opts.tracing });
   const format = formatError((err) => opts.log.error({ err, correlationId: operations.correlationOf(err) }, "internal error in a GraphQL operation"));
   const apollo = await startApollo(schema, format, operations.plugin);
-  const graphql = graphqlOverHttp({ apollo, ...opts });
+  const documents = new DocumentCache(schema);
+  const graphql = graphqlOverHttp({ apollo, direct: opts.apolloOnly ? undefined : { schema, documents, format, observe: operations.observe }, ...opts });
   const handle = router(opts, graphql);
   const http = createServer((req, res) => {
     handle(req, res).catch((err) => {
@@ -87,7 +91,7 @@ export async function startHttpServer(opts: HttpServerOptions, port: number, hos
     });
   });
   http.keepAliveTimeout = 65_000;
-  const ws = startGraphqlWs({ http, schema, services: opts.services, tokens: opts.tokens, log: opts.log, maxPayload: opts.maxBodyBytes, rateLimit: opts.rateLimit, quota: opts.socketQuota, format });
+  const ws = startGraphqlWs({ http, schema, services: opts.services, tokens: opts.tokens, log: opts.log, maxPayload: opts.maxBodyBytes, rateLimit: opts.rateLimit, quota: opts.socketQuota, format, documents });
   const addr = await listen(http, port, host);
   const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
   return {

@@ -4,7 +4,7 @@
  * and the correlation id for the log line of an internal error.
  */
 import type { ApolloServerPlugin } from "@apollo/server";
-import { Kind, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
+import { Kind, type GraphQLError, type GraphQLFormattedError, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import type { Metrics } from "./metrics.js";
 import { CORRELATION_ATTRIBUTE, type Tracing } from "./tracing.js";
 
@@ -33,40 +33,65 @@ export interface OperationsPluginOptions {
   tracing?: Tracing;
 }
 
+/** One operation as it goes: resolved to its root field, its errors seen, its answer sent. */
+export interface ObservedOperation {
+  resolved(op: OperationDefinitionNode | null | undefined, correlationId: string): void;
+  erred(errors: readonly GraphQLError[], correlationId: string): void;
+  sent(errors: readonly GraphQLFormattedError[] | undefined): void;
+}
+
 /**
- * The plugin, and `correlationOf(error)`: the correlation id of the request an error came from
- * (formatError, which logs internal errors, does not see the request; `didEncounterErrors`, which
- * runs just before it, does).
+ * The plugin; `observe()`, the same for an operation run without Apollo's pipeline
+ * (api/graphql/direct-operation.ts); and `correlationOf(error)`: the correlation id of the request
+ * an error came from (formatError, which logs internal errors, does not see the request;
+ * `didEncounterErrors`, which runs just before it, does).
  */
-export function operationsPlugin(o: OperationsPluginOptions): { plugin: ApolloServerPlugin<WithCorrelation>; correlationOf(err: unknown): string | undefined } {
+export function operationsPlugin(o: OperationsPluginOptions): {
+  plugin: ApolloServerPlugin<WithCorrelation>;
+  observe(): ObservedOperation;
+  correlationOf(err: unknown): string | undefined;
+} {
   const known = rootFields(o.schema);
   const correlation = new WeakMap<object, string>();
+  const observe = (): ObservedOperation => {
+    const t0 = performance.now();
+    let operation = "invalid";
+    let type = "unknown";
+    return {
+      resolved(op, correlationId) {
+        operation = rootField(op ?? undefined, known);
+        type = op?.operation ?? "unknown";
+        if (o.tracing) {
+          const span = o.tracing.current(correlationId);
+          span?.updateName(`graphql ${type} ${operation}`);
+          span?.setAttributes({ "graphql.operation.type": type, "graphql.operation.name": operation, [CORRELATION_ATTRIBUTE]: correlationId });
+        }
+      },
+      erred(errors, correlationId) {
+        for (const e of errors) correlation.set(e.originalError ?? e, correlationId);
+      },
+      sent(errors) {
+        if (!o.metrics) return;
+        const code = errors?.length ? String(errors[0]!.extensions?.code ?? "INTERNAL_SERVER_ERROR") : "OK";
+        o.metrics.graphqlOperation(operation, type, code, (performance.now() - t0) / 1000);
+      },
+    };
+  };
   const plugin: ApolloServerPlugin<WithCorrelation> = {
     async requestDidStart() {
-      const t0 = performance.now();
-      let operation = "invalid";
-      let type = "unknown";
+      const observed = observe();
       return {
-        async didResolveOperation({ operation: op, contextValue }) {
-          operation = rootField(op, known);
-          type = op?.operation ?? "unknown";
-          if (o.tracing) {
-            const span = o.tracing.current(contextValue.correlationId);
-            span?.updateName(`graphql ${type} ${operation}`);
-            span?.setAttributes({ "graphql.operation.type": type, "graphql.operation.name": operation, [CORRELATION_ATTRIBUTE]: contextValue.correlationId });
-          }
+        async didResolveOperation({ operation, contextValue }) {
+          observed.resolved(operation, contextValue.correlationId);
         },
         async didEncounterErrors({ errors, contextValue }) {
-          for (const e of errors) correlation.set(e.originalError ?? e, contextValue.correlationId);
+          observed.erred(errors, contextValue.correlationId);
         },
         async willSendResponse({ response }) {
-          if (!o.metrics) return;
-          const errors = response.body.kind === "single" ? response.body.singleResult.errors : undefined;
-          const code = errors?.length ? String(errors[0]!.extensions?.code ?? "INTERNAL_SERVER_ERROR") : "OK";
-          o.metrics.graphqlOperation(operation, type, code, (performance.now() - t0) / 1000);
+          observed.sent(response.body.kind === "single" ? response.body.singleResult.errors : undefined);
         },
       };
     },
   };
-  return { plugin, correlationOf: (err) => (typeof err === "object" && err !== null ? correlation.get(err) : undefined) };
+  return { plugin, observe, correlationOf: (err) => (typeof err === "object" && err !== null ? correlation.get(err) : undefined) };
 }

@@ -62,6 +62,8 @@ export interface ServiceOverrides {
   shareProgress?: (reached: (position: bigint) => Promise<void>) => (position: bigint) => Promise<void>;
   /** The request rate limit, when it is not this process's own (the API workers count in the primary). */
   rateLimit?: (config: Config) => Promise<RateLimit>;
+  /** Tests: every GraphQL request over HTTP through Apollo's pipeline, to compare with the direct one. */
+  apolloOnly?: boolean;
 }
 
 export interface Service {
@@ -191,7 +193,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       const observed = { metrics: obs.metrics, metricsElsewhere: config.METRICS_PORT !== undefined, tracing: obs.tracing };
       // Only an embedded service tells anyone where its token file is: a production one's is the operator's business.
       const consoleConfig = config.mode === "embedded" ? { adminTokenCommand: adminTokenCommand(config) } : {};
-      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, socketQuota, routes, consoleConfig, ...observed }, config.PORT, config.HOST);
+      const server = await startHttpServer({ services, tokens, log, maxBodyBytes: config.MAX_BODY_BYTES, ready, restAuth: config.REST_AUTH, rateLimit, socketQuota, routes, consoleConfig, apolloOnly: overrides.apolloOnly, ...observed }, config.PORT, config.HOST);
       opened.push(() => server.close());
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readModelsOf(side.readStore), nodeEnv: process.env.NODE_ENV }, "cyborg-es is serving");

@@ -88,13 +88,19 @@ export const unavailableStatusPlugin: ApolloServerPlugin = {
   async requestDidStart() {
     return {
       async didEncounterErrors({ errors, response }) {
-        const unavailable = errors.filter((e) => originalOf(e) instanceof ReadStoreUnavailableError || e.extensions?.code === "TIMEOUT" || e.extensions?.code === "UNAVAILABLE");
-        if (unavailable.length === 0) return;
+        const retryAfter = unavailableRetryAfter(errors);
+        if (retryAfter === undefined) return;
         response.http.status = 503;
-        // The longest wait any of them asks for (a busy service spreads its callers out: report-admission.ts).
-        const waits = unavailable.map((e) => (typeof e.extensions?.retryAfterSeconds === "number" ? e.extensions.retryAfterSeconds : UNAVAILABLE_RETRY_AFTER_S));
-        response.http.headers.set("retry-after", String(Math.max(...waits)));
+        response.http.headers.set("retry-after", String(retryAfter));
       },
     };
   },
 };
+
+/** The Retry-After (seconds) of an answer with these errors, when one of them is UNAVAILABLE or TIMEOUT. */
+export function unavailableRetryAfter(errors: readonly GraphQLError[]): number | undefined {
+  const unavailable = errors.filter((e) => originalOf(e) instanceof ReadStoreUnavailableError || e.extensions?.code === "TIMEOUT" || e.extensions?.code === "UNAVAILABLE");
+  if (unavailable.length === 0) return undefined;
+  // The longest wait any of them asks for (a busy service spreads its callers out: report-admission.ts).
+  return Math.max(...unavailable.map((e) => (typeof e.extensions?.retryAfterSeconds === "number" ? e.extensions.retryAfterSeconds : UNAVAILABLE_RETRY_AFTER_S)));
+}

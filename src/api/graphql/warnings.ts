@@ -12,13 +12,17 @@ export const warningsPlugin: ApolloServerPlugin<ApiContext> = {
   async requestDidStart() {
     return {
       async willSendResponse({ contextValue, response }) {
-        const warnings = contextValue.warnings;
-        if (!warnings?.length || response.body.kind !== "single") return;
-        response.body.singleResult.extensions = { ...response.body.singleResult.extensions, warnings };
+        if (response.body.kind === "single") withWarnings(response.body.singleResult, contextValue);
       },
     };
   },
 };
+
+/** Puts the request's warnings, if any, into the answer's extensions. */
+export function withWarnings(result: { extensions?: Record<string, unknown> }, ctx: ApiContext): void {
+  const warnings = ctx.warnings;
+  if (warnings?.length) result.extensions = { ...result.extensions, warnings };
+}
 
 /** A profile's groups as sent and as stored: what was rewritten, and what no host reports. */
 export async function warnAboutGroups(ctx: ApiContext, sent: unknown, stored: readonly ProfileGroup[]): Promise<void> {
