@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import type { Write } from "../../src/infra/readstore/port.js";
-import { rawText, type CapturedLine } from "../../src/infra/readstore/memory-capture.js";
+import { rawText, type CapturedLine, type RawJson } from "../../src/infra/readstore/memory-capture.js";
 
 const origin = (n: number) => ({ log: "log-1", event: `event-${n}` });
 const k = (part: string) => `{arqs}:${part}`;
@@ -14,7 +14,13 @@ const ix = (member: string, value: string | null): Write => ({ op: "index", inde
 
 /** The lines as plain values, sorted by kind and key. */
 const plain = (lines: Iterable<CapturedLine>) =>
-  [...lines].map(([kind, key, content]) => [kind, key, Array.isArray(content) ? content : JSON.parse(typeof content === "string" ? content : rawText(content))]).sort((a, b) => `${a[0]}${a[1]}`.localeCompare(`${b[0]}${b[1]}`));
+  [...lines].map(([kind, key, content]) => [kind, key, valueOf(content)]).sort((a, b) => `${a[0]}${a[1]}`.localeCompare(`${b[0]}${b[1]}`));
+
+function valueOf(content: CapturedLine[2]): unknown {
+  if (Array.isArray(content)) return content;
+  if (content instanceof Map) return Object.fromEntries(content);
+  return JSON.parse(typeof content === "string" ? content : rawText(content as RawJson));
+}
 
 async function seeded() {
   const store = new MemoryReadStore();
@@ -85,5 +91,26 @@ describe("a capture of an in-memory model", () => {
     lines.next();
     await store.drop("arqs");
     expect(() => [...lines]).toThrow(/dropped while its snapshot was being written/);
+  });
+
+  it("captures a large hash as a copy of its map: written before it is read, or while it is written out, it reads as at the checkpoint", async () => {
+    const store = await seeded();
+    const big = k("by-device");
+    const fields = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`dev-${i}`, `arq-${i}`]));
+    await store.applyBatch("arqs", [{ op: "put", key: big, fields }], 2n, undefined, origin(2));
+    // Changed before the capture reads it: the copy saved before the write is read.
+    const saved = store.openCapture("arqs")!;
+    const savedLines = saved.lines();
+    const firstSaved = savedLines.next();
+    await store.applyBatch("arqs", [{ op: "put", key: big, fields: { "dev-0": "changed", "dev-new": "x" } }], 3n, undefined, origin(3));
+    const read = [firstSaved.value as CapturedLine, ...savedLines].find(([, key]) => key === big)!;
+    expect(read[2]).toBeInstanceOf(Map);
+    expect(valueOf(read[2])).toEqual(fields);
+    // Read live, then changed while its line is written out: what was read does not move.
+    const live = [...store.openCapture("arqs")!.lines()].find(([, key]) => key === big)!;
+    const before = valueOf(live[2]);
+    await store.applyBatch("arqs", [{ op: "put", key: big, fields: { "dev-1": "changed too" } }], 4n, undefined, origin(4));
+    expect(valueOf(live[2])).toEqual(before);
+    expect((before as Record<string, string>)["dev-0"]).toBe("changed");
   });
 });

@@ -57,6 +57,26 @@ describe("snapshot files", () => {
     expect(read?.ok && read.lines).toEqual(many);
   });
 
+  it("a line given in pieces is one line; each piece is made once the one before is written, after a turn of the event loop", async () => {
+    const file = fileIn();
+    let turned = true;
+    let pieces = 0;
+    const made: boolean[] = [];
+    function* inPieces() {
+      for (const piece of ['["h","big",{', '"a":1,', '"b":2', "}]"]) {
+        made.push(turned);
+        turned = false;
+        setImmediate(() => (turned = true));
+        pieces++;
+        yield piece;
+      }
+    }
+    await writeSnapshot(file, header, ["[1]", inPieces(), "[2]"]);
+    expect(pieces).toBe(4);
+    expect(made).toEqual([true, true, true, true]);
+    expect(await readSnapshot(file, expected)).toEqual({ ok: true, header, lines: ["[1]", '["h","big",{"a":1,"b":2}]', "[2]"] });
+  });
+
   it("refuses a torn file: cut anywhere, it does not end with its checksum", async () => {
     const file = fileIn();
     await writeSnapshot(file, header, lines);

@@ -29,9 +29,10 @@ import { join } from "node:path";
 import type { Logger } from "../logger.js";
 import { releaseOwnership, takeOwnership } from "./dir-owner.js";
 import type { CapturedModel, MemoryReadStore } from "./memory.js";
-import { rawText, type ModelCapture, type RawJson } from "./memory-capture.js";
+import type { ModelCapture } from "./memory-capture.js";
+import { entryLine } from "./snapshot-lines.js";
 import { ChecksumThread } from "./checksum-thread.js";
-import { readSnapshotBytes, writeSnapshot, type SnapshotBody, type SnapshotBytesRead, type SnapshotHeader } from "./snapshot-file.js";
+import { readSnapshotBytes, writeSnapshot, type SnapshotBody, type SnapshotBytesRead, type SnapshotHeader, type SnapshotLine } from "./snapshot-file.js";
 
 export const SNAPSHOT_FORMAT = "cyborg-es read model";
 /**
@@ -191,13 +192,8 @@ export class ReadModelSnapshots {
   }
 }
 
-function* encode(model: ModelCapture): Generator<string> {
+function* encode(model: ModelCapture): Generator<SnapshotLine> {
   for (const [kind, key, content] of model.lines()) yield entryLine(kind, key, content);
-}
-
-function entryLine(kind: "h" | "z", key: string, content: string | unknown[] | RawJson): string {
-  if (Array.isArray(content)) return JSON.stringify([kind, key, content]);
-  return `["${kind}",${JSON.stringify(key)},${typeof content === "string" ? content : rawText(content)}]`;
 }
 
 /** The model, or why the bytes are not one (they may not have been checked yet: decode fails on nothing). */

@@ -2,7 +2,7 @@ import { CheckpointMismatchError, ReadStoreUnavailableError } from "./port.js";
 import { otherLog, stillOrBack, decodeCursor, encodeCursor, encodeFields, keyPrefix, projectionsOfKeys, validateBatch, compareEntries } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { SortedSet } from "./sorted-set.js";
-import { ModelCapture, rawText, type HashContent, type RawJson, type ZsetContent } from "./memory-capture.js";
+import { LARGE_HASH, ModelCapture, rawText, type HashContent, type RawJson, type ZsetContent } from "./memory-capture.js";
 import { PartitionedMap } from "./partitioned-map.js";
 import { docOf, FIELD_MAP_FROM, fieldMapOf, frozenValue, textOf, type FieldMap, type HashValue } from "./hash-text.js";
 import { RecentKeys } from "./recent-keys.js";
@@ -248,7 +248,8 @@ export class MemoryReadStore implements ReadStore {
       zsetKeys: this.zsets.withPrefix(prefix),
       hashContent: (key: string): HashContent => {
         const h = this.hashes.get(key);
-        return h === undefined || isRaw(h) ? h : textOf(h);
+        if (h === undefined || isRaw(h) || typeof h === "string") return h;
+        return h.size > LARGE_HASH ? new Map(h) : textOf(h);
       },
       zsetContent: (key: string): ZsetContent => {
         const z = this.zsets.get(key);

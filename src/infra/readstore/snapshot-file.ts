@@ -78,8 +78,11 @@ function runningChecksum(): { update(bytes: Uint8Array): void; trailer(): string
 /** Lines are buffered into writes of about this many characters. */
 const CHUNK = 1 << 20;
 
+/** A line of a snapshot: its text, or its text in pieces (a large key's), each made once the one before is written. */
+export type SnapshotLine = string | Iterable<string>;
+
 /** Writes header, lines and checksum to `file`, atomically (write-then-rename). */
-export async function writeSnapshot(file: string, header: SnapshotHeader, lines: Iterable<string>): Promise<void> {
+export async function writeSnapshot(file: string, header: SnapshotHeader, lines: Iterable<SnapshotLine>): Promise<void> {
   const tmp = `${file}.tmp`;
   const hash = runningChecksum();
   const handle = await open(tmp, "w");
@@ -92,7 +95,14 @@ export async function writeSnapshot(file: string, header: SnapshotHeader, lines:
       chunk = "";
     };
     for (const line of lines) {
-      chunk += line + "\n";
+      if (typeof line === "string") chunk += line;
+      else
+        for (const piece of line) {
+          // Each piece is made only once the one before is written: the event loop turns between them.
+          chunk += piece;
+          await flush();
+        }
+      chunk += "\n";
       if (chunk.length >= CHUNK) await flush();
     }
     await flush();
