@@ -1,5 +1,4 @@
 /** GET /metrics on a port of its own (METRICS_PORT), for a scraper that should not reach the API. */
-import { once } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Metrics } from "./metrics.js";
@@ -10,9 +9,22 @@ export async function sendMetrics(metrics: Metrics, res: ServerResponse): Promis
   res.writeHead(200, { "content-type": contentType });
   for (const chunk of chunks) {
     if (res.destroyed) return;
-    if (!res.write(chunk)) await Promise.race([once(res, "drain"), once(res, "close")]);
+    if (!res.write(chunk)) await drainedOrClosed(res);
   }
   res.end();
+}
+
+/** Resolves when the socket takes more, or the response is gone; leaves no listener behind. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }
 
 export async function startMetricsServer(metrics: Metrics, port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
