@@ -1,7 +1,7 @@
 /**
  * What the composition root asks of observability: the metrics registry (METRICS, on by default),
  * tracing (the standard OTEL_* variables, off by default), and the seams they use: the event store
- * and the application wrapped, and a projector hook. Each seam is the plain object when its
+ * and the application wrapped, and projector hooks. Each seam is the plain object when its
  * feature is off.
  */
 import type { Application } from "../app/application.js";
@@ -12,6 +12,7 @@ import type { ProjectorHooks } from "../reactors/projector/projection.js";
 import { instrumentEventStore } from "./instrumented-store.js";
 import { Metrics } from "./metrics.js";
 import { startMetricsServer } from "./metrics-server.js";
+import { ProjectionBatchTimes } from "./projection-batch-times.js";
 import { ProjectionSpans } from "./projection-spans.js";
 import { traceApplication } from "./traced-application.js";
 import { startTracing, type Tracing } from "./tracing.js";
@@ -41,7 +42,7 @@ export async function startObservability(
     tracing,
     store: (store) => instrumentEventStore(store, metrics, tracing),
     app: (app) => traceApplication(app, tracing),
-    projectorHooks: tracing ? [new ProjectionSpans(tracing)] : [],
+    projectorHooks: [...(tracing ? [new ProjectionSpans(tracing)] : []), ...(metrics ? [new ProjectionBatchTimes(metrics)] : [])],
     close: async () => {
       await server?.close();
       await tracing?.close();

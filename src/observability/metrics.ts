@@ -146,6 +146,18 @@ export class Metrics implements OperationMetrics {
     buckets: BIND_BUCKETS,
     registers: [this.registry],
   });
+  private readonly waitSeconds = new Histogram({
+    name: "cyborg_read_your_writes_wait_seconds",
+    help: "How long a write's answer waited for the read models to show the log up to it (read-your-writes)",
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly batchSeconds = new Histogram({
+    name: "cyborg_projection_batch_duration_seconds",
+    help: "From a batch of events reaching the projector until every read model committed it",
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
   private readonly agentReports = new Counter({
     name: "cyborg_agent_reports_total",
     help: "Host agents' reports: written (the inventory changed), unchanged (a full report that wrote nothing), confirmed (a digest confirmed: nothing sent), not_confirmed (the agent sends the full report next), busy (a full report refused while too many were taken: REPORT_MAX_IN_FLIGHT, REPORT_MAX_QUEUED)",
@@ -290,6 +302,16 @@ export class Metrics implements OperationMetrics {
     this.appendSeconds.observe({ operation, result }, seconds);
     if (result === "conflict") this.conflicts.inc({ operation });
     if (events > 0) this.appendedEvents.inc(events);
+  }
+
+  /** A write's wait for the read models (read-your-writes). */
+  readYourWritesWait(seconds: number): void {
+    this.waitSeconds.observe(seconds);
+  }
+
+  /** A projector batch, from reaching the projector to every model's commit. */
+  projectionBatch(seconds: number): void {
+    this.batchSeconds.observe(seconds);
   }
 
   bindResolved(outcome: "bound" | "failed", seconds: number): void {

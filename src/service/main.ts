@@ -183,7 +183,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
 
     let url: string | undefined;
     if (config.roles.has("api")) {
-      const catchUp = readYourWrites({ ...models, log, reached: overrides.shareProgress?.(untilReached(models)) });
+      const catchUp = readYourWrites({ ...models, log, reached: overrides.shareProgress?.(untilReached(models)), observe: obs.metrics && ((s) => obs.metrics!.readYourWritesWait(s)) });
       const rateLimit = await (overrides.rateLimit ?? rateLimitFor)(config);
       opened.push(() => rateLimit.close());
       const services = { app, readStore, store, auditStore, notifications, evictions, programming, catchUp, limits: { maxBindings: config.MAX_BINDINGS_PER_MUTATION }, bindInline: overrides.bindInline ?? true, idempotencyTtlMs: config.IDEMPOTENCY_TTL_S * 1000, requestTimeoutMs: config.REQUEST_TIMEOUT_S * 1000, metrics: obs.metrics, log, placement: followers.placement, reportAdmission };

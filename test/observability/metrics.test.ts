@@ -21,6 +21,8 @@ export const EXPECTED_METRICS = {
   cyborg_projection_lag_seconds: "gauge",
   cyborg_projection_live: "gauge",
   cyborg_bind_duration_seconds: "histogram",
+  cyborg_read_your_writes_wait_seconds: "histogram",
+  cyborg_projection_batch_duration_seconds: "histogram",
   cyborg_binds_in_flight: "gauge",
   cyborg_subscriptions_open: "gauge",
   cyborg_agent_reports_total: "counter",
@@ -83,6 +85,9 @@ describe("GET /metrics after a scheduler's flow", () => {
     expect(m.value("cyborg_eventstore_append_duration_seconds_count", { result: "ok" })).toBeGreaterThanOrEqual(4);
     expect(m.value("cyborg_eventstore_appended_events_total")).toBeGreaterThan(10);
     expect(m.value("cyborg_bind_duration_seconds_count", { outcome: "bound" })).toBe(1);
+    // Every write that succeeded waited for the models (a profile, two reports, the ARQ's creation, its bind); the refused one and the confirmation (it writes nothing) did not.
+    expect(m.value("cyborg_read_your_writes_wait_seconds_count")).toBe(5);
+    expect(m.value("cyborg_projection_batch_duration_seconds_count")).toBeGreaterThanOrEqual(1);
     expect(m.value("cyborg_binds_in_flight")).toBe(0);
     // The test process's own limit (vitest's fork runs node's default).
     expect(m.value("cyborg_heap_size_limit_bytes")).toBe(getHeapStatistics().heap_size_limit);

@@ -32,5 +32,7 @@ export function bindStages(text: string) {
     bind_start_to_bound: share(text, "cyborg_bind_duration_seconds", { outcome: "bound" }),
     append_sequence: share(text, "cyborg_eventstore_append_duration_seconds", { operation: "appendSequence", result: "ok" }),
     append: share(text, "cyborg_eventstore_append_duration_seconds", { operation: "append", result: "ok" }),
+    read_your_writes_wait: share(text, "cyborg_read_your_writes_wait_seconds", {}),
+    projection_batch: share(text, "cyborg_projection_batch_duration_seconds", {}),
   };
 }

@@ -19,6 +19,8 @@ export interface ReadYourWritesOptions {
   log: { warn(obj: object, msg: string): void };
   /** Waits for more than these models (the API workers: every worker's); default `untilReached` of these options. */
   reached?: (position: bigint) => Promise<void>;
+  /** Each wait's seconds (the metrics' histogram). */
+  observe?: (seconds: number) => void;
 }
 
 const POLL_MS = 5;
@@ -43,8 +45,10 @@ export function untilReached(o: Omit<ReadYourWritesOptions, "log">): (position: 
 export function readYourWrites(o: ReadYourWritesOptions): () => Promise<void> {
   const reached = o.reached ?? untilReached(o);
   return async () => {
+    const t0 = performance.now();
     const head = await o.events.headPosition();
     if (head === undefined) return;
     await reached(head).catch(() => o.log.warn({ head: head.toString() }, "read models lag behind a mutation"));
+    o.observe?.((performance.now() - t0) / 1000);
   };
 }
