@@ -27,7 +27,8 @@ export interface StormOptions {
 }
 
 export class BootStorm {
-  readonly bindMs: Array<{ at: number; ms: number }> = [];
+  /** Each bind: to its last event (`ms`), and to the mutation's answer (`answerMs`). */
+  readonly bindMs: Array<{ at: number; ms: number; answerMs: number }> = [];
   flows = 0;
   failed = 0;
   readonly failures: string[] = [];
@@ -66,11 +67,12 @@ export class BootStorm {
       const instanceUuid = randomUUID();
       const t0 = performance.now();
       await c.gql(BIND, { b: uuids.map((arqUuid) => ({ arqUuid, hostname, deviceRpUuid: stormRpUuid(hostname), instanceUuid })) });
+      const answerMs = performance.now() - t0;
       const got = await bound;
       const ms = performance.now() - t0;
       const failed = got.find((e) => e.acceleratorRequestBound.status !== "COMPLETED");
       if (failed) throw new Error(`bind on ${hostname} ${failed.acceleratorRequestBound.status}: ${failed.acceleratorRequestBound.reason}`);
-      this.bindMs.push({ at: Date.now(), ms });
+      this.bindMs.push({ at: Date.now(), ms, answerMs });
       await c.gql(DELETE, { i: instanceUuid });
     } catch (err) {
       this.failed++;
