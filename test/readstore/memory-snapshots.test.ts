@@ -175,6 +175,32 @@ describe("read-model snapshots", () => {
     await snapshots.close();
   });
 
+  it("paces the writes made at the interval, not those made at close; a close hurries one under way", async () => {
+    const dir = tempDir();
+    const store = new MemoryReadStore();
+    await given(mixedLog(), store);
+    const made: Array<{ pauses: number; hurried: boolean }> = [];
+    const pacing = () => {
+      const p = { pauses: 0, hurried: false, pause: async () => void p.pauses++, hurry: () => void (p.hurried = true) };
+      made.push(p);
+      return p;
+    };
+    const w = new ReadModelSnapshots({ store, dir, projections: names.map((name) => ({ name, layout: "v1" })), intervalMs: 0, log: capturingLogger().log, pacing });
+    await w.load();
+    await w.writeDue();
+    expect(made).toHaveLength(1);
+    // One pause at least per model written (each file's last write).
+    expect(made[0]!.pauses).toBeGreaterThanOrEqual(names.length);
+    await w.writeMoved();
+    expect(made).toHaveLength(1);
+    await store.applyBatch("arqs", [{ op: "put", key: "{arqs}:arq:paced", fields: { n: 1 } }], (await store.getCheckpoint("arqs"))! + 1n);
+    const underWay = w.writeDue();
+    await w.close();
+    await underWay;
+    expect(made).toHaveLength(2);
+    expect(made[1]!.hurried).toBe(true);
+  });
+
   it("one process at a time: a second holder of the directory loads and writes nothing", async () => {
     const dir = tempDir();
     await written(dir);

@@ -77,6 +77,20 @@ describe("snapshot files", () => {
     expect(await readSnapshot(file, expected)).toEqual({ ok: true, header, lines: ["[1]", '["h","big",{"a":1,"b":2}]', "[2]"] });
   });
 
+  it("asks its pacing for a pause after each write", async () => {
+    const file = fileIn();
+    const many = Array.from({ length: 30_000 }, (_, i) => JSON.stringify(["h", `key-${i}`, "x".repeat(50)]));
+    let pauses = 0;
+    await writeSnapshot(file, header, many, { pause: async () => void pauses++ });
+    // About 2 MB of lines, written in pieces of 1 MiB: a pause after each.
+    expect(pauses).toBeGreaterThanOrEqual(2);
+    let few = 0;
+    await writeSnapshot(fileIn(), header, lines, { pause: async () => void few++ });
+    expect(few).toBe(1);
+    const read = await readSnapshot(file, expected);
+    expect(read?.ok && read.lines).toEqual(many);
+  });
+
   it("refuses a torn file: cut anywhere, it does not end with its checksum", async () => {
     const file = fileIn();
     await writeSnapshot(file, header, lines);

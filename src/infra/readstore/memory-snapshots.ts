@@ -26,6 +26,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { DutyCycle, type Pacing } from "../duty-cycle.js";
 import type { Logger } from "../logger.js";
 import { releaseOwnership, takeOwnership } from "./dir-owner.js";
 import type { CapturedModel, MemoryReadStore } from "./memory.js";
@@ -67,13 +68,24 @@ export interface ReadModelSnapshotsOptions {
   /** How often models that moved are written (0: only at close). */
   intervalMs: number;
   log: Pick<Logger, "info" | "warn" | "error">;
+  /** How those interval writes are paced (default: a quarter of the main thread at most, `BACKGROUND_SHARE`). */
+  pacing?: () => Pacing & { hurry(): void };
 }
+
+/**
+ * The share of the main thread a snapshot written at the interval takes at most: writing 10,000
+ * hosts' models is seconds of the thread's time (their text, its bytes, its checksum), which
+ * requests would otherwise queue behind. Writes at close go at full speed.
+ */
+export const BACKGROUND_SHARE = 0.25;
 
 export class ReadModelSnapshots {
   private timer?: NodeJS.Timeout;
   private writing?: Promise<void>;
   private readonly written = new Map<string, Written>();
   private owned = false;
+  /** The pacing of the interval write under way, if any. */
+  private pacing?: Pacing & { hurry(): void };
 
   constructor(private readonly o: ReadModelSnapshotsOptions) {}
 
@@ -132,7 +144,10 @@ export class ReadModelSnapshots {
 
   /** Writes a snapshot of each model worth writing again (see the file's comment; one run at a time): what the timer runs. */
   async writeDue(): Promise<void> {
-    return this.run((name, last) => this.due(name, last));
+    // A paced write can outlast the interval: the next tick leaves it be.
+    if (this.writing) return;
+    const pacing = (this.o.pacing ?? (() => new DutyCycle(BACKGROUND_SHARE)))();
+    return this.run((name, last) => this.due(name, last), pacing);
   }
 
   /** Writes a snapshot of each model whose checkpoint moved since its last one (one run at a time). */
@@ -143,16 +158,22 @@ export class ReadModelSnapshots {
   /** Stops the timer, writes what moved since (call it after the projector stopped), and gives the directory back. */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    // An interval write under way finishes at full speed.
+    this.pacing?.hurry();
     if (!this.owned) return;
     await this.writeMoved();
     await releaseOwnership(this.o.dir);
     this.owned = false;
   }
 
-  private async run(wanted: (name: string, last: Written) => boolean): Promise<void> {
+  private async run(wanted: (name: string, last: Written) => boolean, pacing?: Pacing & { hurry(): void }): Promise<void> {
     if (!this.owned) return;
     while (this.writing) await this.writing;
-    this.writing = this.writeEach(wanted).finally(() => (this.writing = undefined));
+    this.pacing = pacing;
+    this.writing = this.writeEach(wanted, pacing).finally(() => {
+      this.writing = undefined;
+      this.pacing = undefined;
+    });
     return this.writing;
   }
 
@@ -162,7 +183,7 @@ export class ReadModelSnapshots {
     return changed >= Math.max(1, last.keys * REWRITE_SHARE) || Date.now() - last.at >= this.o.intervalMs * MAX_AGE_INTERVALS;
   }
 
-  private async writeEach(wanted: (name: string, last: Written) => boolean): Promise<void> {
+  private async writeEach(wanted: (name: string, last: Written) => boolean, pace?: Pacing): Promise<void> {
     for (const p of this.o.projections) {
       // Taken only when it moved: a model loaded from its snapshot and not changed since is not written again.
       const checkpoint = await this.o.store.getCheckpoint(p.name);
@@ -178,7 +199,7 @@ export class ReadModelSnapshots {
       const t0 = performance.now();
       try {
         const header = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_FORMAT_VERSION, name: p.name, checkpoint: model.checkpoint.toString(), origin: model.origin, layout: p.layout };
-        await writeSnapshot(this.fileOf(p.name), header, encode(model));
+        await writeSnapshot(this.fileOf(p.name), header, encode(model), pace);
         this.written.set(p.name, { checkpoint: model.checkpoint, writes, keys: model.keys, at: Date.now() });
         this.o.log.info({ projection: p.name, checkpoint: header.checkpoint, ms: Math.round(performance.now() - t0) }, "read-model snapshot written");
       } catch (err) {

@@ -22,6 +22,7 @@ import { open, readFile, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { crc32, type ChecksumThread } from "./checksum-thread.js";
 import type { Origin } from "./port.js";
+import type { Pacing } from "../duty-cycle.js";
 
 export interface SnapshotHeader {
   format: string;
@@ -82,7 +83,8 @@ const CHUNK = 1 << 20;
 export type SnapshotLine = string | Iterable<string>;
 
 /** Writes header, lines and checksum to `file`, atomically (write-then-rename). */
-export async function writeSnapshot(file: string, header: SnapshotHeader, lines: Iterable<SnapshotLine>): Promise<void> {
+/** `pace`: asked after each write (a background snapshot leaves most of the main thread to requests). */
+export async function writeSnapshot(file: string, header: SnapshotHeader, lines: Iterable<SnapshotLine>, pace?: Pacing): Promise<void> {
   const tmp = `${file}.tmp`;
   const hash = runningChecksum();
   const handle = await open(tmp, "w");
@@ -93,6 +95,7 @@ export async function writeSnapshot(file: string, header: SnapshotHeader, lines:
       hash.update(bytes);
       await handle.write(bytes);
       chunk = "";
+      await pace?.pause();
     };
     for (const line of lines) {
       if (typeof line === "string") chunk += line;
