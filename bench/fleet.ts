@@ -17,6 +17,8 @@
  *          fleet starts: a service restarted since its first start, not one that replayed its log)
  *          --scrape-s 15 (/metrics read every so many seconds from the start, as a Prometheus
  *          would; 0: never)
+ *          --storm-in-process (the boot storm in this process, beside the agents, instead of a
+ *          thread of its own: their stalls are then counted in the binds' latency)
  *
  * The hosts' first reports (whole ones: registration) are spread over `--register-s`; the warm-up
  * lasts until `--warmup-s`, then the boot storm starts (on registered hosts) and `--minutes` are
@@ -39,6 +41,7 @@ import { RssSampler, rssMiB } from "./lib/fleet/rss.js";
 import { Scraper } from "./lib/fleet/scraper.js";
 import { bindStages } from "./lib/fleet/server-histograms.js";
 import { BootStorm, STORM_PROFILE } from "./lib/fleet/storm.js";
+import { StormThread } from "./lib/fleet/storm-thread.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
 import { processCpuSeconds } from "./lib/process-cpu.js";
 import { seededRandom } from "./lib/seeded-random.js";
@@ -121,7 +124,11 @@ async function main() {
   const loads: number[] = [];
   const loadTimer = setInterval(() => loads.push(loadavg()[0]!), 5_000);
   const fleet = new Fleet({ hosts, post: httpPoster(url), intervalMs: intervalS * 1000, registerMs: registerS * 1000, jitter: Number(args.jitter ?? 0.1), churn: Number(args.churn ?? 0.01), random });
-  const storm = new BootStorm({ url, token: serviceToken, profile, hostnames: () => [...fleet.registered], bootsPerS: Number(args["boots-per-s"] ?? 5), connections: Number(args.connections ?? 8), random });
+  // Nova's boots come from a thread of their own, so this process's stalls (10,000 agents) are not
+  // counted in the binds' latency; --storm-in-process runs them here, as before.
+  const stormOptions = { url, token: serviceToken, profile, bootsPerS: Number(args["boots-per-s"] ?? 5), connections: Number(args.connections ?? 8) };
+  const registered = () => [...fleet.registered];
+  const storm = args["storm-in-process"] ? new BootStorm({ ...stormOptions, hostnames: registered, random }) : new StormThread({ ...stormOptions, seed: seed + 1 }, registered);
   const scrapeS = Number(args["scrape-s"] ?? 15);
   const scraper = scrapeS > 0 ? new Scraper(url.replace(/\/graphql$/, "/metrics"), adminToken, scrapeS * 1000) : undefined;
   // The load generator's own stalls (its collector, 10,000 agents' timers) are in every latency it measures.

@@ -1,0 +1,47 @@
+/**
+ * The boot storm on a thread of its own. Nova's requests do not come from the process that plays
+ * 10,000 agents: run there, every stall of that process (its collector, the agents' timers) would
+ * be counted in the binds' latency. The thread runs `BootStorm` and sends its figures back.
+ */
+import { Worker } from "node:worker_threads";
+import type { StormOptions } from "./storm.js";
+
+export type StormThreadOptions = Omit<StormOptions, "hostnames" | "random"> & { seed: number };
+
+interface Figures {
+  flows: number;
+  failed: number;
+  failures: string[];
+  bindMs: Array<{ at: number; ms: number; answerMs: number }>;
+}
+
+export class StormThread {
+  flows = 0;
+  failed = 0;
+  failures: string[] = [];
+  bindMs: Figures["bindMs"] = [];
+  private readonly worker: Worker;
+  private stopped: ((f: Figures) => void) | undefined;
+
+  constructor(o: StormThreadOptions, hostnames: () => string[]) {
+    this.worker = new Worker(new URL("./storm-worker.js", import.meta.url), { workerData: o });
+    this.worker.on("message", (m: { progress?: { flows: number; failed: number }; figures?: Figures; hostnames?: true }) => {
+      if (m.hostnames) this.worker.postMessage({ hostnames: hostnames() });
+      if (m.progress) ({ flows: this.flows, failed: this.failed } = m.progress);
+      if (m.figures) this.stopped?.(m.figures);
+    });
+  }
+
+  start(): void {
+    this.worker.postMessage({ start: true });
+  }
+
+  async stop(): Promise<void> {
+    const figures = await new Promise<Figures>((resolve) => {
+      this.stopped = resolve;
+      this.worker.postMessage({ stop: true });
+    });
+    Object.assign(this, figures);
+    await this.worker.terminate();
+  }
+}
