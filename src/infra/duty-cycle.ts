@@ -10,7 +10,12 @@ export interface Pacing {
   pause(): Promise<void>;
 }
 
-export class DutyCycle implements Pacing {
+/** A pacing that can be told to stop pausing (a clean stop finishes the work at full speed). */
+export interface StoppablePacing extends Pacing {
+  hurry(): void;
+}
+
+export class DutyCycle implements StoppablePacing {
   private since = performance.now();
   private hurried = false;
 

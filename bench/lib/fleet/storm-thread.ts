@@ -4,21 +4,17 @@
  * be counted in the binds' latency. The thread runs `BootStorm` and sends its figures back.
  */
 import { Worker } from "node:worker_threads";
-import type { StormOptions } from "./storm.js";
+import type { BootStorm, StormOptions } from "./storm.js";
 
 export type StormThreadOptions = Omit<StormOptions, "hostnames" | "random"> & { seed: number };
 
-interface Figures {
-  flows: number;
-  failed: number;
-  failures: string[];
-  bindMs: Array<{ at: number; ms: number; answerMs: number }>;
-}
+/** What the thread's storm sends back when it stops. */
+type Figures = Pick<BootStorm, "flows" | "failed" | "failures" | "bindMs">;
 
 export class StormThread {
   flows = 0;
   failed = 0;
-  failures: string[] = [];
+  failures: Figures["failures"] = [];
   bindMs: Figures["bindMs"] = [];
   private readonly worker: Worker;
   private stopped: ((f: Figures) => void) | undefined;

@@ -26,7 +26,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { DutyCycle, type Pacing } from "../duty-cycle.js";
+import { DutyCycle, type Pacing, type StoppablePacing } from "../duty-cycle.js";
 import type { Logger } from "../logger.js";
 import { releaseOwnership, takeOwnership } from "./dir-owner.js";
 import type { CapturedModel, MemoryReadStore } from "./memory.js";
@@ -69,7 +69,7 @@ export interface ReadModelSnapshotsOptions {
   intervalMs: number;
   log: Pick<Logger, "info" | "warn" | "error">;
   /** How those interval writes are paced (default: a quarter of the main thread at most, `BACKGROUND_SHARE`). */
-  pacing?: () => Pacing & { hurry(): void };
+  pacing?: () => StoppablePacing;
 }
 
 /**
@@ -85,7 +85,7 @@ export class ReadModelSnapshots {
   private readonly written = new Map<string, Written>();
   private owned = false;
   /** The pacing of the interval write under way, if any. */
-  private pacing?: Pacing & { hurry(): void };
+  private pacing?: StoppablePacing;
 
   constructor(private readonly o: ReadModelSnapshotsOptions) {}
 
@@ -166,7 +166,7 @@ export class ReadModelSnapshots {
     this.owned = false;
   }
 
-  private async run(wanted: (name: string, last: Written) => boolean, pacing?: Pacing & { hurry(): void }): Promise<void> {
+  private async run(wanted: (name: string, last: Written) => boolean, pacing?: StoppablePacing): Promise<void> {
     if (!this.owned) return;
     while (this.writing) await this.writing;
     this.pacing = pacing;

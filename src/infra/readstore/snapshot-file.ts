@@ -82,8 +82,10 @@ const CHUNK = 1 << 20;
 /** A line of a snapshot: its text, or its text in pieces (a large key's), each made once the one before is written. */
 export type SnapshotLine = string | Iterable<string>;
 
-/** Writes header, lines and checksum to `file`, atomically (write-then-rename). */
-/** `pace`: asked after each write (a background snapshot leaves most of the main thread to requests). */
+/**
+ * Writes header, lines and checksum to `file`, atomically (write-then-rename); `pace` is asked
+ * after each write (a background snapshot leaves most of the main thread to requests).
+ */
 export async function writeSnapshot(file: string, header: SnapshotHeader, lines: Iterable<SnapshotLine>, pace?: Pacing): Promise<void> {
   const tmp = `${file}.tmp`;
   const hash = runningChecksum();
