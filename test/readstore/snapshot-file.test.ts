@@ -4,13 +4,15 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { readSnapshot, writeSnapshot, type SnapshotHeader } from "../../src/infra/readstore/snapshot-file.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { readSnapshot, SYNC_EVERY, writeSnapshot, type SnapshotHeader } from "../../src/infra/readstore/snapshot-file.js";
 
 const dirs: string[] = [];
 afterEach(() => {
+  vi.restoreAllMocks();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 const fileIn = () => {
@@ -125,5 +127,45 @@ describe("snapshot files", () => {
     expect(await refusal({ name: "n" })).toBe("it holds n, not m");
     expect(await refusal({ layout: "old" })).toMatch(/written by a build whose m code differs/);
     expect(await refusal({ origin: undefined })).toBe("its header is not a snapshot's");
+  });
+});
+
+/** The prototype of node's FileHandle (not exported), whose `datasync` the writer calls. */
+async function fileHandlePrototype(): Promise<{ datasync(): Promise<void> }> {
+  const handle = await open(fileIn(), "w");
+  await handle.close();
+  return Object.getPrototypeOf(handle) as { datasync(): Promise<void> };
+}
+
+describe("snapshot files, synced as they are written", () => {
+  /** Lines of about a mebibyte each, `n` of them. */
+  const mebibyteLines = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify(`${i}:`.padEnd(1 << 20, "x")));
+
+  it("a snapshot of many mebibytes is synced every SYNC_EVERY bytes while it is written, and reads back whole", async () => {
+    const datasync = vi.spyOn(await fileHandlePrototype(), "datasync");
+    const file = fileIn();
+    const big = mebibyteLines(10);
+    await writeSnapshot(file, header, big);
+    // 10 MiB in writes of about 1 MiB: a sync after each 4 MiB (the end's own sync comes on top).
+    expect(SYNC_EVERY).toBe(4 << 20);
+    expect(datasync).toHaveBeenCalledTimes(2);
+    expect(await readSnapshot(file, expected)).toEqual({ ok: true, header, lines: big });
+  });
+
+  it("a small snapshot is synced once, at its end", async () => {
+    const datasync = vi.spyOn(await fileHandlePrototype(), "datasync");
+    const file = fileIn();
+    await writeSnapshot(file, header, lines);
+    expect(datasync).not.toHaveBeenCalled();
+    expect(await readSnapshot(file, expected)).toEqual({ ok: true, header, lines });
+  });
+
+  it("a sync that fails fails the write: the snapshot before stays, and no temporary file is left", async () => {
+    const file = fileIn();
+    await writeSnapshot(file, header, lines);
+    vi.spyOn(await fileHandlePrototype(), "datasync").mockRejectedValueOnce(Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" }));
+    await expect(writeSnapshot(file, { ...header, checkpoint: "43" }, mebibyteLines(10))).rejects.toThrow(/EIO/);
+    expect(await readSnapshot(file, expected)).toEqual({ ok: true, header, lines });
+    expect(existsSync(`${file}.tmp`)).toBe(false);
   });
 });

@@ -79,6 +79,16 @@ function runningChecksum(): { update(bytes: Uint8Array): void; trailer(): string
 /** Lines are buffered into writes of about this many characters. */
 const CHUNK = 1 << 20;
 
+/**
+ * The file is synced each time about this many bytes were written since the last sync. Left to
+ * the kernel, a snapshot's hundreds of megabytes would reach the disk in one burst (at its final
+ * sync, or when the pages expire), and every commit of the log meanwhile (each one synced: an
+ * acknowledged write is on disk) would wait behind the burst: at 10,000 hosts, the binds that met
+ * one took 50-80 ms instead of 10. Synced as it goes, the disk never has more than this much of
+ * the snapshot's to write before a commit's turn.
+ */
+export const SYNC_EVERY = 4 << 20;
+
 /** A line of a snapshot: its text, or its text in pieces (a large key's), each made once the one before is written. */
 export type SnapshotLine = string | Iterable<string>;
 
@@ -92,11 +102,25 @@ export async function writeSnapshot(file: string, header: SnapshotHeader, lines:
   const handle = await open(tmp, "w");
   try {
     let chunk = JSON.stringify(header) + "\n";
+    // A sync runs while the next bytes are written, and is awaited only when the next one is due:
+    // `pace` seldom counts its wait as work, and at most two syncs' worth of bytes is unsynced.
+    let unsynced = 0;
+    let syncing: Promise<unknown> = Promise.resolve();
+    const synced = async () => {
+      const failed = await syncing;
+      if (failed instanceof Error) throw failed;
+    };
     const flush = async () => {
       const bytes = Buffer.from(chunk, "utf8");
       hash.update(bytes);
       await handle.write(bytes);
       chunk = "";
+      unsynced += bytes.length;
+      if (unsynced >= SYNC_EVERY) {
+        await synced();
+        syncing = handle.datasync().catch((err: Error) => err);
+        unsynced = 0;
+      }
       await pace?.pause();
     };
     for (const line of lines) {
@@ -112,6 +136,7 @@ export async function writeSnapshot(file: string, header: SnapshotHeader, lines:
     }
     await flush();
     await handle.write(hash.trailer() + "\n");
+    await synced();
     await handle.sync();
   } catch (err) {
     await handle.close().catch(() => undefined);
