@@ -18,4 +18,4 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 4000
-CMD ["node", "--max-semi-space-size=64", "dist/src/cli/index.js", "serve"]
+CMD ["node", "--max-semi-space-size=64", "--no-memory-reducer", "dist/src/cli/index.js", "serve"]

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { ConfigError, loadConfig } from "../infra/config.js";
 import { createLogger } from "../infra/logger.js";
+import { settleHeapGrowth } from "./heap-growth.js";
 import { settlePretenuring } from "./pretenuring.js";
 import { startupBlock } from "./startup-block.js";
 
@@ -31,10 +32,16 @@ export function serveCommand(): Command {
       // Before the service allocates anything: a first start's replay would teach V8 to put every
       // decoded event straight into the old generation (./pretenuring.ts).
       const pretenuring = settlePretenuring();
+      // A large fleet's heap collected whole every few minutes, not every two (./heap-growth.ts).
+      const heapGrowthPercent = settleHeapGrowth();
       // Loaded here: the other commands (os-acc, agent) start without the server's modules.
       const { startService } = await import("../service/main.js");
       const service = config.apiWorkers > 1 ? await (await import("../service/workers.js")).startWithWorkers(config, log) : await startService(config, log);
       log.info({ pretenuring }, pretenuring ? "V8 pretenures allocation sites (node's default, as asked)" : "V8 pretenuring off: short-lived objects stay in the young generation");
+      log.info(
+        { heapGrowthPercent: heapGrowthPercent ?? null },
+        heapGrowthPercent ? `V8 collects the old generation whole once it grew by ${heapGrowthPercent}% of what the last collection kept` : "V8 chooses when to collect the old generation whole (node's default, as asked)",
+      );
       if (service.url) console.error(startupBlock(config, service.url));
       let stopping = false;
       const stop = async (signal: string) => {
