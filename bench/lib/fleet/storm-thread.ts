@@ -21,9 +21,12 @@ export class StormThread {
 
   constructor(o: StormThreadOptions, hostnames: () => string[]) {
     this.worker = new Worker(new URL("./storm-worker.js", import.meta.url), { workerData: o });
-    this.worker.on("message", (m: { progress?: { flows: number; failed: number }; figures?: Figures; hostnames?: true }) => {
+    this.worker.on("message", (m: { progress?: { flows: number; failed: number; binds: Figures["bindMs"] }; figures?: Figures; hostnames?: true }) => {
       if (m.hostnames) this.worker.postMessage({ hostnames: hostnames() });
-      if (m.progress) ({ flows: this.flows, failed: this.failed } = m.progress);
+      if (m.progress) {
+        ({ flows: this.flows, failed: this.failed } = m.progress);
+        this.bindMs.push(...m.progress.binds);
+      }
       if (m.figures) this.stopped?.(m.figures);
     });
   }

@@ -10,9 +10,13 @@ let hostnames: string[] = [];
 const storm = new BootStorm({ ...o, hostnames: () => hostnames, random: seededRandom(o.seed) });
 const ask = () => port.postMessage({ hostnames: true });
 ask();
+// The binds since the last progress go with it, for the main thread's figures of the last seconds.
+let sent = 0;
 const timer = setInterval(() => {
   ask();
-  port.postMessage({ progress: { flows: storm.flows, failed: storm.failed } });
+  const binds = storm.bindMs.slice(sent);
+  sent = storm.bindMs.length;
+  port.postMessage({ progress: { flows: storm.flows, failed: storm.failed, binds } });
 }, 5_000);
 
 port.on("message", async (m: { hostnames?: string[]; start?: true; stop?: true }) => {
