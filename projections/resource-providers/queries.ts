@@ -4,6 +4,7 @@ import type { TaintEffect } from "../../src/domain/shared/tolerations.js";
 import { reservedOf, type ProviderAvailability } from "../../src/domain/inventory/resource-providers.js";
 import type { CapacityDraw } from "../../src/domain/inventory/events.js";
 import type { DriverCapacity } from "../../src/domain/inventory/partitioning-report.js";
+import type { Pacing } from "../../src/infra/duty-cycle.js";
 import type { ReadStore } from "../../src/infra/readstore/port.js";
 import { attributesView } from "../shared/deployables.js";
 import { hostsChangedSince as changedSince } from "../shared/changed-hosts.js";
@@ -164,9 +165,9 @@ export class FleetView implements HostView<FleetHostView> {
   }
 }
 
-/** The fleet kept by a host-feed over this model (projections/shared/host-feed.ts). */
-export function fleetFeed(store: ReadStore): HostFeed<FleetHostView, FleetView> {
-  return new HostFeed(store, { models: [name], changedSince: [hostsChangedSince], read: fleetHosts, empty: () => new FleetView() });
+/** The fleet kept by a host-feed over this model (projections/shared/host-feed.ts), read at `pacing`'s pace where given. */
+export function fleetFeed(store: ReadStore, pacing?: () => Pacing): HostFeed<FleetHostView, FleetView> {
+  return new HostFeed(store, { models: [name], changedSince: [hostsChangedSince], read: fleetHosts, empty: () => new FleetView() }, pacing);
 }
 
 /** Hosts whose providers changed at or after `position` (every host with a provider's event when undefined). */

@@ -11,9 +11,12 @@
  *
  * Hosts are read a few at a time, and the reading gives the event loop a turn whenever it has held
  * it for a few milliseconds: a fleet of thousands of hosts is read whole without holding requests
- * up. A view read whole is built apart and takes the old one's place at the end; hosts read again
- * are put into the view together once all of them are read.
+ * up. A feed whose reads can wait (the metrics' fleet: a scrape is not in a hurry) is given a
+ * pacing instead, which pauses between reads to leave most of the thread to requests. A view read
+ * whole is built apart and takes the old one's place at the end; hosts read again are put into the
+ * view together once all of them are read.
  */
+import type { Pacing } from "../../src/infra/duty-cycle.js";
 import { EventLoopTurns } from "../../src/infra/event-loop-turns.js";
 import type { ReadStore } from "../../src/infra/readstore/port.js";
 
@@ -45,9 +48,11 @@ export class HostFeed<H extends { hostname: string }, V extends HostView<H>> {
   /** A read not yet started, which callers arriving now join. */
   private next: Promise<void> | null = null;
 
+  /** `pacing`: a new one for each read, asked between slices of hosts; a turn every few milliseconds without. */
   constructor(
     private readonly store: ReadStore,
     private readonly source: HostFeedSource<H, V>,
+    private readonly pacing: () => Pacing = () => new TurnsPacing(),
   ) {
     this.view = source.empty();
   }
@@ -77,11 +82,11 @@ export class HostFeed<H extends { hostname: string }, V extends HostView<H>> {
     const names = [...new Set((await Promise.all(source.changedSince.map((changed) => changed(store, since)))).flat())];
     if (whole) {
       const view = source.empty();
-      await readSliced(store, source, names, (host) => view.put(host));
+      await readSliced(store, source, names, this.pacing(), (host) => view.put(host));
       this.view = view;
     } else if (names.length > 0) {
       const read = new Map<string, H>();
-      await readSliced(store, source, names, (host) => read.set(host.hostname, host));
+      await readSliced(store, source, names, this.pacing(), (host) => read.set(host.hostname, host));
       for (const name of names) {
         const host = read.get(name);
         if (host) this.view.put(host);
@@ -92,11 +97,18 @@ export class HostFeed<H extends { hostname: string }, V extends HostView<H>> {
   }
 }
 
-/** Reads the named hosts a slice at a time, giving the event loop a turn every few milliseconds. */
-async function readSliced<H extends { hostname: string }>(store: ReadStore, source: HostFeedSource<H, HostView<H>>, names: readonly string[], take: (host: H) => void): Promise<void> {
-  const turns = new EventLoopTurns();
+/** A turn of the event loop once it was held a few milliseconds. */
+class TurnsPacing implements Pacing {
+  private readonly turns = new EventLoopTurns();
+  pause(): Promise<void> {
+    return this.turns.after();
+  }
+}
+
+/** Reads the named hosts a slice at a time, asking `pace` between slices. */
+async function readSliced<H extends { hostname: string }>(store: ReadStore, source: HostFeedSource<H, HostView<H>>, names: readonly string[], pace: Pacing, take: (host: H) => void): Promise<void> {
   for (let i = 0; i < names.length; i += SLICE) {
     for (const host of await source.read(store, names.slice(i, i + SLICE))) take(host);
-    await turns.after();
+    await pace.pause();
   }
 }

@@ -5,10 +5,10 @@
  * registry at every scrape, they held the event loop for most of a second. Here a host's capacity
  * lines are written once per version of the host (the feed keeps a host's object while nothing of
  * it changed) and kept beside it; only the agents' lines, which change with the clock, are written
- * at each scrape. The text comes in chunks, with turns of the event loop between them, and is sent
- * so (metrics-server.ts): a scrape of 10,000 hosts does not hold requests up for its whole text.
+ * at each scrape. The text comes in chunks, with a pause of the scrape's pacing between them, and
+ * is sent so (metrics-server.ts): a scrape of 10,000 hosts does not hold requests up for its whole text.
  */
-import { setImmediate as turn } from "node:timers/promises";
+import type { Pacing } from "../infra/duty-cycle.js";
 import type { AgentSample, CapacitySample } from "./metrics.js";
 
 /** One host's part of the fleet; the same object while nothing of it changed. */
@@ -36,17 +36,17 @@ export class FleetExposition {
   private readonly written = new WeakMap<FleetHostSample, { label: string; capacity: string[] }>();
 
   /**
-   * The families' text, a chunk of up to SLICE hosts at a time with a turn of the event loop
-   * between chunks: every host's capacity, and its agent's liveness when `agent` is given.
+   * The families' text, a chunk of up to SLICE hosts at a time with a pause of `pace` between
+   * chunks: every host's capacity, and its agent's liveness when `agent` is given.
    */
-  async render(hosts: readonly FleetHostSample[], agent: ((hostname: string) => AgentSample) | undefined): Promise<string[]> {
+  async render(hosts: readonly FleetHostSample[], agent: ((hostname: string) => AgentSample) | undefined, pace: Pacing): Promise<string[]> {
     const chunks: string[] = [];
     const parts = (i: number) => hosts.slice(i, i + SLICE).map((h) => this.linesOf(h));
     for (const [index, [field, help]] of CAPACITY.entries()) {
       chunks.push(header(`cyborg_capacity_${field}`, help));
       for (let i = 0; i < hosts.length; i += SLICE) {
         chunks.push(parts(i).map((w) => w.capacity[index]).join(""));
-        await turn();
+        await pace.pause();
       }
     }
     for (const [name, help, value] of AGENT) {
@@ -54,7 +54,7 @@ export class FleetExposition {
       if (!agent) continue;
       for (let i = 0; i < hosts.length; i += SLICE) {
         chunks.push(hosts.slice(i, i + SLICE).map((h) => `${name}{${this.linesOf(h).label}} ${number(value(agent(h.hostname)))}\n`).join(""));
-        await turn();
+        await pace.pause();
       }
     }
     return chunks;

@@ -32,7 +32,7 @@ import { CleaningWatchdog } from "../reactors/cleaning/watchdog.js";
 import { startFollowers, type Followers } from "../reactors/start.js";
 import type { Logger } from "../infra/logger.js";
 import { startObservability } from "../observability/index.js";
-import type { Metrics } from "../observability/metrics.js";
+import { scrapePacing, type Metrics } from "../observability/metrics.js";
 import type { NovaNotifierOptions } from "../reactors/nova/notifier.js";
 import { Projector } from "../reactors/projector/projector.js";
 import { Archive } from "../audit/retention/archive.js";
@@ -164,7 +164,7 @@ export async function startService(config: Config, log: Logger, overrides: Servi
     const programming = new ProgrammingFeed(store, log.child({ component: "programming-feed" }));
     opened.push(() => notifications.close(), () => evictions.close(), () => programming.close());
     const reportAdmission = new ReportAdmission({ maxInFlight: config.REPORT_MAX_IN_FLIGHT, maxQueued: config.REPORT_MAX_QUEUED, retryAfterS: config.REPORT_RETRY_AFTER_S });
-    const fleet = fleetFeed(readStore);
+    const fleet = fleetFeed(readStore, scrapePacing);
     // Read the fleet once now, a few hosts at a time, so that the first scrape does not wait for
     // every host (at 10,000 hosts on disk that is longer than Prometheus's scrape timeout); a model
     // not yet readable is read at the first scrape instead.

@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { DeviceLifecycleState } from "../../src/domain/inventory/device-lifecycle.js";
-import type { FleetHostSample } from "../../src/observability/fleet-exposition.js";
+import { FleetExposition, type FleetHostSample } from "../../src/observability/fleet-exposition.js";
 import { Metrics } from "../../src/observability/metrics.js";
 import { parse } from "./exposition.js";
 
@@ -43,6 +43,17 @@ describe("the fleet's per-host metrics", () => {
     const second = parse(await scrape());
     expect(second.value("cyborg_capacity_used", { host: "compute1", resource_class: "FPGA" })).toBe(2);
     expect(second.samples.filter((s) => s.labels.host === "silent")).toEqual([]);
+  });
+
+  it("pauses at the scrape's pacing between chunks of a thousand hosts, each family in its chunks", async () => {
+    const hosts = Array.from({ length: 2500 }, (_, i) => host(`h${i}`, i % 3));
+    let pauses = 0;
+    const chunks = await new FleetExposition().render(hosts, () => ({ live: true, silentForS: 1 }), { pause: async () => void pauses++ });
+    // Three capacity families and two agent families, each written in three chunks of up to 1,000 hosts.
+    expect(pauses).toBe(15);
+    const parsed = parse(chunks.join(""));
+    expect(parsed.samples.filter((x) => x.name === "cyborg_agent_live")).toHaveLength(2500);
+    expect(parsed.value("cyborg_capacity_used", { host: "h2", resource_class: "FPGA" })).toBe(2);
   });
 
   it("counts devices per state across hosts as hosts change, come and go", async () => {

@@ -116,6 +116,26 @@ describe("a host-feed", () => {
   });
 });
 
+describe("a host-feed given a pacing", () => {
+  it("asks a new pacing for each read, and pauses at it between slices of hosts", async () => {
+    let names = Array.from({ length: 60 }, (_, i) => `h${i}`);
+    const pacings: number[] = [];
+    const feed = new HostFeed(
+      new MemoryReadStore(),
+      { models: [resourceProviders], changedSince: [async () => names], read: async (_s: ReadStore, hosts: readonly string[]) => hosts.map((hostname) => ({ hostname })), empty: () => new Kept() },
+      () => {
+        const i = pacings.push(0) - 1;
+        return { pause: async () => void pacings[i]!++ };
+      },
+    );
+    expect((await feed.current()).hosts.size).toBe(60);
+    names = ["h1", "h2", "h3", "h4", "h5"];
+    await feed.current();
+    // 60 hosts read four at a time, then the five changed since.
+    expect(pacings).toEqual([15, 2]);
+  });
+});
+
 class Kept implements HostView<{ hostname: string }> {
   readonly hosts = new Map<string, { hostname: string }>();
   put(host: { hostname: string }): void {
