@@ -8,8 +8,8 @@
  * and the reports and binds that came meanwhile waited.
  *
  * `serve` sets a fixed factor of 2 (the old generation may double what the last collection kept):
- * at 10,000 hosts a full collection about every 15 minutes, for up to another heap's worth of
- * memory (V8 still caps the limit halfway to the heap's maximum). V8 reads the flag at every
+ * at 10,000 hosts, at most one full collection in 10 minutes in four runs (four to six before), for
+ * up to another heap's worth of memory (V8 still caps the limit halfway to the heap's maximum). V8 reads the flag at every
  * collection, so setting it at run time takes effect (node refuses it in NODE_OPTIONS).
  * `--heap-growing-percent` on node's command line, or CYBORG_ES_NODE_DEFAULTS=1, keeps V8's own.
  * V8's memory reducer (collections it adds when it thinks the program went quiet) is set up before
