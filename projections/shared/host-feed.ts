@@ -52,7 +52,7 @@ export class HostFeed<H extends { hostname: string }, V extends HostView<H>> {
   constructor(
     private readonly store: ReadStore,
     private readonly source: HostFeedSource<H, V>,
-    private readonly pacing: () => Pacing = () => new TurnsPacing(),
+    private readonly pacing: () => Pacing = () => new EventLoopTurns(),
   ) {
     this.view = source.empty();
   }
@@ -94,14 +94,6 @@ export class HostFeed<H extends { hostname: string }, V extends HostView<H>> {
       }
     }
     this.readUpTo = upTo;
-  }
-}
-
-/** A turn of the event loop once it was held a few milliseconds. */
-class TurnsPacing implements Pacing {
-  private readonly turns = new EventLoopTurns();
-  pause(): Promise<void> {
-    return this.turns.after();
   }
 }
 

@@ -1,13 +1,6 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { transformFileSync } from "@swc/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HEAP_GROWTH_PERCENT, wantsHeapGrowth } from "../../src/cli/heap-growth.js";
-
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+import { flagWorkload, type FlagWorkload } from "./v8-flag-workload.js";
 
 describe("serve's heap growth", () => {
   it("is set unless node's command line sets it or node's defaults are asked for", () => {
@@ -18,27 +11,22 @@ describe("serve's heap growth", () => {
     expect(wantsHeapGrowth([], { CYBORG_ES_NODE_DEFAULTS: "1" })).toBe(false);
   });
 
-  // V8 flags belong to the process: each case runs in a node of its own, which prints V8's limit
-  // for the old generation after each collection (--trace-gc-verbose: "Limit: ... (factor)").
-  const dir = mkdtempSync(join(tmpdir(), "cyborg-es-heap-growth-"));
+  // Each case runs in a node of its own, which prints V8's limit for the old generation after
+  // each collection (--trace-gc-verbose: "Limit: ... (factor)").
+  let workload: FlagWorkload;
   beforeAll(() => {
-    const { code } = transformFileSync(join(repo, "src/cli/heap-growth.ts"), { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "es6" } });
-    writeFileSync(join(dir, "heap-growth.mjs"), code);
-    writeFileSync(
-      join(dir, "workload.mjs"),
-      [
-        `import { settleHeapGrowth } from "./heap-growth.mjs";`,
-        `console.log(JSON.stringify({ percent: settleHeapGrowth() ?? null }));`,
-        `const keep = [];`,
-        `for (let r = 0; r < 10; r++) for (let i = 0; i < 200000; i++) keep.push({ a: i, b: "x" + i });`,
-        `globalThis.kept = keep.length;`,
-      ].join("\n"),
-    );
+    workload = flagWorkload("heap-growth", [
+      `import { settleHeapGrowth } from "./heap-growth.mjs";`,
+      `console.log(JSON.stringify({ percent: settleHeapGrowth() ?? null }));`,
+      `const keep = [];`,
+      `for (let r = 0; r < 10; r++) for (let i = 0; i < 200000; i++) keep.push({ a: i, b: "x" + i });`,
+      `globalThis.kept = keep.length;`,
+    ]);
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => workload.remove());
 
   const run = (env: Record<string, string>) => {
-    const r = spawnSync(process.execPath, ["--trace-gc-verbose", join(dir, "workload.mjs")], { env: { ...process.env, NODE_OPTIONS: "", ...env }, encoding: "utf8" });
+    const r = workload.run(["--trace-gc-verbose"], env);
     expect(r.status, r.stderr).toBe(0);
     const said = JSON.parse(r.stdout.split("\n").find((l) => l.startsWith("{"))!) as { percent: number | null };
     const factors = [...r.stdout.matchAll(/\[HeapController\] Limit: .* \(([0-9.]+)\)/g)].map((m) => Number(m[1]));

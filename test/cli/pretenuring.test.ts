@@ -1,13 +1,6 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { transformFileSync } from "@swc/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wantsNoPretenuring } from "../../src/cli/pretenuring.js";
-
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+import { flagWorkload, type FlagWorkload } from "./v8-flag-workload.js";
 
 describe("serve's pretenuring setting", () => {
   it("turns pretenuring off unless node's command line says otherwise or node's defaults are asked for", () => {
@@ -19,28 +12,23 @@ describe("serve's pretenuring setting", () => {
     expect(wantsNoPretenuring([], { CYBORG_ES_NODE_DEFAULTS: "1" })).toBe(false);
   });
 
-  // V8 flags belong to the process: each case runs in a node of its own, which reports V8's
-  // pretenuring decisions (--trace-pretenuring-statistics) on a workload whose objects all survive.
-  const dir = mkdtempSync(join(tmpdir(), "cyborg-es-pretenuring-"));
+  // Each case runs in a node of its own, which reports V8's pretenuring decisions
+  // (--trace-pretenuring-statistics) on a workload whose objects all survive.
+  let workload: FlagWorkload;
   beforeAll(() => {
-    const { code } = transformFileSync(join(repo, "src/cli/pretenuring.ts"), { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "es6" } });
-    writeFileSync(join(dir, "pretenuring.mjs"), code);
-    writeFileSync(
-      join(dir, "workload.mjs"),
-      [
-        `import { settlePretenuring } from "./pretenuring.mjs";`,
-        `console.log(JSON.stringify({ pretenuring: settlePretenuring() }));`,
-        `function make(i) { return { a: i, b: "x" + i, c: [i] }; }`,
-        `const keep = [];`,
-        `for (let r = 0; r < 20; r++) for (let i = 0; i < 200000; i++) keep.push(make(i));`,
-        `globalThis.kept = keep.length;`,
-      ].join("\n"),
-    );
+    workload = flagWorkload("pretenuring", [
+      `import { settlePretenuring } from "./pretenuring.mjs";`,
+      `console.log(JSON.stringify({ pretenuring: settlePretenuring() }));`,
+      `function make(i) { return { a: i, b: "x" + i, c: [i] }; }`,
+      `const keep = [];`,
+      `for (let r = 0; r < 20; r++) for (let i = 0; i < 200000; i++) keep.push(make(i));`,
+      `globalThis.kept = keep.length;`,
+    ]);
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => workload.remove());
 
   const run = (env: Record<string, string>) => {
-    const r = spawnSync(process.execPath, ["--trace-pretenuring-statistics", join(dir, "workload.mjs")], { env: { ...process.env, NODE_OPTIONS: "", ...env }, encoding: "utf8" });
+    const r = workload.run(["--trace-pretenuring-statistics"], env);
     expect(r.status, r.stderr).toBe(0);
     const said = JSON.parse(r.stdout.split("\n").find((l) => l.startsWith("{"))!) as { pretenuring: boolean };
     return { said: said.pretenuring, tenured: r.stdout.split("\n").filter((l) => /=> tenure/.test(l)).length };

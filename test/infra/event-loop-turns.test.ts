@@ -1,15 +1,15 @@
 /**
- * EventLoopTurns: a caller holding the loop with synchronous work asks `after()` between steps; it
+ * EventLoopTurns: a caller holding the loop with synchronous work asks `pause()` between steps; it
  * resolves at once until the loop has been held `holdMs` (4 by default), then at the next turn.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EventLoopTurns } from "../../src/infra/event-loop-turns.js";
 
-/** Whether `after()` let an immediate scheduled before it run, i.e. waited for a turn of the loop. */
+/** Whether `pause()` let an immediate scheduled before it run, i.e. waited for a turn of the loop. */
 async function turned(turns: EventLoopTurns): Promise<boolean> {
   let ran = false;
   const immediate = setImmediate(() => (ran = true));
-  await turns.after();
+  await turns.pause();
   clearImmediate(immediate);
   return ran;
 }

@@ -36,7 +36,7 @@ export async function dueHostPeriods(
     const page = await streamEnds(store, { prefix: streamPrefix.host, after, maxCount: PAGE });
     if (!page || page.length === 0) return { due };
     for (const end of page) {
-      await turns.after();
+      await turns.pause();
       const d = await closedPeriods(store, end.stream, cutoff, keep);
       if (d) due.push(d);
       if (due.length >= max) return { due, cursor: end.stream };
