@@ -30,6 +30,17 @@ describe("warnings in the answer", () => {
     expect(r.extensions!.warnings![0]).toMatch(/no host reports trait CUSTOM_FAKE_DEVCE yet/);
   });
 
+  it("sees a trait a host reported since the last check", async () => {
+    const late = { "resources:FPGA": "1", "trait:CUSTOM_LATE_DEVICE": "required" };
+    expect((await create("late-1", late)).extensions?.warnings).toEqual([expect.stringMatching(/no host reports trait CUSTOM_LATE_DEVICE yet/)]);
+    // compute1 reports a second card, with that trait.
+    const [card] = FAKE_HOST_DEVICES(1);
+    const second = { ...card!, controlPath: { type: "PCI", info: { ...card!.controlPath.info, bus: "0d" } } };
+    second.deployables = [{ ...card!.deployables[0]!, name: "compute1_LateDevice", attachHandles: [{ type: "TEST_PCI", info: { domain: "0000", bus: "0d", device: "00", function: "0" } }], attributes: [{ key: "rc", value: "FPGA" }, { key: "trait0", value: "CUSTOM_LATE_DEVICE" }] }];
+    await t.ok("agent", op.REPORT, { hostname: "compute1", devices: [card, second] });
+    expect((await create("late-2", late)).extensions?.warnings).toBeUndefined();
+  });
+
   it("says nothing when the input is taken as sent and can take effect", async () => {
     const r = await create("plain", { "resources:FPGA": "1", "trait:CUSTOM_FAKE_DEVICE": "required" });
     expect(r.data).toBeDefined();

@@ -3,9 +3,9 @@
  * `extensions.warnings` (a list of strings) beside `data`.
  */
 import type { ApolloServerPlugin } from "@apollo/server";
-import { listResourceProviders } from "../../../projections/resource-providers/queries.js";
 import { normalisationWarnings, unreportedWarnings } from "../../domain/device-profiles/warnings.js";
 import type { ProfileGroup } from "../../domain/device-profiles/events.js";
+import { placementCandidates } from "../scheduling.js";
 import type { ApiContext } from "./context.js";
 
 export const warningsPlugin: ApolloServerPlugin<ApiContext> = {
@@ -29,8 +29,16 @@ export async function warnAboutGroups(ctx: ApiContext, sent: unknown, stored: re
   const warnings = (ctx.warnings ??= []);
   warnings.push(...normalisationWarnings(sent, stored));
   // The profile is written by now: a read model being rebuilt costs the check, not the answer.
-  const rps = await listResourceProviders(ctx.services.readStore).catch(() => undefined);
-  if (!rps) return void warnings.push("could not check which hosts report the groups' traits (the resource providers' read model is not ready): ask resourceProviders later");
-  const reported = { traits: new Set(rps.flatMap((rp) => rp.traits)), resourceClasses: new Set(rps.map((rp) => rp.resourceClass)) };
+  // What the hosts report comes from the placement engine's candidates, kept by this process and
+  // read again only where the models changed: not from a read of every provider of the fleet.
+  const candidates = await placementCandidates(ctx.services.readStore).catch(() => undefined);
+  if (!candidates) return void warnings.push("could not check which hosts report the groups' traits (the resource providers' read model is not ready): ask resourceProviders later");
+  const reported = { traits: new Set<string>(), resourceClasses: new Set<string>() };
+  for (const host of candidates.hosts) {
+    for (const p of host.providers) {
+      reported.resourceClasses.add(p.resourceClass);
+      for (const t of p.traits) reported.traits.add(t);
+    }
+  }
   warnings.push(...unreportedWarnings(stored, reported));
 }
