@@ -198,6 +198,8 @@ export async function startService(config: Config, log: Logger, overrides: Servi
       url = server.url;
       log.info({ url, mode: config.mode, eventLog: store.kind, readModels: readModelsOf(side.readStore), nodeEnv: process.env.NODE_ENV }, "cyborg-es is serving");
     }
+    // Started now, not before: it takes a share of the main thread.
+    side.snapshots?.settleLoaded();
     return { url, store, readStore, app, projector, binder, followers, notifications, close };
   } catch (err) {
     // A failed start leaves nothing open (connections would keep the process alive).

@@ -70,6 +70,21 @@ describe("read-model snapshots", () => {
     await snapshots.close();
   });
 
+  it("takes every loaded key out of the files' bytes in the background when asked, and says so; the models read the same", async () => {
+    const dir = tempDir();
+    const before = await written(dir);
+    const store = new MemoryReadStore();
+    const { snapshots, said } = snapshotsOf(store, dir);
+    await snapshots.load();
+    snapshots.settleLoaded();
+    await vi.waitFor(() => expect(said("read models loaded from snapshots: every key taken out of the files' bytes, which are freed")).toHaveLength(1));
+    const [line] = said("read models loaded from snapshots: every key taken out of the files' bytes, which are freed");
+    expect(line!.keys).toBeGreaterThan(0);
+    expect(await store.settleLoaded({ pause: async () => undefined })).toBe(0);
+    expect(await dumpAll(store, names)).toEqual(before.dump);
+    await snapshots.close();
+  });
+
   it("the projector reads on from the snapshot's checkpoint: the models equal those of a full rebuild", async () => {
     const dir = tempDir();
     const { es } = await written(dir);

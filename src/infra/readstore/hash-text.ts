@@ -1,3 +1,4 @@
+import { flat } from "./flat-text.js";
 import { setDocField } from "./keys-and-cursors.js";
 import type { Doc } from "./port.js";
 
@@ -33,6 +34,21 @@ export function docOf(h: HashValue): Doc {
 /** The hash as the JSON object of its fields (a snapshot's content, a settled hash). */
 export function textOf(h: HashValue): string {
   return typeof h === "string" ? h : JSON.stringify(docOf(h));
+}
+
+/**
+ * A hash's text this long or longer is parsed when it is taken out of a snapshot's bytes, to tell
+ * whether it has more than FIELD_MAP_FROM fields and is kept as a map: an index's reverse hash of
+ * every device is megabytes, which each write of the index would otherwise parse again. A shorter
+ * text with that many fields stays text until it is written.
+ */
+export const MAP_TEXT_FROM = 16 * 1024;
+
+/** A hash's text, as taken out of a snapshot's bytes, in the form the store keeps it. */
+export function keptHash(text: string): HashValue {
+  if (text.length < MAP_TEXT_FROM) return text;
+  const fields = fieldMapOf(text);
+  return fields.size > FIELD_MAP_FROM ? fields : flat(text);
 }
 
 /** The hash as a map of fields, to be changed. */

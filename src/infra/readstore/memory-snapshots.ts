@@ -20,6 +20,11 @@
  *   copy-on-write (memory-capture.ts: its content matches its checkpoint) and written while the
  *   service goes on taking writes.
  *   `close()` writes every model that moved, after the projector stopped.
+ * - Once the service serves, `settleLoaded()` takes the keys still in the loaded snapshots' bytes
+ *   out of them in the background, paced as the interval writes are (MemoryReadStore.settleLoaded),
+ *   so the files' buffers are freed and the service's memory stays flat instead of growing as the
+ *   fleet uses keys. The large keys (an index over every device) go first: their first use, a
+ *   write on a request's path, would otherwise parse megabytes.
  *
  * One process at a time writes the directory (dir-owner.ts); another server on the same DATA_DIR
  * neither loads nor writes snapshots.
@@ -86,6 +91,9 @@ export class ReadModelSnapshots {
   private owned = false;
   /** The pacing of the interval write under way, if any. */
   private pacing?: StoppablePacing;
+  /** Whether any snapshot was loaded (its keys are then taken out of its bytes once started). */
+  private loadedAny = false;
+  private settling?: { done: Promise<void>; pacing: StoppablePacing; stopped: boolean };
 
   constructor(private readonly o: ReadModelSnapshotsOptions) {}
 
@@ -130,6 +138,7 @@ export class ReadModelSnapshots {
       return false;
     }
     this.o.store.restore(name, model);
+    this.loadedAny = true;
     this.written.set(name, { checkpoint: model.checkpoint, writes: this.o.store.writesTo(name), keys: model.hashes.length + model.zsets.length, at: Date.now() });
     this.o.log.info({ projection: name, checkpoint: model.checkpoint.toString(), keys: model.hashes.length + model.zsets.length, ms: Math.round(performance.now() - t0) }, "read model loaded from its snapshot");
     return true;
@@ -158,6 +167,11 @@ export class ReadModelSnapshots {
   /** Stops the timer, writes what moved since (call it after the projector stopped), and gives the directory back. */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.settling) {
+      this.settling.stopped = true;
+      this.settling.pacing.hurry();
+      await this.settling.done;
+    }
     // An interval write under way finishes at full speed.
     this.pacing?.hurry();
     if (!this.owned) return;
@@ -175,6 +189,24 @@ export class ReadModelSnapshots {
       this.pacing = undefined;
     });
     return this.writing;
+  }
+
+  /**
+   * Takes the keys still in the loaded snapshots' bytes out of them in the background, paced as the
+   * interval writes are (call it once the service serves: it would slow the start down).
+   */
+  settleLoaded(): void {
+    if (!this.loadedAny || this.settling) return;
+    const pacing = (this.o.pacing ?? (() => new DutyCycle(BACKGROUND_SHARE)))();
+    const t0 = performance.now();
+    const settling = { pacing, stopped: false, done: Promise.resolve() };
+    settling.done = this.o.store.settleLoaded(pacing, () => settling.stopped).then(
+      (keys) => {
+        if (!settling.stopped) this.o.log.info({ keys, ms: Math.round(performance.now() - t0) }, "read models loaded from snapshots: every key taken out of the files' bytes, which are freed");
+      },
+      (err: unknown) => this.o.log.error({ err }, "could not take the loaded read models' keys out of their snapshots' bytes; each is taken out when first used"),
+    );
+    this.settling = settling;
   }
 
   /** Whether a model that moved since its last snapshot is worth writing again now. */

@@ -4,7 +4,8 @@ import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump,
 import { SortedSet } from "./sorted-set.js";
 import { LARGE_HASH, ModelCapture, rawText, type HashContent, type RawJson, type ZsetContent } from "./memory-capture.js";
 import { PartitionedMap } from "./partitioned-map.js";
-import { docOf, FIELD_MAP_FROM, fieldMapOf, frozenValue, textOf, type FieldMap, type HashValue } from "./hash-text.js";
+import { docOf, FIELD_MAP_FROM, fieldMapOf, frozenValue, keptHash, textOf, type FieldMap, type HashValue } from "./hash-text.js";
+import type { Pacing } from "../duty-cycle.js";
 import { RecentKeys } from "./recent-keys.js";
 import { flat } from "./flat-text.js";
 
@@ -37,18 +38,21 @@ export class MemoryReadStore implements ReadStore {
   readonly kind = "memory" as const;
   /**
    * A hash: its JSON text, or a map of fields while written lately or when large. One loaded from a
-   * snapshot stays in the snapshot's bytes until first used (a restart reads only the keys).
+   * snapshot stays in the snapshot's bytes until first used or taken out in the background
+   * (`settleLoaded`): a restart reads only the keys.
    */
   private readonly hashes = new PartitionedMap<HashValue | RawJson>();
   /**
    * A sorted set of up to `SMALL_SET` members is kept as its JSON text (`[[member, score], ...]`)
    * and built when used, for the same reason as hashes (most sets are an object's few children);
-   * a larger one as a SortedSet. One loaded from a snapshot stays its text in the snapshot's bytes until used.
+   * a larger one as a SortedSet. One loaded from a snapshot stays its text in the snapshot's bytes until used, as hashes do.
    */
   private readonly zsets = new PartitionedMap<SortedSet | string | RawJson>();
   /** The keys written lately, kept in the form quick to change (memory: RECENT_KEYS of each kind). */
   private readonly recentHashes = new RecentKeys(RECENT_KEYS, (key) => this.settleHash(key));
   private readonly recentZsets = new RecentKeys(RECENT_KEYS, (key) => this.settleZset(key));
+  /** Keys loaded from a snapshot whose content is LARGE_LOADED bytes or more: `settleLoaded` takes them out first. */
+  private loadedLarge: Array<["h" | "z", string]> = [];
   /** Snapshots being written, per projection: they keep what a key held before a write changes it. */
   private readonly captures = new Map<string, Set<ModelCapture>>();
   private readonly checkpoints = new Map<string, bigint>();
@@ -296,16 +300,58 @@ export class MemoryReadStore implements ReadStore {
     }
     this.forget(projection);
     for (const [k, fields] of model.hashes) {
-      if ((typeof fields === "string" ? fields.length : fields.end - fields.start) > 2) this.hashes.set(k, fields); // "{}": an empty hash is none
+      const size = typeof fields === "string" ? fields.length : fields.end - fields.start;
+      if (size <= 2) continue; // "{}": an empty hash is none
+      this.hashes.set(k, fields);
+      if (size >= LARGE_LOADED) this.loadedLarge.push(["h", k]);
     }
     for (const [k, entries] of model.zsets) {
       if (!Array.isArray(entries)) {
-        if ((typeof entries === "string" ? entries.length : entries.end - entries.start) > 2) this.zsets.set(k, entries); // "[]": an empty set is none
+        const size = typeof entries === "string" ? entries.length : entries.end - entries.start;
+        if (size <= 2) continue; // "[]": an empty set is none
+        this.zsets.set(k, entries);
+        if (size >= LARGE_LOADED) this.loadedLarge.push(["z", k]);
       } else if (entries.length > SMALL_SET) this.zsets.set(k, SortedSet.of(entries));
       else if (entries.length > 0) this.zsets.set(k, setText(SortedSet.of(entries)));
     }
     this.checkpoints.set(projection, model.checkpoint);
     if (model.origin) this.origins.set(projection, { ...model.origin });
+  }
+
+  /**
+   * Takes every key still in a loaded snapshot's bytes out of them (as its first use would), a
+   * slice of keys at a time between `pace`'s pauses, so that the snapshots' buffers are freed: until
+   * the last key of a file leaves its bytes, the whole file stays in memory beside the keys taken
+   * out, and the service's memory grows with what the fleet happens to use. Ends early once
+   * `stopped()`; the number of keys taken out.
+   */
+  async settleLoaded(pace: Pacing, stopped: () => boolean = () => false): Promise<number> {
+    let settled = 0;
+    // The large keys first, each with a pause after it: each is a parse of up to megabytes, which
+    // a write on the path of a request (a bind, a report) would otherwise wait for.
+    for (const [kind, key] of this.loadedLarge.splice(0)) {
+      if (!isRaw((kind === "h" ? this.hashes : this.zsets).get(key))) continue;
+      if (kind === "h") this.hash(key);
+      else this.zset(key);
+      settled++;
+      await pace.pause();
+      if (stopped()) return settled;
+    }
+    let since = performance.now();
+    for (const [map, take] of [[this.hashes, (k: string) => this.hash(k)], [this.zsets, (k: string) => this.zset(k)]] as const) {
+      for (const part of (map as PartitionedMap<unknown>).partitions()) {
+        for (const [key, value] of part) {
+          if (!isRaw(value)) continue;
+          take(key);
+          settled++;
+          if (settled % SETTLE_CHECK_EVERY !== 0 || performance.now() - since < SETTLE_SLICE_MS) continue;
+          await pace.pause();
+          if (stopped()) return settled;
+          since = performance.now();
+        }
+      }
+    }
+    return settled;
   }
 
   private apply(w: Write, fields?: Array<[string, string]>): void {
@@ -374,9 +420,9 @@ export class MemoryReadStore implements ReadStore {
   private hash(key: string): HashValue | undefined {
     const h = this.hashes.get(key);
     if (h === undefined || !isRaw(h)) return h;
-    const text = rawText(h);
-    this.hashes.set(key, text);
-    return text;
+    const kept = keptHash(rawText(h));
+    this.hashes.set(key, kept);
+    return kept;
   }
 
   /** The value an index holds for `member` (its reverse hash's field), or null. */
@@ -442,6 +488,12 @@ function setText(z: SortedSet): string {
   return flat(JSON.stringify(z.entries()));
 }
 
-function isRaw(h: HashValue | RawJson): h is RawJson {
-  return typeof h !== "string" && !(h instanceof Map);
+/** A key's content in a snapshot this long or longer (an index over every device: megabytes) is taken out of the bytes first. */
+const LARGE_LOADED = 16 * 1024;
+/** Keys taken out of a snapshot's bytes between two looks at the clock, and how long a slice of them runs before a pause. */
+const SETTLE_CHECK_EVERY = 64;
+const SETTLE_SLICE_MS = 2;
+
+function isRaw(h: unknown): h is RawJson {
+  return typeof h === "object" && h !== null && !(h instanceof Map) && !(h instanceof SortedSet);
 }

@@ -33,6 +33,11 @@ export class PartitionedMap<V> {
     return this.parts.get(prefix) ?? EMPTY;
   }
 
+  /** Each projection's keys (and the part of those without a prefix), live. */
+  partitions(): IterableIterator<ReadonlyMap<string, V>> {
+    return this.parts.values();
+  }
+
   /** Forgets every key starting with `prefix`. */
   dropPrefix(prefix: string): void {
     this.parts.delete(prefix);
