@@ -52,6 +52,9 @@ describe("restarting the embedded service", () => {
     expect(logged.said("rebuilding read models")).toEqual([]);
     // The binder and the invariant checker read on from their own snapshots too.
     expect(logged.said("state loaded from its snapshot; reading the log after it").map((l) => l.follower).sort()).toEqual(["binder", "invariant-checker"]);
+    // Once serving, it takes the loaded keys out of the files' bytes in the background.
+    await vi.waitFor(() => expect(logged.said("read models loaded from snapshots: every key taken out of the files' bytes, which are freed")).toHaveLength(1));
+    expect(await t.ok("admin", DEVICES)).toEqual(before);
     await t.close();
 
     truncateSync(join(dataDir, "read-models", "device-tree.snapshot"), 50);
