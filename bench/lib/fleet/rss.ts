@@ -2,22 +2,36 @@ import { readFileSync } from "node:fs";
 
 /** A process's resident set in MiB (Linux /proc), or null. */
 export function rssMiB(pid: number): number | null {
+  return statusMiB(pid, "VmRSS");
+}
+
+/**
+ * Its anonymous part (the JavaScript heap, buffers, native allocations), or null: VmRSS also counts
+ * the pages of the log and the audit index mapped into the process, which grow as the service
+ * reads them (a first start reads all of them, a restart a few at a time) and are the kernel's
+ * page cache, not memory the service holds.
+ */
+export function rssAnonMiB(pid: number): number | null {
+  return statusMiB(pid, "RssAnon");
+}
+
+function statusMiB(pid: number, field: string): number | null {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Math.round(Number(m[1]) / 1024) : null;
   } catch {
     return null;
   }
 }
 
-/** Samples a process's RSS every `everyMs` while running. */
+/** Samples a process's RSS (or, with `measure`, another figure in MiB) every `everyMs` while running. */
 export class RssSampler {
   readonly samples: Array<{ at: number; mib: number }> = [];
   private readonly timer: NodeJS.Timeout;
 
-  constructor(pid: () => number, everyMs: number) {
+  constructor(pid: () => number, everyMs: number, measure: (pid: number) => number | null = rssMiB) {
     this.timer = setInterval(() => {
-      const mib = rssMiB(pid());
+      const mib = measure(pid());
       if (mib !== null) this.samples.push({ at: Date.now(), mib });
     }, everyMs);
   }
