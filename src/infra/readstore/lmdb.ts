@@ -3,7 +3,9 @@ import { open, type RootDatabase } from "lmdb";
 import { decodeKey, openDatabases, orderMember, prefixEnd, readableKey, readField, readScore, type LmdbDatabases, type Meta } from "./lmdb-layout.js";
 import { intersect, rangeOne } from "./lmdb-sorted-sets.js";
 import { clearUnsynced, markUnsynced } from "./lmdb-unsynced.js";
+import { SteadyWriteback, WRITEBACK_EVERY_MS } from "./lmdb-writeback.js";
 import { inProcessWriter, threadWriter, writeThreadAvailable, type LmdbWriter } from "./lmdb-writer.js";
+import type { WriteArgs, WriteName, WriteResult } from "./lmdb-writes.js";
 import { ReadStoreUnavailableError } from "./port.js";
 import { decodeCursor, keyPrefix, projectionsOfKeys, setDocField, validateBatch } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
@@ -26,7 +28,9 @@ import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump,
  * Durability: commits are not synced (noSync), which costs a third of a synced commit's CPU; a
  * machine crash could then corrupt the file, so the directory is marked while the store is open
  * and a store that may not have survived a machine restart starts empty, for the projector to
- * rebuild from the log (lmdb-unsynced.ts). A process that dies loses nothing.
+ * rebuild from the log (lmdb-unsynced.ts). A process that dies loses nothing. While it takes
+ * writes, the store is synced every half second in the background (lmdb-writeback.ts), so its
+ * pages reach the disk steadily rather than in the kernel's bursts.
  */
 export interface LmdbReadStoreOptions {
   /** Awaited before the first batch is written (until it resolves once): disk-index.ts records there which log the model is of. */
@@ -48,6 +52,7 @@ export class LmdbReadStore implements ReadStore {
     private readonly dir: string,
     private beforeFirstWrite: (() => Promise<void>) | undefined,
     private readonly afterClose: (() => Promise<void>) | undefined,
+    private readonly writeback = new SteadyWriteback(() => syncEnv(env), WRITEBACK_EVERY_MS),
   ) {}
 
   /** Opens (creating if needed) the store in directory `dir`; empty if it may not have survived a machine restart (lmdb-unsynced.ts). */
@@ -67,7 +72,7 @@ export class LmdbReadStore implements ReadStore {
       await this.beforeFirstWrite();
       this.beforeFirstWrite = undefined;
     }
-    await this.writer.run("applyBatch", { projection, writes, checkpoint, expected, origin });
+    await this.write("applyBatch", { projection, writes, checkpoint, expected, origin });
   }
 
   async getCheckpoint(projection: string): Promise<bigint | undefined> {
@@ -95,17 +100,17 @@ export class LmdbReadStore implements ReadStore {
   }
 
   async drop(projection: string): Promise<void> {
-    await this.writer.run("drop", { projection, prefix: keyPrefix(projection) });
+    await this.write("drop", { projection, prefix: keyPrefix(projection) });
   }
 
   async markServing(projection: string, checkpoint: bigint | null): Promise<boolean> {
     keyPrefix(projection);
-    return this.writer.run("markServing", { projection, checkpoint });
+    return this.write("markServing", { projection, checkpoint });
   }
 
   async unmarkServing(projection: string): Promise<void> {
     keyPrefix(projection);
-    await this.writer.run("unmarkServing", { projection });
+    await this.write("unmarkServing", { projection });
   }
 
   async serving(projections: readonly string[]): Promise<boolean[]> {
@@ -120,7 +125,7 @@ export class LmdbReadStore implements ReadStore {
 
   /** Forgets everything (tests of the projector's self-healing, as a Redis FLUSHALL). */
   async flushAll(): Promise<void> {
-    await this.writer.run("flushAll", undefined);
+    await this.write("flushAll", undefined);
   }
 
   async getDocs(keys: readonly string[]): Promise<Array<Doc | null>> {
@@ -195,11 +200,19 @@ export class LmdbReadStore implements ReadStore {
   /** Syncs what was committed, closes, and clears the directory's mark (lmdb-unsynced.ts). */
   async close(): Promise<void> {
     await this.writer.close();
-    const env = this.env as RootDatabase & { sync(done: (err?: Error) => void): void };
-    await new Promise<void>((resolve, reject) => env.sync((err) => (err ? reject(err) : resolve())));
+    await this.writeback.stop();
+    await syncEnv(this.env);
     await this.env.close();
     await clearUnsynced(this.dir);
     await this.afterClose?.();
+  }
+
+  private async write<N extends WriteName>(name: N, args: WriteArgs<N>): Promise<WriteResult<N>> {
+    try {
+      return await this.writer.run(name, args);
+    } finally {
+      this.writeback.written();
+    }
   }
 
   private meta(projection: string): Meta | undefined {
@@ -216,4 +229,10 @@ export class LmdbReadStore implements ReadStore {
   private size(k: Buffer | undefined): number {
     return k ? (this.db.sizes.get(k) ?? 0) : 0;
   }
+}
+
+/** A forced sync of the environment (lmdb-js runs it on libuv's thread pool). */
+function syncEnv(env: RootDatabase): Promise<void> {
+  const syncing = env as RootDatabase & { sync(done: (err?: Error) => void): void };
+  return new Promise<void>((resolve, reject) => syncing.sync((err) => (err ? reject(err) : resolve())));
 }
