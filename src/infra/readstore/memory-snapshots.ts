@@ -91,7 +91,7 @@ export class ReadModelSnapshots {
   private owned = false;
   /** The pacing of the interval write under way, if any. */
   private pacing?: StoppablePacing;
-  /** Whether any snapshot was loaded (its keys are then taken out of its bytes once started). */
+  /** Whether any snapshot was loaded (its keys are then taken out of its bytes by `settleLoaded`). */
   private loadedAny = false;
   private settling?: { done: Promise<void>; pacing: StoppablePacing; stopped: boolean };
 
