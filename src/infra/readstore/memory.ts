@@ -330,19 +330,16 @@ export class MemoryReadStore implements ReadStore {
     // The large keys first, each with a pause after it: each is a parse of up to megabytes, which
     // a write on the path of a request (a bind, a report) would otherwise wait for.
     for (const [kind, key] of this.loadedLarge.splice(0)) {
-      if (!isRaw((kind === "h" ? this.hashes : this.zsets).get(key))) continue;
-      if (kind === "h") this.hash(key);
-      else this.zset(key);
+      if (!this.takeOut(kind, key)) continue;
       settled++;
       await pace.pause();
       if (stopped()) return settled;
     }
     let since = performance.now();
-    for (const [map, take] of [[this.hashes, (k: string) => this.hash(k)], [this.zsets, (k: string) => this.zset(k)]] as const) {
-      for (const part of (map as PartitionedMap<unknown>).partitions()) {
-        for (const [key, value] of part) {
-          if (!isRaw(value)) continue;
-          take(key);
+    for (const kind of ["h", "z"] as const) {
+      for (const part of (kind === "h" ? this.hashes : this.zsets).partitions()) {
+        for (const key of part.keys()) {
+          if (!this.takeOut(kind, key)) continue;
           settled++;
           if (settled % SETTLE_CHECK_EVERY !== 0 || performance.now() - since < SETTLE_SLICE_MS) continue;
           await pace.pause();
@@ -352,6 +349,14 @@ export class MemoryReadStore implements ReadStore {
       }
     }
     return settled;
+  }
+
+  /** Takes the hash (`h`) or sorted set (`z`) at `key` out of a snapshot's bytes, as its first use would; whether it was still there. */
+  private takeOut(kind: "h" | "z", key: string): boolean {
+    if (!isRaw((kind === "h" ? this.hashes : this.zsets).get(key))) return false;
+    if (kind === "h") this.hash(key);
+    else this.zset(key);
+    return true;
   }
 
   private apply(w: Write, fields?: Array<[string, string]>): void {
