@@ -37,7 +37,7 @@ import { BENCH_TOKENS, startBenchServer, type BenchToken } from "./lib/embedded-
 import { Fleet, httpPoster, type ReportSample } from "./lib/fleet/agents.js";
 import { devicesFor, SimulatedHost, templateDevices } from "./lib/fleet/host-devices.js";
 import { preregister } from "./lib/fleet/preregister.js";
-import { RssSampler, rssAnonMiB, rssMiB } from "./lib/fleet/rss.js";
+import { RssSampler, residentMiB, rssMiB } from "./lib/fleet/rss.js";
 import { Scraper } from "./lib/fleet/scraper.js";
 import { bindStages } from "./lib/fleet/server-histograms.js";
 import { BootStorm, STORM_PROFILE } from "./lib/fleet/storm.js";
@@ -127,7 +127,6 @@ async function main() {
   // Against --url, --pid names the server's process on this machine, for its memory and CPU.
   const pid = server ? () => server.pid : args.pid ? () => Number(args.pid) : undefined;
   const rss = pid ? new RssSampler(pid, 5_000) : undefined;
-  const rssAnon = pid ? new RssSampler(pid, 5_000, rssAnonMiB) : undefined;
   const loads: number[] = [];
   const loadTimer = setInterval(() => loads.push(loadavg()[0]!), 5_000);
   const fleet = new Fleet({ hosts, post: httpPoster(url), intervalMs: intervalS * 1000, registerMs: registerS * 1000, jitter: Number(args.jitter ?? 0.1), churn: Number(args.churn ?? 0.01), random });
@@ -145,10 +144,10 @@ async function main() {
   const progress = setInterval(() => {
     const s = fleet.stats;
     const recent = s.samples.filter((x) => x.at > Date.now() - 30_000).map((x) => x.ms);
-    const [mib, anon] = pid ? [rssMiB(pid()), rssAnonMiB(pid())] : [null, null];
+    const resident = pid ? residentMiB(pid()) : null;
     const scrapes = scraper?.samples.filter((x) => x.at > Date.now() - 30_000).map((x) => Math.round(x.ms)) ?? [];
     const binds = storm.bindMs.filter((x) => x.at > Date.now() - 30_000).map((x) => x.ms);
-    log(`${fleet.registered.size} hosts registered; ${s.samples.length} reports (${s.failed} failed, ${s.inFlight} in flight), last 30 s p99 ${p(recent, 99)} ms; ${storm.flows} boots (${storm.failed} failed), last 30 s bind p99 ${binds.length ? p(binds, 99) : "-"} ms; scrapes ${scrapes.join(", ") || "-"} ms; RSS ${mib ?? "-"} MiB (anon ${anon ?? "-"}); load ${loadavg()[0]!.toFixed(1)}`);
+    log(`${fleet.registered.size} hosts registered; ${s.samples.length} reports (${s.failed} failed, ${s.inFlight} in flight), last 30 s p99 ${p(recent, 99)} ms; ${storm.flows} boots (${storm.failed} failed), last 30 s bind p99 ${binds.length ? p(binds, 99) : "-"} ms; scrapes ${scrapes.join(", ") || "-"} ms; RSS ${resident?.rss ?? "-"} MiB (anon ${resident?.anon ?? "-"}); load ${loadavg()[0]!.toFixed(1)}`);
   }, 30_000);
 
   await new Promise((r) => setTimeout(r, warmupS * 1000));
@@ -167,7 +166,6 @@ async function main() {
   clearInterval(progress);
   clearInterval(loadTimer);
   rss?.stop();
-  rssAnon?.stop();
   scraper?.stop();
 
   const size = await readModelSize(url, adminToken);
@@ -176,7 +174,7 @@ async function main() {
   const scraped = scraper?.samples.filter((x) => x.at >= measuredFrom) ?? [];
   const registration = reports.filter((x: ReportSample) => x.at < measuredFrom && x.full).map((x) => x.ms);
   const memory = rss?.after(measuredFrom + 5_000) ?? null;
-  const anonMemory = rssAnon?.after(measuredFrom + 5_000) ?? null;
+  const anonMemory = rss?.after(measuredFrom + 5_000, "anon") ?? null;
   const dataMiB = server ? dirMiB(server.dataDir) : null;
   let restartS: number | null = null;
   let rssAfterRestart: number | null = null;

@@ -1,38 +1,39 @@
 import { readFileSync } from "node:fs";
 
-/** A process's resident set in MiB (Linux /proc), or null. */
-export function rssMiB(pid: number): number | null {
-  return statusMiB(pid, "VmRSS");
-}
-
 /**
- * Its anonymous part (the JavaScript heap, buffers, native allocations), or null: VmRSS also counts
- * the pages of the log and the audit index mapped into the process, which grow as the service
- * reads them (a first start reads all of them, a restart a few at a time) and are the kernel's
- * page cache, not memory the service holds.
+ * A process's resident set and its anonymous part in MiB (Linux /proc), or null. The anonymous
+ * part is the JavaScript heap, buffers and native allocations: VmRSS also counts the pages of the
+ * log and the audit index mapped into the process, which grow as the service reads them (a first
+ * start reads all of them, a restart a few at a time) and are the kernel's page cache, not memory
+ * the service holds.
  */
-export function rssAnonMiB(pid: number): number | null {
-  return statusMiB(pid, "RssAnon");
-}
-
-function statusMiB(pid: number, field: string): number | null {
+export function residentMiB(pid: number): { rss: number; anon: number } | null {
   try {
-    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Math.round(Number(m[1]) / 1024) : null;
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+    const [rss, anon] = [kib("VmRSS"), kib("RssAnon")].map((k) => Math.round(k / 1024));
+    return Number.isNaN(rss) || Number.isNaN(anon) ? null : { rss: rss!, anon: anon! };
   } catch {
     return null;
   }
 }
 
-/** Samples a process's RSS (or, with `measure`, another figure in MiB) every `everyMs` while running. */
+/** A process's resident set in MiB, or null. */
+export function rssMiB(pid: number): number | null {
+  return residentMiB(pid)?.rss ?? null;
+}
+
+type Sample = { at: number; mib: number; anon: number };
+
+/** Samples a process's RSS and its anonymous part every `everyMs` while running. */
 export class RssSampler {
-  readonly samples: Array<{ at: number; mib: number }> = [];
+  readonly samples: Sample[] = [];
   private readonly timer: NodeJS.Timeout;
 
-  constructor(pid: () => number, everyMs: number, measure: (pid: number) => number | null = rssMiB) {
+  constructor(pid: () => number, everyMs: number) {
     this.timer = setInterval(() => {
-      const mib = measure(pid());
-      if (mib !== null) this.samples.push({ at: Date.now(), mib });
+      const m = residentMiB(pid());
+      if (m !== null) this.samples.push({ at: Date.now(), mib: m.rss, anon: m.anon });
     }, everyMs);
   }
 
@@ -40,9 +41,9 @@ export class RssSampler {
     clearInterval(this.timer);
   }
 
-  /** Samples from `since` on: first, last, max, and the growth of the last third's mean over the first third's. */
-  after(since: number): { first: number; last: number; max: number; growth_pct: number } | null {
-    const xs = this.samples.filter((s) => s.at >= since).map((s) => s.mib);
+  /** Samples of `figure` from `since` on: first, last, max, and the growth of the last third's mean over the first third's. */
+  after(since: number, figure: "mib" | "anon" = "mib"): { first: number; last: number; max: number; growth_pct: number } | null {
+    const xs = this.samples.filter((s) => s.at >= since).map((s) => s[figure]);
     if (xs.length < 3) return null;
     const third = Math.max(1, Math.floor(xs.length / 3));
     const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
