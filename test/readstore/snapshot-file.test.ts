@@ -8,7 +8,7 @@ import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { readSnapshot, SYNC_EVERY, writeSnapshot, type SnapshotHeader } from "../../src/infra/readstore/snapshot-file.js";
+import { CHUNK, readSnapshot, SYNC_EVERY, writeSnapshot, type SnapshotHeader } from "../../src/infra/readstore/snapshot-file.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -79,13 +79,28 @@ describe("snapshot files", () => {
     expect(await readSnapshot(file, expected)).toEqual({ ok: true, header, lines: ["[1]", '["h","big",{"a":1,"b":2}]', "[2]"] });
   });
 
+  it("lines of multi-byte text across the buffer's end, and a line or piece longer than the buffer, read back exactly", async () => {
+    const file = fileIn();
+    const text = (n: number, i: number) => JSON.stringify(["h", `key-${i}`, "é✓\u2028x".repeat(n)]);
+    const mixed = Array.from({ length: 4_000 }, (_, i) => text(1 + ((i * 37) % 90), i));
+    const long = text(CHUNK / 2, -1); // more than CHUNK bytes: each "é✓\u2028x" is 9 of them
+    function* pieces() {
+      yield '["h","big",{';
+      yield `"a":${JSON.stringify("✓".repeat(CHUNK))},`;
+      yield '"b":2}]';
+    }
+    await writeSnapshot(file, header, [...mixed.slice(0, 2_000), long, pieces(), ...mixed.slice(2_000)]);
+    const read = await readSnapshot(file, expected);
+    expect(read?.ok && read.lines).toEqual([...mixed.slice(0, 2_000), long, `["h","big",{"a":${JSON.stringify("✓".repeat(CHUNK))},"b":2}]`, ...mixed.slice(2_000)]);
+  });
+
   it("asks its pacing for a pause after each write", async () => {
     const file = fileIn();
     const many = Array.from({ length: 30_000 }, (_, i) => JSON.stringify(["h", `key-${i}`, "x".repeat(50)]));
     let pauses = 0;
     await writeSnapshot(file, header, many, { pause: async () => void pauses++ });
-    // About 2 MB of lines, written in pieces of 1 MiB: a pause after each.
-    expect(pauses).toBeGreaterThanOrEqual(2);
+    // About 2 MB of lines, written CHUNK bytes at a time: a pause after each.
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(2e6 / CHUNK));
     let few = 0;
     await writeSnapshot(fileIn(), header, lines, { pause: async () => void few++ });
     expect(few).toBe(1);
