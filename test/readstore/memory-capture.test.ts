@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import type { Write } from "../../src/infra/readstore/port.js";
-import { rawText, type CapturedLine, type RawJson } from "../../src/infra/readstore/memory-capture.js";
+import { FieldsAtCapture, rawText, type CapturedLine, type RawJson } from "../../src/infra/readstore/memory-capture.js";
 
 const origin = (n: number) => ({ log: "log-1", event: `event-${n}` });
 const k = (part: string) => `{arqs}:${part}`;
@@ -18,7 +18,7 @@ const plain = (lines: Iterable<CapturedLine>) =>
 
 function valueOf(content: CapturedLine[2]): unknown {
   if (Array.isArray(content)) return content;
-  if (content instanceof Map) return Object.fromEntries(content);
+  if (content instanceof FieldsAtCapture) return Object.fromEntries(content);
   return JSON.parse(typeof content === "string" ? content : rawText(content as RawJson));
 }
 
@@ -93,24 +93,49 @@ describe("a capture of an in-memory model", () => {
     expect(() => [...lines]).toThrow(/dropped while its snapshot was being written/);
   });
 
-  it("captures a large hash as a copy of its map: written before it is read, or while it is written out, it reads as at the checkpoint", async () => {
+  it("captures a large hash field by field: changed before it is read, or while its line is written out, it reads as at the checkpoint", async () => {
     const store = await seeded();
     const big = k("by-device");
     const fields = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`dev-${i}`, `arq-${i}`]));
     await store.applyBatch("arqs", [{ op: "put", key: big, fields }], 2n, undefined, origin(2));
-    // Changed before the capture reads it: the copy saved before the write is read.
+    // Changed before the capture reads it: the fields changed are kept as they were.
     const saved = store.openCapture("arqs")!;
     const savedLines = saved.lines();
     const firstSaved = savedLines.next();
-    await store.applyBatch("arqs", [{ op: "put", key: big, fields: { "dev-0": "changed", "dev-new": "x" } }], 3n, undefined, origin(3));
+    await store.applyBatch("arqs", [{ op: "put", key: big, fields: { "dev-0": "changed", "dev-new": "x" } }, { op: "unset", key: big, fields: ["dev-9"] }], 3n, undefined, origin(3));
     const read = [firstSaved.value as CapturedLine, ...savedLines].find(([, key]) => key === big)!;
-    expect(read[2]).toBeInstanceOf(Map);
+    expect(read[2]).toBeInstanceOf(FieldsAtCapture);
     expect(valueOf(read[2])).toEqual(fields);
-    // Read live, then changed while its line is written out: what was read does not move.
-    const live = [...store.openCapture("arqs")!.lines()].find(([, key]) => key === big)!;
-    const before = valueOf(live[2]);
-    await store.applyBatch("arqs", [{ op: "put", key: big, fields: { "dev-1": "changed too" } }], 4n, undefined, origin(4));
-    expect(valueOf(live[2])).toEqual(before);
-    expect((before as Record<string, string>)["dev-0"]).toBe("changed");
+
+    // Read live, and changed while its fields are being read: fields already given and not yet
+    // given changed, deleted, and deleted then set again (which a Map's walk meets a second time).
+    const atCheckpoint = { ...(await store.getDocs([big]))[0]! };
+    const lines = store.openCapture("arqs")!.lines();
+    let line = lines.next();
+    while ((line.value as CapturedLine)[1] !== big) line = lines.next();
+    const walk = ((line.value as CapturedLine)[2] as FieldsAtCapture)[Symbol.iterator]();
+    const given: Array<[string, unknown]> = [];
+    for (let i = 0; i < 500; i++) given.push(walk.next().value as [string, unknown]);
+    await store.applyBatch(
+      "arqs",
+      [
+        { op: "put", key: big, fields: { "dev-1": "changed too", "dev-1500": "changed later", "dev-added": "y" } },
+        { op: "unset", key: big, fields: ["dev-2", "dev-1600", "dev-3", "dev-1700"] },
+        { op: "put", key: big, fields: { "dev-3": "back", "dev-1700": "back" } },
+        { op: "index", index: big, member: "dev-4", value: null, order: k("all") },
+        { op: "index", index: big, member: "dev-1800", value: "arq-other", order: k("all") },
+      ],
+      4n,
+      undefined,
+      origin(4),
+    );
+    for (let next = walk.next(); !next.done; next = walk.next()) given.push(next.value);
+    expect(given.map(([f]) => f).sort()).toEqual(Object.keys(atCheckpoint).sort());
+    expect(Object.fromEntries(given)).toEqual(atCheckpoint);
+    [...lines];
+    // Closed: the store moved on, and the next capture reads it as it is.
+    const now = [...store.openCapture("arqs")!.lines()].find(([, key]) => key === big)!;
+    expect(valueOf(now[2])).toMatchObject({ "dev-1": "changed too", "dev-3": "back", "dev-1800": "arq-other", "dev-added": "y" });
+    expect(valueOf(now[2])).not.toHaveProperty("dev-2");
   });
 });

@@ -1,9 +1,10 @@
 /**
  * A key's snapshot line (src/infra/readstore/snapshot-lines.ts): a small key's is one string; a
- * large hash's (captured as a map) and a large sorted set's come in pieces of at most PIECE fields
+ * large hash's (captured field by field) and a large sorted set's come in pieces of at most PIECE fields
  * or members, which together are the same text.
  */
 import { describe, expect, it } from "vitest";
+import { FieldsAtCapture } from "../../src/infra/readstore/memory-capture.js";
 import { entryLine, PIECE } from "../../src/infra/readstore/snapshot-lines.js";
 
 const joined = (line: string | Iterable<string>) => (typeof line === "string" ? line : [...line].join(""));
@@ -12,7 +13,7 @@ describe("a key's snapshot line", () => {
   it("a large hash's comes in pieces of at most PIECE fields: the text of its fields", () => {
     const fields = new Map<string, unknown>(Array.from({ length: 2 * PIECE + 7 }, (_, i) => [`dev-${i}`, { arq: `arq-${i}`, quoted: 'a "b" \\ é' }]));
     fields.set("__proto__", 1);
-    const line = entryLine("h", '{arqs}:by-"device"', fields);
+    const line = entryLine("h", '{arqs}:by-"device"', new FieldsAtCapture(fields));
     expect(typeof line).not.toBe("string");
     const pieces = [...(line as Iterable<string>)];
     expect(pieces).toHaveLength(3);

@@ -2,7 +2,7 @@ import { CheckpointMismatchError, ReadStoreUnavailableError } from "./port.js";
 import { otherLog, stillOrBack, decodeCursor, encodeCursor, encodeFields, keyPrefix, projectionsOfKeys, validateBatch, compareEntries } from "./keys-and-cursors.js";
 import type { Doc, Origin, RangeOptions, RangePage, ReadStore, Stamp, StoreDump, Write } from "./port.js";
 import { SortedSet } from "./sorted-set.js";
-import { LARGE_HASH, ModelCapture, rawText, type HashContent, type RawJson, type ZsetContent } from "./memory-capture.js";
+import { FieldsAtCapture, LARGE_HASH, ModelCapture, rawText, type HashContent, type RawJson, type ZsetContent } from "./memory-capture.js";
 import { PartitionedMap } from "./partitioned-map.js";
 import { docOf, FIELD_MAP_FROM, fieldMapOf, frozenValue, keptHash, textOf, type FieldMap, type HashValue } from "./hash-text.js";
 import type { Pacing } from "../duty-cycle.js";
@@ -253,7 +253,7 @@ export class MemoryReadStore implements ReadStore {
       hashContent: (key: string): HashContent => {
         const h = this.hashes.get(key);
         if (h === undefined || isRaw(h) || typeof h === "string") return h;
-        return h.size > LARGE_HASH ? new Map(h) : textOf(h);
+        return h.size > LARGE_HASH ? new FieldsAtCapture(h) : textOf(h);
       },
       zsetContent: (key: string): ZsetContent => {
         const z = this.zsets.get(key);
@@ -274,8 +274,9 @@ export class MemoryReadStore implements ReadStore {
   private saving(c: ModelCapture, w: Write): void {
     switch (w.op) {
       case "put":
+        return this.savingHash(c, w.key, Object.keys(w.fields));
       case "unset":
-        return c.savingHash(w.key);
+        return this.savingHash(c, w.key, w.fields);
       case "del":
         c.savingHash(w.key);
         return c.savingZset(w.key);
@@ -283,13 +284,20 @@ export class MemoryReadStore implements ReadStore {
       case "zrem":
         return c.savingZset(w.key);
       case "index": {
-        c.savingHash(w.index);
+        this.savingHash(c, w.index, [w.member]);
         const old = this.indexed(w.index, w.member);
         if (old !== null) c.savingZset(`${w.index}:${old}`);
         if (w.value !== null) c.savingZset(`${w.index}:${w.value}`);
         return;
       }
     }
+  }
+
+  /** Before `fields` of the hash at `key` change: a large one keeps only those fields for the capture, any other its whole content. */
+  private savingHash(c: ModelCapture, key: string, fields: Iterable<string>): void {
+    const h = this.hashes.get(key);
+    if (h instanceof Map && h.size > LARGE_HASH) c.savingFields(key, h, fields);
+    else c.savingHash(key);
   }
 
   /** Puts back a captured projection in place of what the store holds of it (not marked serving: the projector marks it once caught up). */

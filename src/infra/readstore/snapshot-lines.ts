@@ -4,15 +4,15 @@
  * thousands of fields, megabytes of text) is given in pieces, each made only once the one before
  * is written (snapshot-file.ts), so no piece holds the event loop more than a few milliseconds.
  */
-import { rawText, type RawJson } from "./memory-capture.js";
+import { FieldsAtCapture, rawText, type RawJson } from "./memory-capture.js";
 import type { SnapshotLine } from "./snapshot-file.js";
 
 /** Fields or members in one piece of a large key's line. */
 export const PIECE = 1_000;
 
-/** A key's line; a large hash's (captured as a map) or sorted set's in pieces of the same text. */
-export function entryLine(kind: "h" | "z", key: string, content: string | unknown[] | RawJson | ReadonlyMap<string, unknown>): SnapshotLine {
-  if (content instanceof Map) return pieces(`["${kind}",${JSON.stringify(key)},{`, content, ([f, v]) => `${JSON.stringify(f)}:${JSON.stringify(v)}`, "}]");
+/** A key's line; a large hash's (captured field by field) or sorted set's in pieces of the same text. */
+export function entryLine(kind: "h" | "z", key: string, content: string | unknown[] | RawJson | FieldsAtCapture): SnapshotLine {
+  if (content instanceof FieldsAtCapture) return pieces(`["${kind}",${JSON.stringify(key)},{`, content, ([f, v]) => `${JSON.stringify(f)}:${JSON.stringify(v)}`, "}]");
   if (Array.isArray(content)) {
     if (content.length <= PIECE) return JSON.stringify([kind, key, content]);
     return pieces(`["${kind}",${JSON.stringify(key)},[`, content, (entry) => JSON.stringify(entry), "]]");
