@@ -80,10 +80,9 @@ function runningChecksum(): { update(bytes: Uint8Array): void; trailer(): string
  * Lines are copied into a buffer of this many bytes, written when full, in one step of the event
  * loop between the pacing's pauses. The buffer is the same one throughout: lines joined into a
  * string of this size would be a new object too large for V8's young generation at every write,
- * which at 10,000 hosts (snapshots of hundreds of megabytes) grew the old generation about five
- * times as fast as the service's own work while a snapshot was written, and brought its next full
- * collection forward. At 1 MiB a step held the event loop 40-60 ms there, which a request meeting
- * it waited; a quarter of that is a quarter of the wait.
+ * garbage for the old generation (writing 1.7 million lines: 3 full collections that way, none
+ * this way). At 1 MiB of lines a step held the event loop 40-60 ms at 10,000 hosts, which a
+ * request meeting it waited; a quarter of that is a quarter of the wait.
  */
 export const CHUNK = 1 << 18;
 /** Characters of lines joined before they are copied into the buffer (at most 64 KiB of text: a young-generation string). */
