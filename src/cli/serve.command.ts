@@ -48,7 +48,10 @@ export function serveCommand(): Command {
         if (stopping) return;
         stopping = true;
         log.info({ signal }, "shutting down: draining HTTP and WebSocket, stopping the projector and binder, closing stores");
-        const force = setTimeout(() => process.exit(1), 15_000);
+        const force = setTimeout(() => {
+          log.error({ shutdownTimeoutS: config.SHUTDOWN_TIMEOUT_S }, "the stop took longer than SHUTDOWN_TIMEOUT_S: exiting now; read models whose snapshots were not written are rebuilt from the log at the next start");
+          process.exit(1);
+        }, config.SHUTDOWN_TIMEOUT_S * 1000);
         force.unref();
         await service.close();
         log.info("stopped");

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib/redis-server.js";
 import { buildCli, type BuiltCli } from "../support/cli.js";
+import { untilReady } from "../support/until-ready.js";
 
 let built: BuiltCli;
 let dataDir: string;
@@ -36,12 +37,7 @@ beforeAll(async () => {
   });
   server.stdout!.on("data", (c: Buffer) => (output += c.toString()));
   server.stderr!.on("data", (c: Buffer) => (output += c.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!(await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false))) {
-    if (server.exitCode !== null) throw new Error(`serve exited with ${server.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`serve was not ready within 60 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await untilReady(server, port, () => output);
   const exited = new Promise((r) => server.once("exit", r));
   server.kill("SIGTERM");
   await exited;

@@ -14,6 +14,12 @@ describe("configuration", () => {
     expect(c).toMatchObject({ mode: "production", eventLog: "esdb", readModels: "redis" });
   });
 
+  it("gives a clean stop 120 s by default (SHUTDOWN_TIMEOUT_S), and refuses a timeout that is not a whole number of seconds from 1 to 3600", () => {
+    expect(loadConfig({}).SHUTDOWN_TIMEOUT_S).toBe(120);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT_S: "300" }).SHUTDOWN_TIMEOUT_S).toBe(300);
+    for (const bad of ["0", "-5", "1.5", "soon", "3601"]) expect(() => loadConfig({ SHUTDOWN_TIMEOUT_S: bad })).toThrow(new RegExp(`SHUTDOWN_TIMEOUT_S="${bad}"`));
+  });
+
   it("names the bad variable and the value it got", () => {
     expect(() => loadConfig({ PORT: "eighty" })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT="eighty"/);
