@@ -10,9 +10,10 @@ import { readFileSync } from "node:fs";
 export function residentMiB(pid: number): { rss: number; anon: number } | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
-    const [rss, anon] = [kib("VmRSS"), kib("RssAnon")].map((k) => Math.round(k / 1024));
-    return Number.isNaN(rss) || Number.isNaN(anon) ? null : { rss: rss!, anon: anon! };
+    const mib = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024);
+    const rss = mib("VmRSS");
+    const anon = mib("RssAnon");
+    return Number.isNaN(rss) || Number.isNaN(anon) ? null : { rss, anon };
   } catch {
     return null;
   }
