@@ -22,6 +22,8 @@
  * flow (read from /proc: a figure that other work on the machine moves far less).
  * The warm-up flows are not measured: a server that has just started spends its first seconds
  * compiling its hot code (V8's optimizing compiler ran on every core for ~2 s of a 7 s run).
+ * server_main_thread_busy_pct is how much of the measured flows' wall time the server's main thread
+ * was on a core (near 100: it bounds the flows, and work moved to other threads or cut from it pays).
  * `machine_ms` (before and after the run) is a fixed CPU task timed in this process: on a shared
  * VM it varies by half from one minute to the next, and the figures with it.
  */
@@ -36,6 +38,7 @@ import { processStageTimes, type CpuProfile } from "./lib/cpu-stages.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
+import { threadCpuSeconds } from "./lib/process-cpu.js";
 import { startRedisServer } from "./lib/redis-server.js";
 
 const HANDLES_PER_HOST = 64;
@@ -94,6 +97,12 @@ interface RunResult {
   bind_p99_ms: number;
   /** This process's CPU time (the load generator) per measured flow. */
   client_cpu_ms_per_flow: number;
+  /**
+   * How busy the server's main thread was over the measured flows (its CPU time over the wall
+   * time, %; with API workers the primary's); null when it cannot be read. Near 100: the main
+   * thread bounds the flows.
+   */
+  server_main_thread_busy_pct: number | null;
   errors: number;
   errorSamples: string[];
 }
@@ -181,12 +190,14 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
   const t0 = performance.now();
   const window = { startMs: t0, endMs: t0 };
   const cpu0 = cpuMs(serverPid);
+  const main0 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
   const client0 = process.cpuUsage();
   await run(flows, true);
   const client = process.cpuUsage(client0);
   window.endMs = performance.now();
   const seconds = (window.endMs - t0) / 1000;
   const cpu1 = cpuMs(serverPid);
+  const main1 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
   await Promise.all(pool.map((c) => c.close()));
   latencies.sort((a, b) => a - b);
   const r = {
@@ -196,11 +207,13 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
     bind_p95_ms: +percentile(latencies, 95).toFixed(1),
     bind_p99_ms: +percentile(latencies, 99).toFixed(1),
     client_cpu_ms_per_flow: +((client.user + client.system) / 1000 / flows).toFixed(3),
+    server_main_thread_busy_pct: main0 !== null && main1 !== null ? +((100 * (main1 - main0)) / seconds).toFixed(1) : null,
     errors,
     errorSamples,
     window,
   };
-  process.stderr.write(`[${label}] ${r.flows_per_s} flows/s, server CPU ${r.server_cpu_ms_per_flow} ms per flow; bind p50 ${r.bind_p50_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors\n`);
+  const mainBusy = r.server_main_thread_busy_pct === null ? "" : ` (main thread busy ${r.server_main_thread_busy_pct}%)`;
+  process.stderr.write(`[${label}] ${r.flows_per_s} flows/s, server CPU ${r.server_cpu_ms_per_flow} ms per flow${mainBusy}; bind p50 ${r.bind_p50_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors\n`);
   return r;
 }
 
@@ -299,9 +312,11 @@ async function main() {
           [`workers${workers}_server_cpu_ms_per_flow`]: results.workers.map((r) => r.server_cpu_ms_per_flow),
           [`workers${workers}_bind_p99_ms`]: results.workers.map((r) => r.bind_p99_ms),
           [`workers${workers}_client_cpu_ms_per_flow`]: results.workers.map((r) => r.client_cpu_ms_per_flow),
+          [`workers${workers}_primary_main_thread_busy_pct`]: results.workers.map((r) => r.server_main_thread_busy_pct),
         }
       : {}),
     client_cpu_ms_per_flow: results.metrics.map((r) => r.client_cpu_ms_per_flow),
+    server_main_thread_busy_pct: results.metrics.map((r) => r.server_main_thread_busy_pct),
     rounds,
   }, speedBefore);
 }
