@@ -38,7 +38,7 @@ import { processStageTimes, type CpuProfile } from "./lib/cpu-stages.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
-import { threadCpuSeconds } from "./lib/process-cpu.js";
+import { processCpuSeconds, threadCpuSeconds } from "./lib/process-cpu.js";
 import { startRedisServer } from "./lib/redis-server.js";
 
 const HANDLES_PER_HOST = 64;
@@ -107,23 +107,23 @@ interface RunResult {
   errorSamples: string[];
 }
 
-/** Sets up hosts and a profile, then runs the warm-up and the measured flows against one server. */
 /**
  * CPU time a local process and its children (the API workers) have used, in ms (Linux:
  * /proc/<pid>/stat utime + stime), or null.
  */
 function cpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+  const own = pid === undefined ? null : processCpuSeconds(pid);
+  if (own === null) return null;
+  let children: string[] = [];
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    const own = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ)
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean);
-    return children.reduce((sum, child) => sum + (cpuMs(Number(child)) ?? 0), own);
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean);
   } catch {
     return null;
   }
+  return children.reduce((sum, child) => sum + (cpuMs(Number(child)) ?? 0), own * 1000);
 }
 
+/** Sets up hosts and a profile, then runs the warm-up and the measured flows against one server. */
 async function runFlows(url: string, token: string, adminToken: string, label: string, serverPid?: number): Promise<RunResult> {
   const admin = new BenchClient(url, adminToken);
   const profile = `bench-${randomUUID().slice(0, 8)}`;
