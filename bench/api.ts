@@ -114,7 +114,7 @@ interface RunResult {
 function cpuMs(pid: number | undefined): number | null {
   const own = pid === undefined ? null : processCpuSeconds(pid);
   if (own === null) return null;
-  let children: string[] = [];
+  let children: string[];
   try {
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean);
   } catch {
