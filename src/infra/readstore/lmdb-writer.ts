@@ -1,7 +1,7 @@
 /**
  * Where the LMDB read store's writes (lmdb-writes.ts) run: in lmdb's asynchronous transactions on
- * the caller's thread, or on a write thread of the store's own (lmdb-write-thread.ts), which opens
- * the same environment. A write's JavaScript side (encoding keys, lmdb-js's instructions for each
+ * the caller's thread, or in synchronous ones on a write thread of the store's own
+ * (lmdb-write-thread.ts), which opens the same environment. A write's JavaScript side (encoding keys, lmdb-js's instructions for each
  * put) then costs the main thread only the message: the audit index, which writes a few sorted-set
  * members for every event, took a tenth of the server's busy time on the main thread under a boot
  * storm (bench/RESULTS.md, "Where a flow's CPU goes").
