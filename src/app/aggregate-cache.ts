@@ -24,6 +24,8 @@ export interface CachedAggregate {
 export class AggregateCache {
   private readonly entries: LRUCache<string, CachedAggregate>;
   private readonly hosts: LRUCache<string, CachedAggregate>;
+  /** The load of each stream under way, and the one its waiters share. */
+  private readonly loading = new Map<string, { current: Promise<unknown>; next?: Promise<unknown> }>();
 
   /** `max` entries of every other stream, and `maxHosts` host streams (a fleet's hosts, with room to spare). */
   constructor(max = 10_000, maxHosts = 100_000) {
@@ -44,6 +46,32 @@ export class AggregateCache {
 
   delete(stream: string): void {
     this.of(stream).delete(stream);
+  }
+
+  /**
+   * Loads `stream` with `load`, but not beside another load of it: loads of one stream that run
+   * together would each read and fold the same events appended since the cached revision (a
+   * popular profile's stream, which every creation of ARQs from it writes to, cost a fold of every
+   * creation that committed with it, for every one of them). While a load runs, the loads asked
+   * for share one more, started once it is done, from the state it cached: it reads what was
+   * appended before any of them was asked for. At most two reads of a stream are in flight.
+   */
+  inTurn<T>(stream: string, load: () => Promise<T>): Promise<T> {
+    const running = this.loading.get(stream);
+    if (!running) return this.startLoad(stream, load);
+    const next = () => this.startLoad(stream, load);
+    return (running.next ??= running.current.then(next, next)) as Promise<T>;
+  }
+
+  private startLoad<T>(stream: string, load: () => Promise<T>): Promise<T> {
+    const current = load();
+    const entry: { current: Promise<unknown>; next?: Promise<unknown> } = { current };
+    this.loading.set(stream, entry);
+    const done = () => {
+      if (this.loading.get(stream) === entry && entry.next === undefined) this.loading.delete(stream);
+    };
+    current.then(done, done);
+    return current;
   }
 
   get size(): number {

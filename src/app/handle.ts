@@ -41,6 +41,7 @@ export interface HandleOptions {
 /** A command, or a function of the current state giving one (recomputed on every attempt). */
 export type CommandSource<C, S> = C | ((state: S) => C | Promise<C>);
 
+/** The stream's state: from the cached state and the events after it, loaded in turn with the process's other loads of it (AggregateCache.inTurn). */
 export async function loadAggregate<C, S, E extends DomainEventShape>(
   store: EventStore,
   streamName: string,
@@ -48,6 +49,10 @@ export async function loadAggregate<C, S, E extends DomainEventShape>(
   cache?: AggregateCache,
   periodStart?: string,
 ): Promise<Loaded<S>> {
+  return cache ? cache.inTurn(streamName, () => loadFrom(store, streamName, decider, cache, periodStart)) : loadFrom(store, streamName, decider, undefined, periodStart);
+}
+
+async function loadFrom<C, S, E extends DomainEventShape>(store: EventStore, streamName: string, decider: Decider<C, S, E>, cache?: AggregateCache, periodStart?: string): Promise<Loaded<S>> {
   const cached = cache?.get(streamName);
   let state = cached ? (cached.state as S) : decider.initialState();
   let revision = cached ? cached.revision : -1;

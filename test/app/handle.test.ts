@@ -96,6 +96,39 @@ describe("handleCommand", () => {
       expect((await loadAggregate(store, "c-1", counter, cache)).state).toBe((await loadAggregate(store, "c-1", counter)).state);
       expect(cache.get("c-1")!.revision).toBe(4);
     });
+    it("folds the events appended since the cached revision once for loads of one stream that run together", async () => {
+      const store = new MemoryEventStore();
+      const cache = new AggregateCache();
+      await handleCommand(store, "c-1", counter, add(1), ADMIN, { cache });
+      for (let i = 0; i < 9; i++) await handleCommand(store, "c-1", counter, add(1), ADMIN); // another process
+      const evolve = vi.fn(counter.evolve);
+      const read = vi.spyOn(store, "readStream");
+      const loads = await Promise.all(Array.from({ length: 8 }, () => loadAggregate(store, "c-1", { ...counter, evolve }, cache)));
+      expect(loads.map((l) => [l.state, l.revision])).toEqual(Array.from({ length: 8 }, () => [10, 9]));
+      expect([evolve.mock.calls.length, read.mock.calls.length]).toEqual([9, 2]);
+      expect(read.mock.calls.map((c) => c[1])).toEqual([{ fromRevision: 1 }, { fromRevision: 10 }]);
+    });
+    it("a load asked for while another runs sees what was appended before it was asked for", async () => {
+      const store = new MemoryEventStore();
+      const cache = new AggregateCache();
+      await handleCommand(store, "c-1", counter, add(1), ADMIN, { cache });
+      const first = loadAggregate(store, "c-1", counter, cache);
+      await handleCommand(store, "c-1", counter, add(2), ADMIN); // another process, while the first load runs
+      const second = loadAggregate(store, "c-1", counter, cache);
+      expect([(await first).state, (await second).state, (await second).revision]).toEqual([1, 3, 1]);
+    });
+    it("a failed load leaves the loads asked for after it to read for themselves", async () => {
+      const store = new MemoryEventStore();
+      const cache = new AggregateCache();
+      await handleCommand(store, "c-1", counter, add(4), ADMIN);
+      const read = store.readStream.bind(store);
+      vi.spyOn(store, "readStream").mockImplementationOnce(async () => {
+        throw new Error("the store is down");
+      }).mockImplementation(read);
+      const [failed, next] = await Promise.allSettled([loadAggregate(store, "c-1", counter, cache), loadAggregate(store, "c-1", counter, cache)]);
+      expect([failed.status, next.status === "fulfilled" && next.value.state]).toEqual(["rejected", 4]);
+      expect((await loadAggregate(store, "c-1", counter, cache)).state).toBe(4);
+    });
     it("never goes back to an older revision, and drops the least recently used entry", () => {
       const cache = new AggregateCache(2);
       cache.set("a", { state: 2, revision: 2, position: 2n });
