@@ -3,6 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { open } from "lmdb";
+import { encodeKey, openDatabases } from "../../src/infra/readstore/lmdb-layout.js";
+import { readCount } from "../../src/infra/readstore/lmdb-sorted-sets.js";
 import { LmdbReadStore } from "../../src/infra/readstore/lmdb.js";
 import { MemoryReadStore } from "../../src/infra/readstore/memory.js";
 import { CheckpointMismatchError, type Write } from "../../src/infra/readstore/port.js";
@@ -247,6 +250,44 @@ describe("LMDB read store adapter", () => {
     expect((dump.keys["{t}:z"] as { zset: Array<[string, number]> }).zset.map(([m]) => m)).toEqual([...left, twins[0], x("a", 3000)]);
     await store.applyBatch("t", [ix(x("a", 3000), null), ix(twins[0]!, null), { op: "del", key: "{t}:z" }], 4n);
     expect(Object.keys((await store.dump("t")).keys)).toEqual(["{t}:doc", "{t}:other"]);
+  });
+
+  it("reads a key's count where a store written before kept it, and moves it beside the members when it changes", async () => {
+    const { store, dir } = await openStore();
+    const zadd = (key: string, member: string, score: number): Write => ({ op: "zadd", key, member, score });
+    await store.applyBatch("t", [zadd("{t}:z", "a", 1), zadd("{t}:z", "b", 2), zadd("{t}:z", "c", 3), zadd("{t}:y", "a", 1), zadd("{t}:y", "b", 2), zadd("{t}:x", "a", 1)], 1n, null);
+    const before = await store.dump("t");
+    await store.close();
+    opened.pop();
+    // The layout before: each count in `sizes`, none in `order`.
+    const keys = ["{t}:z", "{t}:y", "{t}:x"].map(encodeKey);
+    const env = open({ path: dir, maxDbs: 8 });
+    const db = openDatabases(env);
+    await env.transaction(() => {
+      for (const k of keys) {
+        db.sizes.putSync(k, readCount(db, k));
+        db.order.removeSync(k);
+      }
+    });
+    await env.close();
+
+    const { store: again } = await openStore(dir);
+    expect(await again.count(["{t}:z", "{t}:y", "{t}:x"])).toEqual([3, 2, 1]);
+    expect(await again.dump("t")).toEqual(before);
+    expect((await again.range(["{t}:z"], { limit: 2 })).total).toBe(3);
+    await again.applyBatch("t", [zadd("{t}:z", "d", 4), { op: "zrem", key: "{t}:y", member: "a" }, { op: "del", key: "{t}:x" }], 2n, 1n);
+    expect(await again.count(["{t}:z", "{t}:y", "{t}:x"])).toEqual([4, 1, 0]);
+    expect(await again.getMembers(["{t}:z", "{t}:y"])).toEqual([["a", "b", "c", "d"], ["b"]]);
+    await again.close();
+    opened.pop();
+    const after = open({ path: dir, maxDbs: 8 });
+    const moved = openDatabases(after);
+    expect(keys.map((k) => [moved.sizes.get(k), moved.order.get(k) === undefined ? undefined : readCount(moved, k)])).toEqual([
+      [undefined, 4],
+      [undefined, 1],
+      [undefined, undefined],
+    ]);
+    await after.close();
   });
 
   it("counts a range cut at a score (until) from either end, as memory does", async () => {

@@ -3,8 +3,11 @@
  * spans them all), with binary keys compared byte by byte:
  *   fields  K + T(field)       -> JSON text   a doc's fields; a doc exists while it has one
  *   scores  K + T(member)      -> S           a member's score, looked up by member
- *   order   K + S + T(member)  -> (empty)     the same members in (score, member) order
- *   sizes   K                  -> count       members of an ordered index (absent: none)
+ *   order   K + S + T(member)  -> (empty)     the same members in (score, member) order, and
+ *           K                  -> count       before them, how many there are (absent: none; a
+ *                                             64-bit float; lmdb-sorted-sets.ts readCount)
+ *   sizes   K                  -> count       where stores written before kept the count: read
+ *                                             while it is there, moved to order when written
  *   meta    projection name    -> Meta        checkpoint and serving mark
  * K is the read store key (`{name}:...`) in UTF-8 with each 0x00 byte written as 00 FF, ended by
  * 00 00. No K is a prefix of another, so the range [K, K with its last byte 01) holds the entries

@@ -15,7 +15,7 @@ export function rangeOne(order: LmdbDatabases["order"], k: Buffer, size: number,
   const end = until === undefined ? prefixEnd(k) : join(k, scoreBytes(until), Buffer.from([0xff]));
   const total = until === undefined ? size : countUpTo(order, k, size, end, until);
   // The first entry after the cursor's: the cursor's own entry followed by one 00 byte.
-  const start = after ? join(k, scoreBytes(after.score), tailOf(k, Buffer.from(after.member)).tail, Buffer.from([0])) : k;
+  const start = after ? join(k, scoreBytes(after.score), tailOf(k, Buffer.from(after.member)).tail, Buffer.from([0])) : firstMember(k);
   const items: RangePage["items"] = [];
   let hasMore = false;
   for (const e of order.getKeys({ start, end, limit: limit + 1 })) {
@@ -35,11 +35,11 @@ export function rangeOne(order: LmdbDatabases["order"], k: Buffer, size: number,
  * last entry answers, else counting the side that the scores say is smaller.
  */
 function countUpTo(order: LmdbDatabases["order"], k: Buffer, size: number, end: Buffer, until: number): number {
-  const edge = (reverse: boolean) => readScore([...order.getKeys({ start: reverse ? prefixEnd(k) : k, end: reverse ? k : prefixEnd(k), reverse, limit: 1 })][0]!, k.length);
+  const edge = (reverse: boolean) => readScore([...order.getKeys({ start: reverse ? prefixEnd(k) : firstMember(k), end: reverse ? firstMember(k) : prefixEnd(k), reverse, limit: 1 })][0]!, k.length);
   const [low, high] = [edge(false), edge(true)];
   if (high <= until) return size;
   if (low > until) return 0;
-  if (until - low <= high - until) return order.getKeysCount({ start: k, end });
+  if (until - low <= high - until) return order.getKeysCount({ start: firstMember(k), end });
   return size - order.getKeysCount({ start: end, end: prefixEnd(k) });
 }
 
@@ -63,14 +63,37 @@ export function intersect(scores: LmdbDatabases["scores"], first: Buffer, rest: 
 }
 
 /**
- * The member counts of the keys one batch touches: each read from `sizes` once and written back
- * once at the end of the batch (`flush`), instead of a read and a write for every member added or
- * removed (the audit index adds several members to one request's key in one batch).
+ * A key's member count: the order database's entry K (no S, no T: it sorts before the key's
+ * members, on the page of its first ones, so that counting a new member seldom writes another
+ * page). A store written before kept it in `sizes`, which is read while the count is there.
+ */
+export function readCount(db: Pick<LmdbDatabases, "order" | "sizes">, k: Buffer): number {
+  const stored = db.order.get(k);
+  return stored !== undefined ? countOf(stored) : (db.sizes.get(k) ?? 0);
+}
+
+/** The first entry of a key's members in the order database (after its count, K itself). */
+export const firstMember = (k: Buffer): Buffer => join(k, ZERO);
+const ZERO = Buffer.from([0]);
+
+const countOf = (stored: Uint8Array): number => new DataView(stored.buffer, stored.byteOffset, stored.byteLength).getFloat64(0);
+
+function countBytes(n: number): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeDoubleBE(n);
+  return b;
+}
+
+/**
+ * The member counts of the keys one batch touches: each read once and written back once at the
+ * end of the batch (`flush`), instead of a read and a write for every member added or removed
+ * (the audit index adds several members to one request's key in one batch). A count that was in
+ * `sizes` moves to the order database when it is written.
  */
 export class SizeTally {
-  private readonly counts = new Map<string, { k: Buffer; n: number; changed: boolean }>();
+  private readonly counts = new Map<string, { k: Buffer; n: number; changed: boolean; inSizes: boolean }>();
 
-  constructor(private readonly sizes: LmdbDatabases["sizes"]) {}
+  constructor(private readonly db: Pick<LmdbDatabases, "order" | "sizes">) {}
 
   add(k: Buffer, by: number): void {
     const e = this.entry(k);
@@ -89,8 +112,9 @@ export class SizeTally {
   flush(): void {
     for (const e of this.counts.values()) {
       if (!e.changed) continue;
-      if (e.n > 0) this.sizes.putSync(e.k, e.n);
-      else this.sizes.removeSync(e.k);
+      if (e.n > 0) this.db.order.putSync(e.k, countBytes(e.n));
+      else this.db.order.removeSync(e.k);
+      if (e.inSizes) this.db.sizes.removeSync(e.k);
     }
     this.counts.clear();
   }
@@ -98,7 +122,12 @@ export class SizeTally {
   private entry(k: Buffer) {
     const id = k.toString("latin1");
     let e = this.counts.get(id);
-    if (!e) this.counts.set(id, (e = { k, n: this.sizes.get(k) ?? 0, changed: false }));
+    if (!e) {
+      const stored = this.db.order.get(k);
+      const old = stored === undefined ? this.db.sizes.get(k) : undefined;
+      e = { k, n: stored !== undefined ? countOf(stored) : (old ?? 0), changed: false, inSizes: old !== undefined };
+      this.counts.set(id, e);
+    }
     return e;
   }
 }

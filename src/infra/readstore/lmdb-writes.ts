@@ -30,7 +30,7 @@ export const WRITES = {
     if (guardFails || otherLog(meta?.log, a.origin) || (current !== undefined && stillOrBack(a.checkpoint, current, a.expected))) {
       throw new CheckpointMismatchError(a.projection, a.expected, current, a.checkpoint);
     }
-    const sizes = new SizeTally(db.sizes);
+    const sizes = new SizeTally(db);
     for (const w of prepared) apply(db, sizes, w);
     sizes.flush();
     const stamp = a.origin ? { log: a.origin.log, event: a.origin.event } : {};

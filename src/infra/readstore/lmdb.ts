@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { open, type RootDatabase } from "lmdb";
 import { decodeKey, openDatabases, orderMember, prefixEnd, readableKey, readField, readScore, type LmdbDatabases, type Meta } from "./lmdb-layout.js";
-import { intersect, rangeOne } from "./lmdb-sorted-sets.js";
+import { firstMember, intersect, rangeOne, readCount } from "./lmdb-sorted-sets.js";
 import { clearUnsynced, markUnsynced } from "./lmdb-unsynced.js";
 import { SteadyWriteback, WRITEBACK_EVERY_MS } from "./lmdb-writeback.js";
 import { inProcessWriter, threadWriter, writeThreadAvailable, type LmdbWriter } from "./lmdb-writer.js";
@@ -146,7 +146,7 @@ export class LmdbReadStore implements ReadStore {
     this.guard(keys);
     return keys.map((key) => {
       const k = readableKey(key);
-      return k ? Array.from(this.db.order.getKeys({ start: k, end: prefixEnd(k) }), (e) => orderMember(this.db.order, e, k.length)) : [];
+      return k ? Array.from(this.db.order.getKeys({ start: firstMember(k), end: prefixEnd(k) }), (e) => orderMember(this.db.order, e, k.length)) : [];
     });
   }
 
@@ -181,6 +181,7 @@ export class LmdbReadStore implements ReadStore {
     const zsets = new Map<string, Array<[string, number]>>();
     for (const e of this.db.order.getKeys({ start, end })) {
       const { key, end: at } = decodeKey(e);
+      if (at === e.length) continue; // the key's count
       if (!zsets.has(key)) zsets.set(key, []);
       zsets.get(key)!.push([orderMember(this.db.order, e, at), readScore(e, at)]);
     }
@@ -227,7 +228,7 @@ export class LmdbReadStore implements ReadStore {
   }
 
   private size(k: Buffer | undefined): number {
-    return k ? (this.db.sizes.get(k) ?? 0) : 0;
+    return k ? readCount(this.db, k) : 0;
   }
 }
 
