@@ -34,11 +34,11 @@ import { join } from "node:path";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
-import { processStageTimes, type CpuProfile } from "./lib/cpu-stages.js";
+import { flowCostByStage, type CpuProfile } from "./lib/cpu-stages.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
-import { processCpuSeconds, threadCpuSeconds } from "./lib/process-cpu.js";
+import { namedThreadsCpuSeconds, processCpuSeconds, threadCpuSeconds } from "./lib/process-cpu.js";
 import { startRedisServer } from "./lib/redis-server.js";
 
 const HANDLES_PER_HOST = 64;
@@ -49,12 +49,17 @@ const clients = Number(args.clients ?? 20);
 const flows = Number(args.flows ?? 3000);
 const warmup = Number(args.warmup ?? 1000);
 
+/** The thread V8's CPU profiler processes its samples on (/proc comm). */
+const PROFILER_THREAD = "v8:ProfEvntProc";
+
 const BOUND = `subscription($arqs: [ID!]) { acceleratorRequestBound(arqUuids: $arqs) { tag status reason } }`;
 /**
- * --profile: one embedded server (the default configuration) under `node --cpu-prof`; the measured
- * flows' share of its busy CPU per stage of a request (bench/lib/cpu-stages.ts), times its CPU per
- * flow, is each stage's cost in microseconds per flow. Shares inside one process hardly move when
- * other work loads the machine; run it before and after a change to see what the change costs.
+ * --profile: one embedded server (the default configuration) under `node --cpu-prof`; the main
+ * thread's CPU per flow (from /proc) split by its profile's stages of a request
+ * (bench/lib/cpu-stages.ts), the audit index's write thread by its own profile, and the rest of the
+ * process's CPU (threads no profile sees: V8's compiler and collector helpers, libuv's pool) apart,
+ * each in microseconds per flow. Shares inside one process hardly move when other work loads the
+ * machine; run it before and after a change to see what the change costs.
  */
 async function profileStages(speedBefore: number) {
   // --profile-dir DIR keeps the profile there (for a closer look: node dist/bench/cpuprofile-share.js DIR).
@@ -75,11 +80,19 @@ async function profileStages(speedBefore: number) {
   if (files.length === 0) throw new Error(`the server wrote no CPU profile into ${dir}`);
   const profiles = files.map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as CpuProfile);
   if (!args["profile-dir"]) rmSync(dir, { recursive: true, force: true });
-  const { stages, busyMs } = processStageTimes(profiles, "audit index: its write thread", r.window.startMs - t0, r.window.endMs - t0);
-  const perFlowUs = (share: number) => Math.round(share * (r.server_cpu_ms_per_flow ?? Number.NaN) * 1000);
-  process.stderr.write(`server threads busy ${busyMs.toFixed(0)} ms over the measured flows (${profiles.length} profiled); CPU per flow ${r.server_cpu_ms_per_flow} ms (all threads)\n`);
-  for (const s of stages) process.stderr.write(`  ${s.stage.padEnd(34)} ${String(perFlowUs(s.share)).padStart(6)} us/flow  ${(s.share * 100).toFixed(1).padStart(5)}%\n`);
-  report("profile", r, { stages_us_per_flow: Object.fromEntries(stages.map((s) => [s.stage, perFlowUs(s.share)])), stages_pct: Object.fromEntries(stages.map((s) => [s.stage, +(s.share * 100).toFixed(1)])) }, speedBefore);
+  if (r.server_cpu_ms_per_flow === null || r.server_main_thread_busy_pct === null) throw new Error("the server's CPU could not be read from /proc");
+  const measured = flows - r.errors;
+  // The profiler's own thread is left out: what is split is the server's CPU.
+  const profilerMs = r.profiler_cpu_ms ?? 0;
+  const cpu = { flows: measured, allMs: r.server_cpu_ms_per_flow * measured - profilerMs, mainMs: (r.server_main_thread_busy_pct / 100) * (r.window.endMs - r.window.startMs) };
+  const stages = flowCostByStage(profiles, "audit index: its write thread", { skipMs: r.window.startMs - t0, untilMs: r.window.endMs - t0 }, cpu);
+  const pct = (us: number) => +((100 * us * measured) / (cpu.allMs * 1000)).toFixed(1);
+  const usPerFlow = (ms: number) => ((ms * 1000) / measured).toFixed(0);
+  process.stderr.write(
+    `server CPU per flow ${usPerFlow(cpu.allMs)} us (all threads; ${usPerFlow(profilerMs)} us more in the profiler's own threads, left out), the main thread's ${usPerFlow(cpu.mainMs)} us (${profiles.length} threads profiled)\n`,
+  );
+  for (const s of stages) process.stderr.write(`  ${s.stage.padEnd(50)} ${String(s.usPerFlow).padStart(6)} us/flow  ${pct(s.usPerFlow).toFixed(1).padStart(5)}%\n`);
+  report("profile", r, { stages_us_per_flow: Object.fromEntries(stages.map((s) => [s.stage, s.usPerFlow])), stages_pct: Object.fromEntries(stages.map((s) => [s.stage, pct(s.usPerFlow)])) }, speedBefore);
 }
 
 const CREATE = `mutation($name: String!) { createAcceleratorRequests(deviceProfileName: $name) { uuid } }`;
@@ -103,6 +116,8 @@ interface RunResult {
    * thread bounds the flows.
    */
   server_main_thread_busy_pct: number | null;
+  /** The CPU the server's profiler threads took over the measured flows, ms (0 when not profiled; part of server_cpu_ms_per_flow). */
+  profiler_cpu_ms: number | null;
   errors: number;
   errorSamples: string[];
 }
@@ -191,6 +206,7 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
   const window = { startMs: t0, endMs: t0 };
   const cpu0 = cpuMs(serverPid);
   const main0 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
+  const profiler0 = serverPid === undefined ? null : namedThreadsCpuSeconds(serverPid, PROFILER_THREAD);
   const client0 = process.cpuUsage();
   await run(flows, true);
   const client = process.cpuUsage(client0);
@@ -198,6 +214,7 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
   const seconds = (window.endMs - t0) / 1000;
   const cpu1 = cpuMs(serverPid);
   const main1 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
+  const profiler1 = serverPid === undefined ? null : namedThreadsCpuSeconds(serverPid, PROFILER_THREAD);
   await Promise.all(pool.map((c) => c.close()));
   latencies.sort((a, b) => a - b);
   const r = {
@@ -208,6 +225,7 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
     bind_p99_ms: +percentile(latencies, 99).toFixed(1),
     client_cpu_ms_per_flow: +((client.user + client.system) / 1000 / flows).toFixed(3),
     server_main_thread_busy_pct: main0 !== null && main1 !== null ? +((100 * (main1 - main0)) / seconds).toFixed(1) : null,
+    profiler_cpu_ms: profiler0 !== null && profiler1 !== null ? (profiler1 - profiler0) * 1000 : null,
     errors,
     errorSamples,
     window,

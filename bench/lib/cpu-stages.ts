@@ -69,26 +69,37 @@ export function stageTimes(p: CpuProfile, skipMs = 0, untilMs = Infinity): Stage
   return ranked(ms, busy);
 }
 
+/** The stage of the process's threads that no profile covers (V8's compiler and garbage collector helpers, libuv's pool). */
+export const UNPROFILED = "threads not profiled (V8's helpers, libuv's pool)";
+
 /**
- * One process's profiles, one a thread (node --cpu-prof writes a file for each: the main thread's
- * and its workers'): the main thread's busy time by stage, and each other thread's whole busy time
- * as the stage `threadStage` (the LMDB read store's write thread: the audit index). The
- * window is the main thread's; the others are placed on it by their start times.
+ * A flow's CPU by stage, in microseconds: the main thread's CPU (from /proc) split by its
+ * profile's stages, each other profiled thread's busy time as `threadStage`, and what the process
+ * spent beyond both (all threads, from /proc) as UNPROFILED, instead of spreading it over the
+ * stages: the threads no profile sees (TurboFan compiling, the collector's helpers, lmdb's commits
+ * on libuv's pool) are not the main thread's stages.
  */
-export function processStageTimes(profiles: readonly CpuProfile[], threadStage: string, skipMs = 0, untilMs = Infinity): StageTimes {
+export function flowCostByStage(
+  profiles: readonly CpuProfile[],
+  threadStage: string,
+  window: { skipMs: number; untilMs: number },
+  cpu: { flows: number; mainMs: number; allMs: number },
+): Array<{ stage: string; usPerFlow: number }> {
   if (profiles.length === 0) throw new RangeError("no profile to read");
   const start = (p: CpuProfile) => p.startTime ?? 0;
   const main = profiles.reduce((a, b) => (start(b) < start(a) ? b : a));
-  const ms = new Map<string, number>();
-  let busy = 0;
-  for (const p of profiles) {
-    const offset = (start(p) - start(main)) / 1000;
-    const t = stageTimes(p, skipMs - offset, untilMs - offset);
-    busy += t.busyMs;
-    if (p === main) for (const s of t.stages) ms.set(s.stage, (ms.get(s.stage) ?? 0) + s.ms);
-    else if (t.busyMs > 0) ms.set(threadStage, (ms.get(threadStage) ?? 0) + t.busyMs);
-  }
-  return ranked(ms, busy);
+  const perFlow = (ms: number) => Math.round((ms * 1000) / cpu.flows);
+  const mainStages = stageTimes(main, window.skipMs, window.untilMs).stages;
+  const threadsMs = profiles
+    .filter((p) => p !== main)
+    .reduce((sum, p) => {
+      const offset = (start(p) - start(main)) / 1000;
+      return sum + stageTimes(p, window.skipMs - offset, window.untilMs - offset).busyMs;
+    }, 0);
+  const out = mainStages.map((s) => ({ stage: s.stage, usPerFlow: perFlow(s.share * cpu.mainMs) }));
+  if (threadsMs > 0) out.push({ stage: threadStage, usPerFlow: perFlow(threadsMs) });
+  out.push({ stage: UNPROFILED, usPerFlow: perFlow(Math.max(0, cpu.allMs - cpu.mainMs - threadsMs)) });
+  return out.sort((a, b) => (a.stage === "other" ? 1 : b.stage === "other" ? -1 : b.usPerFlow - a.usPerFlow));
 }
 
 /** Busy time by stage as shares of `busy`, largest first, "other" last. */

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * CPU seconds (user + system, every thread) a process has used so far, from /proc/<pid>/stat
@@ -15,6 +15,31 @@ export function processCpuSeconds(pid: number): number | null {
  */
 export function threadCpuSeconds(pid: number, tid = pid): number | null {
   return cpuSecondsOf(`/proc/${pid}/task/${tid}/stat`);
+}
+
+/**
+ * CPU seconds the threads of a process named `name` (their /proc comm) have used so far: 0 when
+ * none has that name, null elsewhere. V8's CPU profiler processes its samples on a thread of its
+ * own, `v8:ProfEvntProc`: the profiler's cost, not the profiled program's.
+ */
+export function namedThreadsCpuSeconds(pid: number, name: string): number | null {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return null;
+  }
+  let sum = 0;
+  for (const tid of tids) {
+    let comm: string;
+    try {
+      comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+    } catch {
+      continue; // the thread ended
+    }
+    if (comm === name) sum += cpuSecondsOf(`/proc/${pid}/task/${tid}/stat`) ?? 0;
+  }
+  return sum;
 }
 
 function cpuSecondsOf(file: string): number | null {

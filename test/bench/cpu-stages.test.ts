@@ -1,6 +1,6 @@
 /** bench:api --profile's split of a CPU profile by stage: the innermost claimed frame decides. */
 import { describe, expect, it } from "vitest";
-import { processStageTimes, stageTimes, type CpuProfile } from "../../bench/lib/cpu-stages.js";
+import { flowCostByStage, stageTimes, UNPROFILED, type CpuProfile } from "../../bench/lib/cpu-stages.js";
 
 const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url }, children });
 
@@ -48,8 +48,8 @@ describe("stageTimes", () => {
   });
 });
 
-describe("processStageTimes", () => {
-  it("splits the main thread by stage and charges each other thread's busy time to its stage, on the main thread's window", () => {
+describe("flowCostByStage", () => {
+  it("splits the main thread's CPU by its stages, charges each other profiled thread its busy time, and keeps what no profile sees apart", () => {
     const main = { ...profile, startTime: 1_000_000 };
     // A write thread started 2 ms after the main thread: busy 1 ms at 3-4 and 1 ms at 11-12 (main's clock), idle between.
     const thread: CpuProfile = {
@@ -58,13 +58,26 @@ describe("processStageTimes", () => {
       timeDeltas: [1000, 1000, 7000, 1000],
       startTime: 1_002_000,
     };
-    const all = processStageTimes([thread, main], "audit index: its write thread");
-    expect(all.busyMs).toBe(11);
-    expect(Object.fromEntries(all.stages.map((s) => [s.stage, s.ms]))).toMatchObject({ "audit index: its write thread": 2, "audit index": 1, "read models (projections)": 2 });
-    expect(all.stages.reduce((a, s) => a + s.share, 0)).toBeCloseTo(1);
+    const us = (costs: Array<{ stage: string; usPerFlow: number }>) => Object.fromEntries(costs.map((c) => [c.stage, c.usPerFlow]));
+    // The main thread's 18 ms of CPU over 2 flows split by its 9 busy samples; the thread's 2 ms; 10 ms the profiles do not see.
+    const all = flowCostByStage([thread, main], "audit index: its write thread", { skipMs: 0, untilMs: Infinity }, { flows: 2, mainMs: 18, allMs: 30 });
+    expect(us(all)).toEqual({
+      [UNPROFILED]: 5000,
+      "read models (projections)": 2000,
+      "application and domain": 1000,
+      "GraphQL execution": 1000,
+      HTTP: 1000,
+      "garbage collection": 1000,
+      "log: hash chain": 1000,
+      "audit index": 1000,
+      "audit index: its write thread": 1000,
+      other: 1000,
+    });
+    expect([all[0]!.stage, all.at(-1)!.stage, all.reduce((a, c) => a + c.usPerFlow, 0)]).toEqual([UNPROFILED, "other", 15_000]);
     // The main thread's window 3.5-11.5 ms holds the thread's first sample (at 4) but not its last (at 12).
-    const window = processStageTimes([main, thread], "t", 3.5, 11.5);
-    expect(window.busyMs).toBe(4);
-    expect(window.stages.find((s) => s.stage === "t")?.ms).toBe(1);
+    const window = flowCostByStage([main, thread], "t", { skipMs: 3.5, untilMs: 11.5 }, { flows: 1, mainMs: 6, allMs: 10 });
+    expect(us(window)).toEqual({ "GraphQL execution": 2000, HTTP: 2000, "garbage collection": 2000, t: 1000, [UNPROFILED]: 3000 });
+    // /proc read a little less than the profiles hold: nothing is left for the threads they do not see.
+    expect(us(flowCostByStage([main, thread], "t", { skipMs: 3.5, untilMs: 11.5 }, { flows: 1, mainMs: 6, allMs: 5 }))[UNPROFILED]).toBe(0);
   });
 });

@@ -1,10 +1,10 @@
 /**
- * The CPU time bench scripts read from /proc: a process's (every thread) and one thread's (the
- * main thread by default), in seconds.
+ * The CPU time bench scripts read from /proc: a process's (every thread), one thread's (the main
+ * thread by default) and that of the threads with a name, in seconds.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { processCpuSeconds, threadCpuSeconds } from "../../bench/lib/process-cpu.js";
+import { namedThreadsCpuSeconds, processCpuSeconds, threadCpuSeconds } from "../../bench/lib/process-cpu.js";
 
 /** Keeps this thread on a core until it has used `ms` more CPU time. */
 function spin(ms: number): void {
@@ -25,8 +25,17 @@ describe.runIf(existsSync("/proc/self/task"))("process and thread CPU time from 
     expect(processCpuSeconds(process.pid)! - process0).toBeGreaterThanOrEqual(0.2);
   });
 
+  it("sums the threads with a name: the main thread's work counts under its name, none under another", () => {
+    const name = readFileSync(`/proc/${process.pid}/task/${process.pid}/comm`, "utf8").trim();
+    const named0 = namedThreadsCpuSeconds(process.pid, name)!;
+    spin(300);
+    expect(namedThreadsCpuSeconds(process.pid, name)! - named0).toBeGreaterThanOrEqual(0.2);
+    expect(namedThreadsCpuSeconds(process.pid, "no thread has this name")).toBe(0);
+  });
+
   it("answers null for a thread or process that is not there", () => {
     expect(threadCpuSeconds(process.pid, 2 ** 30)).toBeNull();
     expect(processCpuSeconds(2 ** 30)).toBeNull();
+    expect(namedThreadsCpuSeconds(2 ** 30, "node")).toBeNull();
   });
 });
