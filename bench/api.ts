@@ -28,17 +28,15 @@
  * VM it varies by half from one minute to the next, and the figures with it.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
-import { flowCostByStage, type CpuProfile } from "./lib/cpu-stages.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
 import { namedThreadsCpuSeconds, processCpuSeconds, threadCpuSeconds } from "./lib/process-cpu.js";
+import { PROFILER_THREAD, profileNextServer, splitProfiledCpu } from "./lib/server-profile.js";
 import { startRedisServer } from "./lib/redis-server.js";
 
 const HANDLES_PER_HOST = 64;
@@ -48,9 +46,6 @@ const args = parseArgs(process.argv.slice(2));
 const clients = Number(args.clients ?? 20);
 const flows = Number(args.flows ?? 3000);
 const warmup = Number(args.warmup ?? 1000);
-
-/** The thread V8's CPU profiler processes its samples on (/proc comm). */
-const PROFILER_THREAD = "v8:ProfEvntProc";
 
 const BOUND = `subscription($arqs: [ID!]) { acceleratorRequestBound(arqUuids: $arqs) { tag status reason } }`;
 /**
@@ -63,10 +58,7 @@ const BOUND = `subscription($arqs: [ID!]) { acceleratorRequestBound(arqUuids: $a
  */
 async function profileStages(speedBefore: number) {
   // --profile-dir DIR keeps the profile there (for a closer look: node dist/bench/cpuprofile-share.js DIR).
-  const dir = args["profile-dir"] ?? mkdtempSync(join(tmpdir(), "cyborg-es-cpu-prof-"));
-  process.env.BENCH_SERVER_NODE_ARGS = `${process.env.BENCH_SERVER_NODE_ARGS ?? ""} --cpu-prof --cpu-prof-dir=${dir}`;
-  // The stages are told apart by the files on a sample's stack: the modules', not the bundle's one file.
-  process.env.SERVE_BUNDLE = "false";
+  const profiled = profileNextServer(args["profile-dir"]);
   const t0 = performance.now();
   const server = await startBenchServer({});
   let r: RunResult;
@@ -75,24 +67,11 @@ async function profileStages(speedBefore: number) {
   } finally {
     await server.close();
   }
-  // One file a thread: the main thread's, and the audit index's write thread (src/infra/readstore/lmdb-writer.ts).
-  const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
-  if (files.length === 0) throw new Error(`the server wrote no CPU profile into ${dir}`);
-  const profiles = files.map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as CpuProfile);
-  if (!args["profile-dir"]) rmSync(dir, { recursive: true, force: true });
   if (r.server_cpu_ms_per_flow === null || r.server_main_thread_busy_pct === null) throw new Error("the server's CPU could not be read from /proc");
   const measured = flows - r.errors;
-  // The profiler's own thread is left out: what is split is the server's CPU.
-  const profilerMs = r.profiler_cpu_ms ?? 0;
-  const cpu = { flows: measured, allMs: r.server_cpu_ms_per_flow * measured - profilerMs, mainMs: (r.server_main_thread_busy_pct / 100) * (r.window.endMs - r.window.startMs) };
-  const stages = flowCostByStage(profiles, "audit index: its write thread", { skipMs: r.window.startMs - t0, untilMs: r.window.endMs - t0 }, cpu);
-  const pct = (us: number) => +((100 * us * measured) / (cpu.allMs * 1000)).toFixed(1);
-  const usPerFlow = (ms: number) => ((ms * 1000) / measured).toFixed(0);
-  process.stderr.write(
-    `server CPU per flow ${usPerFlow(cpu.allMs)} us (all threads; ${usPerFlow(profilerMs)} us more in the profiler's own threads, left out), the main thread's ${usPerFlow(cpu.mainMs)} us (${profiles.length} threads profiled)\n`,
-  );
-  for (const s of stages) process.stderr.write(`  ${s.stage.padEnd(50)} ${String(s.usPerFlow).padStart(6)} us/flow  ${pct(s.usPerFlow).toFixed(1).padStart(5)}%\n`);
-  report("profile", r, { stages_us_per_flow: Object.fromEntries(stages.map((s) => [s.stage, s.usPerFlow])), stages_pct: Object.fromEntries(stages.map((s) => [s.stage, pct(s.usPerFlow)])) }, speedBefore);
+  const cpu = { units: measured, allMs: r.server_cpu_ms_per_flow * measured, mainMs: (r.server_main_thread_busy_pct / 100) * (r.window.endMs - r.window.startMs), profilerMs: r.profiler_cpu_ms ?? 0 };
+  const stages = splitProfiledCpu(profiled, { skipMs: r.window.startMs - t0, untilMs: r.window.endMs - t0 }, cpu, "flow");
+  report("profile", r, { stages_us_per_flow: Object.fromEntries(stages.map((s) => [s.stage, s.usPerFlow])), stages_pct: Object.fromEntries(stages.map((s) => [s.stage, s.pct])) }, speedBefore);
 }
 
 const CREATE = `mutation($name: String!) { createAcceleratorRequests(deviceProfileName: $name) { uuid } }`;

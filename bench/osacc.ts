@@ -7,6 +7,7 @@
  *
  *   npm run bench:osacc                                # embedded server in its own process
  *   npm run bench:osacc -- --redis                     # read models on a throwaway redis-server
+ *   npm run bench:osacc -- --profile [--profile-dir DIR]  # the server's CPU a cycle by stage, at the first level
  * Options: --levels 1,8,32 --cycles 600 --warmup 200 --one-host
  */
 import { randomUUID } from "node:crypto";
@@ -15,11 +16,13 @@ import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
-import { processCpuSeconds } from "./lib/process-cpu.js";
+import { namedThreadsCpuSeconds, processCpuSeconds, threadCpuSeconds } from "./lib/process-cpu.js";
+import { PROFILER_THREAD, profileNextServer, splitProfiledCpu } from "./lib/server-profile.js";
 import { startRedisServer } from "./lib/redis-server.js";
 
 const args = parseArgs(process.argv.slice(2));
-const levels = (args.levels ?? "1,8,32").split(",").map(Number);
+// --profile: one level (the first of --levels, 8 by default), its CPU split by stage (lib/server-profile.ts).
+const levels = (args.levels ?? (args.profile ? "8" : "1,8,32")).split(",").map(Number).slice(0, args.profile ? 1 : undefined);
 const cycles = Number(args.cycles ?? 600);
 const warmup = Number(args.warmup ?? 200);
 const HANDLES = 64;
@@ -32,6 +35,8 @@ async function main() {
     cleanups.push(() => redis.stop());
     env.REDIS_URL = redis.url;
   }
+  const profiled = args.profile ? profileNextServer(args["profile-dir"]) : undefined;
+  const serverStart = performance.now();
   const server = await startBenchServer(env);
   cleanups.unshift(() => server.close());
   const admin = new BenchClient(server.url, BENCH_TOKENS.admin);
@@ -52,6 +57,8 @@ async function main() {
     let failed = 0;
     let next = 0;
     const cpu0 = processCpuSeconds(server.pid);
+    const main0 = threadCpuSeconds(server.pid);
+    const profiler0 = namedThreadsCpuSeconds(server.pid, PROFILER_THREAD);
     const t0 = performance.now();
     await Promise.all(
       nodes.map(async ({ acc, rp }) => {
@@ -70,11 +77,17 @@ async function main() {
         }
       }),
     );
-    const seconds = (performance.now() - t0) / 1000;
+    const t1 = performance.now();
+    const seconds = (t1 - t0) / 1000;
     const cpu1 = processCpuSeconds(server.pid);
+    const main1 = threadCpuSeconds(server.pid);
+    const profiler1 = namedThreadsCpuSeconds(server.pid, PROFILER_THREAD);
     await Promise.all(nodes.map((n) => n.acc.close()));
     plugs.sort((a, b) => a - b);
-    return { concurrency, cycles: total, cycles_per_s: Math.round((total - failed) / seconds), plug_p50_ms: +percentile(plugs, 50).toFixed(1), plug_p99_ms: +percentile(plugs, 99).toFixed(1), failed, server_cpu_ms_per_cycle: cpu0 === null || cpu1 === null ? null : +(((cpu1 - cpu0) * 1000) / total).toFixed(2) };
+    const ms = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) * 1000);
+    const measured = { window: { skipMs: t0 - serverStart, untilMs: t1 - serverStart }, allMs: ms(cpu0, cpu1), mainMs: ms(main0, main1), profilerMs: ms(profiler0, profiler1) };
+    const result = { concurrency, cycles: total, cycles_per_s: Math.round((total - failed) / seconds), plug_p50_ms: +percentile(plugs, 50).toFixed(1), plug_p99_ms: +percentile(plugs, 99).toFixed(1), failed, server_cpu_ms_per_cycle: cpu0 === null || cpu1 === null ? null : +(((cpu1 - cpu0) * 1000) / total).toFixed(2) };
+    return Object.assign(result, { measured });
   }
 
   const speedBefore = machineSpeedMs();
@@ -88,6 +101,14 @@ async function main() {
   }
   const speedAfter = machineSpeedMs();
   for (const c of cleanups) await c();
+  let stages: Record<string, number> | undefined;
+  if (profiled) {
+    // The server has stopped and written its profiles: the first level's cycles, by stage.
+    const { window, allMs, mainMs, profilerMs } = results[0]!.measured;
+    if (allMs === null || mainMs === null || profilerMs === null) throw new Error("the server's CPU could not be read from /proc");
+    const split = splitProfiledCpu(profiled, window, { units: results[0]!.cycles, allMs, mainMs, profilerMs }, "cycle");
+    stages = Object.fromEntries(split.map((st) => [st.stage, st.usPerFlow]));
+  }
   const at = (c: number) => results.find((r) => r.concurrency === c);
   const summary = {
     mode: args.redis ? "redis" : "embedded",
@@ -95,7 +116,8 @@ async function main() {
     plug_p99_ms: at(8)?.plug_p99_ms ?? null,
     cycles_per_s: at(32)?.cycles_per_s ?? null,
     failed: results.reduce((n, r) => n + r.failed, 0),
-    levels: results,
+    levels: results.map(({ measured: _, ...r }) => r),
+    ...(stages ? { stages_us_per_cycle: stages } : {}),
     machine_ms: [speedBefore, speedAfter],
   };
   console.log(`plug p99 at 8 concurrent: ${summary.plug_p99_ms} ms; ${summary.cycles_per_s} cycles/s at 32; ${summary.failed} failed`);
