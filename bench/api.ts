@@ -67,9 +67,9 @@ async function profileStages(speedBefore: number) {
   } finally {
     await server.close();
   }
-  if (r.server_cpu_ms_per_flow === null || r.server_main_thread_busy_pct === null) throw new Error("the server's CPU could not be read from /proc");
+  if (r.server_cpu_ms_per_flow === null || r.main_cpu_ms === null) throw new Error("the server's CPU could not be read from /proc");
   const measured = flows - r.errors;
-  const cpu = { units: measured, allMs: r.server_cpu_ms_per_flow * measured, mainMs: (r.server_main_thread_busy_pct / 100) * (r.window.endMs - r.window.startMs), profilerMs: r.profiler_cpu_ms ?? 0 };
+  const cpu = { units: measured, allMs: r.server_cpu_ms_per_flow * measured, mainMs: r.main_cpu_ms, profilerMs: r.profiler_cpu_ms ?? 0 };
   const stages = splitProfiledCpu(profiled, { skipMs: r.window.startMs - t0, untilMs: r.window.endMs - t0 }, cpu, "flow");
   report("profile", r, { stages_us_per_flow: Object.fromEntries(stages.map((s) => [s.stage, s.usPerFlow])), stages_pct: Object.fromEntries(stages.map((s) => [s.stage, s.pct])) }, speedBefore);
 }
@@ -95,6 +95,8 @@ interface RunResult {
    * thread bounds the flows.
    */
   server_main_thread_busy_pct: number | null;
+  /** The CPU the server's main thread took over the measured flows, ms (the primary's with API workers); null when it cannot be read. */
+  main_cpu_ms: number | null;
   /** The CPU the server's profiler threads took over the measured flows, ms (0 when not profiled; part of server_cpu_ms_per_flow). */
   profiler_cpu_ms: number | null;
   errors: number;
@@ -204,6 +206,7 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
     bind_p99_ms: +percentile(latencies, 99).toFixed(1),
     client_cpu_ms_per_flow: +((client.user + client.system) / 1000 / flows).toFixed(3),
     server_main_thread_busy_pct: main0 !== null && main1 !== null ? +((100 * (main1 - main0)) / seconds).toFixed(1) : null,
+    main_cpu_ms: main0 !== null && main1 !== null ? (main1 - main0) * 1000 : null,
     profiler_cpu_ms: profiler0 !== null && profiler1 !== null ? (profiler1 - profiler0) * 1000 : null,
     errors,
     errorSamples,

@@ -68,8 +68,15 @@ export function intersect(scores: LmdbDatabases["scores"], first: Buffer, rest: 
  * page). A store written before kept it in `sizes`, which is read while the count is there.
  */
 export function readCount(db: Pick<LmdbDatabases, "order" | "sizes">, k: Buffer): number {
+  return storedCount(db, k).n;
+}
+
+/** The count, and whether it is still in `sizes`. */
+function storedCount(db: Pick<LmdbDatabases, "order" | "sizes">, k: Buffer): { n: number; inSizes: boolean } {
   const stored = db.order.get(k);
-  return stored !== undefined ? countOf(stored) : (db.sizes.get(k) ?? 0);
+  if (stored !== undefined) return { n: countOf(stored), inSizes: false };
+  const old = db.sizes.get(k);
+  return { n: old ?? 0, inSizes: old !== undefined };
 }
 
 /** The first entry of a key's members in the order database (after its count, K itself). */
@@ -122,12 +129,7 @@ export class SizeTally {
   private entry(k: Buffer) {
     const id = k.toString("latin1");
     let e = this.counts.get(id);
-    if (!e) {
-      const stored = this.db.order.get(k);
-      const old = stored === undefined ? this.db.sizes.get(k) : undefined;
-      e = { k, n: stored !== undefined ? countOf(stored) : (old ?? 0), changed: false, inSizes: old !== undefined };
-      this.counts.set(id, e);
-    }
+    if (!e) this.counts.set(id, (e = { k, ...storedCount(this.db, k), changed: false }));
     return e;
   }
 }
