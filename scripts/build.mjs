@@ -92,8 +92,11 @@ async function bundleServer() {
     platform: "node",
     format: "esm",
     target: "node20",
-    // Class names are GraphQL type names (type-graphql): the bundle keeps each as the module wrote it.
-    keepNames: true,
+    // No keepNames: it defines the name of every function the bundle creates, inner closures
+    // included, at each creation (about 55 a boot flow, 2.5% of the main thread's busy time;
+    // bench/RESULTS.md). The bundler renames classes that share a name, so each GraphQL type is
+    // named in its decorator, not by its class (test/cli/serve-bundle.test.ts serves the schema).
+    keepNames: false,
     external: ["commander", "lmdb", "msgpackr-extract", "@eventstore/db-client", "pino-pretty", "class-validator"],
     define: { CYBORG_ES_PROJECTION_LAYOUTS: JSON.stringify(projectionLayouts()) },
     // The bundled CommonJS packages call require(); an ES module has none of its own.

@@ -1,7 +1,7 @@
 import { Field, ID, InputType, Int } from "type-graphql";
 import { JSONScalar } from "../types/scalars.js";
 
-@InputType({ description: "Bind one ARQ to the host, resource provider and instance the scheduler chose" })
+@InputType("ArqBindingInput", { description: "Bind one ARQ to the host, resource provider and instance the scheduler chose" })
 export class ArqBindingInput {
   @Field(() => ID) arqUuid!: string;
   @Field(() => String) hostname!: string;
@@ -9,13 +9,13 @@ export class ArqBindingInput {
   @Field(() => ID) instanceUuid!: string;
 }
 
-@InputType({ description: "A resource provider the scheduler chose, on its compute node (createAndBindAcceleratorRequests)" })
+@InputType("PlugProviderInput", { description: "A resource provider the scheduler chose, on its compute node (createAndBindAcceleratorRequests)" })
 export class PlugProviderInput {
   @Field(() => String) hostname!: string;
   @Field(() => ID) deviceRpUuid!: string;
 }
 
-@InputType()
+@InputType("DeviceProfileInput")
 export class DeviceProfileInput {
   @Field(() => String) name!: string;
   @Field(() => String, { nullable: true }) description?: string | null;
@@ -23,7 +23,7 @@ export class DeviceProfileInput {
   @Field(() => ID, { nullable: true }) uuid?: string | null;
 }
 
-@InputType({ description: "A device profile's new version: what is left out stays as it is" })
+@InputType("DeviceProfileUpdateInput", { description: "A device profile's new version: what is left out stays as it is" })
 export class DeviceProfileUpdateInput {
   @Field(() => String) name!: string;
   @Field(() => String, { nullable: true, description: "null clears it" }) description?: string | null;

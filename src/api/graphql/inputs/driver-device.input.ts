@@ -5,13 +5,13 @@ import { DriverCapacityInput, DriverPartitioningInput } from "./partitioning.inp
 import type { HealthStatus as HealthStatusName } from "../../../domain/inventory/health.js";
 import type { DeviceType as DeviceTypeName } from "../../../domain/shared/types.js";
 
-@InputType({ description: "A PCI control path: type \"PCI\", info {domain,bus,device,function}" })
+@InputType("ControlPathInput", { description: "A PCI control path: type \"PCI\", info {domain,bus,device,function}" })
 export class ControlPathInput {
   @Field(() => String) type!: string;
   @Field(() => JSONScalar) info!: Record<string, unknown>;
 }
 
-@InputType()
+@InputType("AttributeInput")
 export class AttributeInput {
   @Field(() => String, { description: "rc, trait0, trait1, ... as Cyborg" }) key!: string;
   @Field(() => String) value!: string;
@@ -21,7 +21,7 @@ export class AttributeInput {
 
 export { AttachHandleInput } from "./attach-handle.input.js";
 
-@InputType()
+@InputType("DriverDeployableInput")
 export class DriverDeployableInput {
   @Field(() => String) name!: string;
   @Field(() => Int) numAccelerators!: number;
@@ -31,14 +31,14 @@ export class DriverDeployableInput {
   @Field(() => [AttachHandleInput]) attachHandles!: AttachHandleInput[];
 }
 
-@InputType()
+@InputType("HealthReasonInput")
 export class HealthReasonInput {
   @Field(() => String, { description: "Upper-case letters, digits and _: ECC_VOLATILE_UNCORRECTABLE, XID, AER_FATAL, ..." }) code!: string;
   @Field(() => String, { description: "A sentence a person reads (at most 255 characters); counts go in count" }) message!: string;
   @Field(() => Int, { nullable: true }) count?: number | null;
 }
 
-@InputType({ description: "Where a device sits on its host, as the driver read it (sysfs, nvidia-smi topo -m); each field null (or left out) when unknown" })
+@InputType("DeviceTopologyInput", { description: "Where a device sits on its host, as the driver read it (sysfs, nvidia-smi topo -m); each field null (or left out) when unknown" })
 export class DeviceTopologyInput {
   @Field(() => Int, { nullable: true, description: "sysfs numa_node (0 to 1023); null for -1 (no NUMA)" }) numaNode!: number | null;
   @Field(() => String, { nullable: true, description: 'The PCIe root port above the device, a PCI address ("0000:00:01.0")' }) pcieRoot!: string | null;
@@ -48,13 +48,13 @@ export class DeviceTopologyInput {
   linkDomain!: string | null;
 }
 
-@InputType({ description: "A device's health as the driver read it" })
+@InputType("DeviceHealthInput", { description: "A device's health as the driver read it" })
 export class DeviceHealthInput {
   @Field(() => HealthStatus) status!: HealthStatusName;
   @Field(() => [HealthReasonInput]) reasons!: HealthReasonInput[];
 }
 
-@InputType({ description: "A device as a driver reports it (cyborg-reference 5.1)" })
+@InputType("DriverDeviceInput", { description: "A device as a driver reports it (cyborg-reference 5.1)" })
 export class DriverDeviceInput {
   @Field(() => DeviceType) type!: DeviceTypeName;
   @Field(() => String) vendor!: string;

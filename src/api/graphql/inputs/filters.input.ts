@@ -1,7 +1,7 @@
 import { Field, ID, InputType } from "type-graphql";
 import { ArqState, DeviceStatus, DeviceType } from "../types/scalars.js";
 
-@InputType()
+@InputType("DeviceFilter")
 export class DeviceFilter {
   @Field(() => DeviceType, { nullable: true }) type?: string;
   @Field(() => String, { nullable: true }) vendor?: string;
@@ -9,7 +9,7 @@ export class DeviceFilter {
   @Field(() => DeviceStatus, { nullable: true }) status?: string;
 }
 
-@InputType()
+@InputType("DeployableFilter")
 export class DeployableFilter {
   @Field(() => String, { nullable: true }) hostname?: string;
   @Field(() => ID, { nullable: true }) rpUuid?: string;
@@ -18,7 +18,7 @@ export class DeployableFilter {
   @Field(() => ID, { nullable: true, description: "The bitstream the deployable runs" }) bitstreamId?: string;
 }
 
-@InputType()
+@InputType("ArqFilter")
 export class ArqFilter {
   @Field(() => ID, { nullable: true }) instanceUuid?: string;
   @Field(() => ArqState, { nullable: true }) state?: string;

@@ -7,7 +7,7 @@ import { badInput, forbidden } from "../errors.js";
 import { JSONScalar } from "../types/scalars.js";
 import { Placement, PlacementCapacity, PlacementExplanation } from "../types/placement.type.js";
 
-@InputType({ description: "What a what-if leaves out" })
+@InputType("PlacementWithoutInput", { description: "What a what-if leaves out" })
 export class PlacementWithoutInput {
   @Field(() => [String], { nullable: true }) hosts?: string[];
   @Field(() => [ID], { nullable: true, description: "Device uuids" }) devices?: string[];

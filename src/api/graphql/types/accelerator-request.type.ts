@@ -4,7 +4,7 @@ import { ArqState, AttachHandleType, AttachTarget, BindStatus, DateTimeScalar, J
 import { PointInTime } from "./audit.type.js";
 import { Connection } from "./connection.js";
 
-@ObjectType({ description: "An accelerator request (ARQ): one accelerator for one instance" })
+@ObjectType("AcceleratorRequest", { description: "An accelerator request (ARQ): one accelerator for one instance" })
 export class AcceleratorRequest {
   @Field(() => ID) uuid!: string;
   @Field(() => ArqState) state!: string;
@@ -36,10 +36,10 @@ export class AcceleratorRequest {
   asOf!: PointInTime | null;
 }
 
-@ObjectType()
+@ObjectType("AcceleratorRequestConnection")
 export class AcceleratorRequestConnection extends Connection("AcceleratorRequest", AcceleratorRequest) {}
 
-@ObjectType({ description: "Nova's accelerator-request-bound external event, one per ARQ per bind" })
+@ObjectType("ArqBindEvent", { description: "Nova's accelerator-request-bound external event, one per ARQ per bind" })
 export class ArqBindEvent {
   @Field(() => String, { description: 'Always "accelerator-request-bound"' }) name!: string;
   @Field(() => ID, { description: "The instance" }) serverUuid!: string;
@@ -49,7 +49,7 @@ export class ArqBindEvent {
   @Field(() => AcceleratorRequest) arq!: AcceleratorRequest;
 }
 
-@ObjectType({ description: "accelerator-request-evicted: an eviction notice given to an ARQ's holder (docs/device-health.md)" })
+@ObjectType("ArqEvictionEvent", { description: "accelerator-request-evicted: an eviction notice given to an ARQ's holder (docs/device-health.md)" })
 export class ArqEvictionEvent {
   @Field(() => ID, { description: "The ARQ uuid" }) arqUuid!: string;
   @Field(() => ID, { nullable: true, description: "The instance the ARQ serves" }) instanceUuid!: string | null;

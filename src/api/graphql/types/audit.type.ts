@@ -2,14 +2,14 @@ import { Field, ID, Int, ObjectType } from "type-graphql";
 import { Connection } from "./connection.js";
 import { DateTimeScalar, JSONScalar } from "./scalars.js";
 
-@ObjectType({ description: "The point in the log an answer asked with asOf reflects" })
+@ObjectType("PointInTime", { description: "The point in the log an answer asked with asOf reflects" })
 export class PointInTime {
   @Field(() => String, { description: "Every event up to this log position (decimal string; 0: before the first) and none after" })
   position!: string;
   @Field(() => String, { description: "The asOf asked for: a position or an ISO-8601 time" }) requested!: string;
 }
 
-@ObjectType({ description: "One event in an object's history or a request's trace: who did what, when and why" })
+@ObjectType("HistoryEntry", { description: "One event in an object's history or a request's trace: who did what, when and why" })
 export class HistoryEntry {
   @Field(() => String, { description: "Log position (decimal string); pass it as `after` for the next page" }) position!: string;
   @Field(() => String) stream!: string;
@@ -31,5 +31,5 @@ export class HistoryEntry {
   @Field(() => String, { nullable: true, description: "Its link in the stream's hash chain (audit verify)" }) hash!: string | null;
 }
 
-@ObjectType()
+@ObjectType("HistoryEntryConnection")
 export class HistoryEntryConnection extends Connection("HistoryEntry", HistoryEntry) {}

@@ -1,14 +1,14 @@
 import { Field, ID, Int, ObjectType } from "type-graphql";
 import { DateTimeScalar } from "./scalars.js";
 
-@ObjectType({ description: "Binds that ended in one minute" })
+@ObjectType("MinuteOutcomes", { description: "Binds that ended in one minute" })
 export class MinuteOutcomes {
   @Field(() => DateTimeScalar, { description: "The minute's start" }) minute!: string;
   @Field(() => Int, { description: "ARQs that became BOUND" }) bound!: number;
   @Field(() => Int, { description: "ARQs that became BIND_FAILED" }) failed!: number;
 }
 
-@ObjectType({ description: "A bind that failed, and why" })
+@ObjectType("BindFailure", { description: "A bind that failed, and why" })
 export class BindFailure {
   @Field(() => ID) arqUuid!: string;
   @Field(() => ID, { nullable: true }) instanceUuid!: string | null;
@@ -17,7 +17,7 @@ export class BindFailure {
   @Field(() => String, { description: "Its log position" }) position!: string;
 }
 
-@ObjectType({ description: "How binds ended over the last minutes, read from the event log" })
+@ObjectType("BindOutcomes", { description: "How binds ended over the last minutes, read from the event log" })
 export class BindOutcomes {
   @Field(() => DateTimeScalar) from!: string;
   @Field(() => DateTimeScalar) to!: string;

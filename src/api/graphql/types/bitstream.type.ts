@@ -1,7 +1,7 @@
 import { Field, Float, ID, InputType, ObjectType } from "type-graphql";
 import { DateTimeScalar, JSONScalar } from "./scalars.js";
 
-@ObjectType({ description: "An FPGA bitstream of the catalogue (embedded, or Glance when GLANCE_URL is set)" })
+@ObjectType("Bitstream", { description: "An FPGA bitstream of the catalogue (embedded, or Glance when GLANCE_URL is set)" })
 export class Bitstream {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
@@ -14,7 +14,7 @@ export class Bitstream {
   @Field(() => DateTimeScalar) createdAt!: string;
 }
 
-@InputType({ description: "A bitstream's metadata and content (base64; the HTTP route POST /bitstreams takes large files)" })
+@InputType("BitstreamInput", { description: "A bitstream's metadata and content (base64; the HTTP route POST /bitstreams takes large files)" })
 export class BitstreamInput {
   @Field(() => String) name!: string;
   @Field(() => String, { nullable: true }) functionId?: string | null;
@@ -24,7 +24,7 @@ export class BitstreamInput {
   @Field(() => String) contentBase64!: string;
 }
 
-@ObjectType({ description: "A region's programming request in flight" })
+@ObjectType("RegionProgramming", { description: "A region's programming request in flight" })
 export class RegionProgramming {
   @Field(() => ID) requestId!: string;
   @Field(() => ID) bitstreamId!: string;
@@ -36,7 +36,7 @@ export class RegionProgramming {
   @Field(() => DateTimeScalar) requestedAt!: string;
 }
 
-@ObjectType({ description: "How a region's last programming request ended" })
+@ObjectType("RegionProgrammingOutcome", { description: "How a region's last programming request ended" })
 export class RegionProgrammingOutcome {
   @Field(() => ID) requestId!: string;
   @Field(() => ID) bitstreamId!: string;
@@ -48,7 +48,7 @@ export class RegionProgrammingOutcome {
   @Field(() => DateTimeScalar) at!: string;
 }
 
-@ObjectType({ description: "What a host's agent is asked to program (programmingRequests)" })
+@ObjectType("ProgrammingRequest", { description: "What a host's agent is asked to program (programmingRequests)" })
 export class ProgrammingRequest {
   @Field(() => ID) requestId!: string;
   @Field(() => String) hostname!: string;
@@ -68,7 +68,7 @@ export class ProgrammingRequest {
   @Field(() => DateTimeScalar) requestedAt!: string;
 }
 
-@InputType({ description: "An agent's report of a programming request's outcome" })
+@InputType("ProgrammingResultInput", { description: "An agent's report of a programming request's outcome" })
 export class ProgrammingResultInput {
   @Field(() => String) hostname!: string;
   @Field(() => ID) deployableUuid!: string;
@@ -80,7 +80,7 @@ export class ProgrammingResultInput {
   @Field(() => String, { nullable: true }) reason?: string | null;
 }
 
-@ObjectType()
+@ObjectType("ProgrammingResultAnswer")
 export class ProgrammingResultAnswer {
   @Field(() => Boolean, { description: "false for a report already recorded" }) recorded!: boolean;
   @Field(() => Boolean, { description: "The request had been abandoned: recorded, the binds that waited stay failed" }) late!: boolean;

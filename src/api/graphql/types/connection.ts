@@ -1,6 +1,6 @@
 import { Field, Int, ObjectType, type ClassType } from "type-graphql";
 
-@ObjectType()
+@ObjectType("PageInfo")
 export class PageInfo {
   @Field(() => Boolean) hasNextPage!: boolean;
   @Field(() => String, { nullable: true }) endCursor!: string | null;

@@ -2,7 +2,7 @@ import { Field, ID, Int, ObjectType } from "type-graphql";
 import { AttachHandleType, JSONScalar } from "./scalars.js";
 import { Connection } from "./connection.js";
 
-@ObjectType()
+@ObjectType("Attribute")
 export class Attribute {
   @Field(() => ID) uuid!: string;
   @Field(() => String) key!: string;
@@ -11,7 +11,7 @@ export class Attribute {
   parentUuid!: string | null;
 }
 
-@ObjectType({ description: "What a VM attaches: a PCI function, an mdev, or a fake-driver handle" })
+@ObjectType("AttachHandle", { description: "What a VM attaches: a PCI function, an mdev, or a fake-driver handle" })
 export class AttachHandle {
   @Field(() => ID) uuid!: string;
   @Field(() => AttachHandleType) type!: string;
@@ -23,7 +23,7 @@ export class AttachHandle {
   deployableUuid!: string;
 }
 
-@ObjectType({ description: "A schedulable unit of a device: one Placement resource provider" })
+@ObjectType("Deployable", { description: "A schedulable unit of a device: one Placement resource provider" })
 export class Deployable {
   @Field(() => ID) uuid!: string;
   @Field(() => String) name!: string;
@@ -40,5 +40,5 @@ export class Deployable {
   deviceUuid!: string;
 }
 
-@ObjectType()
+@ObjectType("DeployableConnection")
 export class DeployableConnection extends Connection("Deployable", Deployable) {}

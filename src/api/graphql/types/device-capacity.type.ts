@@ -1,12 +1,12 @@
 import { Field, ID, Int, ObjectType } from "type-graphql";
 
-@ObjectType({ description: "An ARQ drawing from a device's capacity, and how much" })
+@ObjectType("CapacityHolder", { description: "An ARQ drawing from a device's capacity, and how much" })
 export class CapacityHolder {
   @Field(() => ID) arqUuid!: string;
   @Field(() => Int) amount!: number;
 }
 
-@ObjectType({ description: "An amount several ARQs draw from (a NIC port's bandwidth shared by its VFs), and what they draw" })
+@ObjectType("DeviceCapacity", { description: "An amount several ARQs draw from (a NIC port's bandwidth shared by its VFs), and what they draw" })
 export class DeviceCapacity {
   @Field(() => String, { description: 'As the driver names it, e.g. "bandwidth"' }) name!: string;
   @Field(() => String, { description: "Its inventory's class on the device's provider in Placement, and the class a profile asks an amount of" }) resourceClass!: string;

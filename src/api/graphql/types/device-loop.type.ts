@@ -3,7 +3,7 @@ import { ProgrammingRequest } from "./bitstream.type.js";
 import { PartitionRequest } from "./partition-request.type.js";
 import { DateTimeScalar, JSONScalar } from "./scalars.js";
 
-@ObjectType({ description: "A NoExecute taint on the device an ARQ holds asks it to move by the deadline" })
+@ObjectType("EvictionNotice", { description: "A NoExecute taint on the device an ARQ holds asks it to move by the deadline" })
 export class EvictionNotice {
   @Field(() => ID) deviceUuid!: string;
   @Field(() => String, { description: "The NoExecute taint's key" }) taintKey!: string;
@@ -12,7 +12,7 @@ export class EvictionNotice {
   @Field(() => DateTimeScalar) requestedAt!: string;
 }
 
-@ObjectType({ description: "An ARQ holding one of the device's attach handles" })
+@ObjectType("DeviceHolder", { description: "An ARQ holding one of the device's attach handles" })
 export class DeviceHolder {
   @Field(() => ID) arqUuid!: string;
   @Field(() => ID, { nullable: true, description: "The instance the ARQ serves" }) instanceUuid!: string | null;
@@ -20,14 +20,14 @@ export class DeviceHolder {
   @Field(() => EvictionNotice, { nullable: true, description: "The notice to move it was given, if any" }) eviction!: EvictionNotice | null;
 }
 
-@ObjectType({ description: "A clean the host's agent is working on" })
+@ObjectType("CleaningInFlight", { description: "A clean the host's agent is working on" })
 export class CleaningInFlight {
   @Field(() => ID) requestId!: string;
   @Field(() => String) reason!: string;
   @Field(() => DateTimeScalar) requestedAt!: string;
 }
 
-@ObjectType({ description: "How a device's last clean ended" })
+@ObjectType("CleaningOutcome", { description: "How a device's last clean ended" })
 export class CleaningOutcome {
   @Field(() => ID) requestId!: string;
   @Field(() => String, { description: "cleaned or failed" }) outcome!: string;
@@ -38,13 +38,13 @@ export class CleaningOutcome {
   @Field(() => DateTimeScalar) at!: string;
 }
 
-@ObjectType()
+@ObjectType("DeviceFailure")
 export class DeviceFailure {
   @Field(() => String) reason!: string;
   @Field(() => DateTimeScalar) at!: string;
 }
 
-@ObjectType({ description: "Cleaning before reuse and re-qualification (docs/device-health.md)" })
+@ObjectType("DeviceCleaning", { description: "Cleaning before reuse and re-qualification (docs/device-health.md)" })
 export class DeviceCleaning {
   @Field(() => Boolean, { description: "An operator requires a clean after every use (setDeviceCleaningRequired)" }) required!: boolean;
   @Field(() => CleaningInFlight, { nullable: true }) inFlight!: CleaningInFlight | null;
@@ -53,7 +53,7 @@ export class DeviceCleaning {
   @Field(() => CleaningOutcome, { nullable: true }) last!: CleaningOutcome | null;
 }
 
-@ObjectType()
+@ObjectType("CleaningResultAnswer")
 export class CleaningResultAnswer {
   @Field(() => Boolean, { description: "false for a repeated report" }) recorded!: boolean;
 }
@@ -66,7 +66,7 @@ export enum AgentRequestKind {
 }
 registerEnumType(AgentRequestKind, { name: "AgentRequestKind", description: "What a host's agent is asked to do: program a region, clean a device, or make or destroy a partition" });
 
-@ObjectType({ description: "A clean the host's agent is to run with its driver's clean step" })
+@ObjectType("CleaningRequest", { description: "A clean the host's agent is to run with its driver's clean step" })
 export class CleaningRequest {
   @Field(() => ID) requestId!: string;
   @Field(() => String) hostname!: string;
@@ -80,7 +80,7 @@ export class CleaningRequest {
   @Field(() => DateTimeScalar) requestedAt!: string;
 }
 
-@ObjectType({ description: "One request to a host's agent, of either kind (the field of its kind is set)" })
+@ObjectType("AgentRequest", { description: "One request to a host's agent, of either kind (the field of its kind is set)" })
 export class AgentRequest {
   @Field(() => AgentRequestKind) kind!: AgentRequestKind;
   @Field(() => ID) requestId!: string;
@@ -90,7 +90,7 @@ export class AgentRequest {
   @Field(() => PartitionRequest, { nullable: true }) partition!: unknown;
 }
 
-@InputType()
+@InputType("CleaningResultInput")
 export class CleaningResultInput {
   @Field(() => String) hostname!: string;
   @Field(() => ID) deviceUuid!: string;

@@ -2,7 +2,7 @@ import { Field, ID, Int, ObjectType } from "type-graphql";
 import { PointInTime } from "./audit.type.js";
 import { DateTimeScalar, JSONScalar } from "./scalars.js";
 
-@ObjectType({ description: 'A "flavor for devices": ordered groups of resources, traits and accel: keys' })
+@ObjectType("DeviceProfile", { description: 'A "flavor for devices": ordered groups of resources, traits and accel: keys' })
 export class DeviceProfile {
   @Field(() => ID) uuid!: string;
   @Field(() => String) name!: string;
@@ -22,7 +22,7 @@ export class DeviceProfile {
   asOf!: PointInTime | null;
 }
 
-@ObjectType({ description: "One version of a device profile, as it was made" })
+@ObjectType("DeviceProfileVersion", { description: "One version of a device profile, as it was made" })
 export class DeviceProfileVersion {
   @Field(() => Int) version!: number;
   @Field(() => String, { nullable: true }) description!: string | null;
@@ -32,14 +32,14 @@ export class DeviceProfileVersion {
   migration!: unknown;
 }
 
-@ObjectType({ description: "One key of one group that a migration renames" })
+@ObjectType("DeviceProfileKeyChange", { description: "One key of one group that a migration renames" })
 export class DeviceProfileKeyChange {
   @Field(() => Int) groupIndex!: number;
   @Field(() => String) from!: string;
   @Field(() => String) to!: string;
 }
 
-@ObjectType({ description: "What a migration did, or on a dry run would do, to one profile" })
+@ObjectType("DeviceProfileMigration", { description: "What a migration did, or on a dry run would do, to one profile" })
 export class DeviceProfileMigration {
   @Field(() => String) name!: string;
   @Field(() => ID) uuid!: string;

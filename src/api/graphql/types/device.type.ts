@@ -6,14 +6,14 @@ import { DeviceHealth } from "./health.type.js";
 import { DeviceTopology } from "./topology.type.js";
 import { Taint } from "./taint.type.js";
 
-@ObjectType()
+@ObjectType("ControlPathId")
 export class ControlPathId {
   @Field(() => ID) uuid!: string;
   @Field(() => String, { description: 'e.g. "PCI"' }) type!: string;
   @Field(() => JSONScalar, { description: "PCI: {domain,bus,device,function}" }) info!: Record<string, unknown>;
 }
 
-@ObjectType({ description: "A physical accelerator on a host, as its driver reported it" })
+@ObjectType("Device", { description: "A physical accelerator on a host, as its driver reported it" })
 export class Device {
   @Field(() => ID) uuid!: string;
   @Field(() => DeviceType) type!: string;
@@ -39,5 +39,5 @@ export class Device {
   asOf!: PointInTime | null;
 }
 
-@ObjectType()
+@ObjectType("DeviceConnection")
 export class DeviceConnection extends Connection("Device", Device) {}

@@ -1,6 +1,6 @@
 import { Field, Float, Int, ObjectType } from "type-graphql";
 
-@ObjectType({ description: "A host as the weigher ranks it for a device profile (docs/weigher.md)" })
+@ObjectType("HostWeight", { description: "A host as the weigher ranks it for a device profile (docs/weigher.md)" })
 export class HostWeight {
   @Field(() => String) hostname!: string;
   @Field(() => Float, { description: "0 to 1: 1 for the best host, 0 for one that does not fit; equal hosts weigh the same" }) weight!: number;

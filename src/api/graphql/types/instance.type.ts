@@ -11,14 +11,14 @@ registerEnumType(AgentLiveness, {
   description: "LIVE: the host's agent reports on time; STALE: it missed AGENT_STALE_AFTER_PERIODS reports (or none since the service started); GONE: AGENT_GONE_AFTER_PERIODS",
 });
 
-@ObjectType({ description: "An instance operation as recorded, and what it did to the instance's accelerators" })
+@ObjectType("InstanceOperationResult", { description: "An instance operation as recorded, and what it did to the instance's accelerators" })
 export class InstanceOperationResult {
   @Field(() => String) operation!: string;
   @Field(() => String, { description: "keep, release, move (released here; plug on the new host) or plug (plug again)" }) effect!: string;
   @Field(() => [ID], { description: "The ARQs it released (deleted)" }) released!: string[];
 }
 
-@ObjectType({ description: "Whether a host's agent has reported its inventory (what os-acc's initialize waits for)" })
+@ObjectType("HostStatus", { description: "Whether a host's agent has reported its inventory (what os-acc's initialize waits for)" })
 export class HostStatus {
   @Field(() => String) hostname!: string;
   @Field(() => Boolean) reported!: boolean;

@@ -2,19 +2,19 @@ import { Field, Float, ID, InputType, Int, ObjectType } from "type-graphql";
 import { DriverPartitionInput } from "../inputs/partitioning.input.js";
 import { DateTimeScalar, JSONScalar } from "./scalars.js";
 
-@ObjectType({ description: "Slots a partition occupies: [start, start + size)" })
+@ObjectType("SlotPlacement", { description: "Slots a partition occupies: [start, start + size)" })
 export class SlotPlacement {
   @Field(() => Int) start!: number;
   @Field(() => Int) size!: number;
 }
 
-@ObjectType({ description: "A partition profile, as the agent's partitioner is asked to make it" })
+@ObjectType("PartitionProfileRef", { description: "A partition profile, as the agent's partitioner is asked to make it" })
 export class PartitionProfileRef {
   @Field(() => String) name!: string;
   @Field(() => String, { description: 'What the tool calls it (MIG profile id "9", mdev type "nvidia-223")' }) toolId!: string;
 }
 
-@ObjectType({ description: "A partition the host's agent is to make (CREATE: a bind waits for it) or destroy (DESTROY: its ARQ released it)" })
+@ObjectType("PartitionRequest", { description: "A partition the host's agent is to make (CREATE: a bind waits for it) or destroy (DESTROY: its ARQ released it)" })
 export class PartitionRequest {
   @Field(() => ID) requestId!: string;
   @Field(() => String) hostname!: string;
@@ -30,7 +30,7 @@ export class PartitionRequest {
   @Field(() => DateTimeScalar) requestedAt!: string;
 }
 
-@InputType({ description: "The agent's answer to a partition request" })
+@InputType("PartitionResultInput", { description: "The agent's answer to a partition request" })
 export class PartitionResultInput {
   @Field(() => String) hostname!: string;
   @Field(() => ID) requestId!: string;
@@ -41,7 +41,7 @@ export class PartitionResultInput {
   @Field(() => String, { nullable: true }) reason?: string | null;
 }
 
-@ObjectType()
+@ObjectType("PartitionResultAnswer")
 export class PartitionResultAnswer {
   @Field(() => Boolean, { description: "false for a repeated answer, or one to a request no longer waited for" }) recorded!: boolean;
 }

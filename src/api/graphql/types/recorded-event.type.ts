@@ -2,7 +2,7 @@ import { Field, ID, Int, ObjectType } from "type-graphql";
 import { DateTimeScalar, JSONScalar } from "./scalars.js";
 import { Connection } from "./connection.js";
 
-@ObjectType({ description: "An event as stored in the log, with who/when/why in its metadata" })
+@ObjectType("RecordedEvent", { description: "An event as stored in the log, with who/when/why in its metadata" })
 export class RecordedEvent {
   @Field(() => ID, { description: "The event's id (causationId of the events it caused)" }) id!: string;
   @Field(() => String) stream!: string;
@@ -18,10 +18,10 @@ export class RecordedEvent {
   chainVersion!: number | null;
 }
 
-@ObjectType()
+@ObjectType("RecordedEventConnection")
 export class RecordedEventConnection extends Connection("RecordedEvent", RecordedEvent) {}
 
-@ObjectType({ description: "What a host report changed, counted in devices" })
+@ObjectType("InventoryReport", { description: "What a host report changed, counted in devices" })
 export class InventoryReport {
   @Field(() => String) hostname!: string;
   @Field(() => Int) added!: number;

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from "type-graphql";
 
-@ObjectType({ description: "A capacity of a provider's device (a NIC port's bandwidth): one more inventory of the provider in Placement" })
+@ObjectType("ProviderCapacity", { description: "A capacity of a provider's device (a NIC port's bandwidth): one more inventory of the provider in Placement" })
 export class ProviderCapacity {
   @Field(() => String) resourceClass!: string;
   @Field(() => Int) total!: number;
@@ -8,7 +8,7 @@ export class ProviderCapacity {
   @Field(() => Int, { description: "Drawn by the ARQs bound to the provider" }) used!: number;
 }
 
-@ObjectType({ description: "A deployable as Placement sees it" })
+@ObjectType("ResourceProvider", { description: "A deployable as Placement sees it" })
 export class ResourceProvider {
   @Field(() => ID) uuid!: string;
   @Field(() => String) name!: string;

@@ -17,7 +17,7 @@ registerEnumType(DeviceLifecycleState, {
     "Where a device is in the health loop, derived from its taints, holders and cleaning: FAILED > CLEANING > QUALIFYING > DRAINING (NoExecute, held) > DRAINED (NoExecute, free) > TAINTED > AVAILABLE",
 });
 
-@ObjectType({ description: "A taint on a device: no new bind lands there unless the ARQ's group tolerates it (accel:tolerations), and Placement reserves the device" })
+@ObjectType("Taint", { description: "A taint on a device: no new bind lands there unless the ARQ's group tolerates it (accel:tolerations), and Placement reserves the device" })
 export class Taint {
   @Field(() => String, { description: 'e.g. "cyborg.openstack.org/maintenance", "cyborg.openstack.org/health"' }) key!: string;
   @Field(() => String, { description: 'May be ""' }) value!: string;
@@ -27,7 +27,7 @@ export class Taint {
   @Field(() => DateTimeScalar) at!: Date;
 }
 
-@InputType({ description: "A taint to set on a device; one per key and effect, so the same key and effect replaces the one there" })
+@InputType("TaintInput", { description: "A taint to set on a device; one per key and effect, so the same key and effect replaces the one there" })
 export class TaintInput {
   @Field(() => String, { description: 'A qualified name: an optional DNS prefix and "/", then 1 to 63 letters, digits, "-", "_" or "."' }) key!: string;
   @Field(() => String, { nullable: true, description: 'Empty or 1 to 63 letters, digits, "-", "_" or "." (default "")' }) value?: string | null;

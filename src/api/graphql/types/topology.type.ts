@@ -1,6 +1,6 @@
 import { Field, Int, ObjectType } from "type-graphql";
 
-@ObjectType({ description: "Where a device sits on its host, as its driver last reported it (docs/drivers.md, Topology)" })
+@ObjectType("DeviceTopology", { description: "Where a device sits on its host, as its driver last reported it (docs/drivers.md, Topology)" })
 export class DeviceTopology {
   @Field(() => Int, { nullable: true, description: "sysfs numa_node; null when the host has no NUMA (numa_node -1)" })
   numaNode!: number | null;

@@ -1,6 +1,6 @@
 import { Field, ObjectType } from "type-graphql";
 
-@ObjectType({ description: "The caller, as its token makes it: what the console shows and which controls it offers" })
+@ObjectType("Viewer", { description: "The caller, as its token makes it: what the console shows and which controls it offers" })
 export class Viewer {
   @Field(() => String, { description: "What the event metadata records as who acted" }) principal!: string;
   @Field(() => [String]) roles!: string[];
