@@ -4,7 +4,7 @@
  *
  *   npm run bench:api                                  # embedded server in this process
  *   npm run bench:api -- --redis                       # embedded log, read models on a throwaway redis-server
- *   npm run bench:api -- --url http://host:4000/graphql --token SERVICE --admin-token ADMIN
+ *   npm run bench:api -- --url http://host:4000/graphql --token SERVICE --admin-token ADMIN [--server-pid PID]
  *   npm run bench:api -- --profile [--profile-dir DIR]  # where the server's CPU goes, by stage, per flow
  *   npm run bench:api -- --workers 4                   # the API workers' run with 4 workers (1: none)
  * Options: --clients 20 --flows 3000 --warmup 1000 --rounds 3
@@ -26,6 +26,12 @@
  * was on a core (near 100: it bounds the flows, and work moved to other threads or cut from it pays).
  * `machine_ms` (before and after the run) is a fixed CPU task timed in this process: on a shared
  * VM it varies by half from one minute to the next, and the figures with it.
+ * `server_per_client_cpu` is the server's CPU over the measured flows divided by this load
+ * generator's over the same flows: the load generator does the same work against any build, so its
+ * CPU time follows the machine's speed through the run, and the ratio compares two builds measured
+ * minutes apart better than either CPU time does (bench/RESULTS.md, "Method").
+ * With --url, --server-pid PID (a server on this machine) reads that server's CPU from /proc as
+ * for an embedded one.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -89,6 +95,8 @@ interface RunResult {
   bind_p99_ms: number;
   /** This process's CPU time (the load generator) per measured flow. */
   client_cpu_ms_per_flow: number;
+  /** The server's CPU over this process's, over the measured flows; null when the server's cannot be read. */
+  server_per_client_cpu: number | null;
   /**
    * How busy the server's main thread was over the measured flows (its CPU time over the wall
    * time, %; with API workers the primary's); null when it cannot be read. Near 100: the main
@@ -117,6 +125,16 @@ function cpuMs(pid: number | undefined): number | null {
     return null;
   }
   return children.reduce((sum, child) => sum + (cpuMs(Number(child)) ?? 0), own * 1000);
+}
+
+/** --server-pid: a server on this machine whose CPU /proc shows; a value that names no such process is refused. */
+function serverPidArg(): number | undefined {
+  if (args["server-pid"] === undefined) return undefined;
+  const pid = Number(args["server-pid"]);
+  if (!Number.isInteger(pid) || pid <= 0 || processCpuSeconds(pid) === null) {
+    throw new Error(`--server-pid ${args["server-pid"]}: no process of that id on this machine whose CPU /proc shows`);
+  }
+  return pid;
 }
 
 /** Sets up hosts and a profile, then runs the warm-up and the measured flows against one server. */
@@ -205,6 +223,7 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
     bind_p95_ms: +percentile(latencies, 95).toFixed(1),
     bind_p99_ms: +percentile(latencies, 99).toFixed(1),
     client_cpu_ms_per_flow: +((client.user + client.system) / 1000 / flows).toFixed(3),
+    server_per_client_cpu: cpu0 !== null && cpu1 !== null ? +((cpu1 - cpu0) / ((client.user + client.system) / 1000)).toFixed(3) : null,
     server_main_thread_busy_pct: main0 !== null && main1 !== null ? +((100 * (main1 - main0)) / seconds).toFixed(1) : null,
     main_cpu_ms: main0 !== null && main1 !== null ? (main1 - main0) * 1000 : null,
     profiler_cpu_ms: profiler0 !== null && profiler1 !== null ? (profiler1 - profiler0) * 1000 : null,
@@ -213,7 +232,8 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
     window,
   };
   const mainBusy = r.server_main_thread_busy_pct === null ? "" : ` (main thread busy ${r.server_main_thread_busy_pct}%)`;
-  process.stderr.write(`[${label}] ${r.flows_per_s} flows/s, server CPU ${r.server_cpu_ms_per_flow} ms per flow${mainBusy}; bind p50 ${r.bind_p50_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors\n`);
+  const ratio = r.server_per_client_cpu === null ? "" : `, ${r.server_per_client_cpu}x the load generator's`;
+  process.stderr.write(`[${label}] ${r.flows_per_s} flows/s, server CPU ${r.server_cpu_ms_per_flow} ms per flow${mainBusy}${ratio}; bind p50 ${r.bind_p50_ms} ms, p99 ${r.bind_p99_ms} ms; ${errors} errors\n`);
   return r;
 }
 
@@ -256,7 +276,7 @@ async function main() {
   if (args.profile) return profileStages(speedBefore);
   if (args.url) {
     if (!args.token || !args["admin-token"]) throw new Error("with --url, give --token (a service token) and --admin-token (to set up hosts and a profile)");
-    const r = await runFlows(args.url, args.token, args["admin-token"], args.mode ?? "remote");
+    const r = await runFlows(args.url, args.token, args["admin-token"], args.mode ?? "remote", serverPidArg());
     return report(args.mode ?? "remote", r, { metrics_overhead_pct: null, tracing_overhead_pct: null }, speedBefore);
   }
   const rounds = Number(args.rounds ?? 3);
@@ -316,6 +336,7 @@ async function main() {
         }
       : {}),
     client_cpu_ms_per_flow: results.metrics.map((r) => r.client_cpu_ms_per_flow),
+    server_per_client_cpu_metrics: results.metrics.map((r) => r.server_per_client_cpu),
     server_main_thread_busy_pct: results.metrics.map((r) => r.server_main_thread_busy_pct),
     rounds,
   }, speedBefore);
@@ -331,6 +352,7 @@ function report(mode: string, r: RunResult, extra: Record<string, unknown>, spee
     flows,
     flows_per_s: r.flows_per_s,
     server_cpu_ms_per_flow: r.server_cpu_ms_per_flow,
+    server_per_client_cpu: r.server_per_client_cpu,
     bind_p50_ms: r.bind_p50_ms,
     bind_p95_ms: r.bind_p95_ms,
     bind_p99_ms: r.bind_p99_ms,
