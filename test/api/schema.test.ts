@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { printedSchema } from "../../src/api/graphql/schema.js";
 
@@ -25,5 +26,23 @@ describe("schema/schema.graphql", () => {
       "acceleratorRequestBound(",
     ];
     for (const n of names) expect(sdl, n).toContain(n);
+  });
+
+  it("names each GraphQL type in its decorator, not by its class: the server's bundle renames classes that share a name", () => {
+    const unnamed: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, e.name);
+        if (e.isDirectory()) walk(path);
+        else if (path.endsWith(".ts")) {
+          const lines = readFileSync(path, "utf8").split("\n");
+          lines.forEach((line, i) => {
+            if (/@(ObjectType|InputType|InterfaceType)\((?!\s*["'`])/.test(line)) unnamed.push(`${path}:${i + 1}: ${line.trim()}`);
+          });
+        }
+      }
+    };
+    walk("src/api/graphql");
+    expect(unnamed, "give each of these its GraphQL name as the decorator's first argument").toEqual([]);
   });
 });
