@@ -18,4 +18,5 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 4000
-CMD ["node", "--max-semi-space-size=64", "--no-memory-reducer", "dist/src/cli/index.js", "serve"]
+# node's flags for this machine (src/cli/node-flags.ts); exec: node is the container's first process and gets its signals.
+CMD ["sh", "-c", "exec node $(node dist/src/cli/node-flags.js) dist/src/cli/index.js serve"]

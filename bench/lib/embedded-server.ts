@@ -2,8 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { NO_MEMORY_REDUCER } from "../../src/cli/heap-growth.js";
-import { YOUNG_GENERATION } from "../../src/cli/young-generation.js";
+import { serveNodeFlags } from "../../src/cli/node-flags.js";
 import { freePort } from "./redis-server.js";
 
 export const BENCH_TOKENS = {
@@ -42,9 +41,9 @@ export async function startBenchServer(env: Record<string, string> = {}, tokens:
   );
   const port = await freePort();
   const cli = new URL("../../src/cli/index.js", import.meta.url).pathname;
-  // As `npm start` runs it (the young generation of docs/deployment.md), and
+  // As `npm start` runs it (src/cli/node-flags.ts, docs/deployment.md), and
   // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": more node options for the server.
-  const nodeArgs = [YOUNG_GENERATION, NO_MEMORY_REDUCER, ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)];
+  const nodeArgs = [...serveNodeFlags(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean)];
   const base = `http://127.0.0.1:${port}`;
   const launch = async (): Promise<ChildProcess> => {
     const child = spawn(process.execPath, [...nodeArgs, cli, "serve"], {

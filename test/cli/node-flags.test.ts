@@ -1,0 +1,36 @@
+/**
+ * node's command line for `serve` (src/cli/node-flags.ts): what `npm start`, the Dockerfile and the
+ * benchmarks' servers put before the CLI. The printing script is the built one (the suite's setup
+ * builds the service).
+ */
+import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { serveNodeFlags, SINGLE_THREADED_GC } from "../../src/cli/node-flags.js";
+import { NO_MEMORY_REDUCER } from "../../src/cli/heap-growth.js";
+import { YOUNG_GENERATION } from "../../src/cli/young-generation.js";
+
+const script = resolve("dist/src/cli/node-flags.js");
+
+describe("serve's node flags", () => {
+  it("always a 64 MB young generation and no memory reducer; the collector on the main thread alone up to two cores", () => {
+    for (const cores of [1, 2]) expect(serveNodeFlags(cores, {})).toEqual([YOUNG_GENERATION, NO_MEMORY_REDUCER, SINGLE_THREADED_GC]);
+    for (const cores of [3, 4, 64]) expect(serveNodeFlags(cores, {})).toEqual([YOUNG_GENERATION, NO_MEMORY_REDUCER]);
+  });
+
+  it("keeps node's parallel collector when node's defaults are asked for", () => {
+    expect(serveNodeFlags(2, { CYBORG_ES_NODE_DEFAULTS: "1" })).toEqual([YOUNG_GENERATION, NO_MEMORY_REDUCER]);
+  });
+
+  it("prints them for this machine, and node starts with what it prints", () => {
+    const printed = spawnSync(process.execPath, [script], { encoding: "utf8", env: { ...process.env, CYBORG_ES_NODE_DEFAULTS: "" } });
+    expect(printed.status, printed.stderr).toBe(0);
+    expect(printed.stdout).toBe(serveNodeFlags(availableParallelism(), {}).join(" "));
+    // node refuses a flag it does not know ("bad option"): these it takes.
+    const flags = serveNodeFlags(2, {});
+    const started = spawnSync(process.execPath, [...flags, "-e", "process.stdout.write(process.execArgv.filter((a) => a.startsWith('--')).join(' '))"], { encoding: "utf8" });
+    expect(started.status, started.stderr).toBe(0);
+    expect(started.stdout).toBe(flags.join(" "));
+  });
+});
