@@ -19,4 +19,4 @@ COPY package.json ./
 USER node
 EXPOSE 4000
 # node's flags for this machine (src/cli/node-flags.ts); exec: node is the container's first process and gets its signals.
-CMD ["sh", "-c", "exec node $(node dist/src/cli/node-flags.js) dist/src/cli/index.js serve"]
+CMD ["sh", "-c", "flags=$(node dist/src/cli/node-flags.js) && exec node $flags dist/src/cli/index.js serve"]

@@ -10,8 +10,13 @@
  *   thread's pause waits for helpers that are not running. bench:api at 64 clients on 2 vCPU, 14
  *   alternated pairs: bind p99 lower in 12 (medians 109 against 157 ms), the server's CPU
  *   against the load generator's about 4% lower; bench:osacc at 8 did not move (bench/RESULTS.md).
- *   With more cores the helpers have cores of their own, and node's default stays.
- *   CYBORG_ES_NODE_DEFAULTS=1 keeps it off.
+ *   With more cores the helpers have cores of their own, and node's default stays. The trade:
+ *   bench:programming's bursts of ten 256 KiB downloads came out with a lower p50 and a higher p99
+ *   of overhead with it (bench/RESULTS.md). `SINGLE_THREADED_GC=true` or `false` decides instead
+ *   of the core count; CYBORG_ES_NODE_DEFAULTS=1 keeps it off unless the setting says true.
+ *
+ * Run as a script with a SINGLE_THREADED_GC that is none of auto, true and false, it prints why and
+ * exits 1 (`npm start` and the Dockerfile then do not start the service).
  */
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -23,10 +28,26 @@ export const SINGLE_THREADED_GC = "--single-threaded-gc";
 /** At most this many cores: the garbage collector runs on the main thread alone. */
 export const SINGLE_THREADED_GC_UP_TO_CORES = 2;
 
+/** `SINGLE_THREADED_GC`: unset, empty or `auto` decides by the core count; `true`, `false`; anything else is refused. */
+export function singleThreadedGcSetting(env: NodeJS.ProcessEnv): "auto" | "true" | "false" {
+  const v = env.SINGLE_THREADED_GC || "auto";
+  if (v === "auto" || v === "true" || v === "false") return v;
+  throw new Error(`SINGLE_THREADED_GC must be auto, true or false, not ${JSON.stringify(v.slice(0, 40))}`);
+}
+
 /** The flags for `serve` on a machine of `cores` cores. */
 export function serveNodeFlags(cores: number = availableParallelism(), env: NodeJS.ProcessEnv = process.env): string[] {
-  const singleThreaded = cores <= SINGLE_THREADED_GC_UP_TO_CORES && env.CYBORG_ES_NODE_DEFAULTS !== "1";
+  const setting = singleThreadedGcSetting(env);
+  const auto = cores <= SINGLE_THREADED_GC_UP_TO_CORES && env.CYBORG_ES_NODE_DEFAULTS !== "1";
+  const singleThreaded = setting === "true" || (setting === "auto" && auto);
   return [YOUNG_GENERATION, NO_MEMORY_REDUCER, ...(singleThreaded ? [SINGLE_THREADED_GC] : [])];
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.stdout.write(serveNodeFlags().join(" "));
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    process.stdout.write(serveNodeFlags().join(" "));
+  } catch (err) {
+    process.stderr.write(`cyborg-es: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}

@@ -23,8 +23,24 @@ describe("serve's node flags", () => {
     expect(serveNodeFlags(2, { CYBORG_ES_NODE_DEFAULTS: "1" })).toEqual([YOUNG_GENERATION, NO_MEMORY_REDUCER]);
   });
 
+  it("SINGLE_THREADED_GC decides instead of the core count; another value is refused", () => {
+    expect(serveNodeFlags(64, { SINGLE_THREADED_GC: "true" })).toContain(SINGLE_THREADED_GC);
+    expect(serveNodeFlags(2, { SINGLE_THREADED_GC: "true", CYBORG_ES_NODE_DEFAULTS: "1" })).toContain(SINGLE_THREADED_GC);
+    expect(serveNodeFlags(2, { SINGLE_THREADED_GC: "false" })).toEqual([YOUNG_GENERATION, NO_MEMORY_REDUCER]);
+    expect(serveNodeFlags(2, { SINGLE_THREADED_GC: "auto" })).toContain(SINGLE_THREADED_GC);
+    expect(() => serveNodeFlags(2, { SINGLE_THREADED_GC: "yes" })).toThrow('SINGLE_THREADED_GC must be auto, true or false, not "yes"');
+    const refused = spawnSync(process.execPath, [script], { encoding: "utf8", env: { ...process.env, SINGLE_THREADED_GC: "yes" } });
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("SINGLE_THREADED_GC must be auto, true or false");
+    // npm start's way: a refused setting starts nothing.
+    const started = spawnSync("sh", ["-c", `flags=$(${JSON.stringify(process.execPath)} ${JSON.stringify(script)}) && echo started $flags`], { encoding: "utf8", env: { ...process.env, SINGLE_THREADED_GC: "yes" } });
+    expect(started.status).not.toBe(0);
+    expect(started.stdout).toBe("");
+  });
+
   it("prints them for this machine, and node starts with what it prints", () => {
-    const printed = spawnSync(process.execPath, [script], { encoding: "utf8", env: { ...process.env, CYBORG_ES_NODE_DEFAULTS: "" } });
+    const printed = spawnSync(process.execPath, [script], { encoding: "utf8", env: { ...process.env, CYBORG_ES_NODE_DEFAULTS: "", SINGLE_THREADED_GC: "" } });
     expect(printed.status, printed.stderr).toBe(0);
     expect(printed.stdout).toBe(serveNodeFlags(availableParallelism(), {}).join(" "));
     // node refuses a flag it does not know ("bad option"): these it takes.
