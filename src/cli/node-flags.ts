@@ -43,6 +43,37 @@ export function serveNodeFlags(cores: number = availableParallelism(), env: Node
   return [YOUNG_GENERATION, NO_MEMORY_REDUCER, ...(singleThreaded ? [SINGLE_THREADED_GC] : [])];
 }
 
+/** Whether node's command line turns the single-threaded collector on (the last of the flag and its negation decides). */
+function singleThreadedOnCommandLine(execArgv: readonly string[]): boolean {
+  let on = false;
+  for (const a of execArgv) {
+    if (a === SINGLE_THREADED_GC || a === "--single_threaded_gc") on = true;
+    if (a === "--no-single-threaded-gc" || a === "--no-single_threaded_gc") on = false;
+  }
+  return on;
+}
+
+/**
+ * For `serve`: why it refuses to start, or undefined. A SINGLE_THREADED_GC that is not valid is
+ * refused, and so is `true` or `false` where node's command line says otherwise: V8 takes the flag
+ * only as it starts, so a setting that the process did not get would be a setting ignored.
+ */
+export function gcSettingRefusal(execArgv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
+  let setting: ReturnType<typeof singleThreadedGcSetting>;
+  try {
+    setting = singleThreadedGcSetting(env);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  if (setting === "auto") return undefined;
+  const on = singleThreadedOnCommandLine(execArgv);
+  if ((setting === "true") === on) return undefined;
+  return (
+    `SINGLE_THREADED_GC=${setting}, but node was started ${on ? "with" : "without"} ${SINGLE_THREADED_GC}, which V8 takes only as it starts: ` +
+    "start the service as npm start does, node $(node dist/src/cli/node-flags.js) dist/src/cli/index.js serve"
+  );
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
     process.stdout.write(serveNodeFlags().join(" "));

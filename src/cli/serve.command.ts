@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { ConfigError, loadConfig } from "../infra/config.js";
 import { createLogger } from "../infra/logger.js";
 import { settleHeapGrowth } from "./heap-growth.js";
+import { gcSettingRefusal } from "./node-flags.js";
 import { settlePretenuring } from "./pretenuring.js";
 import { startupBlock } from "./startup-block.js";
 
@@ -21,6 +22,12 @@ export function serveCommand(): Command {
           process.exit(2);
         }
         throw err;
+      }
+      // SINGLE_THREADED_GC is node's command line's business (./node-flags.ts): one it did not get is refused.
+      const gcRefusal = gcSettingRefusal(process.execArgv, process.env);
+      if (gcRefusal) {
+        console.error(gcRefusal);
+        process.exit(2);
       }
       const log = createLogger(config.LOG_LEVEL);
       // The log, the read models on disk, the bitstreams and the tokens: readable by this user only.

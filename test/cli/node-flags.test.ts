@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { serveNodeFlags, SINGLE_THREADED_GC } from "../../src/cli/node-flags.js";
+import { gcSettingRefusal, serveNodeFlags, SINGLE_THREADED_GC } from "../../src/cli/node-flags.js";
 import { NO_MEMORY_REDUCER } from "../../src/cli/heap-growth.js";
 import { YOUNG_GENERATION } from "../../src/cli/young-generation.js";
 
@@ -37,6 +37,21 @@ describe("serve's node flags", () => {
     const started = spawnSync("sh", ["-c", `flags=$(${JSON.stringify(process.execPath)} ${JSON.stringify(script)}) && echo started $flags`], { encoding: "utf8", env: { ...process.env, SINGLE_THREADED_GC: "yes" } });
     expect(started.status).not.toBe(0);
     expect(started.stdout).toBe("");
+  });
+
+  it("serve refuses a SINGLE_THREADED_GC that node's command line did not get, or that is not valid", () => {
+    expect(gcSettingRefusal([], {})).toBeUndefined();
+    expect(gcSettingRefusal([], { SINGLE_THREADED_GC: "auto" })).toBeUndefined();
+    expect(gcSettingRefusal([SINGLE_THREADED_GC], { SINGLE_THREADED_GC: "true" })).toBeUndefined();
+    expect(gcSettingRefusal([], { SINGLE_THREADED_GC: "false" })).toBeUndefined();
+    expect(gcSettingRefusal([SINGLE_THREADED_GC, "--no-single-threaded-gc"], { SINGLE_THREADED_GC: "false" })).toBeUndefined();
+    expect(gcSettingRefusal([], { SINGLE_THREADED_GC: "true" })).toMatch(/SINGLE_THREADED_GC=true, but node was started without --single-threaded-gc.*node-flags\.js/);
+    expect(gcSettingRefusal([SINGLE_THREADED_GC], { SINGLE_THREADED_GC: "false" })).toMatch(/SINGLE_THREADED_GC=false, but node was started with --single-threaded-gc/);
+    expect(gcSettingRefusal([], { SINGLE_THREADED_GC: "on" })).toMatch(/must be auto, true or false/);
+    // The built CLI: serve exits before it opens anything.
+    const served = spawnSync(process.execPath, [resolve("dist/src/cli/index.js"), "serve"], { encoding: "utf8", env: { ...process.env, SINGLE_THREADED_GC: "true", DATA_DIR: "/nonexistent/never-created" }, timeout: 60_000 });
+    expect(served.status).toBe(2);
+    expect(served.stderr).toContain("SINGLE_THREADED_GC=true, but node was started without --single-threaded-gc");
   });
 
   it("prints them for this machine, and node starts with what it prints", () => {
