@@ -86,8 +86,8 @@ async function main() {
     plugs.sort((a, b) => a - b);
     const ms = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) * 1000);
     const measured = { window: { skipMs: t0 - serverStart, untilMs: t1 - serverStart }, allMs: ms(cpu0, cpu1), mainMs: ms(main0, main1), profilerMs: ms(profiler0, profiler1) };
-    const result = { concurrency, cycles: total, cycles_per_s: Math.round((total - failed) / seconds), plug_p50_ms: +percentile(plugs, 50).toFixed(1), plug_p99_ms: +percentile(plugs, 99).toFixed(1), failed, server_cpu_ms_per_cycle: cpu0 === null || cpu1 === null ? null : +(((cpu1 - cpu0) * 1000) / total).toFixed(2) };
-    return Object.assign(result, { measured });
+    const serverCpu = measured.allMs === null ? null : +(measured.allMs / total).toFixed(2);
+    return { concurrency, cycles: total, cycles_per_s: Math.round((total - failed) / seconds), plug_p50_ms: +percentile(plugs, 50).toFixed(1), plug_p99_ms: +percentile(plugs, 99).toFixed(1), failed, server_cpu_ms_per_cycle: serverCpu, measured };
   }
 
   const speedBefore = machineSpeedMs();

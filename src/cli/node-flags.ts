@@ -1,7 +1,7 @@
 /**
  * node's command line for `serve`, as `npm start`, the Dockerfile and the benchmarks' servers run
  * it (V8 reads these flags only as it starts). Run as a script, it prints them for this machine:
- * `node $(node dist/src/cli/node-flags.js) dist/src/cli/index.js serve`.
+ * `flags=$(node dist/src/cli/node-flags.js) && node $flags dist/src/cli/index.js serve`.
  *
  * - A 64 MB young generation (young-generation.ts) and no memory reducer (heap-growth.ts).
  * - On a machine of two cores or fewer, V8 collects garbage on the main thread alone
@@ -70,7 +70,7 @@ export function gcSettingRefusal(execArgv: readonly string[], env: NodeJS.Proces
   if ((setting === "true") === on) return undefined;
   return (
     `SINGLE_THREADED_GC=${setting}, but node was started ${on ? "with" : "without"} ${SINGLE_THREADED_GC}, which V8 takes only as it starts: ` +
-    "start the service as npm start does, node $(node dist/src/cli/node-flags.js) dist/src/cli/index.js serve"
+    "start the service as npm start does, flags=$(node dist/src/cli/node-flags.js) && node $flags dist/src/cli/index.js serve"
   );
 }
 
