@@ -11,7 +11,8 @@
  * that minus the driver's delay (what the service, the agent's download and check, and the round
  * trips add). Phase "programmed": the same again on the same regions, which already run the
  * bitstream: no programming. `programmings` counts RegionProgrammed events: exactly one per
- * region and bitstream (100) is expected. A warm-up host's two regions go first, not measured.
+ * region and bitstream (100) is expected. Warm-up hosts go first, not measured: one flow on each of
+ * their regions, `--concurrency` of them at once (`--warmup-hosts`, by default enough for that).
  *
  *   npm run bench:programming
  *   npm run bench:programming -- --delay 1000 --hosts 50 --bitstream-kib 256 --clients 20 --concurrency 10
@@ -28,6 +29,7 @@ import type { Logger } from "../src/infra/logger.js";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
+import { processCpuSeconds } from "./lib/process-cpu.js";
 
 const args = parseArgs(process.argv.slice(2));
 const hostCount = Number(args.hosts ?? 50);
@@ -37,6 +39,9 @@ const bitstreamKib = Number(args["bitstream-kib"] ?? 256);
 const clientCount = Number(args.clients ?? 20);
 /** Flows in flight at once: 10 (20 ARQs) as a scheduler placing instances; `--concurrency 100` is a boot storm. */
 const concurrency = Number(args.concurrency ?? 10);
+/** Warm-up hosts: by default enough for `concurrency` regions at once. */
+const warmHostCount = Number(args["warmup-hosts"] ?? Math.ceil(concurrency / REGIONS_PER_HOST));
+if (!Number.isInteger(warmHostCount) || warmHostCount < 0) throw new Error(`--warmup-hosts must be a whole number of hosts, not ${args["warmup-hosts"]}`);
 
 const CREATE = `mutation($name: String!) { createAcceleratorRequests(deviceProfileName: $name) { uuid } }`;
 const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid state } }`;
@@ -111,10 +116,11 @@ async function main() {
   const admin = new BenchClient(url, BENCH_TOKENS.admin);
   const prefix = `prog-${randomUUID().slice(0, 6)}`;
   const hosts = Array.from({ length: hostCount }, (_, h) => `${prefix}-${h}`);
-  // One more host warms the server and the agents' code up (its flows are not measured).
-  const warmHost = `${prefix}-warmup`;
+  // More hosts warm the server and the agents' code up (their flows are not measured): one flow on
+  // each of their regions, as many in flight at once as the measured phases have (--warmup-hosts).
+  const warmHosts = Array.from({ length: warmHostCount }, (_, h) => `${prefix}-warmup-${h}`);
   process.stderr.write(`setup: ${hosts.length} hosts x ${REGIONS_PER_HOST} regions, a ${bitstreamKib} KiB bitstream, programming delay ${delayMs} ms\n`);
-  for (const h of [...hosts, warmHost]) {
+  for (const h of [...hosts, ...warmHosts]) {
     await admin.gql(`mutation($h: String!, $d: [DriverDeviceInput!]!) { reportHostInventory(hostname: $h, devices: $d) { added } }`, { h, d: fakeHost(h) });
   }
   const upload = await fetch(new URL("/bitstreams?name=nlb0.gbs&functionId=nlb0&regionType=r1&vendor=fake", url), {
@@ -129,22 +135,22 @@ async function main() {
   });
   const all: Array<{ uuid: string; name: string; parentProviderName: string }> = (await admin.gql(`{ resourceProviders { uuid name parentProviderName } }`)).resourceProviders;
   const rps = all.filter((r) => hosts.includes(r.parentProviderName));
-  const warmRps = all.filter((r) => r.parentProviderName === warmHost);
+  const warmRps = all.filter((r) => warmHosts.includes(r.parentProviderName));
 
   // One agent programming worker per host, as `cyborg-es agent` runs it.
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
   let connected = 0;
   const log = agentLog(() => connected++);
-  const workers = [...hosts, warmHost].map((hostname) => {
+  const workers = [...hosts, ...warmHosts].map((hostname) => {
     const env: DriverEnv = { hostname, sysfsRoot: "/sys", lspci: async () => "", config: { fake: { regionType: "r1", programDelayMs: delayMs } } };
     const client = { url, token: BENCH_TOKENS.admin };
     const handler = programHandler({ client, hostname, drivers: ["fake"], env, log, lock: new HostLock() });
     return runAgentRequests({ client, hostname, log, handlers: [handler] }, stop.signal);
   });
   const deadline = Date.now() + 30_000;
-  while (connected < hosts.length + 1) {
-    if (Date.now() > deadline) throw new Error(`only ${connected} of ${hosts.length + 1} agents connected`);
+  while (connected < hosts.length + warmHosts.length) {
+    if (Date.now() > deadline) throw new Error(`only ${connected} of ${hosts.length + warmHosts.length} agents connected`);
     await new Promise((r) => setTimeout(r, 20));
   }
 
@@ -206,9 +212,16 @@ async function main() {
   const warmProgrammings = await countEvents(admin, "RegionProgrammed");
   const warmRequests = await countEvents(admin, "RegionProgrammingRequested");
   const speedBefore = machineSpeedMs();
+  // The CPU the programming phase took: the server's, and this process's (the agents and the clients).
+  const serverCpu0 = processCpuSeconds(server.pid);
+  const hereCpu0 = process.cpuUsage();
   const programming = await phase("programming");
+  const serverCpu1 = processCpuSeconds(server.pid);
+  const hereCpu = process.cpuUsage(hereCpu0);
   const programmingsAfterFirst = (await countEvents(admin, "RegionProgrammed")) - warmProgrammings;
+  const programmedCpu0 = processCpuSeconds(server.pid);
   const programmed = await phase("programmed (no programming expected)");
+  const programmedCpu1 = processCpuSeconds(server.pid);
   const speedAfter = machineSpeedMs();
   const programmings = (await countEvents(admin, "RegionProgrammed")) - warmProgrammings;
   const requests = (await countEvents(admin, "RegionProgrammingRequested")) - warmRequests;
@@ -253,6 +266,11 @@ async function main() {
     download_p99_ms: p99(legs.map((l) => l.download)),
     driver_p99_ms: p99(legs.map((l) => l.driver)),
     report_to_bound_p99_ms: p99(legs.map((l) => l.completion)),
+    /** The programming phase's CPU a region: the server's, and the agents' and clients' (this process). */
+    server_cpu_ms_per_region: serverCpu0 === null || serverCpu1 === null ? null : +(((serverCpu1 - serverCpu0) * 1000) / rps.length).toFixed(2),
+    agents_cpu_ms_per_region: +((hereCpu.user + hereCpu.system) / 1000 / rps.length).toFixed(2),
+    /** The same for the phase on programmed regions (two ARQs created and bound, no programming): the server's. */
+    programmed_server_cpu_ms_per_region: programmedCpu0 === null || programmedCpu1 === null ? null : +(((programmedCpu1 - programmedCpu0) * 1000) / rps.length).toFixed(2),
     programmed_bind_p50_ms: +percentile(programmed, 50).toFixed(1),
     programmed_bind_p99_ms: +percentile(programmed, 99).toFixed(1),
     failures: failures.length,
