@@ -34,14 +34,13 @@
  * for an embedded one.
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
-import { namedThreadsCpuSeconds, processCpuSeconds, threadCpuSeconds } from "./lib/process-cpu.js";
+import { namedThreadsCpuSeconds, processTreeCpuMs, serverPidOption, threadCpuSeconds } from "./lib/process-cpu.js";
 import { PROFILER_THREAD, profileNextServer, splitProfiledCpu } from "./lib/server-profile.js";
 import { startRedisServer } from "./lib/redis-server.js";
 
@@ -111,32 +110,6 @@ interface RunResult {
   errorSamples: string[];
 }
 
-/**
- * CPU time a local process and its children (the API workers) have used, in ms (Linux:
- * /proc/<pid>/stat utime + stime), or null.
- */
-function cpuMs(pid: number | undefined): number | null {
-  const own = pid === undefined ? null : processCpuSeconds(pid);
-  if (own === null) return null;
-  let children: string[];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean);
-  } catch {
-    return null;
-  }
-  return children.reduce((sum, child) => sum + (cpuMs(Number(child)) ?? 0), own * 1000);
-}
-
-/** --server-pid: a server on this machine whose CPU /proc shows; a value that names no such process is refused. */
-function serverPidArg(): number | undefined {
-  if (args["server-pid"] === undefined) return undefined;
-  const pid = Number(args["server-pid"]);
-  if (!Number.isInteger(pid) || pid <= 0 || processCpuSeconds(pid) === null) {
-    throw new Error(`--server-pid ${args["server-pid"]}: no process of that id on this machine whose CPU /proc shows`);
-  }
-  return pid;
-}
-
 /** Sets up hosts and a profile, then runs the warm-up and the measured flows against one server. */
 async function runFlows(url: string, token: string, adminToken: string, label: string, serverPid?: number): Promise<RunResult> {
   const admin = new BenchClient(url, adminToken);
@@ -203,7 +176,7 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
   await run(warmup, false);
   const t0 = performance.now();
   const window = { startMs: t0, endMs: t0 };
-  const cpu0 = cpuMs(serverPid);
+  const cpu0 = processTreeCpuMs(serverPid);
   const main0 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
   const profiler0 = serverPid === undefined ? null : namedThreadsCpuSeconds(serverPid, PROFILER_THREAD);
   const client0 = process.cpuUsage();
@@ -211,7 +184,7 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
   const client = process.cpuUsage(client0);
   window.endMs = performance.now();
   const seconds = (window.endMs - t0) / 1000;
-  const cpu1 = cpuMs(serverPid);
+  const cpu1 = processTreeCpuMs(serverPid);
   const main1 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
   const profiler1 = serverPid === undefined ? null : namedThreadsCpuSeconds(serverPid, PROFILER_THREAD);
   await Promise.all(pool.map((c) => c.close()));
@@ -276,7 +249,7 @@ async function main() {
   if (args.profile) return profileStages(speedBefore);
   if (args.url) {
     if (!args.token || !args["admin-token"]) throw new Error("with --url, give --token (a service token) and --admin-token (to set up hosts and a profile)");
-    const r = await runFlows(args.url, args.token, args["admin-token"], args.mode ?? "remote", serverPidArg());
+    const r = await runFlows(args.url, args.token, args["admin-token"], args.mode ?? "remote", serverPidOption(args["server-pid"]));
     return report(args.mode ?? "remote", r, { metrics_overhead_pct: null, tracing_overhead_pct: null }, speedBefore);
   }
   const rounds = Number(args.rounds ?? 3);

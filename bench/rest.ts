@@ -9,22 +9,33 @@
  *   npm run bench:rest
  *   npm run bench:rest -- --clients 64 --modes embedded --flows 5000 --warmup 1000
  *   npm run bench:rest -- --profiles 16        # flows spread over 16 profiles (flavors), not one
- *   npm run bench:rest -- --url http://host:4000 --token SERVICE --admin-token ADMIN   # a running server
+ *   npm run bench:rest -- --url http://host:4000 --token SERVICE --admin-token ADMIN [--server-pid PID]   # a running server
+ *   npm run bench:rest -- --profile [--profile-dir DIR]   # the server's CPU a flow by stage (embedded, 64 clients)
  *
  * Prints one line per run and ends with `BENCH {json}`: flows_per_s (embedded, most clients),
- * bind_p99_ms (embedded, fewest clients), failed (all runs), and every run.
+ * bind_p99_ms (embedded, fewest clients), failed (all runs), and every run. Each run has the
+ * server's CPU a flow (all its processes) and `server_per_client_cpu`, the server's CPU over this
+ * load generator's over the same flows (bench/RESULTS.md, "Method": it compares builds measured
+ * minutes apart), when the server's CPU can be read: a server it started, or `--server-pid`.
+ * `--profile` runs the server under node's CPU profiler and splits its CPU a flow by stage
+ * (lib/server-profile.ts), as bench:api and bench:osacc do.
  */
 import { randomUUID } from "node:crypto";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
+import { namedThreadsCpuSeconds, processTreeCpuMs, serverPidOption, threadCpuSeconds } from "./lib/process-cpu.js";
 import { startRedisServer } from "./lib/redis-server.js";
+import { PROFILER_THREAD, profileNextServer, splitProfiledCpu } from "./lib/server-profile.js";
 import { RestBenchClient } from "./lib/rest-client.js";
 
 const args = parseArgs(process.argv.slice(2));
-const clientCounts = (args.clients ?? "8,32,64").split(",").map(Number);
-const modes = (args.url ? "remote" : (args.modes ?? "embedded,redis")).split(",") as Array<"embedded" | "redis" | "remote">;
+const profile = args.profile !== undefined;
+if (profile && args.url) throw new Error("--profile runs a server of its own: it does not take --url");
+// --profile: one run, on the embedded server.
+const clientCounts = (args.clients ?? (profile ? "64" : "8,32,64")).split(",").map(Number).slice(0, profile ? 1 : undefined);
+const modes = (args.url ? "remote" : profile ? "embedded" : (args.modes ?? "embedded,redis")).split(",") as Array<"embedded" | "redis" | "remote">;
 const flows = Number(args.flows ?? 4000);
 const profileCount = Number(args.profiles ?? 1);
 const warmup = Number(args.warmup ?? 1000);
@@ -45,7 +56,21 @@ interface Run {
   polls_per_flow: number;
   /** Mean milliseconds of each request of a flow. */
   step_ms: Record<string, number>;
+  /** The server's CPU (all its processes) a measured flow; null when it cannot be read (--url without --server-pid). */
+  server_cpu_ms_per_flow: number | null;
+  /** This process's CPU (the load generator) a measured flow. */
+  client_cpu_ms_per_flow: number;
+  /** The server's CPU over this process's, over the measured flows; null when the server's cannot be read. */
+  server_per_client_cpu: number | null;
   machine_ms: [number, number];
+}
+
+/** What --profile needs of a run besides its figures: when its flows ran, and the server's CPU then (ms). */
+interface Measured {
+  window: { startMs: number; endMs: number };
+  allMs: number | null;
+  mainMs: number | null;
+  profilerMs: number | null;
 }
 
 /** One server (started here, or --url): profiles and HOSTS hosts, then each client count in turn. */
@@ -53,6 +78,10 @@ async function benchMode(mode: "embedded" | "redis" | "remote"): Promise<Run[]> 
   const cleanups: Array<() => Promise<void>> = [];
   const tokens = { admin: args["admin-token"] ?? BENCH_TOKENS.admin, service: args.token ?? BENCH_TOKENS.service };
   let base = args.url?.replace(/\/+$/, "");
+  let serverPid = mode === "remote" ? serverPidOption(args["server-pid"]) : undefined;
+  const profiled = profile ? profileNextServer(args["profile-dir"]) : undefined;
+  const serverStart = performance.now();
+  const measured: Measured[] = [];
   if (mode !== "remote") {
     const env: Record<string, string> = {};
     if (mode === "redis") {
@@ -63,7 +92,9 @@ async function benchMode(mode: "embedded" | "redis" | "remote"): Promise<Run[]> 
     const server = await startBenchServer(env);
     cleanups.unshift(() => server.close());
     base = server.url.replace(/\/graphql$/, "");
+    serverPid = server.pid;
   }
+  let runs: Run[];
   try {
     const admin = new RestBenchClient(base!, tokens.admin);
     const profileBase = `bench-${randomUUID().slice(0, 8)}`;
@@ -88,12 +119,24 @@ async function benchMode(mode: "embedded" | "redis" | "remote"): Promise<Run[]> 
     admin.close();
     process.stderr.write(`${mode}: ${profiles.length} profile(s) ${profileBase}-*, ${targets.length} hosts x ${HANDLES_PER_HOST} handles\n`);
 
-    const runs: Run[] = [];
-    for (const clients of clientCounts) runs.push(await measure(mode, base!, tokens.service, profiles, targets, clients));
-    return runs;
+    runs = [];
+    for (const clients of clientCounts) {
+      const { run, measured: m } = await measure(mode, base!, tokens.service, profiles, targets, clients, serverPid);
+      runs.push(run);
+      measured.push(m);
+    }
   } finally {
     for (const c of cleanups) await c();
   }
+  if (profiled) {
+    // The server has stopped and written its profiles: the run's flows, by stage.
+    const [run, m] = [runs[0]!, measured[0]!];
+    if (m.allMs === null || m.mainMs === null || m.profilerMs === null) throw new Error("the server's CPU could not be read from /proc");
+    const units = run.flows - run.failed;
+    const window = { skipMs: m.window.startMs - serverStart, untilMs: m.window.endMs - serverStart };
+    splitProfiledCpu(profiled, window, { units, allMs: m.allMs, mainMs: m.mainMs, profilerMs: m.profilerMs }, "flow");
+  }
+  return runs;
 }
 
 async function measure(
@@ -103,7 +146,8 @@ async function measure(
   profiles: string[],
   targets: Array<{ hostname: string; rp: string }>,
   clients: number,
-): Promise<Run> {
+  serverPid: number | undefined,
+): Promise<{ run: Run; measured: Measured }> {
   const pool = Array.from({ length: clients }, () => new RestBenchClient(base, token));
   const latencies: number[] = [];
   const errorSamples: string[] = [];
@@ -179,10 +223,22 @@ async function measure(
 
   const before = machineSpeedMs();
   await run(warmup, false, 0);
+  const cpu0 = processTreeCpuMs(serverPid);
+  const main0 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
+  const profiler0 = serverPid === undefined ? null : namedThreadsCpuSeconds(serverPid, PROFILER_THREAD);
+  const client0 = process.cpuUsage();
   const t0 = performance.now();
   await run(flows, true, warmup);
-  const seconds = (performance.now() - t0) / 1000;
+  const t1 = performance.now();
+  const seconds = (t1 - t0) / 1000;
+  const client = process.cpuUsage(client0);
+  const cpu1 = processTreeCpuMs(serverPid);
+  const main1 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
+  const profiler1 = serverPid === undefined ? null : namedThreadsCpuSeconds(serverPid, PROFILER_THREAD);
   const after = machineSpeedMs();
+  const serverMs = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
+  const clientMs = (client.user + client.system) / 1000;
+  const seconds2ms = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) * 1000);
   pool.forEach((c) => c.close());
 
   latencies.sort((a, b) => a - b);
@@ -198,14 +254,18 @@ async function measure(
     failed,
     polls_per_flow: +(polls / flows).toFixed(2),
     step_ms: Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, +(v / Math.max(1, latencies.length)).toFixed(1)])),
+    server_cpu_ms_per_flow: serverMs === null ? null : +(serverMs / Math.max(1, flows - failed)).toFixed(3),
+    client_cpu_ms_per_flow: +(clientMs / flows).toFixed(3),
+    server_per_client_cpu: serverMs === null ? null : +(serverMs / clientMs).toFixed(3),
     machine_ms: [before, after],
   };
   console.log(
     `${mode}, ${clients} clients, ${profiles.length} profile(s): ${r.flows_per_s} flows/s; bind p50 ${r.bind_p50_ms} ms, p95 ${r.bind_p95_ms} ms, p99 ${r.bind_p99_ms} ms; ` +
-      `${failed} failed of ${flows}; ${r.polls_per_flow} polls per flow; mean ms per step ${JSON.stringify(r.step_ms)}; machine ${before}/${after} ms`,
+      `${failed} failed of ${flows}; ${r.polls_per_flow} polls per flow; mean ms per step ${JSON.stringify(r.step_ms)}; ` +
+      `${r.server_cpu_ms_per_flow === null ? "" : `server CPU ${r.server_cpu_ms_per_flow} ms a flow, ${r.server_per_client_cpu}x the load generator's; `}machine ${before}/${after} ms`,
   );
   if (errorSamples.length) console.log(`  failures: ${errorSamples.join(" | ")}`);
-  return r;
+  return { run: r, measured: { window: { startMs: t0, endMs: t1 }, allMs: serverMs, mainMs: seconds2ms(main0, main1), profilerMs: seconds2ms(profiler0, profiler1) } };
 }
 
 async function main() {

@@ -3,7 +3,8 @@
  * sample is charged to the stage of the innermost frame on its stack that a stage claims (so
  * JSON.parse called by a projection is the projection's, a hash computed for the log's chain is
  * the chain's); samples no stage claims are "other" (node's own work between stages). Idle
- * samples are left out. bench:api --profile prints the result as microseconds per flow.
+ * samples are left out. bench:api, bench:rest and bench:osacc `--profile` print the result in
+ * microseconds a flow (a cycle).
  */
 export interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string }; children?: number[] }>;
@@ -28,6 +29,7 @@ export const STAGES: ReadonlyArray<{ stage: string; test: (url: string, fn: stri
   { stage: "idempotency", test: (u) => /idempotency/.test(u) },
   { stage: "binder and reactors", test: (u) => /\/src\/reactors\//.test(u) },
   { stage: "application and domain", test: (u) => /\/src\/(app|domain)\//.test(u) },
+  { stage: "REST API", test: (u) => /\/src\/api\/rest\//.test(u) },
   { stage: "GraphQL parse and validate", test: (u) => /\/node_modules\/graphql\/(language|validation)\/|graphql-query-complexity|\/api\/graphql\/(guards|document-cache|list-guard)/.test(u) },
   { stage: "GraphQL execution", test: (u) => /\/node_modules\/(graphql|type-graphql|@apollo|dataloader|graphql-scalars)\/|\/src\/api\//.test(u) },
   { stage: "HTTP", test: (u) => /^node:(_http|http|net|stream|internal\/(http|streams|stream_base))|\/node_modules\/raw-body\//.test(u) },

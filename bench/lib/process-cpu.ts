@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * CPU seconds (user + system, every thread) a process has used so far, from /proc/<pid>/stat
- * (Linux); null elsewhere. bench:osacc and bench:rest divide the server's share by the flows.
+ * (Linux); null elsewhere. bench:osacc and bench:programming divide the server's share by the
+ * flows.
  */
 export function processCpuSeconds(pid: number): number | null {
   return cpuSecondsOf(`/proc/${pid}/stat`);
@@ -51,4 +52,30 @@ function cpuSecondsOf(file: string): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU time a process and its children (the API workers) have used so far, in ms (Linux:
+ * /proc/<pid>/stat utime + stime of each), or null. bench:api and bench:rest divide it by the flows.
+ */
+export function processTreeCpuMs(pid: number | undefined): number | null {
+  const own = pid === undefined ? null : processCpuSeconds(pid);
+  if (own === null) return null;
+  let children: string[];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean);
+  } catch {
+    return null;
+  }
+  return children.reduce((sum, child) => sum + (processTreeCpuMs(Number(child)) ?? 0), own * 1000);
+}
+
+/** A `--server-pid` value: a server on this machine whose CPU /proc shows; a value that names no such process is refused. */
+export function serverPidOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const pid = Number(value);
+  if (!Number.isInteger(pid) || pid <= 0 || processCpuSeconds(pid) === null) {
+    throw new Error(`--server-pid ${value}: no process of that id on this machine whose CPU /proc shows`);
+  }
+  return pid;
 }

@@ -1,4 +1,4 @@
-/** bench:api --profile's split of a CPU profile by stage: the innermost claimed frame decides. */
+/** bench --profile's split of a CPU profile by stage: the innermost claimed frame decides. */
 import { describe, expect, it } from "vitest";
 import { flowCostByStage, stageTimes, UNPROFILED, type CpuProfile } from "../../bench/lib/cpu-stages.js";
 
@@ -40,6 +40,21 @@ describe("stageTimes", () => {
     });
     expect(stages.at(-1)!.stage).toBe("other");
     expect(stages.reduce((a, s) => a + s.share, 0)).toBeCloseTo(1);
+  });
+
+  it("charges the REST API's own code to it, not to GraphQL's execution, and what it calls to the stage called", () => {
+    const rest: CpuProfile = {
+      nodes: [
+        frame(1, "(root)", "", [2]),
+        frame(2, "answer", "file:///x/dist/src/api/rest/router.js", [3]),
+        frame(3, "patchArqs", "file:///x/dist/src/api/rest/accelerator-requests.js", [4]),
+        frame(4, "startBinds", "file:///x/dist/src/app/arqs/bind.js", []),
+      ],
+      samples: [2, 3, 4],
+      timeDeltas: [1000, 1000, 1000],
+    };
+    const { stages } = stageTimes(rest);
+    expect(Object.fromEntries(stages.map((s) => [s.stage, s.ms]))).toEqual({ "REST API": 2, "application and domain": 1 });
   });
 
   it("leaves out what came before skipMs (the start-up) and after untilMs (the stop)", () => {
