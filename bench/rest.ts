@@ -62,6 +62,8 @@ interface Run {
   client_cpu_ms_per_flow: number;
   /** The server's CPU over this process's, over the measured flows; null when the server's cannot be read. */
   server_per_client_cpu: number | null;
+  /** --profile: the server's CPU a flow by stage, in microseconds. */
+  stages_us_per_flow?: Record<string, number>;
   machine_ms: [number, number];
 }
 
@@ -134,7 +136,8 @@ async function benchMode(mode: "embedded" | "redis" | "remote"): Promise<Run[]> 
     if (m.allMs === null || m.mainMs === null || m.profilerMs === null) throw new Error("the server's CPU could not be read from /proc");
     const units = run.flows - run.failed;
     const window = { skipMs: m.window.startMs - serverStart, untilMs: m.window.endMs - serverStart };
-    splitProfiledCpu(profiled, window, { units, allMs: m.allMs, mainMs: m.mainMs, profilerMs: m.profilerMs }, "flow");
+    const stages = splitProfiledCpu(profiled, window, { units, allMs: m.allMs, mainMs: m.mainMs, profilerMs: m.profilerMs }, "flow");
+    run.stages_us_per_flow = Object.fromEntries(stages.map((st) => [st.stage, st.usPerFlow]));
   }
   return runs;
 }
@@ -238,7 +241,7 @@ async function measure(
   const after = machineSpeedMs();
   const serverMs = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
   const clientMs = (client.user + client.system) / 1000;
-  const seconds2ms = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) * 1000);
+  const msBetween = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) * 1000);
   pool.forEach((c) => c.close());
 
   latencies.sort((a, b) => a - b);
@@ -265,7 +268,7 @@ async function measure(
       `${r.server_cpu_ms_per_flow === null ? "" : `server CPU ${r.server_cpu_ms_per_flow} ms a flow, ${r.server_per_client_cpu}x the load generator's; `}machine ${before}/${after} ms`,
   );
   if (errorSamples.length) console.log(`  failures: ${errorSamples.join(" | ")}`);
-  return { run: r, measured: { window: { startMs: t0, endMs: t1 }, allMs: serverMs, mainMs: seconds2ms(main0, main1), profilerMs: seconds2ms(profiler0, profiler1) } };
+  return { run: r, measured: { window: { startMs: t0, endMs: t1 }, allMs: serverMs, mainMs: msBetween(main0, main1), profilerMs: msBetween(profiler0, profiler1) } };
 }
 
 async function main() {
