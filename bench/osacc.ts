@@ -8,7 +8,11 @@
  *   npm run bench:osacc                                # embedded server in its own process
  *   npm run bench:osacc -- --redis                     # read models on a throwaway redis-server
  *   npm run bench:osacc -- --profile [--profile-dir DIR]  # the server's CPU a cycle by stage, at the first level
- * Options: --levels 1,8,32 --cycles 600 --warmup 200 --one-host
+ * Options: --levels 1,8,32 --cycles 600 --warmup 1000 --one-host
+ *
+ * The warm-up (8 concurrent) lets V8 optimise the server's code first, as in a server that has run
+ * a while: after 200 cycles it was still compiling through the measured ones (server CPU a cycle
+ * about a fifth higher, bench/RESULTS.md).
  */
 import { randomUUID } from "node:crypto";
 import { OsAcc } from "../src/clients/osacc/index.js";
@@ -24,7 +28,7 @@ const args = parseArgs(process.argv.slice(2));
 // --profile: one level (the first of --levels, 8 by default), its CPU split by stage (lib/server-profile.ts).
 const levels = (args.levels ?? (args.profile ? "8" : "1,8,32")).split(",").map(Number).slice(0, args.profile ? 1 : undefined);
 const cycles = Number(args.cycles ?? 600);
-const warmup = Number(args.warmup ?? 200);
+const warmup = Number(args.warmup ?? 1000);
 const HANDLES = 64;
 
 async function main() {

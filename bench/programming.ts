@@ -11,11 +11,16 @@
  * that minus the driver's delay (what the service, the agent's download and check, and the round
  * trips add). Phase "programmed": the same again on the same regions, which already run the
  * bitstream: no programming. `programmings` counts RegionProgrammed events: exactly one per
- * region and bitstream (100) is expected. Warm-up hosts go first, not measured: one flow on each of
- * their regions, `--concurrency` of them at once (`--warmup-hosts`, by default enough for that).
+ * region and bitstream (100) is expected. A warm-up goes first, not measured: `--warmup-flows` (300)
+ * on the regions of warm-up hosts (`--warmup-hosts`, by default enough for `--concurrency` regions
+ * at once), each programming its region with one of two functions in turn, their agents' driver
+ * delay short (`--warmup-delay`, 20 ms), each flow's ARQs deleted once bound: the server's code is
+ * optimised by V8 before the measured phases, as in a server that has run a while (a short warm-up
+ * left it compiling through the first of them).
  *
  *   npm run bench:programming
  *   npm run bench:programming -- --delay 1000 --hosts 50 --bitstream-kib 256 --clients 20 --concurrency 10
+ *   npm run bench:programming -- --profile [--profile-dir DIR]   # the server's CPU a region by stage (lib/server-profile.ts)
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
@@ -29,7 +34,8 @@ import type { Logger } from "../src/infra/logger.js";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
-import { processCpuSeconds } from "./lib/process-cpu.js";
+import { namedThreadsCpuSeconds, processCpuSeconds, threadCpuSeconds } from "./lib/process-cpu.js";
+import { PROFILER_THREAD, profileNextServer, splitProfiledCpu } from "./lib/server-profile.js";
 
 const args = parseArgs(process.argv.slice(2));
 const hostCount = Number(args.hosts ?? 50);
@@ -40,8 +46,16 @@ const clientCount = Number(args.clients ?? 20);
 /** Flows in flight at once: 10 (20 ARQs) as a scheduler placing instances; `--concurrency 100` is a boot storm. */
 const concurrency = Number(args.concurrency ?? 10);
 /** Warm-up hosts: by default enough for `concurrency` regions at once. */
-const warmHostCount = Number(args["warmup-hosts"] ?? Math.ceil(concurrency / REGIONS_PER_HOST));
-if (!Number.isInteger(warmHostCount) || warmHostCount < 0) throw new Error(`--warmup-hosts must be a whole number of hosts, not ${args["warmup-hosts"]}`);
+const warmHostCount = wholeNumber("warmup-hosts", Math.ceil(concurrency / REGIONS_PER_HOST));
+/** Warm-up flows, each programming its region (two functions in turn), their agents' driver delay short: the server's code is optimised before it is measured. */
+const warmupFlows = wholeNumber("warmup-flows", 300);
+const warmupDelayMs = wholeNumber("warmup-delay", 20);
+
+function wholeNumber(name: string, fallback: number): number {
+  const n = Number(args[name] ?? fallback);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, not ${args[name]}`);
+  return n;
+}
 
 const CREATE = `mutation($name: String!) { createAcceleratorRequests(deviceProfileName: $name) { uuid } }`;
 const BIND = `mutation($b: [ArqBindingInput!]!) { bindAcceleratorRequests(bindings: $b) { uuid state } }`;
@@ -111,6 +125,9 @@ async function countEvents(admin: BenchClient, type: string): Promise<number> {
 }
 
 async function main() {
+  // --profile: the server under node's CPU profiler; the programming phase's CPU a region by stage.
+  const profiled = args.profile !== undefined ? profileNextServer(args["profile-dir"]) : undefined;
+  const serverStart = performance.now();
   const server = await startBenchServer();
   const url = server.url;
   const admin = new BenchClient(url, BENCH_TOKENS.admin);
@@ -123,16 +140,19 @@ async function main() {
   for (const h of [...hosts, ...warmHosts]) {
     await admin.gql(`mutation($h: String!, $d: [DriverDeviceInput!]!) { reportHostInventory(hostname: $h, devices: $d) { added } }`, { h, d: fakeHost(h) });
   }
-  const upload = await fetch(new URL("/bitstreams?name=nlb0.gbs&functionId=nlb0&regionType=r1&vendor=fake", url), {
-    method: "POST",
-    headers: { authorization: `Bearer ${BENCH_TOKENS.admin}`, "content-type": "application/octet-stream" },
-    body: randomBytes(bitstreamKib * 1024),
-  });
-  if (upload.status !== 201) throw new Error(`upload failed: HTTP ${upload.status} ${await upload.text()}`);
+  // The measured function, and a second one the warm-up alternates with it (so that each warm-up flow programs).
+  for (const fn of ["nlb0", "nlbw"]) {
+    const upload = await fetch(new URL(`/bitstreams?name=${fn}.gbs&functionId=${fn}&regionType=r1&vendor=fake`, url), {
+      method: "POST",
+      headers: { authorization: `Bearer ${BENCH_TOKENS.admin}`, "content-type": "application/octet-stream" },
+      body: randomBytes(bitstreamKib * 1024),
+    });
+    if (upload.status !== 201) throw new Error(`upload failed: HTTP ${upload.status} ${await upload.text()}`);
+    await admin.gql(`mutation($i: DeviceProfileInput!) { createDeviceProfile(input: $i) { uuid } }`, {
+      i: { name: `${prefix}-${fn}`, groups: [{ "resources:FPGA": "2", "trait:CUSTOM_FAKE_DEVICE": "required", "accel:function_id": fn }] },
+    });
+  }
   const profile = `${prefix}-nlb0`;
-  await admin.gql(`mutation($i: DeviceProfileInput!) { createDeviceProfile(input: $i) { uuid } }`, {
-    i: { name: profile, groups: [{ "resources:FPGA": "2", "trait:CUSTOM_FAKE_DEVICE": "required", "accel:function_id": "nlb0" }] },
-  });
   const all: Array<{ uuid: string; name: string; parentProviderName: string }> = (await admin.gql(`{ resourceProviders { uuid name parentProviderName } }`)).resourceProviders;
   const rps = all.filter((r) => hosts.includes(r.parentProviderName));
   const warmRps = all.filter((r) => warmHosts.includes(r.parentProviderName));
@@ -143,7 +163,7 @@ async function main() {
   let connected = 0;
   const log = agentLog(() => connected++);
   const workers = [...hosts, ...warmHosts].map((hostname) => {
-    const env: DriverEnv = { hostname, sysfsRoot: "/sys", lspci: async () => "", config: { fake: { regionType: "r1", programDelayMs: delayMs } } };
+    const env: DriverEnv = { hostname, sysfsRoot: "/sys", lspci: async () => "", config: { fake: { regionType: "r1", programDelayMs: warmHosts.includes(hostname) ? warmupDelayMs : delayMs } } };
     const client = { url, token: BENCH_TOKENS.admin };
     const handler = programHandler({ client, hostname, drivers: ["fake"], env, log, lock: new HostLock() });
     return runAgentRequests({ client, hostname, log, handlers: [handler] }, stop.signal);
@@ -160,9 +180,12 @@ async function main() {
   /** Per region of the programming phase: when its bind was sent and its first ARQ bound (wall clock). */
   const flowTimes = new Map<string, { sent: number; bound?: number }>();
 
-  /** 2 ARQs bound to one region in one mutation; the latency of each, from the mutation to its event. */
-  async function flow(c: BenchClient, rp: { uuid: string; name: string; parentProviderName: string }): Promise<number[]> {
-    const arqs: string[] = (await c.gql(CREATE, { name: profile })).createAcceleratorRequests.map((a: { uuid: string }) => a.uuid);
+  /**
+   * 2 ARQs of `of` bound to one region in one mutation; the latency of each, from the mutation to
+   * its event. `release`: deleted once bound (the warm-up, which binds each region many times).
+   */
+  async function flow(c: BenchClient, rp: { uuid: string; name: string; parentProviderName: string }, of = profile, release = false): Promise<number[]> {
+    const arqs: string[] = (await c.gql(CREATE, { name: of })).createAcceleratorRequests.map((a: { uuid: string }) => a.uuid);
     const t0 = performance.now();
     const times = flowTimes.get(rp.name) ?? { sent: Date.now() };
     flowTimes.set(rp.name, times);
@@ -191,32 +214,45 @@ async function main() {
     const instance = randomUUID();
     await c.gql(BIND, { b: arqs.map((arqUuid) => ({ arqUuid, hostname: rp.parentProviderName, deviceRpUuid: rp.uuid, instanceUuid: instance })) });
     await done;
+    if (release) await c.gql(`mutation($a: [ID!]) { deleteAcceleratorRequests(arqUuids: $a) }`, { a: arqs });
     return [...seen.values()];
   }
 
-  async function phase(name: string, regions = rps): Promise<number[]> {
+  async function phase(name: string, regions = rps, of = profile, release = false, quiet = false): Promise<number[]> {
     const inFlight = Math.min(concurrency, regions.length);
-    process.stderr.write(`${name}: ${regions.length} flows (2 ARQs each), ${inFlight} at a time, over ${clients.length} clients\n`);
+    if (!quiet) process.stderr.write(`${name}: ${regions.length} flows (2 ARQs each), ${inFlight} at a time, over ${clients.length} clients\n`);
     const latencies: number[] = [];
     let next = 0;
     await Promise.all(
       Array.from({ length: inFlight }, async (_, lane) => {
-        for (let i = next++; i < regions.length; i = next++) latencies.push(...(await flow(clients[lane % clients.length]!, regions[i]!)));
+        for (let i = next++; i < regions.length; i = next++) latencies.push(...(await flow(clients[lane % clients.length]!, regions[i]!, of, release)));
       }),
     );
     return latencies.sort((a, b) => a - b);
   }
 
-  await phase("warm-up", warmRps);
+  // The warm-up: rounds of one flow a warm-up region, the two functions in turn, until warmupFlows.
+  process.stderr.write(`warm-up: ${warmupFlows} flows on ${warmRps.length} regions, ${Math.min(concurrency, warmRps.length)} at a time, each programming (driver delay ${warmupDelayMs} ms)\n`);
+  for (let done = 0, round = 0; done < warmupFlows && warmRps.length > 0; round++) {
+    const regions = warmRps.slice(0, warmupFlows - done);
+    await phase("warm-up", regions, round % 2 === 0 ? profile : `${prefix}-nlbw`, true, true);
+    done += regions.length;
+  }
   flowTimes.clear();
   const warmProgrammings = await countEvents(admin, "RegionProgrammed");
   const warmRequests = await countEvents(admin, "RegionProgrammingRequested");
   const speedBefore = machineSpeedMs();
   // The CPU the programming phase took: the server's, and this process's (the agents and the clients).
   const serverCpu0 = processCpuSeconds(server.pid);
+  const main0 = threadCpuSeconds(server.pid);
+  const profiler0 = namedThreadsCpuSeconds(server.pid, PROFILER_THREAD);
   const hereCpu0 = process.cpuUsage();
+  const t0 = performance.now();
   const programming = await phase("programming");
+  const t1 = performance.now();
   const serverCpu1 = processCpuSeconds(server.pid);
+  const main1 = threadCpuSeconds(server.pid);
+  const profiler1 = namedThreadsCpuSeconds(server.pid, PROFILER_THREAD);
   const hereCpu = process.cpuUsage(hereCpu0);
   const programmingsAfterFirst = (await countEvents(admin, "RegionProgrammed")) - warmProgrammings;
   const programmedCpu0 = processCpuSeconds(server.pid);
@@ -231,6 +267,14 @@ async function main() {
   await Promise.all(clients.map((c) => c.close()));
   await admin.close();
   await server.close();
+  let stages: Record<string, number> | undefined;
+  if (profiled) {
+    // The server has stopped and written its profiles: the programming phase, by stage.
+    if (serverCpu0 === null || serverCpu1 === null || main0 === null || main1 === null || profiler0 === null || profiler1 === null) throw new Error("the server's CPU could not be read from /proc");
+    const cpu = { units: rps.length, allMs: (serverCpu1 - serverCpu0) * 1000, mainMs: (main1 - main0) * 1000, profilerMs: (profiler1 - profiler0) * 1000 };
+    const split = splitProfiledCpu(profiled, { skipMs: t0 - serverStart, untilMs: t1 - serverStart }, cpu, "region");
+    stages = Object.fromEntries(split.map((st) => [st.stage, st.usPerFlow]));
+  }
 
   const overhead = programming.map((ms) => ms - delayMs);
   // Where the overhead goes, per region: the bind to the agent taking the request (mutation, log,
@@ -274,6 +318,8 @@ async function main() {
     programmed_bind_p50_ms: +percentile(programmed, 50).toFixed(1),
     programmed_bind_p99_ms: +percentile(programmed, 99).toFixed(1),
     failures: failures.length,
+    /** --profile: the programming phase's server CPU a region by stage, in microseconds. */
+    ...(stages ? { stages_us_per_region: stages } : {}),
     machine_ms: [speedBefore, speedAfter],
   };
   console.log(
