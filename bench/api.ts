@@ -40,8 +40,8 @@ import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
-import { namedThreadsCpuSeconds, processTreeCpuMs, serverPidOption, threadCpuSeconds } from "./lib/process-cpu.js";
-import { PROFILER_THREAD, profileNextServer, splitProfiledCpu } from "./lib/server-profile.js";
+import { serverPidOption } from "./lib/process-cpu.js";
+import { cpuSpent, profileNextServer, serverCpu, splitProfiledCpu } from "./lib/server-profile.js";
 import { startRedisServer } from "./lib/redis-server.js";
 
 const HANDLES_PER_HOST = 64;
@@ -176,30 +176,27 @@ async function runFlows(url: string, token: string, adminToken: string, label: s
   await run(warmup, false);
   const t0 = performance.now();
   const window = { startMs: t0, endMs: t0 };
-  const cpu0 = processTreeCpuMs(serverPid);
-  const main0 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
-  const profiler0 = serverPid === undefined ? null : namedThreadsCpuSeconds(serverPid, PROFILER_THREAD);
+  const cpu0 = serverCpu(serverPid);
   const client0 = process.cpuUsage();
   await run(flows, true);
   const client = process.cpuUsage(client0);
   window.endMs = performance.now();
   const seconds = (window.endMs - t0) / 1000;
-  const cpu1 = processTreeCpuMs(serverPid);
-  const main1 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
-  const profiler1 = serverPid === undefined ? null : namedThreadsCpuSeconds(serverPid, PROFILER_THREAD);
+  const spent = cpuSpent(cpu0, serverCpu(serverPid));
+  const clientMs = (client.user + client.system) / 1000;
   await Promise.all(pool.map((c) => c.close()));
   latencies.sort((a, b) => a - b);
   const r = {
     flows_per_s: Math.round((flows - errors) / seconds),
-    server_cpu_ms_per_flow: cpu0 !== null && cpu1 !== null ? +((cpu1 - cpu0) / (flows - errors)).toFixed(3) : null,
+    server_cpu_ms_per_flow: spent.allMs === null ? null : +(spent.allMs / (flows - errors)).toFixed(3),
     bind_p50_ms: +percentile(latencies, 50).toFixed(1),
     bind_p95_ms: +percentile(latencies, 95).toFixed(1),
     bind_p99_ms: +percentile(latencies, 99).toFixed(1),
-    client_cpu_ms_per_flow: +((client.user + client.system) / 1000 / flows).toFixed(3),
-    server_per_client_cpu: cpu0 !== null && cpu1 !== null ? +((cpu1 - cpu0) / ((client.user + client.system) / 1000)).toFixed(3) : null,
-    server_main_thread_busy_pct: main0 !== null && main1 !== null ? +((100 * (main1 - main0)) / seconds).toFixed(1) : null,
-    main_cpu_ms: main0 !== null && main1 !== null ? (main1 - main0) * 1000 : null,
-    profiler_cpu_ms: profiler0 !== null && profiler1 !== null ? (profiler1 - profiler0) * 1000 : null,
+    client_cpu_ms_per_flow: +(clientMs / flows).toFixed(3),
+    server_per_client_cpu: spent.allMs === null ? null : +(spent.allMs / clientMs).toFixed(3),
+    server_main_thread_busy_pct: spent.mainMs === null ? null : +(spent.mainMs / 10 / seconds).toFixed(1),
+    main_cpu_ms: spent.mainMs,
+    profiler_cpu_ms: spent.profilerMs,
     errors,
     errorSamples,
     window,

@@ -34,8 +34,7 @@ import type { Logger } from "../src/infra/logger.js";
 import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
-import { namedThreadsCpuSeconds, processCpuSeconds, threadCpuSeconds } from "./lib/process-cpu.js";
-import { PROFILER_THREAD, profileNextServer, splitProfiledCpu } from "./lib/server-profile.js";
+import { cpuSpent, profileNextServer, serverCpu, splitProfiledCpu } from "./lib/server-profile.js";
 
 const args = parseArgs(process.argv.slice(2));
 const hostCount = Number(args.hosts ?? 50);
@@ -243,21 +242,17 @@ async function main() {
   const warmRequests = await countEvents(admin, "RegionProgrammingRequested");
   const speedBefore = machineSpeedMs();
   // The CPU the programming phase took: the server's, and this process's (the agents and the clients).
-  const serverCpu0 = processCpuSeconds(server.pid);
-  const main0 = threadCpuSeconds(server.pid);
-  const profiler0 = namedThreadsCpuSeconds(server.pid, PROFILER_THREAD);
+  const programmingCpu0 = serverCpu(server.pid);
   const hereCpu0 = process.cpuUsage();
   const t0 = performance.now();
   const programming = await phase("programming");
   const t1 = performance.now();
-  const serverCpu1 = processCpuSeconds(server.pid);
-  const main1 = threadCpuSeconds(server.pid);
-  const profiler1 = namedThreadsCpuSeconds(server.pid, PROFILER_THREAD);
+  const programmingCpu = cpuSpent(programmingCpu0, serverCpu(server.pid));
   const hereCpu = process.cpuUsage(hereCpu0);
   const programmingsAfterFirst = (await countEvents(admin, "RegionProgrammed")) - warmProgrammings;
-  const programmedCpu0 = processCpuSeconds(server.pid);
+  const programmedCpu0 = serverCpu(server.pid);
   const programmed = await phase("programmed (no programming expected)");
-  const programmedCpu1 = processCpuSeconds(server.pid);
+  const programmedCpu = cpuSpent(programmedCpu0, serverCpu(server.pid));
   const speedAfter = machineSpeedMs();
   const programmings = (await countEvents(admin, "RegionProgrammed")) - warmProgrammings;
   const requests = (await countEvents(admin, "RegionProgrammingRequested")) - warmRequests;
@@ -270,8 +265,9 @@ async function main() {
   let stages: Record<string, number> | undefined;
   if (profiled) {
     // The server has stopped and written its profiles: the programming phase, by stage.
-    if (serverCpu0 === null || serverCpu1 === null || main0 === null || main1 === null || profiler0 === null || profiler1 === null) throw new Error("the server's CPU could not be read from /proc");
-    const cpu = { units: rps.length, allMs: (serverCpu1 - serverCpu0) * 1000, mainMs: (main1 - main0) * 1000, profilerMs: (profiler1 - profiler0) * 1000 };
+    const { allMs, mainMs, profilerMs } = programmingCpu;
+    if (allMs === null || mainMs === null || profilerMs === null) throw new Error("the server's CPU could not be read from /proc");
+    const cpu = { units: rps.length, allMs, mainMs, profilerMs };
     const split = splitProfiledCpu(profiled, { skipMs: t0 - serverStart, untilMs: t1 - serverStart }, cpu, "region");
     stages = Object.fromEntries(split.map((st) => [st.stage, st.usPerFlow]));
   }
@@ -311,10 +307,10 @@ async function main() {
     driver_p99_ms: p99(legs.map((l) => l.driver)),
     report_to_bound_p99_ms: p99(legs.map((l) => l.completion)),
     /** The programming phase's CPU a region: the server's, and the agents' and clients' (this process). */
-    server_cpu_ms_per_region: serverCpu0 === null || serverCpu1 === null ? null : +(((serverCpu1 - serverCpu0) * 1000) / rps.length).toFixed(2),
+    server_cpu_ms_per_region: programmingCpu.allMs === null ? null : +(programmingCpu.allMs / rps.length).toFixed(2),
     agents_cpu_ms_per_region: +((hereCpu.user + hereCpu.system) / 1000 / rps.length).toFixed(2),
     /** The same for the phase on programmed regions (two ARQs created and bound, no programming): the server's. */
-    programmed_server_cpu_ms_per_region: programmedCpu0 === null || programmedCpu1 === null ? null : +(((programmedCpu1 - programmedCpu0) * 1000) / rps.length).toFixed(2),
+    programmed_server_cpu_ms_per_region: programmedCpu.allMs === null ? null : +(programmedCpu.allMs / rps.length).toFixed(2),
     programmed_bind_p50_ms: +percentile(programmed, 50).toFixed(1),
     programmed_bind_p99_ms: +percentile(programmed, 99).toFixed(1),
     failures: failures.length,

@@ -25,9 +25,9 @@ import { BenchClient, parseArgs, percentile } from "./lib/client.js";
 import { BENCH_TOKENS, startBenchServer } from "./lib/embedded-server.js";
 import { fakeHost } from "./lib/fake-host.js";
 import { machineSpeedMs } from "./lib/machine-speed.js";
-import { namedThreadsCpuSeconds, processTreeCpuMs, serverPidOption, threadCpuSeconds } from "./lib/process-cpu.js";
+import { serverPidOption } from "./lib/process-cpu.js";
 import { startRedisServer } from "./lib/redis-server.js";
-import { PROFILER_THREAD, profileNextServer, splitProfiledCpu } from "./lib/server-profile.js";
+import { cpuSpent, profileNextServer, serverCpu, splitProfiledCpu, type ServerCpu } from "./lib/server-profile.js";
 import { RestBenchClient } from "./lib/rest-client.js";
 
 const args = parseArgs(process.argv.slice(2));
@@ -67,12 +67,9 @@ interface Run {
   machine_ms: [number, number];
 }
 
-/** What --profile needs of a run besides its figures: when its flows ran, and the server's CPU then (ms). */
-interface Measured {
+/** What --profile needs of a run besides its figures: when its flows ran, and the server's CPU then. */
+interface Measured extends ServerCpu {
   window: { startMs: number; endMs: number };
-  allMs: number | null;
-  mainMs: number | null;
-  profilerMs: number | null;
 }
 
 /** One server (started here, or --url): profiles and HOSTS hosts, then each client count in turn. */
@@ -226,22 +223,17 @@ async function measure(
 
   const before = machineSpeedMs();
   await run(warmup, false, 0);
-  const cpu0 = processTreeCpuMs(serverPid);
-  const main0 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
-  const profiler0 = serverPid === undefined ? null : namedThreadsCpuSeconds(serverPid, PROFILER_THREAD);
+  const cpu0 = serverCpu(serverPid);
   const client0 = process.cpuUsage();
   const t0 = performance.now();
   await run(flows, true, warmup);
   const t1 = performance.now();
   const seconds = (t1 - t0) / 1000;
   const client = process.cpuUsage(client0);
-  const cpu1 = processTreeCpuMs(serverPid);
-  const main1 = serverPid === undefined ? null : threadCpuSeconds(serverPid);
-  const profiler1 = serverPid === undefined ? null : namedThreadsCpuSeconds(serverPid, PROFILER_THREAD);
+  const spent = cpuSpent(cpu0, serverCpu(serverPid));
   const after = machineSpeedMs();
-  const serverMs = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
+  const serverMs = spent.allMs;
   const clientMs = (client.user + client.system) / 1000;
-  const msBetween = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) * 1000);
   pool.forEach((c) => c.close());
 
   latencies.sort((a, b) => a - b);
@@ -268,7 +260,7 @@ async function measure(
       `${r.server_cpu_ms_per_flow === null ? "" : `server CPU ${r.server_cpu_ms_per_flow} ms a flow, ${r.server_per_client_cpu}x the load generator's; `}machine ${before}/${after} ms`,
   );
   if (errorSamples.length) console.log(`  failures: ${errorSamples.join(" | ")}`);
-  return { run: r, measured: { window: { startMs: t0, endMs: t1 }, allMs: serverMs, mainMs: msBetween(main0, main1), profilerMs: msBetween(profiler0, profiler1) } };
+  return { run: r, measured: { window: { startMs: t0, endMs: t1 }, ...spent } };
 }
 
 async function main() {

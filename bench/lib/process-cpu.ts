@@ -2,8 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * CPU seconds (user + system, every thread) a process has used so far, from /proc/<pid>/stat
- * (Linux); null elsewhere. bench:osacc and bench:programming divide the server's share by the
- * flows.
+ * (Linux); null elsewhere. bench:osacc divides the server's share by the cycles.
  */
 export function processCpuSeconds(pid: number): number | null {
   return cpuSecondsOf(`/proc/${pid}/stat`);
@@ -56,7 +55,7 @@ function cpuSecondsOf(file: string): number | null {
 
 /**
  * CPU time a process and its children (the API workers) have used so far, in ms (Linux:
- * /proc/<pid>/stat utime + stime of each), or null. bench:api and bench:rest divide it by the flows.
+ * /proc/<pid>/stat utime + stime of each), or null: a server's CPU as serverCpu (server-profile.ts) reads it.
  */
 export function processTreeCpuMs(pid: number | undefined): number | null {
   const own = pid === undefined ? null : processCpuSeconds(pid);

@@ -6,9 +6,30 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { flowCostByStage, type CpuProfile } from "./cpu-stages.js";
+import { namedThreadsCpuSeconds, processTreeCpuMs, threadCpuSeconds } from "./process-cpu.js";
 
 /** The thread V8's CPU profiler processes its samples on (/proc comm): the profiler's cost, not the server's. */
 export const PROFILER_THREAD = "v8:ProfEvntProc";
+
+/** A server's CPU in ms: all its processes' (the API workers too), its main thread's, its profiler's threads'; null where /proc does not show it. */
+export interface ServerCpu {
+  allMs: number | null;
+  mainMs: number | null;
+  profilerMs: number | null;
+}
+
+/** The server's CPU so far (no pid: nothing known). */
+export function serverCpu(pid: number | undefined): ServerCpu {
+  const ms = (s: number | null) => (s === null ? null : s * 1000);
+  if (pid === undefined) return { allMs: null, mainMs: null, profilerMs: null };
+  return { allMs: processTreeCpuMs(pid), mainMs: ms(threadCpuSeconds(pid)), profilerMs: ms(namedThreadsCpuSeconds(pid, PROFILER_THREAD)) };
+}
+
+/** The CPU the server took between two readings of serverCpu. */
+export function cpuSpent(before: ServerCpu, after: ServerCpu): ServerCpu {
+  const spent = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
+  return { allMs: spent(before.allMs, after.allMs), mainMs: spent(before.mainMs, after.mainMs), profilerMs: spent(before.profilerMs, after.profilerMs) };
+}
 
 /**
  * Makes the next startBenchServer run its server under `node --cpu-prof` into `dir` (a new

@@ -10,9 +10,10 @@
  *   thread's pause waits for helpers that are not running. bench:api at 64 clients on 2 vCPU, 14
  *   alternated pairs: bind p99 lower in 12 (medians 109 against 157 ms), the server's CPU
  *   against the load generator's about 4% lower; bench:osacc at 8 did not move (bench/RESULTS.md).
- *   With more cores the helpers have cores of their own, and node's default stays. The trade:
- *   bench:programming's bursts of ten 256 KiB downloads came out with a lower p50 and a higher p99
- *   of overhead with it (bench/RESULTS.md). `SINGLE_THREADED_GC=true` or `false` decides instead
+ *   With more cores the helpers have cores of their own, and node's default stays. On a server
+ *   still compiling, bench:programming's bursts of ten 256 KiB downloads came out with a lower p50
+ *   and a higher p99 of overhead with it; warm, no difference (bench/RESULTS.md).
+ *   `SINGLE_THREADED_GC=true` or `false` decides instead
  *   of the core count; CYBORG_ES_NODE_DEFAULTS=1 keeps it off unless the setting says true.
  *
  * Run as a script with a SINGLE_THREADED_GC that is none of auto, true and false, it prints why and
